@@ -1,0 +1,29 @@
+# pulsejack: `make demo` renders the demo with no sound card; `make test` runs every test
+# against a private jackd it starts and stops itself. Both install missing Debian packages.
+SHELL := /bin/bash
+DEBS := jackd2 libjack-jackd2-dev libsndfile1-dev libsamplerate0-dev jack-capture sox pkg-config
+SWIFT ?= swift
+
+.PHONY: all deps build demo test sounds clean
+
+all: build
+
+deps:
+	@./scripts/install-debs.sh $(DEBS)
+
+build: deps
+	$(SWIFT) build
+
+demo: build
+	$(SWIFT) run --skip-build pulsejack demo
+
+test: build
+	$(SWIFT) build --build-tests
+	./scripts/with-private-jackd.sh $(SWIFT) test --skip-build --disable-swift-testing
+
+# Regenerate the shipped sounds in presets/sounds (sox synthesis).
+sounds: deps
+	./presets/make-sounds.sh
+
+clean:
+	rm -rf .build pulsejack-demo.wav

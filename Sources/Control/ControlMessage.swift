@@ -1,0 +1,43 @@
+/// A control message from a sensor or control thread to the process thread.
+///
+/// A small fixed-size value: no class, `String` or existential inside, so it copies into a ring
+/// without allocating. Voices and regions are named by index; names are resolved off the
+/// real-time thread when the graph is built.
+public struct ControlMessage: Sendable, Equatable, BitwiseCopyable {
+    /// Absolute engine frame at which the message takes effect, or `ControlMessage.immediate`.
+    public var frame: Int64
+    public var event: Event
+
+    /// Takes effect at the start of the next period.
+    public static let immediate = Int64.min
+
+    public init(frame: Int64 = ControlMessage.immediate, _ event: Event) {
+        self.frame = frame
+        self.event = event
+    }
+
+    public enum Event: Sendable, Equatable, BitwiseCopyable {
+        /// The heart rate from this frame on.
+        case tempo(bpm: Double)
+        /// An explicit beat (a detected heartbeat), with a strength 0…1.
+        case heartbeat(strength: Float)
+        case voiceTrigger(voice: Int32, velocity: Float)
+        case voiceParameter(voice: Int32, VoiceParameter)
+        case regionHit(region: Int32, velocity: Float)
+        case modeChange(PerformanceMode)
+    }
+}
+
+public enum VoiceParameter: Sendable, Equatable, BitwiseCopyable {
+    case enable(Bool)
+    /// Linear gain, 0…4.
+    case gain(Float)
+    /// Balance, −1 (left) … +1 (right).
+    case pan(Float)
+    case rate(BeatRate)
+}
+
+/// Tambour's modes: play hits, record them, or loop the recording.
+public enum PerformanceMode: UInt8, Sendable, Equatable, BitwiseCopyable, CaseIterable {
+    case freestyle, recording, playing
+}

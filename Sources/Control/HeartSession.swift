@@ -1,0 +1,229 @@
+import Foundation
+
+/// A recorded heart session, replayed offline: tempo updates and explicit beats in time order.
+///
+/// Read from a HealthKit heart-rate JSON export (time 0 is the first sample's startDate) or a
+/// CSV with a header row, `time,bpm` or `time,beat` (time in seconds from 0; the beat column is
+/// the beat's strength, 0…1). Off the real-time thread.
+public struct HeartSession: Sendable {
+    public enum Event: Sendable, Equatable {
+        case tempo(bpm: Double)
+        case beat(strength: Float)
+    }
+
+    public struct Entry: Sendable, Equatable {
+        public var time: Double
+        public var event: Event
+        /// Where it came from, for messages: the CSV line or the JSON item's index.
+        public var line: Int
+    }
+
+    /// An entry read but not accepted (an impossible heart rate), kept so it can be reported.
+    public struct Rejection: Sendable, Equatable, CustomStringConvertible {
+        public var place: String
+        public var message: String
+        public var description: String { "\(place): \(message)" }
+    }
+
+    public var path: String
+    public var entries: [Entry]
+    public var rejections: [Rejection]
+
+    public var duration: Double { entries.last?.time ?? 0 }
+
+    /// Off the real-time thread. Reads the file at `path`, choosing the format by content.
+    public static func load(path: String) throws -> HeartSession {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError(file: path, "cannot read the session file (missing or unreadable)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw InputError(file: path, "the session file is not UTF-8 text")
+        }
+        let trimmed = text.drop(while: { $0.isWhitespace })
+        if trimmed.first == "{" {
+            return try parseHealthKit(data: data, path: path)
+        }
+        return try parseCSV(text: text, path: path)
+    }
+
+    // MARK: CSV
+
+    public static func parseCSV(text: String, path: String) throws -> HeartSession {
+        var entries: [Entry] = []
+        var rejections: [Rejection] = []
+        var column: String?
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let lineNumber = index + 1
+            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let kind = column else {
+                let header = fields.map { $0.lowercased() }
+                guard header.count == 2, header[0] == "time", ["bpm", "beat"].contains(header[1]) else {
+                    throw InputError(file: path, line: lineNumber,
+                                     "expected the header row 'time,bpm' or 'time,beat', found '\(line)'")
+                }
+                column = header[1]
+                continue
+            }
+            guard fields.count == 2 || (kind == "beat" && fields.count == 1) else {
+                throw InputError(file: path, line: lineNumber,
+                                 "expected 2 fields (time,\(kind)), found \(fields.count)")
+            }
+            guard let time = Double(fields[0]), time.isFinite, time >= 0 else {
+                throw InputError(file: path, line: lineNumber,
+                                 "time '\(fields[0])' is not a number of seconds ≥ 0")
+            }
+            let valueText = fields.count == 2 ? fields[1] : ""
+            if kind == "bpm" {
+                guard let bpm = Double(valueText) ?? (valueText.lowercased() == "nan" ? .nan : nil) else {
+                    throw InputError(file: path, line: lineNumber, "bpm '\(valueText)' is not a number")
+                }
+                if HeartbeatClock.accepts(bpm: bpm) {
+                    entries.append(Entry(time: time, event: .tempo(bpm: bpm), line: lineNumber))
+                } else {
+                    rejections.append(Rejection(place: "\(path):\(lineNumber)",
+                                                message: "bpm \(valueText) rejected (allowed: above 0, at most 300)"))
+                }
+            } else {
+                let strength: Float
+                if valueText.isEmpty {
+                    strength = 1
+                } else if let value = Float(valueText), value.isFinite, (0...1).contains(value) {
+                    strength = value
+                } else {
+                    throw InputError(file: path, line: lineNumber, "beat strength '\(valueText)' is not a number in 0…1")
+                }
+                entries.append(Entry(time: time, event: .beat(strength: strength), line: lineNumber))
+            }
+        }
+        if column == nil {
+            throw InputError(file: path, "the session file is empty (expected a 'time,bpm' or 'time,beat' header)")
+        }
+        return HeartSession(path: path, entries: ordered(entries), rejections: rejections)
+    }
+
+    // MARK: HealthKit JSON
+
+    private struct HealthKitExport: Decodable {
+        struct Item: Decodable {
+            var value: Double
+            var unit: String?
+            var type: String?
+            var startDate: String
+            var endDate: String?
+        }
+        var items: [Item]
+    }
+
+    public static func parseHealthKit(data: Data, path: String) throws -> HeartSession {
+        let export: HealthKitExport
+        do {
+            export = try JSONDecoder().decode(HealthKitExport.self, from: data)
+        } catch let error as DecodingError {
+            throw describe(error, path: path, data: data)
+        }
+        var dated: [(date: Date, value: Double, index: Int)] = []
+        for (index, item) in export.items.enumerated() {
+            guard let date = parseDate(item.startDate) else {
+                throw InputError(file: path, line: lineOfItem(index, in: data), field: "items[\(index)].startDate",
+                                 "'\(item.startDate)' is not a date like 2015-10-08T22:53:59-0700")
+            }
+            if let unit = item.unit, unit != "count/min" {
+                throw InputError(file: path, line: lineOfItem(index, in: data), field: "items[\(index)].unit",
+                                 "unit '\(unit)' is not count/min")
+            }
+            dated.append((date, item.value, index))
+        }
+        guard let start = dated.map(\.date).min() else {
+            throw InputError(file: path, field: "items", "the export has no heart-rate samples")
+        }
+        var entries: [Entry] = []
+        var rejections: [Rejection] = []
+        for sample in dated {
+            let place = "\(path): items[\(sample.index)]"
+            if HeartbeatClock.accepts(bpm: sample.value) {
+                entries.append(Entry(time: sample.date.timeIntervalSince(start), event: .tempo(bpm: sample.value),
+                                     line: sample.index))
+            } else {
+                rejections.append(Rejection(place: place,
+                                            message: "bpm \(sample.value) rejected (allowed: above 0, at most 300)"))
+            }
+        }
+        return HeartSession(path: path, entries: ordered(entries), rejections: rejections)
+    }
+
+    private static func ordered(_ entries: [Entry]) -> [Entry] {
+        entries.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+    }
+
+    private static let dateFormats = [
+        "yyyy-MM-dd'T'HH:mm:ssZ", "yyyy-MM-dd'T'HH:mm:ss.SSSZ", "yyyy-MM-dd HH:mm:ss Z",
+        "yyyy-MM-dd'T'HH:mm:ssXXXXX", "yyyy-MM-dd'T'HH:mm:ss.SSSXXXXX",
+    ]
+
+    static func parseDate(_ text: String) -> Date? {
+        for format in dateFormats {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(secondsFromGMT: 0)
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
+    }
+
+    /// The 1-based line on which item `index` of the `items` array starts (best effort).
+    private static func lineOfItem(_ index: Int, in data: Data) -> Int? {
+        guard let text = String(data: data, encoding: .utf8), let itemsKey = text.range(of: "\"items\"") else { return nil }
+        var depth = 0, seen = -1, line = text[..<itemsKey.lowerBound].filter { $0 == "\n" }.count + 1
+        var inString = false, escaped = false
+        for character in text[itemsKey.upperBound...] {
+            if character == "\n" { line += 1 }
+            if inString {
+                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
+                continue
+            }
+            switch character {
+            case "\"": inString = true
+            case "[", "{":
+                depth += 1
+                if character == "{" && depth == 2 {
+                    seen += 1
+                    if seen == index { return line }
+                }
+            case "]", "}":
+                depth -= 1
+                if depth == 0 { return nil }
+            default: break
+            }
+        }
+        return nil
+    }
+
+    private static func describe(_ error: DecodingError, path: String, data: Data) -> InputError {
+        func fieldName(_ path: [CodingKey]) -> String {
+            path.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }
+                .joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        }
+        func line(_ path: [CodingKey]) -> Int? {
+            guard path.count >= 2, path[0].stringValue == "items", let index = path[1].intValue else { return nil }
+            return lineOfItem(index, in: data)
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let at = context.codingPath
+            return InputError(file: path, line: line(at), field: fieldName(at + [key]), "missing")
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            return InputError(file: path, line: line(context.codingPath), field: fieldName(context.codingPath),
+                              "expected \(type == Double.self ? "a number" : type == String.self ? "a string" : "\(type)")")
+        case .dataCorrupted(let context):
+            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            return InputError(file: path, field: context.codingPath.isEmpty ? nil : fieldName(context.codingPath),
+                              "not valid JSON: \(underlying ?? context.debugDescription)")
+        @unknown default:
+            return InputError(file: path, "\(error)")
+        }
+    }
+}

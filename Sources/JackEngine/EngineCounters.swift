@@ -1,0 +1,45 @@
+import Atomics
+
+/// What the process thread counts and a control thread reports. Written only by the process
+/// thread (relaxed: each counter stands alone), except `xruns`, which JACK's notification
+/// thread counts.
+public final class EngineCounters: @unchecked Sendable {
+    public let periods = ManagedAtomic<Int>(0)
+    public let framesProcessed = ManagedAtomic<Int>(0)
+    public let beats = ManagedAtomic<Int>(0)
+    public let voicesFired = ManagedAtomic<Int>(0)
+    public let messagesApplied = ManagedAtomic<Int>(0)
+    /// Messages whose frame had already passed: applied at the start of the period.
+    public let lateMessages = ManagedAtomic<Int>(0)
+    /// Events refused because the event queue was full.
+    public let queueOverflows = ManagedAtomic<Int>(0)
+    /// Tempo updates refused: bpm ≤ 0, above 300, NaN or infinite.
+    public let rejectedTempos = ManagedAtomic<Int>(0)
+    /// Messages naming a voice or region the graph does not have, or an invalid setting.
+    public let invalidMessages = ManagedAtomic<Int>(0)
+    /// Fired-voice reports dropped because nobody drained them.
+    public let firedReportsDropped = ManagedAtomic<Int>(0)
+    public let xruns = ManagedAtomic<Int>(0)
+
+    public init() {}
+
+    public struct Snapshot: Sendable, Equatable, Codable {
+        public var periods, framesProcessed, beats, voicesFired, messagesApplied: Int
+        public var lateMessages, queueOverflows, rejectedTempos, invalidMessages, firedReportsDropped, xruns: Int
+    }
+
+    /// Control thread.
+    public func snapshot() -> Snapshot {
+        Snapshot(periods: periods.load(ordering: .relaxed),
+                 framesProcessed: framesProcessed.load(ordering: .relaxed),
+                 beats: beats.load(ordering: .relaxed),
+                 voicesFired: voicesFired.load(ordering: .relaxed),
+                 messagesApplied: messagesApplied.load(ordering: .relaxed),
+                 lateMessages: lateMessages.load(ordering: .relaxed),
+                 queueOverflows: queueOverflows.load(ordering: .relaxed),
+                 rejectedTempos: rejectedTempos.load(ordering: .relaxed),
+                 invalidMessages: invalidMessages.load(ordering: .relaxed),
+                 firedReportsDropped: firedReportsDropped.load(ordering: .relaxed),
+                 xruns: xruns.load(ordering: .relaxed))
+    }
+}

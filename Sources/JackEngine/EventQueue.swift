@@ -1,0 +1,77 @@
+import Control
+
+/// A control event placed at its absolute frame.
+struct ScheduledEvent {
+    var frame: Int64
+    /// Arrival order: events at the same frame apply in the order they came.
+    var sequence: UInt64
+    var event: ControlMessage.Event
+}
+
+/// The time-ordered queue of pending events: a binary min-heap on (frame, arrival) in storage
+/// allocated once. When full, the newest event is refused and the caller counts it.
+struct EventQueue {
+    let capacity: Int
+    private let heap: UnsafeMutablePointer<ScheduledEvent>
+    private(set) var count = 0
+    private var nextSequence: UInt64 = 0
+
+    /// Control thread.
+    init(capacity: Int) {
+        self.capacity = capacity
+        heap = .allocate(capacity: capacity)
+    }
+
+    /// Control thread, once the engine is gone.
+    func deallocate() { heap.deallocate() }
+
+    /// Real-time safe. The earliest event's frame.
+    var earliestFrame: Int64? { count > 0 ? heap[0].frame : nil }
+
+    /// Real-time safe. Returns false when the queue is full.
+    mutating func insert(frame: Int64, _ event: ControlMessage.Event) -> Bool {
+        guard count < capacity else { return false }
+        var child = count
+        let item = ScheduledEvent(frame: frame, sequence: nextSequence, event: event)
+        nextSequence &+= 1
+        count += 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Self.precedes(item, heap[parent]) else { break }
+            heap[child] = heap[parent]
+            child = parent
+        }
+        heap[child] = item
+        return true
+    }
+
+    /// Real-time safe. Removes and returns the earliest event.
+    mutating func popEarliest() -> ScheduledEvent? {
+        guard count > 0 else { return nil }
+        let top = heap[0]
+        count -= 1
+        if count > 0 {
+            let last = heap[count]
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1
+                guard left < count else { break }
+                let right = left + 1
+                let child = right < count && Self.precedes(heap[right], heap[left]) ? right : left
+                guard Self.precedes(heap[child], last) else { break }
+                heap[parent] = heap[child]
+                parent = child
+            }
+            heap[parent] = last
+        }
+        return top
+    }
+
+    /// Real-time safe. Drops every pending event.
+    mutating func removeAll() { count = 0 }
+
+    @inline(__always)
+    private static func precedes(_ a: ScheduledEvent, _ b: ScheduledEvent) -> Bool {
+        a.frame != b.frame ? a.frame < b.frame : a.sequence < b.sequence
+    }
+}

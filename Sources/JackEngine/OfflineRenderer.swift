@@ -1,0 +1,88 @@
+import Control
+import Foundation
+
+/// Drives the same engine and scheduler without a server: period after period as fast as the
+/// CPU allows, deterministic to the frame, writing 32-bit float WAV. Offline.
+public final class OfflineRenderer {
+    public let engine: RealtimeEngine
+    public let periodFrames: Int
+    private let sessionRing = SPSCRing<ControlMessage>(minimumCapacity: 1024)
+    private let fired = SPSCRing<FiredVoice>(minimumCapacity: 4096)
+    private var pending: [ControlMessage] = []
+    private var nextPending = 0
+
+    public struct Summary: Sendable {
+        public var frames: Int64
+        public var sampleRate: Int
+        public var beats: Int
+        public var voicesFired: Int
+        public var rejectedTempos: Int
+        public var secondsTaken: Double
+        public var counters: EngineCounters.Snapshot
+
+        public var realTimeFactor: Double {
+            secondsTaken > 0 ? Double(frames) / Double(sampleRate) / secondsTaken : .infinity
+        }
+    }
+
+    /// Offline. `messages` are the control messages to replay, each at its absolute frame.
+    public init(preset: LoadedPreset, sampleRate: Int, periodFrames: Int = 256, solo: String? = nil,
+                messages: [ControlMessage]) throws {
+        precondition(periodFrames > 0)
+        engine = try EngineGraph.build(preset: preset, sampleRate: sampleRate, maxFrames: periodFrames, solo: solo,
+                                       firedReports: fired.producer)
+        engine.addSource(sessionRing)
+        self.periodFrames = periodFrames
+        pending = messages.enumerated()
+            .sorted { ($0.element.frame, $0.offset) < ($1.element.frame, $1.offset) }
+            .map(\.element)
+    }
+
+    /// The session's entries as messages at their frames (time × rate, rounded to the nearest frame).
+    public static func messages(for session: HeartSession, sampleRate: Int) -> [ControlMessage] {
+        session.entries.map { entry in
+            let frame = Int64((entry.time * Double(sampleRate)).rounded())
+            switch entry.event {
+            case .tempo(let bpm): return ControlMessage(frame: frame, .tempo(bpm: bpm))
+            case .beat(let strength): return ControlMessage(frame: frame, .heartbeat(strength: strength))
+            }
+        }
+    }
+
+    /// Offline. Renders `frames` frames to `outPath`; `onFired` sees every fired voice in order.
+    public func render(frames total: Int64, to outPath: String, onFired: ((FiredVoice) -> Void)? = nil,
+                       progress: ((Double) -> Void)? = nil) throws -> Summary {
+        let writer = try WavWriter(path: outPath, sampleRate: engine.sampleRate, maxFrames: periodFrames)
+        defer { writer.close() }
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: periodFrames)
+        let right = UnsafeMutablePointer<Float>.allocate(capacity: periodFrames)
+        defer { left.deallocate(); right.deallocate() }
+        let started = Date()
+        var done: Int64 = 0
+        var lastProgress = -1
+        let producer = sessionRing.producer
+        let reports = fired.consumer
+        engine.warmUp()
+        while done < total {
+            let frames = Int(min(Int64(periodFrames), total - done))
+            // Feed what is due before this period ends, as far as the ring holds it.
+            while nextPending < pending.count, pending[nextPending].frame < done + Int64(frames),
+                  sessionRing.count < sessionRing.capacity {
+                producer.push(pending[nextPending])
+                nextPending += 1
+            }
+            engine.process(frames: frames, left: left, right: right)
+            while let report = reports.pop() { onFired?(report) }
+            try writer.write(left: left, right: right, frames: frames)
+            done += Int64(frames)
+            if let progress {
+                let percent = Int(100 * done / max(total, 1))
+                if percent != lastProgress { lastProgress = percent; progress(Double(done) / Double(total)) }
+            }
+        }
+        let counters = engine.counters.snapshot()
+        return Summary(frames: done, sampleRate: engine.sampleRate, beats: counters.beats,
+                       voicesFired: counters.voicesFired, rejectedTempos: counters.rejectedTempos,
+                       secondsTaken: Date().timeIntervalSince(started), counters: counters)
+    }
+}

@@ -1,0 +1,146 @@
+import ArgumentParser
+import Control
+import Foundation
+import JackEngine
+
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render a session offline to a 32-bit float WAV file, far faster than real time.")
+
+    @Option(help: "The preset: a preset.yaml file or a folder holding one.")
+    var preset: String = ShippedPresets.defaultPreset
+
+    @Option(help: "The heart session: HealthKit heart-rate JSON, or CSV 'time,bpm' / 'time,beat'.")
+    var session: String
+
+    @Option(help: "The WAV file to write.")
+    var out: String
+
+    @Option(name: .customLong("events-out"), help: "Write every fired voice as one JSON object per line.")
+    var eventsOut: String?
+
+    @Option(help: "Sample rate in Hz.")
+    var rate: Int = 48000
+
+    @Option(help: "Seconds to render (default: the session's length plus 2 s).")
+    var duration: Double?
+
+    @Option(help: "Render only this voice.")
+    var solo: String?
+
+    @Option(help: "Frames per period, as a JACK period.")
+    var period: Int = 256
+
+    func validate() throws {
+        guard (8000...192_000).contains(rate) else { throw ValidationError("--rate \(rate) is outside 8000…192000 Hz") }
+        if let duration, !(duration.isFinite && duration > 0 && duration <= 86_400) {
+            throw ValidationError("--duration \(duration) is not a number of seconds in (0, 86400]")
+        }
+        guard (1...8192).contains(period) else { throw ValidationError("--period \(period) is outside 1…8192") }
+    }
+
+    func run() throws {
+        do {
+            let summary = try RenderJob(preset: preset, session: session, out: out, eventsOut: eventsOut, rate: rate,
+                                        duration: duration, solo: solo, period: period).run()
+            print(summary)
+        } catch let error as InputError {
+            throw fail(error)
+        }
+    }
+}
+
+/// One offline render, shared by `render` and `demo`.
+struct RenderJob {
+    var preset: String
+    var session: String
+    var out: String
+    var eventsOut: String?
+    var rate: Int
+    var duration: Double?
+    var solo: String?
+    var period: Int
+
+    func run() throws -> String {
+        let loaded = try LoadedPreset.load(path: preset)
+        let heart = try HeartSession.load(path: session)
+        for rejection in heart.rejections { warn(rejection) }
+        var messages = OfflineRenderer.messages(for: heart, sampleRate: rate)
+        if let bpm = loaded.preset.bpm, !heart.entries.contains(where: { $0.time == 0 }) {
+            messages.insert(ControlMessage(frame: 0, .tempo(bpm: bpm)), at: 0)
+        }
+        let renderer = try OfflineRenderer(preset: loaded, sampleRate: rate, periodFrames: period, solo: solo,
+                                           messages: messages)
+        let seconds = duration ?? heart.duration + 2
+        let frames = Int64((seconds * Double(rate)).rounded())
+
+        var events: EventLog?
+        if let eventsOut { events = try EventLog(path: eventsOut, voiceNames: renderer.engine.voiceNames) }
+        let bar = isatty(STDERR_FILENO) != 0 ? ProgressBar() : nil
+        let summary = try renderer.render(frames: frames, to: out, onFired: events.map { log in { log.write($0) } },
+                                          progress: bar.map { bar in { bar.show($0) } })
+        bar?.finish()
+        try events?.close()
+        let rejected = heart.rejections.count + summary.rejectedTempos
+        var line = String(format: "rendered %lld frames (%.2f s at %d Hz), %d beats, %d voices fired, in %.3f s (%.0f× real time) → %@",
+                          summary.frames, Double(summary.frames) / Double(rate), rate, summary.beats,
+                          summary.voicesFired, summary.secondsTaken, summary.realTimeFactor, out)
+        if rejected > 0 { line += "; \(rejected) tempo update\(rejected == 1 ? "" : "s") rejected" }
+        return line
+    }
+}
+
+/// `--events-out`: one JSON object per line for every fired voice.
+final class EventLog {
+    private struct Line: Encodable {
+        var frame: Int64
+        var voice: String
+        var velocity: Double
+    }
+
+    private let handle: FileHandle
+    private let voiceNames: [String]
+    private let encoder: JSONEncoder
+    private var buffer = Data()
+    let path: String
+
+    init(path: String, voiceNames: [String]) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw InputError(file: path, "cannot write the events file")
+        }
+        self.handle = handle
+        self.path = path
+        self.voiceNames = voiceNames
+        encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    }
+
+    func write(_ fired: FiredVoice) {
+        let line = Line(frame: fired.frame, voice: voiceNames[Int(fired.voice)], velocity: Double(fired.velocity))
+        buffer.append(try! encoder.encode(line))
+        buffer.append(0x0A)
+        if buffer.count > 1 << 16 { flush() }
+    }
+
+    private func flush() {
+        handle.write(buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    func close() throws {
+        flush()
+        try handle.close()
+    }
+}
+
+/// A progress bar on standard error, for a terminal.
+final class ProgressBar {
+    func show(_ fraction: Double) {
+        let width = 40
+        let filled = Int(fraction * Double(width))
+        let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
+        FileHandle.standardError.write(Data(String(format: "\r[%@] %3d%%", bar, Int(fraction * 100)).utf8))
+    }
+
+    func finish() { FileHandle.standardError.write(Data("\n".utf8)) }
+}

@@ -1,0 +1,92 @@
+import ArgumentParser
+import Control
+import Dispatch
+import Foundation
+import JackEngine
+
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play live as a JACK client until SIGINT or SIGTERM.",
+        discussion: "Joins the running JACK server (the one JACK_DEFAULT_SERVER names). Ports: out_L, out_R, midi_in.")
+
+    @Option(help: "The preset: a preset.yaml file or a folder holding one.")
+    var preset: String = ShippedPresets.defaultPreset
+
+    @Option(help: "A fixed tempo until a sensor says otherwise (above 0, at most 300).")
+    var bpm: Double?
+
+    @Option(help: "The JACK client name.")
+    var name: String = "pulsejack"
+
+    @Flag(help: "Connect out_L/out_R to the system playback ports.")
+    var connect = false
+
+    @Flag(name: .customLong("start-server"), help: "Start a JACK server when none runs (a sound card's driver, else the dummy driver).")
+    var startServer = false
+
+    func validate() throws {
+        if let bpm, !HeartbeatClock.accepts(bpm: bpm) {
+            throw ValidationError("--bpm \(bpm) is not a heart rate (above 0, at most 300)")
+        }
+    }
+
+    func run() throws {
+        let loaded: LoadedPreset
+        do { loaded = try LoadedPreset.load(path: preset) } catch let error as InputError { throw fail(error) }
+
+        var server: JackServer?
+        if startServer && !JackServer.isRunning() {
+            do {
+                server = try JackServer.start()
+                print("pulsejack: started JACK server '\(server!.name)' with the \(server!.driver) driver")
+            } catch { throw fail(error) }
+        }
+
+        let client: JackClient
+        do { client = try JackClient(name: name) } catch {
+            server?.stop()
+            throw fail(error)
+        }
+        let engine: RealtimeEngine
+        do {
+            engine = try EngineGraph.build(preset: loaded, sampleRate: client.sampleRate, maxFrames: client.bufferSize)
+        } catch {
+            server?.stop()
+            throw fail(error)
+        }
+        let controlRing = SPSCRing<ControlMessage>(minimumCapacity: 256)
+        engine.addSource(controlRing)
+        if let tempo = bpm ?? loaded.preset.bpm {
+            controlRing.producer.push(ControlMessage(.tempo(bpm: tempo)))
+        }
+        do { try client.activate(engine: engine) } catch { server?.stop(); throw fail(error) }
+        if connect {
+            let made = client.connectToPlayback()
+            if made.isEmpty { warn("--connect: the server has no physical playback ports") }
+        }
+        print("pulsejack: playing '\(loaded.preset.name ?? loaded.file)' on JACK server '\(JackClient.serverName)' as '\(client.name)' at \(client.sampleRate) Hz, \(client.bufferSize) frames a period; ports \(client.outputPortNames.joined(separator: ", ")), \(client.name):midi_in")
+
+        let stop = DispatchSemaphore(value: 0)
+        var signalSources: [DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            signalSources.append(source)
+        }
+        var serverLost = false
+        while stop.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
+            if client.serverGone.load(ordering: .acquiring) {
+                serverLost = true
+                break
+            }
+        }
+        if !serverLost { client.deactivate() }
+        let counts = engine.counters.snapshot()
+        print("pulsejack: stopped after \(counts.framesProcessed) frames: \(counts.beats) beats, \(counts.voicesFired) voices fired, \(counts.xruns) xruns, \(counts.rejectedTempos) tempo updates rejected, \(counts.lateMessages) late messages")
+        server?.stop()
+        if serverLost { throw fail("the JACK server shut down: \(client.shutdownMessage)") }
+        _ = signalSources
+    }
+}

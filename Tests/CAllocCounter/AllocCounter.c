@@ -1,0 +1,69 @@
+// Interposes the allocator for the whole test executable (the executable's definitions win over
+// libc's in ELF symbol resolution) and counts calls made inside real-time sections.
+#define _GNU_SOURCE
+#include "CAllocCounter.h"
+#include <stddef.h>
+#include <stdatomic.h>
+#include <pthread.h>
+#include <dlfcn.h>
+#include <errno.h>
+
+extern __thread int pj_rt_depth;
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern void __libc_free(void *);
+
+static _Atomic uint64_t rt_allocations;
+static _Atomic uint64_t rt_locks;
+static _Atomic uint64_t total_allocations;
+
+static inline void count(void) {
+    atomic_fetch_add_explicit(&total_allocations, 1, memory_order_relaxed);
+    if (pj_rt_depth > 0)
+        atomic_fetch_add_explicit(&rt_allocations, 1, memory_order_relaxed);
+}
+
+void *malloc(size_t n) { count(); return __libc_malloc(n); }
+void *calloc(size_t a, size_t b) { count(); return __libc_calloc(a, b); }
+void *realloc(void *p, size_t n) { count(); return __libc_realloc(p, n); }
+void free(void *p) { __libc_free(p); }
+void *memalign(size_t a, size_t n) { count(); return __libc_memalign(a, n); }
+void *aligned_alloc(size_t a, size_t n) { count(); return __libc_memalign(a, n); }
+int posix_memalign(void **out, size_t a, size_t n) {
+    count();
+    void *p = __libc_memalign(a, n);
+    if (p == NULL) return ENOMEM;
+    *out = p;
+    return 0;
+}
+
+typedef int (*mutex_fn)(pthread_mutex_t *);
+static mutex_fn real_lock, real_trylock;
+
+int pthread_mutex_lock(pthread_mutex_t *m) {
+    if (pj_rt_depth > 0) atomic_fetch_add_explicit(&rt_locks, 1, memory_order_relaxed);
+    if (real_lock == NULL) real_lock = (mutex_fn)dlsym(RTLD_NEXT, "pthread_mutex_lock");
+    return real_lock(m);
+}
+
+int pthread_mutex_trylock(pthread_mutex_t *m) {
+    if (pj_rt_depth > 0) atomic_fetch_add_explicit(&rt_locks, 1, memory_order_relaxed);
+    if (real_trylock == NULL) real_trylock = (mutex_fn)dlsym(RTLD_NEXT, "pthread_mutex_trylock");
+    return real_trylock(m);
+}
+
+__attribute__((constructor)) static void resolve_real_locks(void) {
+    real_lock = (mutex_fn)dlsym(RTLD_NEXT, "pthread_mutex_lock");
+    real_trylock = (mutex_fn)dlsym(RTLD_NEXT, "pthread_mutex_trylock");
+}
+
+uint64_t pj_rt_allocation_count(void) { return atomic_load(&rt_allocations); }
+uint64_t pj_rt_lock_count(void) { return atomic_load(&rt_locks); }
+uint64_t pj_total_allocation_count(void) { return atomic_load(&total_allocations); }
+void pj_rt_counters_reset(void) {
+    atomic_store(&rt_allocations, 0);
+    atomic_store(&rt_locks, 0);
+}

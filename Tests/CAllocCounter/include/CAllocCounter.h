@@ -1,0 +1,14 @@
+#ifndef PULSEJACK_ALLOC_COUNTER_H
+#define PULSEJACK_ALLOC_COUNTER_H
+#include <stdint.h>
+
+/// Allocation calls (malloc, calloc, realloc, memalign family) made by any thread while it was
+/// inside a real-time section (pj_rt_depth > 0), since the last reset.
+uint64_t pj_rt_allocation_count(void);
+/// pthread_mutex_lock / trylock calls made inside real-time sections.
+uint64_t pj_rt_lock_count(void);
+/// Allocation calls made by the process, all threads: proves the interposer is live.
+uint64_t pj_total_allocation_count(void);
+void pj_rt_counters_reset(void);
+
+#endif

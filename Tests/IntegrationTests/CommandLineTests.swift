@@ -1,0 +1,140 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// The command-line tool as a user runs it: offline render, voices, demo and bad input.
+final class CommandLineTests: XCTestCase {
+    private var folder: URL!
+    private var presets: URL { Subprocess.repository.appendingPathComponent("presets") }
+
+    override func setUpWithError() throws {
+        try Subprocess.requirePulsejack()
+        folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-cli-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    private func pulsejack(_ arguments: [String]) throws -> Subprocess {
+        try Subprocess.run(Subprocess.pulsejack, arguments, in: folder)
+    }
+
+    func testRenderWritesTheWavTheEventsAndASummaryLine() throws {
+        let out = folder.appendingPathComponent("click.wav").path
+        let events = folder.appendingPathComponent("events.jsonl").path
+        let result = try pulsejack(["render", "--preset", presets.appendingPathComponent("click").path,
+                                    "--session", presets.appendingPathComponent("sessions/73bpm.csv").path,
+                                    "--out", out, "--events-out", events, "--duration", "120"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let summary = result.stdout.split(separator: "\n")
+        XCTAssertEqual(summary.count, 1, "piped, it prints one summary line: \(result.stdout)")
+        XCTAssertTrue(summary[0].hasPrefix("rendered 5760000 frames"), result.stdout)
+        XCTAssertTrue(summary[0].contains("146 beats"), result.stdout)
+
+        struct Event: Decodable, Equatable { var frame: Int; var voice: String; var velocity: Double }
+        let lines = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n")
+        let decoded = try lines.map { try JSONDecoder().decode(Event.self, from: Data($0.utf8)) }
+        let expected = (0..<146).map { k in Event(frame: (2 * k * 60 * 48_000 + 73) / (2 * 73), voice: "click", velocity: 1) }
+        XCTAssertEqual(decoded, expected)
+        XCTAssertEqual(WavFile.onsets(try WavFile(path: out).channels[0]), expected.map(\.frame))
+    }
+
+    func testRenderHealthKitSessionAtAnotherRate() throws {
+        let session = folder.appendingPathComponent("hk.json")
+        try """
+        {"items":[{"value":60,"unit":"count/min","type":"HKQuantityTypeIdentifierHeartRate","startDate":"2015-10-08T22:53:59-0700","endDate":"2015-10-08T22:53:59-0700"},
+                  {"value":120,"unit":"count/min","type":"HKQuantityTypeIdentifierHeartRate","startDate":"2015-10-08T22:54:01-0700","endDate":"2015-10-08T22:54:01-0700"}]}
+        """.write(to: session, atomically: true, encoding: .utf8)
+        let events = folder.appendingPathComponent("events.jsonl").path
+        let result = try pulsejack(["render", "--preset", presets.appendingPathComponent("click").path, "--session", session.path,
+                                    "--out", folder.appendingPathComponent("hk.wav").path, "--events-out", events,
+                                    "--rate", "44100", "--duration", "4"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let frames = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n").map { line -> Int in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            return object["frame"] as! Int
+        }
+        // 60 BPM for 2 s (beats at 0, 1, 2 s), then 120 BPM: every 0.5 s.
+        XCTAssertEqual(frames, [0, 44_100, 88_200, 110_250, 132_300, 154_350])
+    }
+
+    func testSoloRendersOneVoice() throws {
+        let events = folder.appendingPathComponent("solo.jsonl").path
+        let result = try pulsejack(["render", "--session", presets.appendingPathComponent("default/demo-session.csv").path,
+                                    "--out", folder.appendingPathComponent("solo.wav").path, "--events-out", events,
+                                    "--solo", "bell", "--duration", "10"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let voices = Set(try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n").map { line in
+            (try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any])["voice"] as! String
+        })
+        XCTAssertEqual(voices, ["bell"])
+    }
+
+    func testVoicesJSONListsAbsoluteSoundPaths() throws {
+        let result = try pulsejack(["voices", "--preset", presets.appendingPathComponent("default").path, "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let list = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [[String: Any]]
+        XCTAssertEqual(list.map { $0["name"] as! String }, ["heart", "tick", "bell"])
+        for voice in list {
+            XCTAssertEqual(voice["kind"] as? String, "sample")
+            let files = voice["files"] as! [String]
+            XCTAssertEqual(files.count, 1)
+            XCTAssertTrue(files[0].hasPrefix("/") && FileManager.default.fileExists(atPath: files[0]), files[0])
+            XCTAssertNotNil(voice["gain"] as? Double)
+            XCTAssertNotNil(voice["rate"] as? [String: Any])
+        }
+    }
+
+    func testDemoRendersTheShippedSession() throws {
+        let result = try pulsejack(["demo", "--out", "demo.wav"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let wav = try WavFile(path: folder.appendingPathComponent("demo.wav").path)
+        XCTAssertEqual(wav.channels.count, 2)
+        XCTAssertEqual(wav.frameCount, 62 * 48_000, "the 60 s session plus a 2 s tail")
+        XCTAssertGreaterThan(wav.channels[0].map(abs).max()!, 0.2)
+        XCTAssertTrue(result.stdout.contains(folder.appendingPathComponent("demo.wav").path) ||
+                      result.stdout.contains("demo.wav"), result.stdout)
+    }
+
+    func testBadInputGetsOneClearErrorAndANonZeroExit() throws {
+        let brokenPreset = folder.appendingPathComponent("broken")
+        try FileManager.default.createDirectory(at: brokenPreset, withIntermediateDirectories: true)
+        try "voices:\n  - name: a\n    kind: click\n    gain: [\n".write(to: brokenPreset.appendingPathComponent("preset.yaml"), atomically: true, encoding: .utf8)
+        let badSession = folder.appendingPathComponent("bad.csv")
+        try "time,bpm\n0,72\n1,seventy\n".write(to: badSession, atomically: true, encoding: .utf8)
+        let goodSession = presets.appendingPathComponent("sessions/73bpm.csv").path
+        let out = folder.appendingPathComponent("x.wav").path
+        let cases: [([String], String)] = [
+            (["render", "--preset", "/no/such/preset", "--session", goodSession, "--out", out], "/no/such/preset: no such preset"),
+            (["render", "--preset", brokenPreset.path, "--session", goodSession, "--out", out], "preset.yaml:5: not valid YAML"),
+            (["render", "--session", badSession.path, "--out", out], "bad.csv:3: bpm 'seventy' is not a number"),
+            (["render", "--session", "/no/such/session.csv", "--out", out], "/no/such/session.csv: cannot read the session file"),
+            (["voices", "--preset", brokenPreset.path], "preset.yaml:5"),
+        ]
+        for (arguments, expected) in cases {
+            let result = try pulsejack(arguments)
+            XCTAssertEqual(result.status, 1, "\(arguments)")
+            let lines = result.stderr.split(separator: "\n")
+            XCTAssertEqual(lines.count, 1, "one line: \(result.stderr)")
+            XCTAssertTrue(result.stderr.hasPrefix("pulsejack: error: "), result.stderr)
+            XCTAssertTrue(result.stderr.contains(expected), "'\(result.stderr)' lacks '\(expected)'")
+        }
+    }
+
+    func testImpossibleRatesInASessionAreRejectedCountedAndTheTempoKept() throws {
+        let session = folder.appendingPathComponent("wild.csv")
+        try "time,bpm\n0,60\n1.5,0\n2,400\n2.5,nan\n".write(to: session, atomically: true, encoding: .utf8)
+        let events = folder.appendingPathComponent("wild.jsonl").path
+        let result = try pulsejack(["render", "--preset", presets.appendingPathComponent("click").path, "--session", session.path,
+                                    "--out", folder.appendingPathComponent("wild.wav").path, "--events-out", events,
+                                    "--duration", "4"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stderr.split(separator: "\n").count, 3, result.stderr)
+        XCTAssertTrue(result.stderr.contains("wild.csv:3: bpm 0 rejected"), result.stderr)
+        XCTAssertTrue(result.stdout.contains("3 tempo updates rejected"), result.stdout)
+        let frames = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n").count
+        XCTAssertEqual(frames, 4, "60 BPM kept: beats at 0, 1, 2, 3 s")
+    }
+}

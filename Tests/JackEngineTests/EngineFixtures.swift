@@ -1,0 +1,38 @@
+@testable import JackEngine
+import Control
+import Foundation
+import TestSupport
+import Voices
+
+/// Engines built in the tests, and a driver that runs them period by period.
+enum Fixtures {
+    static var presets: URL { Subprocess.repository.appendingPathComponent("presets") }
+
+    static func clickEngine(sampleRate: Int = 48_000, maxFrames: Int = 1024, voices: [String] = ["click"],
+                            rates: [BeatRate]? = nil, fired: SPSCRing<FiredVoice>? = nil) -> RealtimeEngine {
+        let slots = voices.enumerated().map { index, name in
+            VoiceSlot(name: name, voice: ClickVoice(), enabled: true, gain: 1, pan: 0,
+                      rate: rates?[index] ?? .everyBeat, followsHeart: true, silenced: false)
+        }
+        return RealtimeEngine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots, noteVoices: [:],
+                              regionVoices: [], firedReports: fired?.producer)
+    }
+
+    /// Runs `engine` for `periods` of `sizes` frames (cycled), returning both channels.
+    static func run(_ engine: RealtimeEngine, sizes: [Int], periods: Int,
+                    beforePeriod: (Int64) -> Void = { _ in }) -> (left: [Float], right: [Float]) {
+        var left: [Float] = [], right: [Float] = []
+        let largest = sizes.max()!
+        let l = UnsafeMutablePointer<Float>.allocate(capacity: largest)
+        let r = UnsafeMutablePointer<Float>.allocate(capacity: largest)
+        defer { l.deallocate(); r.deallocate() }
+        for index in 0..<periods {
+            let frames = sizes[index % sizes.count]
+            beforePeriod(engine.framePosition)
+            engine.process(frames: frames, left: l, right: r)
+            left += UnsafeBufferPointer(start: l, count: frames)
+            right += UnsafeBufferPointer(start: r, count: frames)
+        }
+        return (left, right)
+    }
+}

@@ -1,0 +1,62 @@
+import Control
+import Foundation
+import JackEngine
+import XCTest
+
+final class PresetTests: XCTestCase {
+    private func writePreset(_ text: String) -> String {
+        let folder = NSTemporaryDirectory() + "pulsejack-preset-\(getpid())-\(UUID().uuidString)"
+        try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: folder + "/preset.yaml", contents: Data(text.utf8))
+        return folder
+    }
+
+    func testShippedPresetsLoad() throws {
+        for name in ["click", "default"] {
+            let loaded = try LoadedPreset.load(path: Fixtures.presets.appendingPathComponent(name).path)
+            XCTAssertFalse(loaded.preset.voices.isEmpty)
+            for voice in loaded.preset.voices {
+                if let sound = loaded.soundPath(voice) { XCTAssertTrue(FileManager.default.fileExists(atPath: sound), sound) }
+            }
+        }
+    }
+
+    func testErrorsNameTheFileTheLineAndTheField() {
+        let cases: [(String, String)] = [
+            ("voices:\n  - name: a\n    kind: click\n    gian: 2\n", ":4: voices[0].gian: unknown field"),
+            ("voices:\n  - name: a\n    kind: trumpet\n", ":3: voices[0].kind: unknown voice kind"),
+            ("voices:\n  - name: a\n    kind: click\n    gain: loud\n", ":4: voices[0].gain: expected a number"),
+            ("voices:\n  - name: a\n    kind: click\n    gain: 9\n", ":4: voices[0].gain: 9.0 is outside 0…4"),
+            ("voices:\n  - name: a\n    kind: click\n    every: 0\n", ":4: voices[0].every: 0 is outside 1…16"),
+            ("voices:\n  - name: a\n    kind: click\n    subdivide: 5\n", ":4: voices[0].subdivide: 5 is not 1, 2, 3 or 4"),
+            ("voices:\n  - kind: click\n", ":2: voices[0].name: missing"),
+            ("voices:\n  - name: a\n    kind: sample\n    file: nothere.wav\n", ":4: voices[0].file: sound file not found"),
+            ("voices:\n  - name: a\n    kind: click\n  - name: a\n    kind: click\n", ":4: voices[1].name: a second voice named 'a'"),
+            ("bpm: 0\nvoices:\n  - name: a\n    kind: click\n", ":1: bpm: 0.0 is not a heart rate"),
+            ("voices: [\n  - name: a\n", "not valid YAML"),
+            ("voices: []\n", ":1: voices: a preset needs at least one voice"),
+        ]
+        for (text, expected) in cases {
+            let folder = writePreset(text)
+            XCTAssertThrowsError(try LoadedPreset.load(path: folder)) { error in
+                let message = "\(error)"
+                XCTAssertTrue(message.hasPrefix(folder + "/preset.yaml"), message)
+                XCTAssertTrue(message.contains(expected), "'\(message)' lacks '\(expected)'")
+            }
+        }
+        XCTAssertThrowsError(try LoadedPreset.load(path: "/nonexistent/preset")) { error in
+            XCTAssertTrue("\(error)".hasPrefix("/nonexistent/preset: no such preset"), "\(error)")
+        }
+    }
+
+    func testAnUnreadableSoundNamesThePresetLine() throws {
+        let folder = writePreset("voices:\n  - name: a\n    kind: sample\n    file: bad.wav\n")
+        FileManager.default.createFile(atPath: folder + "/bad.wav", contents: Data("not audio".utf8))
+        let loaded = try LoadedPreset.load(path: folder)
+        XCTAssertThrowsError(try EngineGraph.build(preset: loaded, sampleRate: 48_000, maxFrames: 256)) { error in
+            let message = "\(error)"
+            XCTAssertTrue(message.hasPrefix(folder + "/preset.yaml:4: voices[0].file: "), message)
+            XCTAssertTrue(message.contains("bad.wav"), message)
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import CAllocCounter
+@testable import JackEngine
+import Control
+import Foundation
+import TestSupport
+import Voices
+import XCTest
+
+/// A voice that breaks the rules on purpose: the positive control proving the counter sees
+/// allocations on the process thread.
+final class AllocatingVoice: Voice {
+    private(set) var garbage: [Float] = []
+    func prepare(sampleRate: Int, maxFrames: Int) {}
+    func trigger(atFrame offset: Int, velocity: Float) {}
+    func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        garbage = [Float](repeating: Float(frames), count: frames + 1)
+    }
+    func silence() {}
+}
+
+final class RealtimeSafetyTests: XCTestCase {
+    /// Every voice kind, all firing fast: the default preset's samples, a click, with the
+    /// heartbeat at 300 BPM in quarters and explicit beats, triggers and parameter changes.
+    private func busyEngine(sampleRate: Int, maxFrames: Int, extra: [VoiceSlot] = []) throws -> RealtimeEngine {
+        let preset = try LoadedPreset.load(path: Fixtures.presets.appendingPathComponent("default").path)
+        var slots: [VoiceSlot] = []
+        for voice in preset.preset.voices where voice.kind == .sample {
+            let sample = try SampleFile.load(path: preset.soundPath(voice)!, sampleRate: sampleRate)
+            slots.append(VoiceSlot(name: voice.name, voice: SampleVoice(sample: sample), enabled: true, gain: 0.5, pan: 0,
+                                   rate: BeatRate(subdivision: 4), followsHeart: true, silenced: false))
+        }
+        slots.append(VoiceSlot(name: "click", voice: ClickVoice(), enabled: true, gain: 1, pan: 0,
+                               rate: BeatRate(subdivision: 3), followsHeart: true, silenced: false))
+        return RealtimeEngine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots + extra,
+                              noteVoices: [36: 0], regionVoices: [1], firedReports: nil)
+    }
+
+    private func feed(_ ring: SPSCRing<ControlMessage>, at frame: Int64, step: Int) {
+        let producer = ring.producer
+        producer.push(ControlMessage(.heartbeat(strength: 0.8)))
+        producer.push(ControlMessage(frame: frame + 17, .voiceTrigger(voice: Int32(step % 4), velocity: 0.7)))
+        producer.push(ControlMessage(.voiceParameter(voice: 1, .gain(Float(step % 10) / 10))))
+        producer.push(ControlMessage(.voiceParameter(voice: 2, .pan(Float(step % 3) - 1))))
+        producer.push(ControlMessage(.voiceParameter(voice: 0, .rate(BeatRate(everyNthBeat: UInt8(step % 4 + 1), subdivision: 4)))))
+        producer.push(ControlMessage(.regionHit(region: 0, velocity: 1)))
+        producer.push(ControlMessage(.modeChange(.recording)))
+        if step % 50 == 0 { producer.push(ControlMessage(.tempo(bpm: step % 100 == 0 ? 300 : 240))) }
+    }
+
+    private func countRealtimeAllocations(engine: RealtimeEngine, periods: Int) -> UInt64 {
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
+        engine.addSource(ring)
+        ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 300)))
+        engine.warmUp()
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+        let right = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+        defer { left.deallocate(); right.deallocate() }
+        pj_rt_counters_reset()
+        for step in 0..<periods {
+            feed(ring, at: engine.framePosition, step: step)
+            engine.process(frames: 256, left: left, right: right)
+        }
+        return pj_rt_allocation_count()
+    }
+
+    func testTheProcessPathAllocatesNothingWhileEveryVoiceFires() throws {
+        let engine = try busyEngine(sampleRate: 48_000, maxFrames: 256)
+        let allocations = countRealtimeAllocations(engine: engine, periods: 2000)
+        let counts = engine.counters.snapshot()
+        XCTAssertGreaterThan(counts.voicesFired, 5000, "the voices really fired")
+        XCTAssertEqual(allocations, 0)
+        XCTAssertEqual(pj_rt_lock_count(), 0)
+    }
+
+    func testTheCounterCatchesAVoiceThatAllocates() throws {
+        let bad = VoiceSlot(name: "bad", voice: AllocatingVoice(), enabled: true, gain: 1, pan: 0, rate: .everyBeat,
+                            followsHeart: true, silenced: false)
+        let engine = try busyEngine(sampleRate: 48_000, maxFrames: 256, extra: [bad])
+        XCTAssertGreaterThan(pj_total_allocation_count(), 0, "the interposer is live")
+        XCTAssertGreaterThanOrEqual(countRealtimeAllocations(engine: engine, periods: 100), 100)
+    }
+
+    /// The same under a real jackd: the count is taken on JACK's own process thread.
+    private func runUnderJack(extra: [VoiceSlot], seconds: Double) throws -> (allocations: UInt64, engine: RealtimeEngine) {
+        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
+        setenv("JACK_DEFAULT_SERVER", server, 1)
+        let client = try JackClient(name: "pulsejack-rt-test")
+        let engine = try busyEngine(sampleRate: client.sampleRate, maxFrames: client.bufferSize, extra: extra)
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
+        engine.addSource(ring)
+        ring.producer.push(ControlMessage(.tempo(bpm: 300)))
+        try client.activate(engine: engine)
+        usleep(200_000)
+        pj_rt_counters_reset()
+        let started = Date()
+        var step = 0
+        while Date().timeIntervalSince(started) < seconds {
+            feed(ring, at: engine.framePosition, step: step)
+            step += 1
+            usleep(5_000)
+        }
+        let allocations = pj_rt_allocation_count()
+        client.deactivate()
+        return (allocations, engine)
+    }
+
+    func testNoAllocationOnJacksProcessThread() throws {
+        let (allocations, engine) = try runUnderJack(extra: [], seconds: 3)
+        let counts = engine.counters.snapshot()
+        XCTAssertGreaterThan(counts.periods, 100, "JACK ran the process callback")
+        XCTAssertGreaterThan(counts.voicesFired, 100)
+        XCTAssertEqual(allocations, 0)
+        XCTAssertEqual(pj_rt_lock_count(), 0)
+    }
+
+    func testTheCounterCatchesAnAllocationOnJacksProcessThread() throws {
+        let bad = VoiceSlot(name: "bad", voice: AllocatingVoice(), enabled: true, gain: 1, pan: 0, rate: .everyBeat,
+                            followsHeart: true, silenced: false)
+        let (allocations, engine) = try runUnderJack(extra: [bad], seconds: 1)
+        XCTAssertGreaterThan(engine.counters.snapshot().periods, 10)
+        XCTAssertGreaterThan(allocations, 10)
+    }
+}

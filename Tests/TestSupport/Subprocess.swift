@@ -1,0 +1,59 @@
+import Foundation
+
+/// Runs a program and collects its output; for tests.
+public struct Subprocess {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+
+    /// The folder holding the built products (the test executable sits beside `pulsejack`).
+    public static var productsFolder: URL {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: executable).deletingLastPathComponent()
+    }
+
+    public static var pulsejack: String { productsFolder.appendingPathComponent("pulsejack").path }
+
+    public struct MissingProduct: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The tests run the built tool; `make test` builds it first (a test target cannot depend on
+    /// an executable target here without SwiftPM dropping the test target).
+    public static func requirePulsejack() throws {
+        guard FileManager.default.isExecutableFile(atPath: pulsejack) else {
+            throw MissingProduct(description: "\(pulsejack) is not built: run `swift build` first (make test does)")
+        }
+    }
+
+    /// The repository root (for shipped presets).
+    public static var repository: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    @discardableResult
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                           in folder: URL? = nil) throws -> Subprocess {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        if let folder { process.currentDirectoryURL = folder }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Subprocess(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                          stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Finds a program on the PATH.
+    public static func which(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
