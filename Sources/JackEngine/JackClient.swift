@@ -27,7 +27,8 @@ public final class JackClient: @unchecked Sendable {
         }
     }
 
-    let client: OpaquePointer
+    private var handle: OpaquePointer?
+    var client: OpaquePointer { handle! }
     public let name: String
     public let sampleRate: Int
     public let bufferSize: Int
@@ -41,6 +42,13 @@ public final class JackClient: @unchecked Sendable {
         ProcessInfo.processInfo.environment["JACK_DEFAULT_SERVER"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
     }
 
+    /// libjack prints its own connection errors on stderr; pulsejack reports failures itself, in
+    /// one line. Call once, before opening clients.
+    public static func silenceLibraryMessages() {
+        jack_set_error_function { _ in }
+        jack_set_info_function { _ in }
+    }
+
     /// Opens a client on the running server; never starts one.
     public init(name: String) throws {
         var status = jack_status_t(rawValue: 0)
@@ -48,7 +56,7 @@ public final class JackClient: @unchecked Sendable {
             if status.rawValue & JackServerFailed.rawValue != 0 { throw Failure.noServer(server: Self.serverName) }
             throw Failure.openFailed(status: status.rawValue)
         }
-        self.client = client
+        handle = client
         self.name = String(cString: jack_get_client_name(client))
         sampleRate = Int(jack_get_sample_rate(client))
         bufferSize = Int(jack_get_buffer_size(client))
@@ -56,8 +64,15 @@ public final class JackClient: @unchecked Sendable {
     }
 
     deinit {
-        jack_client_close(client)
+        close()
         shutdownReason.deallocate()
+    }
+
+    /// Deactivates (if active) and closes the client; later calls do nothing.
+    public func close() {
+        guard let handle else { return }
+        jack_client_close(handle)
+        self.handle = nil
     }
 
     /// Why the server shut the client down, once `serverGone` is set.

@@ -34,6 +34,7 @@ struct Run: ParsableCommand {
         let loaded: LoadedPreset
         do { loaded = try LoadedPreset.load(path: preset) } catch let error as InputError { throw fail(error) }
 
+        JackClient.silenceLibraryMessages()
         var server: JackServer?
         if startServer && !JackServer.isRunning() {
             do {
@@ -83,6 +84,7 @@ struct Run: ParsableCommand {
             }
         }
         if !serverLost { client.deactivate() }
+        client.close()
         let counts = engine.counters.snapshot()
         print("pulsejack: stopped after \(counts.framesProcessed) frames: \(counts.beats) beats, \(counts.voicesFired) voices fired, \(counts.xruns) xruns, \(counts.rejectedTempos) tempo updates rejected, \(counts.lateMessages) late messages")
         server?.stop()

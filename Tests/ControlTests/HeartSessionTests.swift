@@ -5,7 +5,7 @@ import XCTest
 final class HeartSessionTests: XCTestCase {
     private func write(_ text: String, _ name: String) -> String {
         let path = NSTemporaryDirectory() + "pulsejack-\(getpid())-\(name)"
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
         return path
     }
 

@@ -7,7 +7,7 @@ final class PresetTests: XCTestCase {
     private func writePreset(_ text: String) -> String {
         let folder = NSTemporaryDirectory() + "pulsejack-preset-\(getpid())-\(UUID().uuidString)"
         try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: folder + "/preset.yaml", contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: folder + "/preset.yaml", contents: Data(text.utf8))
         return folder
     }
 
@@ -51,7 +51,7 @@ final class PresetTests: XCTestCase {
 
     func testAnUnreadableSoundNamesThePresetLine() throws {
         let folder = writePreset("voices:\n  - name: a\n    kind: sample\n    file: bad.wav\n")
-        FileManager.default.createFile(atPath: folder + "/bad.wav", contents: Data("not audio".utf8))
+        _ = FileManager.default.createFile(atPath: folder + "/bad.wav", contents: Data("not audio".utf8))
         let loaded = try LoadedPreset.load(path: folder)
         XCTAssertThrowsError(try EngineGraph.build(preset: loaded, sampleRate: 48_000, maxFrames: 256)) { error in
             let message = "\(error)"
