@@ -4,7 +4,7 @@ SHELL := /bin/bash
 DEBS := jackd2 libjack-jackd2-dev libsndfile1-dev libsamplerate0-dev jack-capture sox pkg-config
 SWIFT ?= swift
 
-.PHONY: all deps build demo test sounds clean
+.PHONY: all deps build demo test bench sounds clean
 
 all: build
 
@@ -20,6 +20,13 @@ demo: build
 test: build
 	$(SWIFT) build --build-tests
 	./scripts/with-private-jackd.sh $(SWIFT) test --skip-build --disable-swift-testing
+
+# Speed, precision and real-time safety beside peers: prints a table and writes BENCHMARKS.md.
+# One section alone: .build/release/pulsejack-bench --only precision|latency|cost|ring|convolution|render|safety
+bench: deps
+	@./scripts/install-debs.sh jconvolver
+	$(SWIFT) build -c release --product pulsejack-bench
+	.build/release/pulsejack-bench
 
 # Regenerate the shipped sounds in presets/sounds (sox synthesis).
 sounds: deps

@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "pulsejack", targets: ["pulsejack"]),
+        .executable(name: "pulsejack-bench", targets: ["pulsejack-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -35,11 +36,16 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        .executableTarget(name: "pulsejack-bench", dependencies: [
+            "JackEngine", "Control", "CJack", "CAllocCounter", "TestSupport",
+            .product(name: "Atomics", package: "swift-atomics"),
+        ], path: "Benchmarks/PulsejackBench"),
+
         // Test-only malloc interposer: counts allocations made inside real-time sections.
         .target(name: "CAllocCounter", path: "Tests/CAllocCounter", linkerSettings: [.linkedLibrary("dl")]),
         // Independent references for tests: a WAV reader of our own, a private jackd, a process runner.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "ControlTests", dependencies: ["Control"]),
+        .testTarget(name: "ControlTests", dependencies: ["Control", "TestSupport"]),
         .testTarget(name: "VoicesTests", dependencies: ["Voices"]),
         .testTarget(name: "JackEngineTests", dependencies: [
             "JackEngine", "Control", "Voices", "CJack", "CAllocCounter", "TestSupport",

@@ -7,13 +7,7 @@ import Atomics
 /// consumer never waits. Use `Producer` on exactly one thread and `Consumer` on exactly one other.
 public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     public let capacity: Int
-    private let mask: Int
-    private let slots: UnsafeMutablePointer<Element>
-    /// Total values written; only the producer stores it.
-    private let writeIndex = ManagedAtomic<Int>(0)
-    /// Total values read; only the consumer stores it.
-    private let readIndex = ManagedAtomic<Int>(0)
-    private let droppedCount = ManagedAtomic<Int>(0)
+    @usableFromInline let storage: Storage
 
     /// Control thread. `minimumCapacity` is rounded up to a power of two.
     public init(minimumCapacity: Int) {
@@ -21,62 +15,127 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
         var size = 1
         while size < minimumCapacity { size <<= 1 }
         capacity = size
-        mask = size - 1
-        slots = .allocate(capacity: size)
+        storage = Storage(capacity: size)
     }
 
-    deinit { slots.deallocate() }
+    deinit { storage.deallocate() }
 
     /// Values dropped because the ring was full.
-    public var dropped: Int { droppedCount.load(ordering: .relaxed) }
+    public var dropped: Int { storage.dropped.load(ordering: .relaxed) }
 
     /// Values waiting to be read (a snapshot: either side may move on at once).
     public var count: Int {
-        writeIndex.load(ordering: .acquiring) &- readIndex.load(ordering: .acquiring)
+        storage.writeIndex.load(ordering: .acquiring) &- storage.readIndex.load(ordering: .acquiring)
     }
 
     public var producer: Producer { Producer(ring: self) }
     public var consumer: Consumer { Consumer(ring: self) }
 
+    /// Raw pointers to the slots and the indices, copied into each side's handle so that the hot
+    /// path touches no reference count (a shared refcount would bounce between the two threads).
+    /// Each index and each side's cached copy of the other's sits on its own 128-byte block.
+    @usableFromInline
+    struct Storage: @unchecked Sendable {
+        @usableFromInline let slots: UnsafeMutablePointer<Element>
+        @usableFromInline let mask: Int
+        @usableFromInline let block: UnsafeMutableRawPointer
+        @inlinable static var line: Int { 128 }
+
+        init(capacity: Int) {
+            slots = .allocate(capacity: capacity)
+            mask = capacity - 1
+            block = .allocate(byteCount: 5 * Self.line, alignment: Self.line)
+            block.initializeMemory(as: UInt8.self, repeating: 0, count: 5 * Self.line)
+            for line in [0, 2, 4] {
+                (block + line * Self.line).initializeMemory(as: UnsafeAtomic<Int>.Storage.self, to: .init(0))
+            }
+        }
+
+        func deallocate() {
+            slots.deallocate()
+            block.deallocate()
+        }
+
+        @inlinable
+        func atomic(_ line: Int) -> UnsafeAtomic<Int> {
+            UnsafeAtomic(at: (block + line * Self.line).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
+        }
+
+        /// Total values written; only the producer stores it.
+        @inlinable var writeIndex: UnsafeAtomic<Int> { atomic(0) }
+        /// The producer's last view of `readIndex` (producer only).
+        @inlinable var producerCachedRead: UnsafeMutablePointer<Int> { (block + Self.line).assumingMemoryBound(to: Int.self) }
+        /// Total values read; only the consumer stores it.
+        @inlinable var readIndex: UnsafeAtomic<Int> { atomic(2) }
+        /// The consumer's last view of `writeIndex` (consumer only).
+        @inlinable var consumerCachedWrite: UnsafeMutablePointer<Int> { (block + 3 * Self.line).assumingMemoryBound(to: Int.self) }
+        /// Values refused on a full ring; only the producer adds to it.
+        @inlinable var dropped: UnsafeAtomic<Int> { atomic(4) }
+    }
+
     /// The writing side. Owned by one thread (a sensor or control thread).
     public struct Producer: @unchecked Sendable {
-        let ring: SPSCRing
+        /// Keeps the ring alive; the hot path uses only `storage`.
+        @usableFromInline let ring: SPSCRing
+        @usableFromInline let storage: Storage
+        @usableFromInline let capacity: Int
+
+        init(ring: SPSCRing) {
+            self.ring = ring
+            storage = ring.storage
+            capacity = ring.capacity
+        }
 
         /// Real-time safe. Returns false (and counts a drop) when the ring is full.
-        @discardableResult
+        @inlinable @discardableResult
         public func push(_ value: Element) -> Bool {
-            let write = ring.writeIndex.load(ordering: .relaxed)
-            // Acquire pairs with the consumer's releasing store: the slot it freed is ours to reuse.
-            let read = ring.readIndex.load(ordering: .acquiring)
-            if write &- read >= ring.capacity {
-                ring.droppedCount.wrappingIncrement(ordering: .relaxed)
-                return false
+            let write = storage.writeIndex.load(ordering: .relaxed)
+            if write &- storage.producerCachedRead.pointee >= capacity {
+                // Acquire pairs with the consumer's releasing store: the slot it freed is ours to reuse.
+                storage.producerCachedRead.pointee = storage.readIndex.load(ordering: .acquiring)
+                if write &- storage.producerCachedRead.pointee >= capacity {
+                    storage.dropped.wrappingIncrement(ordering: .relaxed)
+                    return false
+                }
             }
-            (ring.slots + (write & ring.mask)).initialize(to: value)
+            (storage.slots + (write & storage.mask)).initialize(to: value)
             // Release publishes the slot's contents before the new index.
-            ring.writeIndex.store(write &+ 1, ordering: .releasing)
+            storage.writeIndex.store(write &+ 1, ordering: .releasing)
             return true
         }
     }
 
     /// The reading side. Owned by one thread (the process thread).
     public struct Consumer: @unchecked Sendable {
-        let ring: SPSCRing
+        /// Keeps the ring alive; the hot path uses only `storage`.
+        @usableFromInline let ring: SPSCRing
+        @usableFromInline let storage: Storage
+
+        init(ring: SPSCRing) {
+            self.ring = ring
+            storage = ring.storage
+        }
 
         /// Real-time safe. Number of values readable now; a drain loop bounded by it reads only
         /// what was in the ring when it began.
+        @inlinable
         public func available() -> Int {
-            ring.writeIndex.load(ordering: .acquiring) &- ring.readIndex.load(ordering: .relaxed)
+            let write = storage.writeIndex.load(ordering: .acquiring)
+            storage.consumerCachedWrite.pointee = write
+            return write &- storage.readIndex.load(ordering: .relaxed)
         }
 
         /// Real-time safe.
+        @inlinable
         public func pop() -> Element? {
-            let read = ring.readIndex.load(ordering: .relaxed)
-            // Acquire pairs with the producer's releasing store: the slot's contents are visible.
-            let write = ring.writeIndex.load(ordering: .acquiring)
-            if read == write { return nil }
-            let value = ring.slots[read & ring.mask]
-            ring.readIndex.store(read &+ 1, ordering: .releasing)
+            let read = storage.readIndex.load(ordering: .relaxed)
+            if read == storage.consumerCachedWrite.pointee {
+                // Acquire pairs with the producer's releasing store: the slot's contents are visible.
+                storage.consumerCachedWrite.pointee = storage.writeIndex.load(ordering: .acquiring)
+                if read == storage.consumerCachedWrite.pointee { return nil }
+            }
+            let value = storage.slots[read & storage.mask]
+            storage.readIndex.store(read &+ 1, ordering: .releasing)
             return value
         }
     }

@@ -14,6 +14,8 @@ public enum EngineGraph {
         }
         var slots: [VoiceSlot] = []
         var notes: [Int: Int] = [:]
+        // Voices that play the same file share one decoded buffer (it is immutable).
+        var samples: [String: SampleBuffer] = [:]
         for (index, definition) in voices.enumerated() {
             let voice: any Voice
             switch definition.kind {
@@ -22,8 +24,9 @@ public enum EngineGraph {
             case .sample:
                 let path = loaded.soundPath(definition)!
                 do {
-                    voice = SampleVoice(sample: try SampleFile.load(path: path, sampleRate: sampleRate),
-                                        maxPolyphony: definition.polyphony ?? 16)
+                    let sample = try samples[path] ?? SampleFile.load(path: path, sampleRate: sampleRate)
+                    samples[path] = sample
+                    voice = SampleVoice(sample: sample, maxPolyphony: definition.polyphony ?? 16)
                 } catch let error as InputError {
                     throw InputError(file: loaded.file, line: loaded.line("voices[\(index)].file"),
                                      field: "voices[\(index)].file", error.description)

@@ -78,8 +78,9 @@ public final class JackClient: @unchecked Sendable {
     /// Why the server shut the client down, once `serverGone` is set.
     public var shutdownMessage: String { String(cString: shutdownReason) }
 
-    /// Registers ports, installs the callbacks, warms the engine and activates.
-    public func activate(engine: RealtimeEngine) throws {
+    /// Registers ports, installs the callbacks, warms the engine and activates. With
+    /// `periodTimings`, the process thread pushes each period's cost (nanoseconds) into it.
+    public func activate(engine: RealtimeEngine, periodTimings: SPSCRing<UInt64>? = nil) throws {
         func register(_ port: String, _ type: String, _ flags: JackPortFlags) throws -> OpaquePointer {
             guard let handle = jack_port_register(client, port, type, UInt(flags.rawValue), 0) else {
                 throw Failure.portFailed(port)
@@ -90,7 +91,7 @@ public final class JackClient: @unchecked Sendable {
                                left: try register("out_L", JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput),
                                right: try register("out_R", JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput),
                                midiIn: try register("midi_in", JACK_DEFAULT_MIDI_TYPE, JackPortIsInput),
-                               client: self)
+                               client: self, periodTimings: periodTimings?.producer)
         self.host = host
         engine.warmUp()
         let context = Unmanaged.passUnretained(host).toOpaque()
@@ -134,6 +135,12 @@ public final class JackClient: @unchecked Sendable {
     public func deactivate() {
         jack_deactivate(client)
     }
+
+    /// Asks the server to run the graph as fast as possible (JACK's freewheel mode) or to return
+    /// to real time. Control thread.
+    public func setFreewheel(_ on: Bool) {
+        jack_set_freewheel(client, on ? 1 : 0)
+    }
 }
 
 /// What the process callback reaches through its context pointer: the engine and our ports.
@@ -141,9 +148,12 @@ final class ProcessHost {
     let engine: RealtimeEngine
     let left, right, midiIn: OpaquePointer
     weak var owner: JackClient?
+    let periodTimings: SPSCRing<UInt64>.Producer?
 
-    init(engine: RealtimeEngine, left: OpaquePointer, right: OpaquePointer, midiIn: OpaquePointer, client: JackClient) {
+    init(engine: RealtimeEngine, left: OpaquePointer, right: OpaquePointer, midiIn: OpaquePointer, client: JackClient,
+         periodTimings: SPSCRing<UInt64>.Producer?) {
         self.engine = engine
+        self.periodTimings = periodTimings
         self.left = left
         self.right = right
         self.midiIn = midiIn
@@ -152,9 +162,19 @@ final class ProcessHost {
 
     /// Real-time safe. The JACK process callback.
     func process(frames: jack_nframes_t) {
+        let started = periodTimings == nil ? 0 : Self.monotonicNanoseconds()
         let outLeft = jack_port_get_buffer(left, frames).assumingMemoryBound(to: Float.self)
         let outRight = jack_port_get_buffer(right, frames).assumingMemoryBound(to: Float.self)
         let midi = jack_port_get_buffer(midiIn, frames)
         engine.process(frames: Int(frames), left: outLeft, right: outRight, midiIn: midi)
+        if let periodTimings { periodTimings.push(Self.monotonicNanoseconds() &- started) }
+    }
+
+    /// Real-time safe (clock_gettime on CLOCK_MONOTONIC is a vDSO call; it never blocks).
+    @inline(__always)
+    static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
     }
 }

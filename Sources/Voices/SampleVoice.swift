@@ -1,8 +1,12 @@
 /// A one-shot sample player: each trigger starts the sample from its first frame, scaled by
 /// velocity, on its own playhead. A mono sample plays on both channels.
+///
+/// The clip can be swapped while playing (`swapClip`): notes already sounding finish on the
+/// old clip and new notes use the new one, so nothing stops short and nothing clicks.
 public final class SampleVoice: Voice {
-    public let sample: SampleBuffer
     public let maxPolyphony: Int
+    /// Frames a choked note takes to fade out.
+    public static let chokeFrames = 128
 
     private struct Playhead {
         /// Frames until the note starts.
@@ -10,28 +14,65 @@ public final class SampleVoice: Voice {
         /// Frames of the sample already played.
         var position: Int
         var velocity: Float
+        /// Frames of fade left once choked (−1: not choked).
+        var fade: Int
+        /// Plays the clip that was current before the last swap.
+        var onRetiring: Bool
     }
 
     private let playheads: UnsafeMutablePointer<Playhead>
     private var active = 0
+    /// The clip new notes play, and the one the last swap replaced while notes still use it.
+    /// Unmanaged: the process thread never touches a reference count.
+    private var current: Unmanaged<SampleBuffer>
+    private var retiring: Unmanaged<SampleBuffer>?
 
     /// Off the real-time thread.
     public init(sample: SampleBuffer, maxPolyphony: Int = 16) {
         precondition(maxPolyphony > 0)
-        self.sample = sample
         self.maxPolyphony = maxPolyphony
+        current = .passRetained(sample)
         playheads = .allocate(capacity: maxPolyphony)
     }
 
-    deinit { playheads.deallocate() }
+    deinit {
+        playheads.deallocate()
+        current.release()
+        retiring?.release()
+    }
+
+    /// The clip new notes play.
+    public var sample: SampleBuffer { current.takeUnretainedValue() }
 
     public func prepare(sampleRate: Int, maxFrames: Int) {
         precondition(sampleRate == sample.sampleRate, "sample must be resampled to the engine rate before prepare")
     }
 
+    /// Real-time safe. Makes `clip` (passed retained) the clip for new notes. Returns false,
+    /// changing nothing, while the clip of the previous swap is still sounding: try again later.
+    /// A clip that no note needs any more is handed to `release` (the caller's ring back to a
+    /// control thread, which releases it there).
+    public func swapClip(_ clip: Unmanaged<SampleBuffer>, release: (Unmanaged<SampleBuffer>) -> Void) -> Bool {
+        reclaimRetiring(release: release)
+        guard retiring == nil else { return false }
+        retiring = current
+        current = clip
+        for index in 0..<active { playheads[index].onRetiring = true }
+        reclaimRetiring(release: release)
+        return true
+    }
+
+    /// Real-time safe. Hands over the retiring clip once no playhead uses it.
+    public func reclaimRetiring(release: (Unmanaged<SampleBuffer>) -> Void) {
+        guard let old = retiring else { return }
+        for index in 0..<active where playheads[index].onRetiring { return }
+        retiring = nil
+        release(old)
+    }
+
     /// Real-time safe. With every playhead busy, the oldest note is replaced.
     public func trigger(atFrame offset: Int, velocity: Float) {
-        let note = Playhead(delay: max(0, offset), position: 0, velocity: velocity)
+        let note = Playhead(delay: max(0, offset), position: 0, velocity: velocity, fade: -1, onRetiring: false)
         if active < maxPolyphony {
             playheads[active] = note
             active += 1
@@ -48,24 +89,39 @@ public final class SampleVoice: Voice {
 
     /// Real-time safe.
     public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
-        let sourceLeft = sample.left.baseAddress!
-        let sourceRight = sample.right.baseAddress!
-        let length = sample.frameCount
+        let fresh = current.takeUnretainedValue()
+        let old = retiring?.takeUnretainedValue()
         var index = 0
         while index < active {
             var note = playheads[index]
+            let clip = note.onRetiring ? (old ?? fresh) : fresh
+            let sourceLeft = clip.left.baseAddress!
+            let sourceRight = clip.right.baseAddress!
+            let length = clip.frameCount
             let start = min(note.delay, frames)
             note.delay -= start
-            let count = min(frames - start, length - note.position)
+            var count = min(frames - start, length - note.position)
+            if note.fade >= 0 { count = min(count, note.fade) }
             if count > 0 {
-                let gain = note.velocity
-                for frame in 0..<count {
-                    left[start + frame] += sourceLeft[note.position + frame] * gain
-                    right[start + frame] += sourceRight[note.position + frame] * gain
+                if note.fade >= 0 {
+                    let step = note.velocity / Float(Self.chokeFrames)
+                    var gain = step * Float(note.fade)
+                    for frame in 0..<count {
+                        left[start + frame] += sourceLeft[note.position + frame] * gain
+                        right[start + frame] += sourceRight[note.position + frame] * gain
+                        gain -= step
+                    }
+                    note.fade -= count
+                } else {
+                    let gain = note.velocity
+                    for frame in 0..<count {
+                        left[start + frame] += sourceLeft[note.position + frame] * gain
+                        right[start + frame] += sourceRight[note.position + frame] * gain
+                    }
                 }
                 note.position += count
             }
-            if note.delay == 0 && note.position >= length {
+            if note.delay == 0 && (note.position >= length || note.fade == 0) {
                 active -= 1
                 playheads[index] = playheads[active]
             } else {
@@ -77,4 +133,18 @@ public final class SampleVoice: Voice {
 
     /// Real-time safe.
     public func silence() { active = 0 }
+
+    /// Real-time safe. Sounding notes fade out over `chokeFrames`; waiting ones are dropped.
+    public func choke() {
+        var index = 0
+        while index < active {
+            if playheads[index].delay > 0 {
+                active -= 1
+                playheads[index] = playheads[active]
+            } else {
+                if playheads[index].fade < 0 { playheads[index].fade = Self.chokeFrames }
+                index += 1
+            }
+        }
+    }
 }

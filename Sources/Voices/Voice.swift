@@ -1,8 +1,8 @@
 /// A sound source the scheduler fires. DSP only: no file or network I/O.
 ///
 /// `prepare` runs off the real-time thread and allocates whatever the voice needs; after it,
-/// `trigger`, `render` and `silence` run on the process thread and must not allocate, lock or
-/// block. Voices are classes so the engine holds them without copying.
+/// `trigger`, `render`, `silence` and `choke` run on the process thread and must not allocate,
+/// lock or block. Voices are classes so the engine holds them without copying.
 public protocol Voice: AnyObject {
     /// Off the real-time thread. Called before the engine activates, and again (stopped) when
     /// the sample rate or the largest block changes.
@@ -17,4 +17,34 @@ public protocol Voice: AnyObject {
 
     /// Real-time safe. Stops every sounding and pending note at once.
     func silence()
+
+    /// Real-time safe. Fades every sounding note out within a few milliseconds (a choke group:
+    /// an open hi-hat cut by the closed one), without a click.
+    func choke()
+}
+
+extension Voice {
+    public func choke() { silence() }
+}
+
+/// A voice that follows the heartbeat's pulse grid itself (tap figures, arpeggios) instead of
+/// being triggered once per fired pulse.
+public protocol PulseVoice: Voice {
+    /// True: called on every pulse of each fired beat (the voice picks its hits); false: only
+    /// on the pulses its rate fires.
+    var wantsEveryPulse: Bool { get }
+
+    /// Real-time safe. Pulse `pulse` (of `BeatRate.pulsesPerBeat`) of beat `beat` is now;
+    /// a beat currently lasts `framesPerBeat` frames. Returns whether a note started.
+    func pulse(beat: Int64, pulse: Int, framesPerBeat: Double, velocity: Float) -> Bool
+}
+
+/// A voice that processes the engine's audio input (dense convolution). It runs once per
+/// block of exactly `quantum` frames, not per sub-block: its output depends on the input only.
+public protocol InputVoice: Voice {
+    var quantum: Int { get }
+
+    /// Real-time safe. Adds the processed `inputLeft`/`inputRight` into `left`/`right`.
+    func process(inputLeft: UnsafePointer<Float>, inputRight: UnsafePointer<Float>,
+                 left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int)
 }

@@ -1,4 +1,5 @@
 import Control
+import TestSupport
 import XCTest
 
 final class HeartbeatClockTests: XCTestCase {
@@ -48,28 +49,6 @@ final class HeartbeatClockTests: XCTestCase {
         XCTAssertEqual(beats.last!, Int64((Double(last) * 60 * 48_000 / 73).rounded()))
     }
 
-    /// Reference for changing tempo, with integer BPMs: phase in units of 1/(60·sr) beat,
-    /// summed from the start (no rebasing), Int128 so nothing overflows.
-    private func referenceBeats(rate: Int, changes: [(frame: Int64, bpm: Int)], end: Int64) -> [Int64] {
-        var beats: [Int64] = []
-        let unitsPerBeat = Int128(60 * rate)
-        var phase: Int128 = 0  // at changes[i].frame
-        for (index, change) in changes.enumerated() {
-            let segmentEnd = index + 1 < changes.count ? changes[index + 1].frame : end
-            let bpm = Int128(change.bpm)
-            var k = (phase + unitsPerBeat - 1) / unitsPerBeat  // first beat at or after this segment's start
-            while true {
-                let units = k * unitsPerBeat - phase
-                // The exact time is change.frame + units/bpm; it belongs here if before segmentEnd.
-                guard units < Int128(segmentEnd - change.frame) * bpm else { break }
-                beats.append(change.frame + Int64((2 * units + bpm) / (2 * bpm)))
-                k += 1
-            }
-            phase += Int128(segmentEnd - change.frame) * bpm
-        }
-        return beats.filter { $0 < end }
-    }
-
     func testChangingTempoAgainstAnIndependentReferenceOverTwentyFourHours() {
         let rate = 48_000
         let day = Int64(24 * 3600 * rate)
@@ -84,7 +63,7 @@ final class HeartbeatClockTests: XCTestCase {
         var clock = HeartbeatClock(sampleRate: rate)
         let beats = beatFrames(&clock, from: 0, to: day, period: 256,
                                tempoChanges: changes.map { ($0.frame, Double($0.bpm)) })
-        let expected = referenceBeats(rate: rate, changes: changes, end: day)
+        let expected = ReferenceBeats.frames(sampleRate: rate, changes: changes, end: day)
         XCTAssertGreaterThan(expected.count, 100_000)
         XCTAssertEqual(beats.count, expected.count)
         if let mismatch = zip(beats, expected).enumerated().first(where: { $0.element.0 != $0.element.1 }) {

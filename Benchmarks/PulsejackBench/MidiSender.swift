@@ -1,0 +1,57 @@
+import Atomics
+import CJack
+import Foundation
+
+/// A JACK client that plays a note-on at a varying frame offset every few periods, and
+/// remembers the JACK frame time of each: the drum pad of the latency row.
+final class MidiSender {
+    let client: OpaquePointer
+    let port: OpaquePointer
+    let note: UInt8
+    let every: Int
+    let capacity = 1 << 16
+    let sent: UnsafeMutablePointer<Int64>
+    let count = ManagedAtomic<Int>(0)
+    private var period = 0
+
+    init(name: String, note: UInt8, everyPeriods: Int) throws {
+        var status = jack_status_t(rawValue: 0)
+        guard let client = pj_client_open(name, JackNoStartServer, &status, nil) else { throw BenchFailure("MIDI sender: no server") }
+        self.client = client
+        self.note = note
+        every = everyPeriods
+        port = jack_port_register(client, "out", JACK_DEFAULT_MIDI_TYPE, UInt(JackPortIsOutput.rawValue), 0)!
+        sent = .allocate(capacity: capacity)
+        jack_set_process_callback(client, { frames, context in
+            Unmanaged<MidiSender>.fromOpaque(context!).takeUnretainedValue().process(frames)
+            return 0
+        }, Unmanaged.passUnretained(self).toOpaque())
+        guard jack_activate(client) == 0 else { throw BenchFailure("MIDI sender: activate failed") }
+    }
+
+    private func process(_ frames: jack_nframes_t) {
+        let buffer = jack_port_get_buffer(port, frames)!
+        jack_midi_clear_buffer(buffer)
+        defer { period += 1 }
+        guard period > 10, period % every == 0 else { return }
+        let offset = (period * 37) % Int(frames)
+        var message: (UInt8, UInt8, UInt8) = (0x90, note, 100)
+        let stored = count.load(ordering: .relaxed)
+        guard stored < capacity else { return }
+        withUnsafeBytes(of: &message) { bytes in
+            _ = jack_midi_event_write(buffer, jack_nframes_t(offset), bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), 3)
+        }
+        sent[stored] = Int64(jack_last_frame_time(client)) + Int64(offset)
+        count.store(stored + 1, ordering: .releasing)
+    }
+
+    func connect(to destination: String) throws {
+        guard jack_connect(client, "\(String(cString: jack_get_client_name(client))):out", destination) == 0 else {
+            throw BenchFailure("cannot connect the MIDI sender to \(destination)")
+        }
+    }
+
+    var sentFrames: [Int64] { Array(UnsafeBufferPointer(start: sent, count: count.load(ordering: .acquiring))) }
+
+    func close() { jack_client_close(client) }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import JackEngine
+
+// pulsejack-bench: measures the engine beside its peers and writes BENCHMARKS.md.
+// Usage: pulsejack-bench [--runs N] [--only precision|latency|cost|ring|convolution|render|safety] [--safety-seconds S] [--out FILE]
+var runs = 5
+var only: String?
+var safetySeconds = 60.0
+var out = BenchFixtures.repository.appendingPathComponent("BENCHMARKS.md").path
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--runs": runs = Int(arguments.popFirst() ?? "") ?? runs
+    case "--only": only = arguments.popFirst()
+    case "--safety-seconds": safetySeconds = Double(arguments.popFirst() ?? "") ?? safetySeconds
+    case "--out": out = arguments.popFirst() ?? out
+    default:
+        FileHandle.standardError.write(Data("usage: pulsejack-bench [--runs N] [--only precision|latency|cost|ring|convolution|render|safety] [--safety-seconds S] [--out FILE]\n".utf8))
+        exit(64)
+    }
+}
+
+JackClient.silenceLibraryMessages()
+let sections: [(String, () throws -> [BenchRow])] = [
+    ("precision", { try PrecisionBench.run(runs: runs) }),
+    ("latency", { try LatencyBench.run(runs: runs) }),
+    ("cost", { try CallbackCostBench.run(runs: runs) }),
+    ("ring", { RingBench.run(runs: runs) }),
+    ("convolution", { try ConvolutionBench.run(runs: runs) }),
+    ("render", { try RenderBench.run(runs: runs) }),
+    ("safety", { try SafetyBench.run(seconds: safetySeconds) }),
+]
+var rows: [BenchRow] = []
+for (name, section) in sections where only == nil || only == name {
+    FileHandle.standardError.write(Data("measuring \(name)…\n".utf8))
+    do {
+        let measured = try section()
+        for row in measured { print("\(row.row) | \(row.measure) | \(row.pulsejack) | \(row.reference)") }
+        rows += measured
+    } catch {
+        FileHandle.standardError.write(Data("pulsejack-bench: \(name): \(error)\n".utf8))
+        exit(1)
+    }
+}
+BenchFixtures.cleanUp()
+if only == nil {
+    try Report.markdown(rows: rows, runs: runs).write(toFile: out, atomically: true, encoding: .utf8)
+    print("wrote \(out)")
+}
