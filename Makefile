@@ -1,7 +1,8 @@
 # pulsejack: `make demo` renders the demo with no sound card; `make test` runs every test
 # against a private jackd it starts and stops itself. Both install missing Debian packages.
 SHELL := /bin/bash
-DEBS := jackd2 libjack-jackd2-dev libsndfile1-dev libsamplerate0-dev jack-capture sox pkg-config
+DEBS := jackd2 libjack-jackd2-dev libsndfile1-dev libsamplerate0-dev libzita-convolver-dev libfftw3-dev \
+        jack-capture sox pkg-config
 SWIFT ?= swift
 
 .PHONY: all deps build demo test bench sounds clean
@@ -22,7 +23,7 @@ test: build
 	./scripts/with-private-jackd.sh $(SWIFT) test --skip-build --disable-swift-testing
 
 # Speed, precision and real-time safety beside peers: prints a table and writes BENCHMARKS.md.
-# One section alone: .build/release/pulsejack-bench --only precision|latency|cost|ring|convolution|render|safety
+# One section alone: .build/release/pulsejack-bench --only precision|latency|cost|voices|ring|convolution|render|safety
 bench: deps
 	@./scripts/install-debs.sh jconvolver
 	$(SWIFT) build -c release --product pulsejack-bench
@@ -30,6 +31,7 @@ bench: deps
 
 # Regenerate the shipped sounds in presets/sounds (sox synthesis).
 sounds: deps
+	@./scripts/install-debs.sh espeak-ng
 	./presets/make-sounds.sh
 
 clean:

@@ -19,11 +19,12 @@ let package = Package(
         .target(name: "CJack", linkerSettings: [.linkedLibrary("jack")]),
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile"),
         .systemLibrary(name: "CSamplerate", pkgConfig: "samplerate"),
+        .target(name: "CZitaConvolver", linkerSettings: [.linkedLibrary("zita-convolver"), .linkedLibrary("fftw3f")]),
 
         .target(name: "Control", dependencies: [
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
-        .target(name: "Voices"),
+        .target(name: "Voices", dependencies: ["CZitaConvolver"]),
         .target(name: "JackEngine", dependencies: [
             "CJack", "CSndfile", "CSamplerate", "Control", "Voices",
             .product(name: "Atomics", package: "swift-atomics"),

@@ -12,9 +12,12 @@ enum CallbackCostBench {
     }
 
     static func measure(server: PrivateJackServer, voices: Int) throws -> Cost {
+        try measure(server: server, preset: BenchFixtures.sampleVoices(voices))
+    }
+
+    static func measure(server: PrivateJackServer, preset: LoadedPreset) throws -> Cost {
         let client = try JackClient(name: "pulsejack")
-        let engine = try EngineGraph.build(preset: BenchFixtures.sampleVoices(voices), sampleRate: client.sampleRate,
-                                           maxFrames: client.bufferSize)
+        let engine = try EngineGraph.build(preset: preset, sampleRate: client.sampleRate, maxFrames: client.bufferSize)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
         engine.addSource(ring)
         ring.producer.push(ControlMessage(.tempo(bpm: 60)))
@@ -96,8 +99,18 @@ enum CallbackCostBench {
                 reference: "the period itself (100 %) and the 50 % budget",
                 command: ".build/release/pulsejack-bench --only cost"))
         }
-        rows.append(BenchRow(row: "3. Process-callback cost", measure: "with convolution and arpeggio voices",
-                             pulsejack: "pending: the voice bank (issue 4)", reference: "pending",
+        var cells: [String] = []
+        for periodFrames in [64, 256] {
+            let server = try PrivateJackServer(periodFrames: periodFrames)
+            var costs: [Cost] = []
+            for _ in 0..<runs { costs.append(try measure(server: server, preset: try BenchFixtures.shipped("pulsonify"))) }
+            server.stop()
+            cells.append("\(periodFrames) frames: \(percent(Statistics(costs.map(\.median)).median)) / "
+                + "\(percent(Statistics(costs.map(\.p999)).median)) / \(percent(Statistics(costs.map(\.max)).median))")
+        }
+        rows.append(BenchRow(row: "3. Process-callback cost",
+                             measure: "PulSonify preset (arpeggio, percussion, tap routine, uke convolution), median / p99.9 / max",
+                             pulsejack: cells.joined(separator: "; "), reference: "the period itself (100 %) and the 50 % budget",
                              command: ".build/release/pulsejack-bench --only cost"))
         return rows
     }

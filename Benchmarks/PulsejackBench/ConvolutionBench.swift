@@ -1,3 +1,4 @@
+import Control
 import Foundation
 import JackEngine
 
@@ -68,17 +69,48 @@ enum ConvolutionBench {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// CPU seconds of this process (every thread, zita's workers included).
+    static func processCPU() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// CPU per second of audio for our convolution voice on `clip`, 64-frame blocks: the sparse
+    /// path fed a lub-dub heartbeat at 72 BPM, or the dense path fed noise.
+    static func ours(clip: String, dense: Bool, seconds: Int = 30) throws -> Double {
+        let path = BenchFixtures.folder.appendingPathComponent("conv-\(dense).yaml").path
+        try "name: conv\nvoices:\n  - {name: conv, kind: convolution, file: \(clip), input: \(dense), shape: lub-dub}\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let engine = try EngineGraph.build(preset: LoadedPreset.load(path: path), sampleRate: 48_000, maxFrames: 64, offline: true)
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+        engine.addSource(ring)
+        ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 72)))
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: 64), right = UnsafeMutablePointer<Float>.allocate(capacity: 64)
+        let input = UnsafeMutablePointer<Float>.allocate(capacity: 64)
+        defer { left.deallocate(); right.deallocate(); input.deallocate() }
+        for frame in 0..<64 { input[frame] = Float(frame * 7919 % 64) / 32 - 1 }
+        // Warm up past the clip's length, so every copy or partition is busy when measured.
+        for _ in 0..<(48_000 * 11 / 64) { engine.process(frames: 64, left: left, right: right, inputLeft: input, inputRight: input) }
+        let before = processCPU()
+        for _ in 0..<(48_000 * seconds / 64) { engine.process(frames: 64, left: left, right: right, inputLeft: input, inputRight: input) }
+        return (processCPU() - before) / Double(seconds)
+    }
+
     static func run(runs: Int) throws -> [BenchRow] {
-        var cells: [String] = []
+        var ourCells: [String] = [], peerCells: [String] = []
         for seconds in [4, 10] {
             let path = try clip(seconds: seconds)
+            let sparse = try medianOfRuns(runs) { try ours(clip: path, dense: false) }
+            let dense = try medianOfRuns(runs) { try ours(clip: path, dense: true) }
             let peer = try medianOfRuns(runs) { try jconvolver(clip: path, seconds: 5) }
-            cells.append(String(format: "%d s clip: jconvolver %.1f %% of a core", seconds, peer * 100))
+            ourCells.append(String(format: "%d s clip: sparse %.2f %%, dense %.1f %% of a core", seconds, sparse * 100, dense * 100))
+            peerCells.append(String(format: "%d s clip: jconvolver %.1f %%", seconds, peer * 100))
         }
         return [BenchRow(row: "5. Convolution",
-                         measure: "CPU per second of audio, stereo clip, 64-frame period (all threads)",
-                         pulsejack: "pending: the convolution voice, sparse and dense paths (issue 4)",
-                         reference: cells.joined(separator: "; "),
+                         measure: "CPU per second of audio, stereo clip, 64-frame period (all threads); sparse: lub-dub heartbeat at 72 BPM",
+                         pulsejack: ourCells.joined(separator: "; "),
+                         reference: peerCells.joined(separator: "; "),
                          command: ".build/release/pulsejack-bench --only convolution")]
     }
 }

@@ -52,6 +52,10 @@ enum Report {
         - **Callback cost** is measured around the engine's process call on JACK's own thread, in
           freewheel (the callback's CPU time, without waiting for the driver); the largest polyphony is
           searched with direct calls, where the p99.9 of a period stays under half of it.
+        - **Each voice alone** is the wall time of an offline render of that voice per second of audio; about
+          0.04 % of it is the renderer itself (scheduling, mixing, writing the WAV), the same for every voice.
+        - **Convolution** is CPU time of all threads (zita-convolver's workers included) per second of audio;
+          jconvolver runs live against a private dummy jackd, ours offline on the same 64-frame blocks.
         - **Real-time safety** counts calls to malloc, calloc, realloc, memalign and
           pthread_mutex_lock made while the process callback runs (`Tests/CAllocCounter`).
 

@@ -17,7 +17,11 @@ enum SafetyBench {
           - {name: heart, kind: sample, file: \(sounds)/thump.wav, subdivide: 4}
           - {name: tick, kind: sample, file: \(sounds)/tick.wav, subdivide: 3}
           - {name: bell, kind: sample, file: \(sounds)/bell.wav, every: 2}
-          - {name: click, kind: click, subdivide: 2, midi_note: 60}
+          - {name: click, kind: click, subdivide: 2, midi_note: 60, choke: 1}
+          - {name: tap, kind: tap, choreography: [paradiddle, shuffle, flap, cramp_roll, brush], toe: \(sounds)/tap-toe.wav, heel: \(sounds)/tap-heel.wav, scuff: \(sounds)/tap-scuff.wav}
+          - {name: arpeggio, kind: arpeggio, order: random, octaves: 3, subdivide: 4}
+          - {name: uke, kind: convolution, file: \(sounds)/uke.wav, shape: lub-dub, choke: 1}
+          - {name: room, kind: convolution, file: \(sounds)/singing.wav, input: true}
         """
         let path = BenchFixtures.folder.appendingPathComponent("every-voice.yaml").path
         try yaml.write(toFile: path, atomically: true, encoding: .utf8)
@@ -41,9 +45,9 @@ enum SafetyBench {
         while Date().timeIntervalSince(started) < seconds {
             let producer = sensor.producer
             producer.push(ControlMessage(.heartbeat(strength: 0.7)))
-            producer.push(ControlMessage(.voiceTrigger(voice: Int32(step % 4), velocity: 0.5)))
-            producer.push(ControlMessage(.voiceParameter(voice: Int32(step % 4), .gain(Float(step % 8) / 8))))
-            producer.push(ControlMessage(.voiceParameter(voice: Int32(step % 4), .pan(Float(step % 3) - 1))))
+            producer.push(ControlMessage(.voiceTrigger(voice: Int32(step % 8), velocity: 0.5)))
+            producer.push(ControlMessage(.voiceParameter(voice: Int32(step % 8), .gain(Float(step % 8) / 8))))
+            producer.push(ControlMessage(.voiceParameter(voice: Int32(step % 8), .pan(Float(step % 3) - 1))))
             if step % 100 == 0 { producer.push(ControlMessage(.tempo(bpm: Double(120 + step % 180)))) }
             step += 1
             usleep(10_000)

@@ -25,6 +25,9 @@ public struct ControlMessage: Sendable, Equatable, BitwiseCopyable {
         case voiceParameter(voice: Int32, VoiceParameter)
         case regionHit(region: Int32, velocity: Float)
         case modeChange(PerformanceMode)
+        /// A new clip for a convolution voice, prepared off the real-time thread: the bit pattern
+        /// of a retained object reference (see `ClipSwapper`), opaque to everyone else.
+        case swapClip(voice: Int32, clip: UInt)
     }
 }
 

@@ -20,12 +20,14 @@ public final class EngineCounters: @unchecked Sendable {
     /// Fired-voice reports dropped because nobody drained them.
     public let firedReportsDropped = ManagedAtomic<Int>(0)
     public let xruns = ManagedAtomic<Int>(0)
+    /// Clip swaps a voice could not take yet (the previous one still under way).
+    public let swapsRefused = ManagedAtomic<Int>(0)
 
     public init() {}
 
     public struct Snapshot: Sendable, Equatable, Codable {
         public var periods, framesProcessed, beats, voicesFired, messagesApplied: Int
-        public var lateMessages, queueOverflows, rejectedTempos, invalidMessages, firedReportsDropped, xruns: Int
+        public var lateMessages, queueOverflows, rejectedTempos, invalidMessages, firedReportsDropped, xruns, swapsRefused: Int
     }
 
     /// Control thread.
@@ -40,6 +42,7 @@ public final class EngineCounters: @unchecked Sendable {
                  rejectedTempos: rejectedTempos.load(ordering: .relaxed),
                  invalidMessages: invalidMessages.load(ordering: .relaxed),
                  firedReportsDropped: firedReportsDropped.load(ordering: .relaxed),
-                 xruns: xruns.load(ordering: .relaxed))
+                 xruns: xruns.load(ordering: .relaxed),
+                 swapsRefused: swapsRefused.load(ordering: .relaxed))
     }
 }

@@ -4,38 +4,74 @@ import Voices
 /// Builds the real-time engine from a preset: loads every sound at the engine's rate and creates
 /// the voices. Control thread, before activation: everything that allocates happens here.
 public enum EngineGraph {
+    /// `offline`: dense convolution waits for its workers each block (deterministic renders).
     public static func build(preset loaded: LoadedPreset, sampleRate: Int, maxFrames: Int,
-                             solo: String? = nil,
+                             solo: String? = nil, offline: Bool = false,
                              firedReports: SPSCRing<FiredVoice>.Producer? = nil) throws -> RealtimeEngine {
-        let voices = loaded.preset.voices
-        if let solo, !voices.contains(where: { $0.name == solo }) {
+        let voices = loaded.voices
+        if let solo, !voices.contains(where: { $0.definition.name == solo }) {
             throw InputError(file: loaded.file, field: "voices",
-                             "no voice named '\(solo)' to solo (voices: \(voices.map(\.name).joined(separator: ", ")))")
+                             "no voice named '\(solo)' to solo (voices: \(voices.map(\.definition.name).joined(separator: ", ")))")
         }
         var slots: [VoiceSlot] = []
         var notes: [Int: Int] = [:]
         // Voices that play the same file share one decoded buffer (it is immutable).
         var samples: [String: SampleBuffer] = [:]
-        for (index, definition) in voices.enumerated() {
-            let voice: any Voice
+        func sample(_ voice: LoadedVoice, _ field: String) throws -> SampleBuffer {
+            let path = voice.sounds.first { $0.field == field }!.path
+            if let loaded = samples[path] { return loaded }
+            do {
+                let buffer = try SampleFile.load(path: path, sampleRate: sampleRate)
+                samples[path] = buffer
+                return buffer
+            } catch let error as InputError {
+                throw voice.error(field, error.description)
+            }
+        }
+        for (index, voice) in voices.enumerated() {
+            let definition = voice.definition
+            let built: any Voice
             switch definition.kind {
             case .click:
-                voice = ClickVoice()
+                built = ClickVoice()
             case .sample:
-                let path = loaded.soundPath(definition)!
-                do {
-                    let sample = try samples[path] ?? SampleFile.load(path: path, sampleRate: sampleRate)
-                    samples[path] = sample
-                    voice = SampleVoice(sample: sample, maxPolyphony: definition.polyphony ?? 16)
-                } catch let error as InputError {
-                    throw InputError(file: loaded.file, line: loaded.line("voices[\(index)].file"),
-                                     field: "voices[\(index)].file", error.description)
+                built = SampleVoice(sample: try sample(voice, "file"), maxPolyphony: definition.polyphony ?? 16)
+            case .tap:
+                built = TapDanceVoice(choreography: (definition.choreography ?? ["brush"]).compactMap(TapStep.init(rawValue:)),
+                                      toe: try sample(voice, "toe"), heel: try sample(voice, "heel"),
+                                      scuff: try sample(voice, "scuff"))
+            case .arpeggio:
+                var settings = ArpeggioVoice.Settings()
+                let base = definition.baseNote ?? 60
+                settings.chords = ArpeggioVoice.Settings.parse(definition.chords ?? ["C", "G", "Am", "F"], baseNote: base)!
+                settings.order = definition.order.flatMap(ArpeggioVoice.Order.init(rawValue:)) ?? .up
+                settings.octaves = definition.octaves ?? 1
+                settings.gate = definition.gate ?? 0.8
+                settings.stepsPerChord = definition.stepsPerChord ?? 4
+                settings.waveform = definition.waveform.flatMap(ArpeggioVoice.Waveform.init(rawValue:)) ?? .saw
+                built = ArpeggioVoice(settings: settings)
+            case .convolution:
+                let clip = try sample(voice, "file")
+                if definition.input == true {
+                    do {
+                        built = try DenseConvolutionVoice(clip: clip, quantum: maxFrames, waitsForWorkers: offline)
+                    } catch {
+                        throw voice.error("input", "\(error)")
+                    }
+                } else {
+                    let shape: HeartbeatShape = definition.shape == "lub-dub"
+                        ? .lubDub(delayFrames: Int(((definition.lubDubDelay ?? 0.3) * Double(sampleRate)).rounded()),
+                                  gain: definition.lubDubGain ?? 0.6)
+                        : .single
+                    built = SparseConvolutionVoice(clip: clip, shape: shape, maxCopies: definition.polyphony ?? 64)
                 }
             }
-            slots.append(VoiceSlot(name: definition.name, voice: voice, enabled: definition.enabled ?? true,
+            slots.append(VoiceSlot(name: definition.name, voice: built,
+                                   enabled: (definition.enabled ?? true) && !(definition.mute ?? false),
                                    gain: definition.gain ?? 1, pan: definition.pan ?? 0, rate: definition.rate,
-                                   followsHeart: definition.onBeat ?? true,
-                                   silenced: solo != nil && solo != definition.name))
+                                   followsHeart: (definition.onBeat ?? true) && definition.input != true,
+                                   silenced: solo != nil && solo != definition.name,
+                                   velocity: definition.velocity ?? 1, chokeGroup: definition.choke ?? 0))
             if let note = definition.midiNote { notes[note] = index }
         }
         return RealtimeEngine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots, noteVoices: notes,

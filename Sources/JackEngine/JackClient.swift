@@ -3,7 +3,8 @@ import CJack
 import Control
 import Foundation
 
-/// The JACK client: stereo outputs `out_L`/`out_R` and a MIDI input `midi_in`, with the engine's
+/// The JACK client: stereo outputs `out_L`/`out_R`, a MIDI input `midi_in` and a stereo audio
+/// input `in_L`/`in_R` (for dense convolution), with the engine's
 /// process path as its process callback. Control thread, except where marked.
 public final class JackClient: @unchecked Sendable {
     public enum Failure: Error, CustomStringConvertible {
@@ -91,6 +92,8 @@ public final class JackClient: @unchecked Sendable {
                                left: try register("out_L", JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput),
                                right: try register("out_R", JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput),
                                midiIn: try register("midi_in", JACK_DEFAULT_MIDI_TYPE, JackPortIsInput),
+                               inLeft: try register("in_L", JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput),
+                               inRight: try register("in_R", JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput),
                                client: self, periodTimings: periodTimings?.producer)
         self.host = host
         engine.warmUp()
@@ -146,12 +149,14 @@ public final class JackClient: @unchecked Sendable {
 /// What the process callback reaches through its context pointer: the engine and our ports.
 final class ProcessHost {
     let engine: RealtimeEngine
-    let left, right, midiIn: OpaquePointer
+    let left, right, midiIn, inLeft, inRight: OpaquePointer
     weak var owner: JackClient?
     let periodTimings: SPSCRing<UInt64>.Producer?
 
-    init(engine: RealtimeEngine, left: OpaquePointer, right: OpaquePointer, midiIn: OpaquePointer, client: JackClient,
-         periodTimings: SPSCRing<UInt64>.Producer?) {
+    init(engine: RealtimeEngine, left: OpaquePointer, right: OpaquePointer, midiIn: OpaquePointer,
+         inLeft: OpaquePointer, inRight: OpaquePointer, client: JackClient, periodTimings: SPSCRing<UInt64>.Producer?) {
+        self.inLeft = inLeft
+        self.inRight = inRight
         self.engine = engine
         self.periodTimings = periodTimings
         self.left = left
@@ -166,7 +171,10 @@ final class ProcessHost {
         let outLeft = jack_port_get_buffer(left, frames).assumingMemoryBound(to: Float.self)
         let outRight = jack_port_get_buffer(right, frames).assumingMemoryBound(to: Float.self)
         let midi = jack_port_get_buffer(midiIn, frames)
-        engine.process(frames: Int(frames), left: outLeft, right: outRight, midiIn: midi)
+        let inputLeft = jack_port_get_buffer(inLeft, frames).assumingMemoryBound(to: Float.self)
+        let inputRight = jack_port_get_buffer(inRight, frames).assumingMemoryBound(to: Float.self)
+        engine.process(frames: Int(frames), left: outLeft, right: outRight, midiIn: midi,
+                       inputLeft: inputLeft, inputRight: inputRight)
         if let periodTimings { periodTimings.push(Self.monotonicNanoseconds() &- started) }
     }
 

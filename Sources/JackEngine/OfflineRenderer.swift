@@ -1,5 +1,6 @@
 import Control
 import Foundation
+import Voices
 
 /// Drives the same engine and scheduler without a server: period after period as fast as the
 /// CPU allows, deterministic to the frame, writing 32-bit float WAV. Offline.
@@ -10,6 +11,8 @@ public final class OfflineRenderer {
     private let fired = SPSCRing<FiredVoice>(minimumCapacity: 4096)
     private var pending: [ControlMessage] = []
     private var nextPending = 0
+    /// Audio input for input voices (dense convolution), at the engine's rate; silence after it ends.
+    private let input: SampleBuffer?
 
     public struct Summary: Sendable {
         public var frames: Int64
@@ -27,10 +30,11 @@ public final class OfflineRenderer {
 
     /// Offline. `messages` are the control messages to replay, each at its absolute frame.
     public init(preset: LoadedPreset, sampleRate: Int, periodFrames: Int = 256, solo: String? = nil,
-                messages: [ControlMessage]) throws {
+                messages: [ControlMessage], inputFile: String? = nil) throws {
+        input = try inputFile.map { try SampleFile.load(path: $0, sampleRate: sampleRate) }
         precondition(periodFrames > 0)
         engine = try EngineGraph.build(preset: preset, sampleRate: sampleRate, maxFrames: periodFrames, solo: solo,
-                                       firedReports: fired.producer)
+                                       offline: true, firedReports: fired.producer)
         engine.addSource(sessionRing)
         self.periodFrames = periodFrames
         pending = messages.enumerated()
@@ -56,7 +60,9 @@ public final class OfflineRenderer {
         defer { writer.close() }
         let left = UnsafeMutablePointer<Float>.allocate(capacity: periodFrames)
         let right = UnsafeMutablePointer<Float>.allocate(capacity: periodFrames)
-        defer { left.deallocate(); right.deallocate() }
+        let inputLeft = UnsafeMutablePointer<Float>.allocate(capacity: periodFrames)
+        let inputRight = UnsafeMutablePointer<Float>.allocate(capacity: periodFrames)
+        defer { left.deallocate(); right.deallocate(); inputLeft.deallocate(); inputRight.deallocate() }
         let started = Date()
         var done: Int64 = 0
         var lastProgress = -1
@@ -71,7 +77,16 @@ public final class OfflineRenderer {
                 producer.push(pending[nextPending])
                 nextPending += 1
             }
-            engine.process(frames: frames, left: left, right: right)
+            if let input {
+                for frame in 0..<frames {
+                    let at = Int(done) + frame
+                    inputLeft[frame] = at < input.frameCount ? input.left[at] : 0
+                    inputRight[frame] = at < input.frameCount ? input.right[at] : 0
+                }
+            }
+            engine.process(frames: frames, left: left, right: right,
+                           inputLeft: input == nil ? nil : UnsafePointer(inputLeft),
+                           inputRight: input == nil ? nil : UnsafePointer(inputRight))
             while let report = reports.pop() { onFired?(report) }
             try writer.write(left: left, right: right, frames: frames)
             done += Int64(frames)

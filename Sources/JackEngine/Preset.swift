@@ -1,22 +1,55 @@
 import Control
 import Foundation
+import Voices
 import Yams
 
 /// A preset: the voices, their sounds and how they follow the heart. YAML, decoded with Codable.
 ///
-/// A preset path is a `preset.yaml` file or a folder holding one; sound files are relative to
-/// the preset's folder.
+/// A preset path is a `preset.yaml` file or a folder holding one. `include` names voice files
+/// (YAML with a `voices:` list) shared between presets; every sound file is relative to the
+/// folder of the file that names it.
 public struct Preset: Codable, Sendable {
     public var name: String?
     public var description: String?
     /// The tempo until a sensor says otherwise (`run --bpm` overrides it).
     public var bpm: Double?
-    public var voices: [VoiceDefinition]
+    public var include: [String]?
+    public var voices: [VoiceDefinition]?
+    /// Per-preset switches for voices defined here or included: mute, gain, pan, rate, velocity.
+    public var settings: [String: VoiceSettings]?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, description, bpm, include, voices, settings
+    }
+
+    public struct VoiceSettings: Codable, Sendable {
+        public var mute: Bool?
+        public var enabled: Bool?
+        public var gain: Float?
+        public var pan: Float?
+        public var every: Int?
+        public var subdivide: Int?
+        public var velocity: Float?
+
+        func apply(to voice: inout VoiceDefinition) {
+            if let mute { voice.mute = mute }
+            if let enabled { voice.enabled = enabled }
+            if let gain { voice.gain = gain }
+            if let pan { voice.pan = pan }
+            if let every { voice.every = every }
+            if let subdivide { voice.subdivide = subdivide }
+            if let velocity { voice.velocity = velocity }
+        }
+    }
+
+    public enum VoiceKind: String, Codable, Sendable, CaseIterable {
+        case click, sample, tap, arpeggio, convolution
+    }
 
     public struct VoiceDefinition: Codable, Sendable {
         public var name: String
         public var kind: VoiceKind
-        /// The sound file, relative to the preset's folder (kind `sample`).
+        /// The sound file (sample) or the clip (convolution).
         public var file: String?
         public var gain: Float?
         public var pan: Float?
@@ -25,49 +58,96 @@ public struct Preset: Codable, Sendable {
         /// Pulses per fired beat: 1, 2, 3 or 4.
         public var subdivide: Int?
         public var enabled: Bool?
+        /// Starts muted (enable it at run time with a voice parameter).
+        public var mute: Bool?
+        /// Velocity of the notes the heartbeat fires, 0…1.
+        public var velocity: Float?
+        /// Firing this voice chokes the other voices of the same group, 1…16.
+        public var choke: Int?
         /// Whether the heartbeat fires it (false: only triggers, MIDI notes and regions do).
         public var onBeat: Bool?
         /// A MIDI note (0…127) on the MIDI input that triggers it.
         public var midiNote: Int?
-        /// Notes that can sound at once (kind `sample`).
+        /// Notes that can sound at once (sample), or copies in flight (convolution).
         public var polyphony: Int?
+        // Convolution.
+        /// Convolve the audio input (dense path) instead of the heartbeat's impulses (sparse path).
+        public var input: Bool?
+        /// "single" or "lub-dub".
+        public var shape: String?
+        public var lubDubDelay: Double?
+        public var lubDubGain: Float?
+        // Tap dance.
+        public var choreography: [String]?
+        public var toe: String?
+        public var heel: String?
+        public var scuff: String?
+        // Arpeggio.
+        public var chords: [String]?
+        public var order: String?
+        public var octaves: Int?
+        public var gate: Double?
+        public var stepsPerChord: Int?
+        public var waveform: String?
+        public var baseNote: Int?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case name, kind, file, gain, pan, every, subdivide, enabled, polyphony
-            case onBeat = "on_beat"
-            case midiNote = "midi_note"
+            case name, kind, file, gain, pan, every, subdivide, enabled, mute, velocity, choke, polyphony, input
+            case shape, choreography, toe, heel, scuff, chords, order, octaves, gate, waveform
+            case onBeat = "on_beat", midiNote = "midi_note", lubDubDelay = "lub_dub_delay", lubDubGain = "lub_dub_gain"
+            case stepsPerChord = "steps_per_chord", baseNote = "base_note"
         }
 
         public var rate: BeatRate {
             BeatRate(everyNthBeat: UInt8(clamping: every ?? 1), subdivision: UInt8(clamping: subdivide ?? 1))
         }
-    }
 
-    public enum VoiceKind: String, Codable, Sendable, CaseIterable {
-        case click, sample
-    }
-
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, description, bpm, voices
+        /// Sound files by role, as written (relative to the defining file's folder).
+        public var soundFields: [(field: String, file: String)] {
+            [("file", file), ("toe", toe), ("heel", heel), ("scuff", scuff)].compactMap { field, file in
+                file.map { (field, $0) }
+            }
+        }
     }
 }
 
-/// A preset read from disk, with the place of every field for error messages.
+/// One voice as loaded: its definition, the file that defined it and where.
+public struct LoadedVoice: Sendable {
+    public var definition: Preset.VoiceDefinition
+    /// The YAML file that defines it, and its path in that file ("voices[2]").
+    public var file: String
+    public var path: String
+    let lines: [String: Int]
+
+    public var folder: String { (file as NSString).deletingLastPathComponent }
+
+    /// Absolute path of a sound named in this voice.
+    public func soundPath(_ name: String) -> String {
+        if name.hasPrefix("/") { return name }
+        return URL(fileURLWithPath: folder).appendingPathComponent(name).standardizedFileURL.path
+    }
+
+    /// Every sound file the voice uses, absolute, with the field naming it.
+    public var sounds: [(field: String, path: String)] {
+        definition.soundFields.map { ($0.field, soundPath($0.file)) }
+    }
+
+    /// An error about `field` of this voice, naming its file and line.
+    public func error(_ field: String?, _ message: String) -> InputError {
+        let place = field.map { "\(path).\($0)" } ?? path
+        return InputError(file: file, line: lines[place] ?? lines[path], field: place, message)
+    }
+}
+
+/// A preset read from disk, its included voice files resolved, every voice validated.
 public struct LoadedPreset: Sendable {
     public var preset: Preset
     /// The preset file's absolute path.
     public var file: String
-    public var folder: String { (file as NSString).deletingLastPathComponent }
-
-    /// Absolute path of a voice's sound file.
-    public func soundPath(_ voice: Preset.VoiceDefinition) -> String? {
-        guard let file = voice.file else { return nil }
-        if file.hasPrefix("/") { return file }
-        return URL(fileURLWithPath: folder).appendingPathComponent(file).standardizedFileURL.path
-    }
-
-    /// Lines of fields, keyed by path like "voices[1].gain".
+    public var voices: [LoadedVoice]
     let lines: [String: Int]
+
+    public var folder: String { (file as NSString).deletingLastPathComponent }
 
     func line(_ path: String) -> Int? { lines[path] }
 
@@ -85,149 +165,49 @@ public struct LoadedPreset: Sendable {
             }
         }
         file = URL(fileURLWithPath: file).standardizedFileURL.path
-        guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
-            throw InputError(file: file, "cannot read the preset (unreadable or not UTF-8)")
+        let (preset, lines) = try YAMLFile.decode(Preset.self, file: file, rootKeys: Preset.CodingKeys.allCases.map(\.rawValue))
+        var voices = (preset.voices ?? []).enumerated().map { index, voice in
+            LoadedVoice(definition: voice, file: file, path: "voices[\(index)]", lines: lines)
         }
-        let node: Node
-        do {
-            guard let composed = try Yams.compose(yaml: text) else {
-                throw InputError(file: file, "the preset is empty")
+        let folder = (file as NSString).deletingLastPathComponent
+        for (index, include) in (preset.include ?? []).enumerated() {
+            let included = include.hasPrefix("/") ? include
+                : URL(fileURLWithPath: folder).appendingPathComponent(include).standardizedFileURL.path
+            guard FileManager.default.fileExists(atPath: included) else {
+                throw InputError(file: file, line: lines["include[\(index)]"] ?? lines["include"], field: "include[\(index)]",
+                                 "voice file not found: \(included)")
             }
-            node = composed
-        } catch let error as YamlError {
-            throw Self.describe(error, file: file)
+            struct VoiceFile: Codable { var voices: [Preset.VoiceDefinition] }
+            let (shared, sharedLines) = try YAMLFile.decode(VoiceFile.self, file: included, rootKeys: ["voices"])
+            voices += shared.voices.enumerated().map { index, voice in
+                LoadedVoice(definition: voice, file: included, path: "voices[\(index)]", lines: sharedLines)
+            }
         }
-        var lines: [String: Int] = [:]
-        try Self.checkKeys(node, file: file, lines: &lines)
-        let preset: Preset
-        do {
-            preset = try YAMLDecoder().decode(Preset.self, from: text)
-        } catch let error as DecodingError {
-            throw Self.describe(error, file: file, lines: lines)
+        for (name, settings) in preset.settings ?? [:] {
+            guard let index = voices.firstIndex(where: { $0.definition.name == name }) else {
+                throw InputError(file: file, line: lines["settings.\(name)"] ?? lines["settings"], field: "settings.\(name)",
+                                 "no voice named '\(name)' in this preset or its includes")
+            }
+            settings.apply(to: &voices[index].definition)
         }
-        let loaded = LoadedPreset(preset: preset, file: file, lines: lines)
+        let loaded = LoadedPreset(preset: preset, file: file, voices: voices, lines: lines)
         try loaded.validate()
         return loaded
     }
 
     private func validate() throws {
-        func fail(_ path: String, _ message: String) -> InputError {
-            InputError(file: file, line: line(path), field: path, message)
-        }
         if let bpm = preset.bpm, !HeartbeatClock.accepts(bpm: bpm) {
-            throw fail("bpm", "\(bpm) is not a heart rate (above 0, at most 300)")
+            throw InputError(file: file, line: line("bpm"), field: "bpm", "\(bpm) is not a heart rate (above 0, at most 300)")
         }
-        if preset.voices.isEmpty { throw fail("voices", "a preset needs at least one voice") }
+        if voices.isEmpty {
+            throw InputError(file: file, line: line("voices"), field: "voices", "a preset needs at least one voice")
+        }
         var seen = Set<String>()
-        for (index, voice) in preset.voices.enumerated() {
-            let at = "voices[\(index)]"
-            if voice.name.isEmpty || voice.name.contains(where: { $0.isWhitespace || $0 == "/" }) {
-                throw fail("\(at).name", "'\(voice.name)' is not a voice name (no spaces or '/')")
+        for voice in voices {
+            try VoiceValidation.check(voice)
+            if !seen.insert(voice.definition.name).inserted {
+                throw voice.error("name", "a second voice named '\(voice.definition.name)'")
             }
-            if !seen.insert(voice.name).inserted { throw fail("\(at).name", "a second voice named '\(voice.name)'") }
-            if let gain = voice.gain, !(gain.isFinite && (0...4).contains(gain)) {
-                throw fail("\(at).gain", "\(gain) is outside 0…4")
-            }
-            if let pan = voice.pan, !(pan.isFinite && (-1...1).contains(pan)) {
-                throw fail("\(at).pan", "\(pan) is outside −1…1")
-            }
-            if let every = voice.every, !(1...16).contains(every) {
-                throw fail("\(at).every", "\(every) is outside 1…16")
-            }
-            if let subdivide = voice.subdivide, ![1, 2, 3, 4].contains(subdivide) {
-                throw fail("\(at).subdivide", "\(subdivide) is not 1, 2, 3 or 4")
-            }
-            if let note = voice.midiNote, !(0...127).contains(note) {
-                throw fail("\(at).midi_note", "\(note) is outside 0…127")
-            }
-            if let polyphony = voice.polyphony, !(1...256).contains(polyphony) {
-                throw fail("\(at).polyphony", "\(polyphony) is outside 1…256")
-            }
-            switch voice.kind {
-            case .click:
-                if voice.file != nil { throw fail("\(at).file", "a click voice plays no file") }
-            case .sample:
-                guard let sound = soundPath(voice) else { throw fail(at, "a sample voice needs 'file'") }
-                if !FileManager.default.fileExists(atPath: sound) {
-                    throw fail("\(at).file", "sound file not found: \(sound)")
-                }
-            }
-        }
-    }
-
-    /// Records each field's line and refuses keys the format does not have (a typo would
-    /// otherwise be ignored without a word).
-    private static func checkKeys(_ node: Node, file: String, lines: inout [String: Int]) throws {
-        guard let root = node.mapping else {
-            throw InputError(file: file, line: node.mark?.line, "the preset must be a mapping of fields (name, voices …)")
-        }
-        let voiceKeys = Set(Preset.VoiceDefinition.CodingKeys.allCases.map(\.rawValue))
-        let rootKeys = Set(Preset.CodingKeys.allCases.map(\.rawValue))
-        for (key, value) in root {
-            let name = key.string ?? ""
-            guard rootKeys.contains(name) else {
-                throw InputError(file: file, line: key.mark?.line, field: name,
-                                 "unknown field (known: \(rootKeys.sorted().joined(separator: ", ")))")
-            }
-            lines[name] = key.mark?.line
-            guard name == "voices", let voices = value.sequence else { continue }
-            for (index, voice) in voices.enumerated() {
-                lines["voices[\(index)]"] = voice.mark?.line
-                guard let fields = voice.mapping else { continue }
-                for (voiceKey, _) in fields {
-                    let field = voiceKey.string ?? ""
-                    guard voiceKeys.contains(field) else {
-                        throw InputError(file: file, line: voiceKey.mark?.line, field: "voices[\(index)].\(field)",
-                                         "unknown field (known: \(voiceKeys.sorted().joined(separator: ", ")))")
-                    }
-                    lines["voices[\(index)].\(field)"] = voiceKey.mark?.line
-                }
-            }
-        }
-    }
-
-    private static func describe(_ error: YamlError, file: String) -> InputError {
-        switch error {
-        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
-             .composer(_, let problem, let mark, _):
-            return InputError(file: file, line: mark.line, "not valid YAML: \(problem)")
-        default:
-            return InputError(file: file, "not valid YAML: \(error)")
-        }
-    }
-
-    private static func describe(_ error: DecodingError, file: String, lines: [String: Int]) -> InputError {
-        func path(_ keys: [CodingKey]) -> String {
-            keys.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }
-                .joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
-        }
-        func lineFor(_ field: String) -> Int? {
-            var candidate = field
-            while !candidate.isEmpty {
-                if let line = lines[candidate] { return line }
-                guard let cut = candidate.lastIndex(where: { $0 == "." || $0 == "[" }) else { break }
-                candidate = String(candidate[..<cut])
-            }
-            return nil
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            let field = path(context.codingPath + [key])
-            return InputError(file: file, line: lineFor(field), field: field, "missing")
-        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
-            let field = path(context.codingPath)
-            let expected = type == String.self ? "text" : type == Bool.self ? "true or false"
-                : (type == Int.self ? "a whole number" : type == [Preset.VoiceDefinition].self ? "a list of voices" : "a number")
-            return InputError(file: file, line: lineFor(field), field: field, "expected \(expected)")
-        case .dataCorrupted(let context):
-            let field = path(context.codingPath)
-            if field.hasSuffix(".kind") {
-                return InputError(file: file, line: lineFor(field), field: field,
-                                  "unknown voice kind (known: \(Preset.VoiceKind.allCases.map(\.rawValue).joined(separator: ", ")))")
-            }
-            return InputError(file: file, line: lineFor(field), field: field, context.debugDescription)
-        @unknown default:
-            return InputError(file: file, "\(error)")
         }
     }
 }

@@ -26,6 +26,13 @@ public final class RealtimeEngine: @unchecked Sendable {
     private let regionVoices: ContiguousArray<Int32>
     private let scratchLeft: UnsafeMutablePointer<Float>
     private let scratchRight: UnsafeMutablePointer<Float>
+    /// Silence, for input voices when the engine has no audio input (offline without --input).
+    private let silentInput: UnsafeMutablePointer<Float>
+    /// Largest change of a channel gain per frame: a full-scale change takes 10 ms.
+    private let gainSlewPerFrame: Float
+    /// Frame of the last explicit beat, for the step length of pulse voices it fires.
+    private var lastExplicitBeatFrame: Int64?
+    private var explicitBeatFrames: Double
 
     /// Absolute engine frame of the next frame to render (frames since the engine started).
     public private(set) var framePosition: Int64 = 0
@@ -34,6 +41,10 @@ public final class RealtimeEngine: @unchecked Sendable {
     public private(set) var mode: PerformanceMode = .freestyle
 
     public static let eventQueueCapacity = 4096
+    /// Objects a clip swap no longer needs, on their way to a control thread to be released
+    /// there (bit patterns of retained references; `ClipSwapper` drains it).
+    public let retiredClips = SPSCRing<UInt>(minimumCapacity: 256)
+    private let retiredProducer: SPSCRing<UInt>.Producer
 
     /// Control thread. `firedReports`, when given, receives a report for every fired voice.
     init(sampleRate: Int, maxFrames: Int, slots: [VoiceSlot], noteVoices: [Int: Int], regionVoices: [Int32],
@@ -45,6 +56,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         voiceNames = slots.map(\.name)
         self.firedReports = firedReports
         queue = EventQueue(capacity: Self.eventQueueCapacity)
+        retiredProducer = retiredClips.producer
         clock = HeartbeatClock(sampleRate: sampleRate)
         self.noteVoices = .allocate(capacity: 128)
         self.noteVoices.initialize(repeating: -1, count: 128)
@@ -54,6 +66,10 @@ public final class RealtimeEngine: @unchecked Sendable {
         self.regionVoices = ContiguousArray(regionVoices)
         scratchLeft = .allocate(capacity: maxFrames)
         scratchRight = .allocate(capacity: maxFrames)
+        silentInput = .allocate(capacity: maxFrames)
+        silentInput.initialize(repeating: 0, count: maxFrames)
+        gainSlewPerFrame = 1 / (0.010 * Float(sampleRate))
+        explicitBeatFrames = Double(sampleRate)
         for slot in slots { slot.voice.prepare(sampleRate: sampleRate, maxFrames: maxFrames) }
     }
 
@@ -62,12 +78,16 @@ public final class RealtimeEngine: @unchecked Sendable {
         noteVoices.deallocate()
         scratchLeft.deallocate()
         scratchRight.deallocate()
+        silentInput.deallocate()
     }
 
     /// Control thread, before activation: a ring the process thread drains every period.
     public func addSource(_ ring: SPSCRing<ControlMessage>) {
         sources.append(ring.consumer)
     }
+
+    /// Tests and diagnostics: the slot at `index`.
+    func slotForTesting(_ index: Int) -> VoiceSlot? { index < slots.count ? slots[index] : nil }
 
     /// Control thread, before activation: index of the voice named `name`.
     public func voiceIndex(named name: String) -> Int? { voiceNames.firstIndex(of: name) }
@@ -88,9 +108,11 @@ public final class RealtimeEngine: @unchecked Sendable {
     // MARK: - The process path
 
     /// Real-time safe. Renders `frames` frames into `left` and `right` (overwriting them), with
-    /// `midiIn` an optional JACK MIDI port buffer whose events are placed at their frame offsets.
+    /// `midiIn` an optional JACK MIDI port buffer whose events are placed at their frame offsets,
+    /// and `inputLeft`/`inputRight` the audio input that input voices process.
     public func process(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
-                        midiIn: UnsafeMutableRawPointer? = nil) {
+                        midiIn: UnsafeMutableRawPointer? = nil,
+                        inputLeft: UnsafePointer<Float>? = nil, inputRight: UnsafePointer<Float>? = nil) {
         pj_rt_enter()
         defer { pj_rt_exit() }
         left.update(repeating: 0, count: frames)
@@ -100,6 +122,11 @@ public final class RealtimeEngine: @unchecked Sendable {
         while done < frames {
             let chunk = min(maxFrames, frames - done)
             processChunk(frames: chunk, left: left + done, right: right + done)
+            // No Optional.map here: its generic closure would instantiate metadata on first use.
+            var chunkLeft = UnsafePointer(silentInput), chunkRight = UnsafePointer(silentInput)
+            if let inputLeft { chunkLeft = inputLeft + done }
+            if let inputRight { chunkRight = inputRight + done }
+            processInput(frames: chunk, inputLeft: chunkLeft, inputRight: chunkRight, left: left + done, right: right + done)
             done += chunk
         }
         counters.periods.wrappingIncrement(ordering: .relaxed)
@@ -131,6 +158,9 @@ public final class RealtimeEngine: @unchecked Sendable {
         }
         clock.advance(to: end)
         framePosition = end
+        for index in 0..<slots.count {
+            if let clipVoice = slots[index].clipVoice { clipVoice.reclaim(retire: retire) }
+        }
     }
 
     /// Real-time safe. Reads only what each ring held when the drain began.
@@ -187,8 +217,11 @@ public final class RealtimeEngine: @unchecked Sendable {
             guard strength.isFinite else { return invalid() }
             let beat = explicitBeats
             explicitBeats += 1
+            if let last = lastExplicitBeatFrame, frame > last { explicitBeatFrames = Double(frame - last) }
+            lastExplicitBeatFrame = frame
             counters.beats.wrappingIncrement(ordering: .relaxed)
-            fireHeartVoices(beat: beat, pulse: 0, velocity: min(max(strength, 0), 1), at: frame)
+            fireHeartVoices(beat: beat, pulse: 0, velocity: min(max(strength, 0), 1), framesPerBeat: explicitBeatFrames,
+                            at: frame)
         case .voiceTrigger(let voice, let velocity):
             guard let slot = slot(voice), velocity.isFinite else { return invalid() }
             if slot.enabled && !slot.silenced { fire(slot, index: voice, velocity: velocity, at: frame) }
@@ -214,7 +247,24 @@ public final class RealtimeEngine: @unchecked Sendable {
             }
         case .modeChange(let newMode):
             mode = newMode
+        case .swapClip(let voice, let clip):
+            guard let bits = UnsafeRawPointer(bitPattern: clip) else { return invalid() }
+            let offered = Unmanaged<AnyObject>.fromOpaque(bits)
+            guard let clipVoice = slot(voice)?.clipVoice else {
+                retire(offered)
+                return invalid()
+            }
+            if !clipVoice.swapClip(offered, retire: retire) {
+                counters.swapsRefused.wrappingIncrement(ordering: .relaxed)
+                retire(offered)
+            }
         }
+    }
+
+    /// Real-time safe. Sends an object a swap no longer needs back to the control thread. The
+    /// ring holds 256; were it full, the object would leak rather than be released here.
+    private func retire(_ object: Unmanaged<AnyObject>) {
+        retiredProducer.push(UInt(bitPattern: object.toOpaque()))
     }
 
     @inline(__always)
@@ -230,15 +280,27 @@ public final class RealtimeEngine: @unchecked Sendable {
         let position = clock.nextPulsePosition
         clock.consumePulse()
         if position.pulse == 0 { counters.beats.wrappingIncrement(ordering: .relaxed) }
-        fireHeartVoices(beat: position.beat, pulse: position.pulse, velocity: 1, at: frame)
+        fireHeartVoices(beat: position.beat, pulse: position.pulse, velocity: 1,
+                        framesPerBeat: 60 * Double(sampleRate) / clock.bpm, at: frame)
     }
 
     /// Real-time safe.
-    private func fireHeartVoices(beat: Int64, pulse: Int, velocity: Float, at frame: Int64) {
+    private func fireHeartVoices(beat: Int64, pulse: Int, velocity: Float, framesPerBeat: Double, at frame: Int64) {
         for index in 0..<slots.count {
             let slot = slots[index]
-            if slot.followsHeart && slot.enabled && !slot.silenced && slot.rate.fires(beat: beat, pulse: pulse) {
-                fire(slot, index: Int32(index), velocity: velocity, at: frame)
+            guard slot.followsHeart && slot.enabled && !slot.silenced else { continue }
+            let noteVelocity = velocity * slot.velocity
+            if let pulseVoice = slot.pulseVoice {
+                let fires = pulseVoice.wantsEveryPulse
+                    ? beat % Int64(slot.rate.everyNthBeat) == 0 : slot.rate.fires(beat: beat, pulse: pulse)
+                guard fires else { continue }
+                let step = pulseVoice.wantsEveryPulse
+                    ? framesPerBeat / Double(BeatRate.pulsesPerBeat) : framesPerBeat / Double(slot.rate.subdivision)
+                if pulseVoice.pulse(beat: beat, pulse: pulse, stepFrames: step, velocity: noteVelocity) {
+                    report(slot, index: Int32(index), velocity: noteVelocity, at: frame)
+                }
+            } else if slot.rate.fires(beat: beat, pulse: pulse) {
+                fire(slot, index: Int32(index), velocity: noteVelocity, at: frame)
             }
         }
     }
@@ -247,6 +309,16 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// of the next render.
     private func fire(_ slot: VoiceSlot, index: Int32, velocity: Float, at frame: Int64) {
         slot.voice.trigger(atFrame: 0, velocity: velocity)
+        report(slot, index: index, velocity: velocity, at: frame)
+    }
+
+    /// Real-time safe. Counts a fired note, chokes its group, and reports it out of the thread.
+    private func report(_ slot: VoiceSlot, index: Int32, velocity: Float, at frame: Int64) {
+        if slot.chokeGroup != 0 {
+            for other in 0..<slots.count where other != Int(index) && slots[other].chokeGroup == slot.chokeGroup {
+                slots[other].voice.choke()
+            }
+        }
         counters.voicesFired.wrappingIncrement(ordering: .relaxed)
         if let firedReports, !firedReports.push(FiredVoice(frame: frame, voice: index, velocity: velocity)) {
             counters.firedReportsDropped.wrappingIncrement(ordering: .relaxed)
@@ -258,17 +330,50 @@ public final class RealtimeEngine: @unchecked Sendable {
                               right: UnsafeMutablePointer<Float>) {
         for index in 0..<slots.count {
             let slot = slots[index]
-            if slot.silenced { continue }
+            if slot.silenced || slot.inputVoice != nil { continue }
             scratchLeft.update(repeating: 0, count: frames)
             scratchRight.update(repeating: 0, count: frames)
             slot.voice.render(left: scratchLeft, right: scratchRight, frames: frames)
-            let gains = slot.channelGains
-            let outLeft = left + offset
-            let outRight = right + offset
-            for frame in 0..<frames {
-                outLeft[frame] += scratchLeft[frame] * gains.left
-                outRight[frame] += scratchRight[frame] * gains.right
-            }
+            mix(slot, into: left + offset, right + offset, frames: frames, target: slot.channelGains)
         }
+    }
+
+    /// Real-time safe. Input voices run once per block: their output depends on the input only.
+    private func processInput(frames: Int, inputLeft: UnsafePointer<Float>, inputRight: UnsafePointer<Float>,
+                              left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        for index in 0..<slots.count {
+            let slot = slots[index]
+            guard let inputVoice = slot.inputVoice, !slot.silenced else { continue }
+            scratchLeft.update(repeating: 0, count: frames)
+            scratchRight.update(repeating: 0, count: frames)
+            inputVoice.process(inputLeft: inputLeft, inputRight: inputRight, left: scratchLeft, right: scratchRight,
+                               frames: frames)
+            // A disabled input voice fades out rather than stopping short.
+            mix(slot, into: left, right, frames: frames, target: slot.enabled ? slot.channelGains : (0, 0))
+        }
+    }
+
+    /// Real-time safe. Adds the scratch buffers into the output at the slot's gains, slewing the
+    /// applied gains toward the targets so that a change never jumps.
+    @inline(__always)
+    private func mix(_ slot: VoiceSlot, into left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
+                     frames: Int, target: (left: Float, right: Float)) {
+        var gainLeft = slot.appliedLeft, gainRight = slot.appliedRight
+        if gainLeft == target.left && gainRight == target.right {
+            for frame in 0..<frames {
+                left[frame] += scratchLeft[frame] * gainLeft
+                right[frame] += scratchRight[frame] * gainRight
+            }
+            return
+        }
+        let slew = gainSlewPerFrame
+        for frame in 0..<frames {
+            gainLeft += min(max(target.left - gainLeft, -slew), slew)
+            gainRight += min(max(target.right - gainRight, -slew), slew)
+            left[frame] += scratchLeft[frame] * gainLeft
+            right[frame] += scratchRight[frame] * gainRight
+        }
+        slot.appliedLeft = gainLeft
+        slot.appliedRight = gainRight
     }
 }

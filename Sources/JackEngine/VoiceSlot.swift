@@ -6,26 +6,45 @@ import Voices
 final class VoiceSlot {
     let name: String
     let voice: any Voice
+    /// The same voice seen as following the pulse grid, or as processing the audio input; cast
+    /// once here so the process thread never casts.
+    let pulseVoice: (any PulseVoice)?
+    let inputVoice: (any InputVoice)?
+    let clipVoice: (any ClipSwapping)?
     var enabled: Bool
     /// Linear gain and balance (−1 left … +1 right; centre leaves both channels at unity).
     var gain: Float
     var pan: Float
     var rate: BeatRate
+    /// Velocity of the notes the heartbeat fires.
+    let velocity: Float
+    /// Firing a voice chokes the others in its group (0: none).
+    let chokeGroup: Int
     /// Fired by the heartbeat clock and explicit beats; otherwise only by triggers.
     let followsHeart: Bool
     /// Excluded from the mix and from firing (`render --solo` of another voice).
     let silenced: Bool
+    /// The channel gains in effect; they slew toward `channelGains` so no change clicks.
+    var appliedLeft: Float
+    var appliedRight: Float
 
     init(name: String, voice: any Voice, enabled: Bool, gain: Float, pan: Float, rate: BeatRate,
-         followsHeart: Bool, silenced: Bool) {
+         followsHeart: Bool, silenced: Bool, velocity: Float = 1, chokeGroup: Int = 0) {
         self.name = name
         self.voice = voice
+        pulseVoice = voice as? any PulseVoice
+        inputVoice = voice as? any InputVoice
+        clipVoice = voice as? any ClipSwapping
         self.enabled = enabled
         self.gain = gain
         self.pan = pan
         self.rate = rate
         self.followsHeart = followsHeart
         self.silenced = silenced
+        self.velocity = velocity
+        self.chokeGroup = chokeGroup
+        appliedLeft = gain * min(1, 1 - pan)
+        appliedRight = gain * min(1, 1 + pan)
     }
 
     /// Real-time safe. Channel gains for the balance law.

@@ -34,9 +34,10 @@ public protocol PulseVoice: Voice {
     /// on the pulses its rate fires.
     var wantsEveryPulse: Bool { get }
 
-    /// Real-time safe. Pulse `pulse` (of `BeatRate.pulsesPerBeat`) of beat `beat` is now;
-    /// a beat currently lasts `framesPerBeat` frames. Returns whether a note started.
-    func pulse(beat: Int64, pulse: Int, framesPerBeat: Double, velocity: Float) -> Bool
+    /// Real-time safe. Pulse `pulse` (of 12 a beat) of beat `beat` is now; a step (the time
+    /// to the voice's next call at the current tempo) lasts `stepFrames`. Returns whether a
+    /// note started.
+    func pulse(beat: Int64, pulse: Int, stepFrames: Double, velocity: Float) -> Bool
 }
 
 /// A voice that processes the engine's audio input (dense convolution). It runs once per

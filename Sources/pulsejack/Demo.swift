@@ -13,7 +13,7 @@ struct Demo: ParsableCommand {
         do {
             let summary = try RenderJob(preset: ShippedPresets.defaultPreset, session: ShippedPresets.demoSession,
                                         out: out, eventsOut: nil, rate: 48000, duration: nil, solo: nil,
-                                        period: 256).run()
+                                        period: 256, input: nil).run()
             print(summary)
             print("The demo is at \(URL(fileURLWithPath: out).standardizedFileURL.path): play it with `play \(out)` (sox) or any audio player.")
         } catch let error as InputError {

@@ -31,6 +31,9 @@ struct Render: ParsableCommand {
     @Option(help: "Frames per period, as a JACK period.")
     var period: Int = 256
 
+    @Option(help: "An audio file played into the engine's input (in_L/in_R), for dense convolution voices.")
+    var input: String?
+
     func validate() throws {
         guard (8000...192_000).contains(rate) else { throw ValidationError("--rate \(rate) is outside 8000…192000 Hz") }
         if let duration, !(duration.isFinite && duration > 0 && duration <= 86_400) {
@@ -42,7 +45,7 @@ struct Render: ParsableCommand {
     func run() throws {
         do {
             let summary = try RenderJob(preset: preset, session: session, out: out, eventsOut: eventsOut, rate: rate,
-                                        duration: duration, solo: solo, period: period).run()
+                                        duration: duration, solo: solo, period: period, input: input).run()
             print(summary)
         } catch let error as InputError {
             throw fail(error)
@@ -60,6 +63,7 @@ struct RenderJob {
     var duration: Double?
     var solo: String?
     var period: Int
+    var input: String?
 
     func run() throws -> String {
         let loaded = try LoadedPreset.load(path: preset)
@@ -70,7 +74,7 @@ struct RenderJob {
             messages.insert(ControlMessage(frame: 0, .tempo(bpm: bpm)), at: 0)
         }
         let renderer = try OfflineRenderer(preset: loaded, sampleRate: rate, periodFrames: period, solo: solo,
-                                           messages: messages)
+                                           messages: messages, inputFile: input)
         let seconds = duration ?? heart.duration + 2
         let frames = Int64((seconds * Double(rate)).rounded())
 

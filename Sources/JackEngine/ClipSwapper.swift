@@ -1,0 +1,41 @@
+import Control
+import Foundation
+import Voices
+
+/// Replaces a convolution voice's clip while the engine plays. Control thread: it decodes,
+/// resamples (and for the dense path partitions) the new clip here, sends it to the process
+/// thread in a control message, and releases what the engine hands back.
+public final class ClipSwapper {
+    public let engine: RealtimeEngine
+    private let preset: LoadedPreset
+    private let offline: Bool
+
+    public init(engine: RealtimeEngine, preset: LoadedPreset, offline: Bool) {
+        self.engine = engine
+        self.preset = preset
+        self.offline = offline
+    }
+
+    /// Control thread. A message that swaps `voice`'s clip for the sound file at `path`, at
+    /// `frame`. Send it through one of the engine's rings.
+    public func message(voice name: String, clip path: String, frame: Int64 = ControlMessage.immediate) throws -> ControlMessage {
+        guard let index = engine.voiceIndex(named: name), let voice = preset.voices.first(where: { $0.definition.name == name }),
+              voice.definition.kind == .convolution else {
+            throw InputError(file: preset.file, field: "voices", "no convolution voice named '\(name)'")
+        }
+        let buffer = try SampleFile.load(path: path, sampleRate: engine.sampleRate)
+        let object: AnyObject = voice.definition.input == true
+            ? try DenseConvolutionVoice(clip: buffer, quantum: engine.maxFrames, waitsForWorkers: offline) : buffer
+        let handle = UInt(bitPattern: Unmanaged.passRetained(object).toOpaque())
+        return ControlMessage(frame: frame, .swapClip(voice: Int32(index), clip: handle))
+    }
+
+    /// Control thread. Releases every object the engine has handed back; call it now and then.
+    public func releaseRetired() {
+        let consumer = engine.retiredClips.consumer
+        while let bits = consumer.pop() {
+            guard let pointer = UnsafeRawPointer(bitPattern: bits) else { continue }
+            Unmanaged<AnyObject>.fromOpaque(pointer).release()
+        }
+    }
+}

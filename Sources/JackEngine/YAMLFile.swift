@@ -1,0 +1,118 @@
+import Control
+import Foundation
+import Yams
+
+/// Decodes a YAML file with Codable, refusing unknown keys, and records the line of every
+/// field (keyed like "voices[1].gain") so that errors can name it. Control thread.
+enum YAMLFile {
+    static func decode<T: Decodable>(_ type: T.Type, file: String, rootKeys: [String]) throws -> (T, [String: Int]) {
+        guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
+            throw InputError(file: file, "cannot read the file (unreadable or not UTF-8)")
+        }
+        let node: Node
+        do {
+            guard let composed = try Yams.compose(yaml: text) else { throw InputError(file: file, "the file is empty") }
+            node = composed
+        } catch let error as YamlError {
+            throw describe(error, file: file)
+        }
+        var lines: [String: Int] = [:]
+        try checkKeys(node, file: file, rootKeys: Set(rootKeys), lines: &lines)
+        do {
+            return (try YAMLDecoder().decode(T.self, from: text), lines)
+        } catch let error as DecodingError {
+            throw describe(error, file: file, lines: lines)
+        }
+    }
+
+    /// Records each field's line and refuses keys the format does not have (a typo would
+    /// otherwise be ignored without a word).
+    private static func checkKeys(_ node: Node, file: String, rootKeys: Set<String>, lines: inout [String: Int]) throws {
+        guard let root = node.mapping else {
+            throw InputError(file: file, line: node.mark?.line, "expected a mapping of fields (\(rootKeys.sorted().joined(separator: ", ")))")
+        }
+        let voiceKeys = Set(Preset.VoiceDefinition.CodingKeys.allCases.map(\.rawValue))
+        for (key, value) in root {
+            let name = key.string ?? ""
+            guard rootKeys.contains(name) else {
+                throw InputError(file: file, line: key.mark?.line, field: name,
+                                 "unknown field (known: \(rootKeys.sorted().joined(separator: ", ")))")
+            }
+            lines[name] = key.mark?.line
+            if let items = value.sequence {
+                for (index, item) in items.enumerated() { lines["\(name)[\(index)]"] = item.mark?.line }
+            }
+            if name == "settings", let settings = value.mapping {
+                let settingKeys = Set(["mute", "enabled", "gain", "pan", "every", "subdivide", "velocity"])
+                for (voiceName, fields) in settings {
+                    lines["settings.\(voiceName.string ?? "")"] = voiceName.mark?.line
+                    for (settingKey, _) in fields.mapping ?? [:] where !settingKeys.contains(settingKey.string ?? "") {
+                        throw InputError(file: file, line: settingKey.mark?.line,
+                                         field: "settings.\(voiceName.string ?? "").\(settingKey.string ?? "")",
+                                         "unknown setting (known: \(settingKeys.sorted().joined(separator: ", ")))")
+                    }
+                }
+            }
+            guard name == "voices", let voices = value.sequence else { continue }
+            for (index, voice) in voices.enumerated() {
+                guard let fields = voice.mapping else { continue }
+                for (voiceKey, fieldValue) in fields {
+                    let field = voiceKey.string ?? ""
+                    guard voiceKeys.contains(field) else {
+                        throw InputError(file: file, line: voiceKey.mark?.line, field: "voices[\(index)].\(field)",
+                                         "unknown field (known: \(voiceKeys.sorted().joined(separator: ", ")))")
+                    }
+                    lines["voices[\(index)].\(field)"] = voiceKey.mark?.line
+                    for (item, element) in (fieldValue.sequence ?? []).enumerated() {
+                        lines["voices[\(index)].\(field)[\(item)]"] = element.mark?.line
+                    }
+                }
+            }
+        }
+    }
+
+    private static func describe(_ error: YamlError, file: String) -> InputError {
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
+             .composer(_, let problem, let mark, _):
+            return InputError(file: file, line: mark.line, "not valid YAML: \(problem)")
+        default:
+            return InputError(file: file, "not valid YAML: \(error)")
+        }
+    }
+
+    private static func describe(_ error: DecodingError, file: String, lines: [String: Int]) -> InputError {
+        func path(_ keys: [CodingKey]) -> String {
+            keys.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }
+                .joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        }
+        func lineFor(_ field: String) -> Int? {
+            var candidate = field
+            while !candidate.isEmpty {
+                if let line = lines[candidate] { return line }
+                guard let cut = candidate.lastIndex(where: { $0 == "." || $0 == "[" }) else { break }
+                candidate = String(candidate[..<cut])
+            }
+            return nil
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let field = path(context.codingPath + [key])
+            return InputError(file: file, line: lineFor(field), field: field, "missing")
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            let field = path(context.codingPath)
+            let expected = type == String.self ? "text" : type == Bool.self ? "true or false"
+                : type == Int.self ? "a whole number" : "\(type)".hasPrefix("Array") ? "a list" : "a number"
+            return InputError(file: file, line: lineFor(field), field: field, "expected \(expected)")
+        case .dataCorrupted(let context):
+            let field = path(context.codingPath)
+            if field.hasSuffix(".kind") {
+                return InputError(file: file, line: lineFor(field), field: field,
+                                  "unknown voice kind (known: \(Preset.VoiceKind.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            return InputError(file: file, line: lineFor(field), field: field, context.debugDescription)
+        @unknown default:
+            return InputError(file: file, "\(error)")
+        }
+    }
+}
