@@ -19,9 +19,11 @@ let package = Package(
         .target(name: "CJack", linkerSettings: [.linkedLibrary("jack")]),
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile"),
         .systemLibrary(name: "CSamplerate", pkgConfig: "samplerate"),
+        .systemLibrary(name: "CLiblo", pkgConfig: "liblo"),
         .target(name: "CZitaConvolver", linkerSettings: [.linkedLibrary("zita-convolver"), .linkedLibrary("fftw3f")]),
 
         .target(name: "Control", dependencies: [
+            "CLiblo",
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
         .target(name: "Voices", dependencies: ["CZitaConvolver"]),

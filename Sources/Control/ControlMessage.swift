@@ -25,6 +25,10 @@ public struct ControlMessage: Sendable, Equatable, BitwiseCopyable {
         case voiceParameter(voice: Int32, VoiceParameter)
         case regionHit(region: Int32, velocity: Float)
         case modeChange(PerformanceMode)
+        /// Hand positions relative to the hip (x: left negative; y: up positive).
+        case pose(leftX: Float, leftY: Float, rightX: Float, rightY: Float)
+        /// An EEG band power, 0…1 (Muse: alpha, beta, delta, theta, gamma).
+        case bandPower(EEGBand, Float)
         /// A new clip for a convolution voice, prepared off the real-time thread: the bit pattern
         /// of a retained object reference (see `ClipSwapper`), opaque to everyone else.
         case swapClip(voice: Int32, clip: UInt)
@@ -43,4 +47,9 @@ public enum VoiceParameter: Sendable, Equatable, BitwiseCopyable {
 /// Tambour's modes: play hits, record them, or loop the recording.
 public enum PerformanceMode: UInt8, Sendable, Equatable, BitwiseCopyable, CaseIterable {
     case freestyle, recording, playing
+}
+
+public enum EEGBand: UInt8, Sendable, Equatable, BitwiseCopyable, CaseIterable {
+    case alpha, beta, delta, theta, gamma
+    public var name: String { ["alpha", "beta", "delta", "theta", "gamma"][Int(rawValue)] }
 }

@@ -247,6 +247,8 @@ public final class RealtimeEngine: @unchecked Sendable {
             }
         case .modeChange(let newMode):
             mode = newMode
+        case .pose, .bandPower:
+            break  // the region and mood models consume these
         case .swapClip(let voice, let clip):
             guard let bits = UnsafeRawPointer(bitPattern: clip) else { return invalid() }
             let offered = Unmanaged<AnyObject>.fromOpaque(bits)

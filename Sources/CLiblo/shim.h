@@ -1,0 +1,2 @@
+#include <lo/lo_lowlevel.h>
+#include <lo/lo_osc_types.h>

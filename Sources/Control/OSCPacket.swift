@@ -1,0 +1,114 @@
+import CLiblo
+
+/// One OSC message as received: its address, arguments, and the timetag of the bundle that
+/// carried it (nil for a bare message or an "immediately" timetag).
+public struct OSCMessage: Sendable, Equatable {
+    public enum Argument: Sendable, Equatable {
+        case int(Int64)
+        case float(Double)
+        case string(String)
+        case bool(Bool)
+    }
+
+    public var address: String
+    public var arguments: [Argument]
+    /// Seconds since 1900 (NTP), as in the OSC timetag.
+    public var timetag: Double?
+
+    public init(address: String, arguments: [Argument], timetag: Double? = nil) {
+        self.address = address
+        self.arguments = arguments
+        self.timetag = timetag
+    }
+
+    /// The arguments as numbers, or nil if any is not numeric.
+    public var numbers: [Double]? {
+        var values: [Double] = []
+        for argument in arguments {
+            switch argument {
+            case .int(let value): values.append(Double(value))
+            case .float(let value): values.append(value)
+            case .bool(let value): values.append(value ? 1 : 0)
+            case .string: return nil
+            }
+        }
+        return values
+    }
+}
+
+/// Decodes a UDP datagram into OSC messages: liblo deserialises each message; bundles (nested
+/// ones too) are unpacked here so each message keeps its bundle's timetag. Sensor thread.
+public enum OSCPacket {
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        case malformed(String)
+        public var description: String { if case .malformed(let why) = self { return why }; return "" }
+    }
+
+    public static func decode(_ bytes: UnsafeRawBufferPointer) throws -> [OSCMessage] {
+        var messages: [OSCMessage] = []
+        try decode(bytes, timetag: nil, depth: 0, into: &messages)
+        return messages
+    }
+
+    public static func decode(_ data: [UInt8]) throws -> [OSCMessage] {
+        try data.withUnsafeBytes { try decode($0) }
+    }
+
+    private static func readUInt32(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
+        (UInt32(bytes[at]) << 24) | (UInt32(bytes[at + 1]) << 16) | (UInt32(bytes[at + 2]) << 8) | UInt32(bytes[at + 3])
+    }
+
+    private static func decode(_ bytes: UnsafeRawBufferPointer, timetag: Double?, depth: Int,
+                               into messages: inout [OSCMessage]) throws {
+        guard bytes.count >= 4, bytes.count % 4 == 0 else { throw Failure.malformed("packet size \(bytes.count) is not a positive multiple of 4") }
+        if bytes[0] == UInt8(ascii: "#") {
+            guard depth < 8 else { throw Failure.malformed("bundles nested too deep") }
+            guard bytes.count >= 16, Array(bytes[0..<8]) == Array("#bundle\0".utf8) else { throw Failure.malformed("bad bundle header") }
+            let seconds = readUInt32(bytes, 8), fraction = readUInt32(bytes, 12)
+            // Timetag 1 (0 s, fraction 1) means "immediately".
+            let tag: Double? = (seconds == 0 && fraction == 1) ? timetag : Double(seconds) + Double(fraction) / 4_294_967_296
+            var offset = 16
+            while offset < bytes.count {
+                guard offset + 4 <= bytes.count else { throw Failure.malformed("truncated bundle element size") }
+                let size = Int(readUInt32(bytes, offset))
+                offset += 4
+                guard size > 0, size % 4 == 0, offset + size <= bytes.count else {
+                    throw Failure.malformed("bundle element of \(size) bytes does not fit")
+                }
+                try decode(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + size]), timetag: tag, depth: depth + 1,
+                           into: &messages)
+                offset += size
+            }
+            return
+        }
+        guard bytes[0] == UInt8(ascii: "/") else { throw Failure.malformed("an OSC address starts with '/'") }
+        // liblo wants a mutable pointer but does not write through it.
+        let raw = UnsafeMutableRawPointer(mutating: bytes.baseAddress!)
+        var result: Int32 = 0
+        guard let message = lo_message_deserialise(raw, bytes.count, &result) else {
+            throw Failure.malformed("liblo could not decode the message (error \(result))")
+        }
+        defer { lo_message_free(message) }
+        guard let pathEnd = bytes.firstIndex(of: 0) else { throw Failure.malformed("unterminated address") }
+        let address = String(decoding: bytes[0..<pathEnd], as: UTF8.self)
+        let count = Int(lo_message_get_argc(message))
+        var arguments: [OSCMessage.Argument] = []
+        if count > 0, let types = lo_message_get_types(message), let argv = lo_message_get_argv(message) {
+            for index in 0..<count {
+                guard let argument = argv[index] else { continue }
+                switch UInt8(bitPattern: types[index]) {
+                case UInt8(ascii: "i"): arguments.append(.int(Int64(argument.pointee.i)))
+                case UInt8(ascii: "h"): arguments.append(.int(argument.pointee.h))
+                case UInt8(ascii: "f"): arguments.append(.float(Double(argument.pointee.f)))
+                case UInt8(ascii: "d"): arguments.append(.float(argument.pointee.d))
+                case UInt8(ascii: "s"), UInt8(ascii: "S"):
+                    arguments.append(.string(withUnsafePointer(to: &argument.pointee.s) { String(cString: $0) }))
+                case UInt8(ascii: "T"): arguments.append(.bool(true))
+                case UInt8(ascii: "F"): arguments.append(.bool(false))
+                default: throw Failure.malformed("argument type '\(Character(UnicodeScalar(UInt8(bitPattern: types[index]))))' is not supported")
+                }
+            }
+        }
+        messages.append(OSCMessage(address: address, arguments: arguments, timetag: timetag))
+    }
+}

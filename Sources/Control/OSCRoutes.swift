@@ -1,0 +1,104 @@
+/// The OSC address space: which control message each address makes. Sensor thread.
+///
+/// `/pulse/bpm f`, `/pulse/beat [f]`, `/pulse/rr f…`, `/voice/<name>/enable i`, `…/gain f`,
+/// `…/pan f`, `…/rate i [i]`, `…/trigger [f]`, `/region/<name> [f]`, `/mode s`,
+/// `/pose/hands f f f f`, `/muse/elements/<band>_absolute f…` (one float or one per sensor).
+/// `/pulse/ppg …` and `/pulse/status` are handled by `OSCInput` itself.
+public struct OSCRoutes: Sendable {
+    public var voices: [String: Int32]
+    public var regions: [String: Int32]
+
+    public init(voices: [String], regions: [String] = []) {
+        self.voices = Dictionary(uniqueKeysWithValues: voices.enumerated().map { ($1, Int32($0)) })
+        self.regions = Dictionary(uniqueKeysWithValues: regions.enumerated().map { ($1, Int32($0)) })
+    }
+
+    public enum Outcome: Equatable {
+        case events([ControlMessage.Event])
+        /// Well-formed, but a value no heart has (counted as rejected).
+        case implausible(String)
+        case unknownAddress
+        case badArguments(String)
+    }
+
+    public func route(_ message: OSCMessage) -> Outcome {
+        let parts = message.address.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        let numbers = message.numbers
+        func floats(_ count: ClosedRange<Int>) -> [Double]? {
+            guard let numbers, count.contains(numbers.count) else { return nil }
+            return numbers
+        }
+        func expecting(_ what: String) -> Outcome { .badArguments("\(message.address) expects \(what)") }
+
+        switch parts.first {
+        case "pulse":
+            guard parts.count == 2 else { return .unknownAddress }
+            switch parts[1] {
+            case "bpm":
+                guard let values = floats(1...1) else { return expecting("one number (bpm)") }
+                guard PlausibleHeart.accepts(bpm: values[0]) else { return .implausible("bpm \(values[0])") }
+                return .events([.tempo(bpm: values[0])])
+            case "beat":
+                guard let values = floats(0...1) else { return expecting("an optional strength") }
+                let strength = values.first ?? 1
+                guard strength.isFinite else { return .implausible("strength \(strength)") }
+                return .events([.heartbeat(strength: Float(min(max(strength, 0), 1)))])
+            case "rr":
+                guard let values = floats(1...64) else { return expecting("RR intervals in seconds") }
+                let good = values.filter(PlausibleHeart.accepts(rr:))
+                guard !good.isEmpty else { return .implausible("RR \(values)") }
+                // The tempo the latest interval implies.
+                return .events([.tempo(bpm: 60 / good.last!)])
+            default: return .unknownAddress
+            }
+        case "voice":
+            guard parts.count == 3, let voice = voices[parts[1]] else { return .unknownAddress }
+            switch parts[2] {
+            case "enable":
+                guard let values = floats(1...1) else { return expecting("0 or 1") }
+                return .events([.voiceParameter(voice: voice, .enable(values[0] != 0))])
+            case "gain":
+                guard let values = floats(1...1), values[0].isFinite, (0...4).contains(values[0]) else { return expecting("a gain 0…4") }
+                return .events([.voiceParameter(voice: voice, .gain(Float(values[0])))])
+            case "pan":
+                guard let values = floats(1...1), values[0].isFinite, (-1...1).contains(values[0]) else { return expecting("a pan −1…1") }
+                return .events([.voiceParameter(voice: voice, .pan(Float(values[0])))])
+            case "rate":
+                guard let values = floats(1...2), values.allSatisfy({ $0.isFinite && $0 >= 1 && $0 <= 16 }) else {
+                    return expecting("every Nth beat 1…16 [and a subdivision 1…4]")
+                }
+                let rate = BeatRate(everyNthBeat: UInt8(values[0]), subdivision: UInt8(values.count > 1 ? values[1] : 1))
+                guard rate.isValid else { return expecting("every Nth beat 1…16 [and a subdivision 1…4]") }
+                return .events([.voiceParameter(voice: voice, .rate(rate))])
+            case "trigger":
+                guard let values = floats(0...1), values.allSatisfy(\.isFinite) else { return expecting("an optional velocity") }
+                return .events([.voiceTrigger(voice: voice, velocity: Float(min(max(values.first ?? 1, 0), 1)))])
+            default: return .unknownAddress
+            }
+        case "region":
+            guard parts.count == 2, let region = regions[parts[1]] else { return .unknownAddress }
+            guard let values = floats(0...1), values.allSatisfy(\.isFinite) else { return expecting("an optional velocity") }
+            return .events([.regionHit(region: region, velocity: Float(min(max(values.first ?? 1, 0), 1)))])
+        case "mode":
+            guard parts.count == 1 else { return .unknownAddress }
+            guard message.arguments.count == 1, case .string(let name) = message.arguments[0],
+                  let mode = PerformanceMode.allCases.first(where: { "\($0)" == name }) else {
+                return expecting("freestyle, recording or playing")
+            }
+            return .events([.modeChange(mode)])
+        case "pose":
+            guard parts.count == 2, parts[1] == "hands" else { return .unknownAddress }
+            guard let values = floats(4...4), values.allSatisfy(\.isFinite) else { return expecting("four numbers: lx ly rx ry") }
+            return .events([.pose(leftX: Float(values[0]), leftY: Float(values[1]), rightX: Float(values[2]), rightY: Float(values[3]))])
+        case "muse":
+            guard parts.count == 3, parts[1] == "elements", parts[2].hasSuffix("_absolute"),
+                  let band = EEGBand.allCases.first(where: { "\($0.name)_absolute" == parts[2] }) else { return .unknownAddress }
+            guard let values = floats(1...4) else { return expecting("one number, or one per sensor") }
+            let finite = values.filter(\.isFinite)
+            guard !finite.isEmpty else { return .implausible("no finite band power") }
+            return .events([.bandPower(band, Float(finite.reduce(0, +) / Double(finite.count)))])
+        default:
+            return .unknownAddress
+        }
+    }
+}
