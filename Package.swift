@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(name: "JackEngineTests", dependencies: [
             "JackEngine", "Control", "Voices", "CJack", "CAllocCounter", "TestSupport",
         ]),
-        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Control"]),
     ],
     swiftLanguageModes: [.v5]
 )

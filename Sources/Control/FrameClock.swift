@@ -3,6 +3,6 @@ public protocol FrameClock: Sendable {
     var sampleRate: Int { get }
     /// The frame the engine is rendering about now.
     func currentFrame() -> Int64
-    /// The frame at which `seconds` (since 1900, NTP, as OSC timetags count) falls.
-    func frame(forTimetag seconds: Double) -> Int64
+    /// The frame at which an OSC timetag (NTP 32.32 fixed point) falls.
+    func frame(forTimetag timetag: UInt64) -> Int64
 }

@@ -12,10 +12,10 @@ public struct OSCMessage: Sendable, Equatable {
 
     public var address: String
     public var arguments: [Argument]
-    /// Seconds since 1900 (NTP), as in the OSC timetag.
-    public var timetag: Double?
+    /// The OSC timetag: NTP time, seconds since 1900 in the high 32 bits, fraction in the low.
+    public var timetag: UInt64?
 
-    public init(address: String, arguments: [Argument], timetag: Double? = nil) {
+    public init(address: String, arguments: [Argument], timetag: UInt64? = nil) {
         self.address = address
         self.arguments = arguments
         self.timetag = timetag
@@ -58,7 +58,7 @@ public enum OSCPacket {
         (UInt32(bytes[at]) << 24) | (UInt32(bytes[at + 1]) << 16) | (UInt32(bytes[at + 2]) << 8) | UInt32(bytes[at + 3])
     }
 
-    private static func decode(_ bytes: UnsafeRawBufferPointer, timetag: Double?, depth: Int,
+    private static func decode(_ bytes: UnsafeRawBufferPointer, timetag: UInt64?, depth: Int,
                                into messages: inout [OSCMessage]) throws {
         guard bytes.count >= 4, bytes.count % 4 == 0 else { throw Failure.malformed("packet size \(bytes.count) is not a positive multiple of 4") }
         if bytes[0] == UInt8(ascii: "#") {
@@ -66,7 +66,7 @@ public enum OSCPacket {
             guard bytes.count >= 16, Array(bytes[0..<8]) == Array("#bundle\0".utf8) else { throw Failure.malformed("bad bundle header") }
             let seconds = readUInt32(bytes, 8), fraction = readUInt32(bytes, 12)
             // Timetag 1 (0 s, fraction 1) means "immediately".
-            let tag: Double? = (seconds == 0 && fraction == 1) ? timetag : Double(seconds) + Double(fraction) / 4_294_967_296
+            let tag: UInt64? = (seconds == 0 && fraction == 1) ? timetag : UInt64(seconds) << 32 | UInt64(fraction)
             var offset = 16
             while offset < bytes.count {
                 guard offset + 4 <= bytes.count else { throw Failure.malformed("truncated bundle element size") }
@@ -102,7 +102,8 @@ public enum OSCPacket {
                 case UInt8(ascii: "f"): arguments.append(.float(Double(argument.pointee.f)))
                 case UInt8(ascii: "d"): arguments.append(.float(argument.pointee.d))
                 case UInt8(ascii: "s"), UInt8(ascii: "S"):
-                    arguments.append(.string(withUnsafePointer(to: &argument.pointee.s) { String(cString: $0) }))
+                    // The string lives in the argument's own memory (lo_arg.s is its first char).
+                    arguments.append(.string(String(cString: UnsafeRawPointer(argument).assumingMemoryBound(to: CChar.self))))
                 case UInt8(ascii: "T"): arguments.append(.bool(true))
                 case UInt8(ascii: "F"): arguments.append(.bool(false))
                 default: throw Failure.malformed("argument type '\(Character(UnicodeScalar(UInt8(bitPattern: types[index]))))' is not supported")

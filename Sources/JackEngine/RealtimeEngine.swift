@@ -1,3 +1,4 @@
+import Atomics
 import CJack
 import Control
 import Voices
@@ -36,6 +37,8 @@ public final class RealtimeEngine: @unchecked Sendable {
 
     /// Absolute engine frame of the next frame to render (frames since the engine started).
     public private(set) var framePosition: Int64 = 0
+    /// `framePosition` at the start of the current period, for other threads (`JackFrameClock`).
+    public let publishedPeriodStart = ManagedAtomic<Int64>(0)
     /// Explicit beats received, for every-Nth-beat voices fired by them.
     private var explicitBeats: Int64 = 0
     public private(set) var mode: PerformanceMode = .freestyle
@@ -115,6 +118,7 @@ public final class RealtimeEngine: @unchecked Sendable {
                         inputLeft: UnsafePointer<Float>? = nil, inputRight: UnsafePointer<Float>? = nil) {
         pj_rt_enter()
         defer { pj_rt_exit() }
+        publishedPeriodStart.store(framePosition, ordering: .relaxed)
         left.update(repeating: 0, count: frames)
         right.update(repeating: 0, count: frames)
         if let midiIn { receiveMIDI(midiIn) }

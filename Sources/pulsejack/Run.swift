@@ -24,6 +24,15 @@ struct Run: ParsableCommand {
     @Flag(name: .customLong("start-server"), help: "Start a JACK server when none runs (a sound card's driver, else the dummy driver).")
     var startServer = false
 
+    @Option(name: .customLong("osc-port"), help: "UDP port for OSC input (0: any free port, printed at start).")
+    var oscPort: UInt16 = 9000
+
+    @Option(name: .customLong("osc-bind"), help: "Address the OSC port listens on; 0.0.0.0 opens it to the network.")
+    var oscBind = "127.0.0.1"
+
+    @Flag(name: .customLong("no-osc"), help: "Do not listen for OSC.")
+    var noOSC = false
+
     func validate() throws {
         if let bpm, !HeartbeatClock.accepts(bpm: bpm) {
             throw ValidationError("--bpm \(bpm) is not a heart rate (above 0, at most 300)")
@@ -31,6 +40,7 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
+        setvbuf(stdout, nil, _IOLBF, 0)  // status lines reach a pipe as they happen
         let loaded: LoadedPreset
         do { loaded = try LoadedPreset.load(path: preset) } catch let error as InputError { throw fail(error) }
 
@@ -60,12 +70,35 @@ struct Run: ParsableCommand {
         if let tempo = bpm ?? loaded.preset.bpm {
             controlRing.producer.push(ControlMessage(.tempo(bpm: tempo)))
         }
+        var osc: OSCInput?
+        if !noOSC {
+            var configuration = OSCInput.Configuration()
+            configuration.port = oscPort
+            configuration.bind = oscBind
+            let counters = engine.counters
+            do {
+                osc = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: engine.voiceNames),
+                                   clock: JackFrameClock(engine: engine, client: client),
+                                   status: {
+                                       let snapshot = counters.snapshot()
+                                       return [("xruns", snapshot.xruns), ("beats", snapshot.beats),
+                                               ("voices_fired", snapshot.voicesFired), ("late_messages", snapshot.lateMessages),
+                                               ("rejected_tempos", snapshot.rejectedTempos)]
+                                   },
+                                   log: { warn($0) })
+            } catch {
+                server?.stop()
+                throw fail(error)
+            }
+            engine.addSource(osc!.ring)
+        }
         do { try client.activate(engine: engine) } catch { server?.stop(); throw fail(error) }
+        osc?.start()
         if connect {
             let made = client.connectToPlayback()
             if made.isEmpty { warn("--connect: the server has no physical playback ports") }
         }
-        print("pulsejack: playing '\(loaded.preset.name ?? loaded.file)' on JACK server '\(JackClient.serverName)' as '\(client.name)' at \(client.sampleRate) Hz, \(client.bufferSize) frames a period; ports \(client.outputPortNames.joined(separator: ", ")), \(client.name):midi_in")
+        print("pulsejack: playing '\(loaded.preset.name ?? loaded.file)' on JACK server '\(JackClient.serverName)' as '\(client.name)' at \(client.sampleRate) Hz, \(client.bufferSize) frames a period; ports \(client.outputPortNames.joined(separator: ", ")), \(client.name):midi_in" + (osc.map { "; OSC on \(oscBind):\($0.boundPort)" } ?? ""))
 
         let stop = DispatchSemaphore(value: 0)
         var signalSources: [DispatchSourceSignal] = []
@@ -83,6 +116,7 @@ struct Run: ParsableCommand {
                 break
             }
         }
+        osc?.stop()
         if !serverLost { client.deactivate() }
         client.close()
         let counts = engine.counters.snapshot()

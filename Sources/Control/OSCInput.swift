@@ -1,0 +1,247 @@
+import Atomics
+import CLiblo
+import Foundation
+
+/// The OSC sensor input: a UDP socket on its own thread, bound to 127.0.0.1 by default. Each
+/// datagram is decoded (liblo), routed (`OSCRoutes`) and pushed into this input's own ring, at
+/// the frame its bundle's timetag maps to, or at the next period when it has none. Bad packets
+/// are counted and logged (at most one line a second), never fatal.
+public final class OSCInput: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        public var port: UInt16 = 9000
+        public var bind = "127.0.0.1"
+        /// Samples per second of `/pulse/ppg` (changed by `/pulse/ppg/rate f`).
+        public var ppgRate = 100.0
+        /// Seconds without heart data before a dropout is reported (the clock holds its tempo).
+        public var dropoutSeconds = 5.0
+        public init() {}
+    }
+
+    public final class Counters: @unchecked Sendable {
+        public let received = ManagedAtomic<Int>(0)
+        public let malformed = ManagedAtomic<Int>(0)
+        public let unknownAddress = ManagedAtomic<Int>(0)
+        public let badArguments = ManagedAtomic<Int>(0)
+        public let implausible = ManagedAtomic<Int>(0)
+        public let lateBundles = ManagedAtomic<Int>(0)
+        public let dropped = ManagedAtomic<Int>(0)
+        public let dropouts = ManagedAtomic<Int>(0)
+        public let ppgBeats = ManagedAtomic<Int>(0)
+
+        public var all: [(String, Int)] {
+            [("received", received), ("malformed", malformed), ("unknown_address", unknownAddress),
+             ("bad_arguments", badArguments), ("implausible", implausible), ("late_bundles", lateBundles),
+             ("dropped", dropped), ("dropouts", dropouts), ("ppg_beats", ppgBeats)].map { ($0, $1.load(ordering: .relaxed)) }
+        }
+    }
+
+    public let configuration: Configuration
+    public let ring = SPSCRing<ControlMessage>(minimumCapacity: 4096)
+    public let counters = Counters()
+    public private(set) var boundPort: UInt16 = 0
+    private let routes: OSCRoutes
+    private let clock: FrameClock?
+    private let status: @Sendable () -> [(String, Int)]
+    private let log: @Sendable (String) -> Void
+    private var socket: Int32 = -1
+    private let running = ManagedAtomic<Bool>(false)
+    private var thread: Thread?
+    private var ppg: PPGBeatDetector
+    private var lastHeartData = Date()
+    private var dropoutReported = false
+    private var lastLog = Date.distantPast
+    private var suppressedLogs = 0
+
+    /// Control thread. Binds the socket (port 0 picks a free one; see `boundPort`).
+    public init(configuration: Configuration, routes: OSCRoutes, clock: FrameClock?,
+                status: @escaping @Sendable () -> [(String, Int)] = { [] },
+                log: @escaping @Sendable (String) -> Void = { _ in }) throws {
+        self.configuration = configuration
+        self.routes = routes
+        self.clock = clock
+        self.status = status
+        self.log = log
+        ppg = PPGBeatDetector(sampleRate: configuration.ppgRate)
+        try open()
+    }
+
+    deinit {
+        stop()
+        if socket >= 0 { close(socket) }
+    }
+
+    private func open() throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        guard socket >= 0 else { throw OSCInputError("cannot create a UDP socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = configuration.port.bigEndian
+        guard inet_pton(AF_INET, configuration.bind, &address.sin_addr) == 1 else {
+            throw OSCInputError("--osc-bind \(configuration.bind) is not an IPv4 address")
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(socket)
+            socket = -1
+            throw OSCInputError("cannot listen for OSC on \(configuration.bind):\(configuration.port): \(reason)")
+        }
+        var actual = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+        }
+        boundPort = UInt16(bigEndian: actual.sin_port)
+    }
+
+    /// Control thread. Starts the receiving thread.
+    public func start() {
+        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let thread = Thread { [weak self] in self?.receiveLoop() }
+        thread.name = "pulsejack-osc"
+        thread.start()
+        self.thread = thread
+    }
+
+    /// Control thread. Stops the receiving thread (within 100 ms).
+    public func stop() {
+        running.store(false, ordering: .releasing)
+    }
+
+    private func receiveLoop() {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while running.load(ordering: .acquiring) {
+            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            checkDropout()
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            var source = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let count = buffer.withUnsafeMutableBytes { bytes in
+                withUnsafeMutablePointer(to: &source) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(socket, bytes.baseAddress, bytes.count, 0, $0, &length) }
+                }
+            }
+            guard count > 0 else { continue }
+            buffer.withUnsafeBytes { handle(datagram: UnsafeRawBufferPointer(rebasing: $0[0..<count]), replyTo: source) }
+        }
+    }
+
+    /// Sensor thread (or a test). Decodes, routes and pushes one datagram.
+    public func handle(datagram: UnsafeRawBufferPointer, replyTo: sockaddr_in? = nil) {
+        counters.received.wrappingIncrement(ordering: .relaxed)
+        let messages: [OSCMessage]
+        do {
+            messages = try OSCPacket.decode(datagram)
+        } catch {
+            counters.malformed.wrappingIncrement(ordering: .relaxed)
+            report("malformed OSC packet (\(datagram.count) bytes): \(error)")
+            return
+        }
+        for message in messages { handle(message, replyTo: replyTo) }
+    }
+
+    private func handle(_ message: OSCMessage, replyTo: sockaddr_in?) {
+        switch message.address {
+        case "/pulse/status":
+            if let replyTo { reply(to: replyTo) }
+            return
+        case "/pulse/ppg/rate":
+            guard let rate = message.numbers?.first, rate.isFinite, (10...10_000).contains(rate) else {
+                counters.badArguments.wrappingIncrement(ordering: .relaxed)
+                return report("/pulse/ppg/rate expects a rate 10…10000 Hz")
+            }
+            ppg = PPGBeatDetector(sampleRate: rate)
+            return
+        case "/pulse/ppg":
+            guard let samples = message.numbers, !samples.isEmpty else {
+                counters.badArguments.wrappingIncrement(ordering: .relaxed)
+                return report("/pulse/ppg expects pulse-wave samples")
+            }
+            heartData()
+            for sample in samples where ppg.process(sample) {
+                counters.ppgBeats.wrappingIncrement(ordering: .relaxed)
+                push(.heartbeat(strength: 1), frame: ControlMessage.immediate)
+                if let bpm = ppg.bpm, PlausibleHeart.accepts(bpm: bpm) { push(.tempo(bpm: bpm), frame: ControlMessage.immediate) }
+            }
+            return
+        default:
+            break
+        }
+        switch routes.route(message) {
+        case .events(let events):
+            if message.address.hasPrefix("/pulse/") { heartData() }
+            var frame = ControlMessage.immediate
+            if let timetag = message.timetag, let clock {
+                frame = clock.frame(forTimetag: timetag)
+                if frame < clock.currentFrame() {
+                    counters.lateBundles.wrappingIncrement(ordering: .relaxed)
+                    frame = ControlMessage.immediate
+                }
+            }
+            for event in events { push(event, frame: frame) }
+        case .implausible(let what):
+            counters.implausible.wrappingIncrement(ordering: .relaxed)
+            report("\(message.address): \(what) rejected (not a plausible heart)")
+        case .unknownAddress:
+            counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
+            report("unknown OSC address \(message.address)")
+        case .badArguments(let why):
+            counters.badArguments.wrappingIncrement(ordering: .relaxed)
+            report(why)
+        }
+    }
+
+    private func push(_ event: ControlMessage.Event, frame: Int64) {
+        if !ring.producer.push(ControlMessage(frame: frame, event)) {
+            counters.dropped.wrappingIncrement(ordering: .relaxed)
+        }
+    }
+
+    private func heartData() {
+        lastHeartData = Date()
+        dropoutReported = false
+    }
+
+    private func checkDropout() {
+        guard !dropoutReported, Date().timeIntervalSince(lastHeartData) > configuration.dropoutSeconds else { return }
+        dropoutReported = true
+        counters.dropouts.wrappingIncrement(ordering: .relaxed)
+        report(String(format: "no heart data for %.0f s: holding the last tempo", configuration.dropoutSeconds))
+    }
+
+    /// At most one log line a second; the rest are counted and summarised.
+    private func report(_ line: String) {
+        let now = Date()
+        guard now.timeIntervalSince(lastLog) >= 1 else {
+            suppressedLogs += 1
+            return
+        }
+        log(suppressedLogs > 0 ? "\(line) (and \(suppressedLogs) more since the last report)" : line)
+        lastLog = now
+        suppressedLogs = 0
+    }
+
+    /// Replies to the sender: `/pulse/status` with name, value pairs.
+    private func reply(to destination: sockaddr_in) {
+        guard let message = lo_message_new() else { return }
+        defer { lo_message_free(message) }
+        for (name, value) in counters.all + status() {
+            lo_message_add_string(message, name)
+            lo_message_add_int32(message, Int32(clamping: value))
+        }
+        var size = 0
+        guard let data = lo_message_serialise(message, "/pulse/status", nil, &size) else { return }
+        defer { free(data) }
+        var target = destination
+        _ = withUnsafePointer(to: &target) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(socket, data, size, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+    }
+}
+
+public struct OSCInputError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

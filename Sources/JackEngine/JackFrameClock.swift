@@ -1,0 +1,54 @@
+import CJack
+import Control
+import Foundation
+
+/// Maps OSC timetags (wall-clock time) to engine frames while running under JACK. Any thread.
+///
+/// The mapping is anchored once (wall time ↔ the frame JACK is rendering) and then advanced at
+/// the nominal sample rate, so timetags spaced by exactly N frames map to frames exactly N apart;
+/// it re-anchors only when the estimate drifts by more than 10 ms from JACK's own frame count.
+public final class JackFrameClock: FrameClock, @unchecked Sendable {
+    public let sampleRate: Int
+    private let engine: RealtimeEngine
+    private let client: JackClient
+    private let lock = NSLock()
+    private var anchor: (wall: UInt64, frame: Int64)?
+
+    public init(engine: RealtimeEngine, client: JackClient) {
+        self.engine = engine
+        self.client = client
+        sampleRate = engine.sampleRate
+    }
+
+    /// Now as an OSC timetag: NTP 32.32 fixed point, seconds since 1900.
+    public static func nowTimetag() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return UInt64(now.tv_sec + 2_208_988_800) << 32 | (UInt64(now.tv_nsec) << 32) / 1_000_000_000
+    }
+
+    /// Frames in `ticks` of 2⁻³² s, rounded to the nearest; exact integer arithmetic, so equal
+    /// timetag spacing gives equal frame spacing.
+    func frames(ticks: Int64) -> Int64 {
+        let product = Int128(ticks) * Int128(sampleRate)
+        let half = Int128(1) << 31
+        return Int64((product + (product >= 0 ? half : -half)) >> 32)
+    }
+
+    public func currentFrame() -> Int64 {
+        engine.publishedPeriodStart.load(ordering: .relaxed) + Int64(jack_frames_since_cycle_start(client.client))
+    }
+
+    public func frame(forTimetag timetag: UInt64) -> Int64 {
+        lock.lock()
+        defer { lock.unlock() }
+        let now = Self.nowTimetag(), current = currentFrame()
+        if let anchor {
+            let predicted = anchor.frame + frames(ticks: Int64(bitPattern: now &- anchor.wall))
+            if abs(predicted - current) > Int64(sampleRate / 100) { self.anchor = (now, current) }
+        } else {
+            anchor = (now, current)
+        }
+        return anchor!.frame + frames(ticks: Int64(bitPattern: timetag &- anchor!.wall))
+    }
+}

@@ -1,0 +1,109 @@
+import Control
+import Foundation
+import TestSupport
+import XCTest
+
+/// Real UDP OSC packets to `pulsejack run` on the private jackd, heard by jack_capture.
+final class OSCLiveTests: XCTestCase {
+    private var folder: URL!
+    private var run: Process?
+
+    override func setUpWithError() throws {
+        try Subprocess.requirePulsejack()
+        folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-osc-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        if let run, run.isRunning { run.interrupt(); run.waitUntilExit() }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Starts pulsejack with a click that only triggers fire, listening on a free OSC port.
+    private func start(server: String) throws -> (client: String, port: UInt16) {
+        let preset = folder.appendingPathComponent("pad")
+        try FileManager.default.createDirectory(at: preset, withIntermediateDirectories: true)
+        try "voices:\n  - {name: pad, kind: click, on_beat: false}\n"
+            .write(to: preset.appendingPathComponent("preset.yaml"), atomically: true, encoding: .utf8)
+        let client = "pj-osc-\(getpid())", port = OSCEncoder.freePort()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Subprocess.pulsejack)
+        process.arguments = ["run", "--preset", preset.path, "--name", client, "--osc-port", "\(port)"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["JACK_DEFAULT_SERVER": server]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        run = process
+        for _ in 0..<50 {
+            if try Subprocess.run("/usr/bin/jack_lsp", [], environment: ["JACK_DEFAULT_SERVER": server]).stdout.contains("\(client):out_L") {
+                break
+            }
+            usleep(100_000)
+        }
+        return (client, port)
+    }
+
+    private func capture(_ client: String, server: String, seconds: Int, while sending: () -> Void) throws -> [Float] {
+        guard let jackCapture = Subprocess.which("jack_capture") else { throw XCTSkip("jack_capture is not installed") }
+        let wav = folder.appendingPathComponent("capture.wav").path
+        let recorder = Process()
+        recorder.executableURL = URL(fileURLWithPath: jackCapture)
+        recorder.arguments = ["-d", "\(seconds)", "-c", "1", "-p", "\(client):out_L", "--daemon", wav]
+        recorder.environment = ProcessInfo.processInfo.environment.merging(["JACK_DEFAULT_SERVER": server]) { $1 }
+        try recorder.run()
+        usleep(500_000)
+        sending()
+        recorder.waitUntilExit()
+        return try WavFile(path: wav).channels[0]
+    }
+
+    func testTimetaggedBundlesSoundAtExactlyTheirSpacing() throws {
+        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
+        let (client, port) = try start(server: server)
+        let audio = try capture(client, server: server, seconds: 4) {
+            // Five triggers scheduled ahead, 0.5 s apart by their timetags (24 000 frames at 48 kHz),
+            // sent now in one go and in separate packets.
+            let base = OSCEncoder.now() + (1 << 32)  // one second from now
+            for index in 0..<5 {
+                let packet = OSCEncoder.bundle(timetag: base + UInt64(index) << 31,
+                                               [OSCEncoder.message("/voice/pad/trigger", [.float(1)])])
+                OSCEncoder.send(packet, port: port)
+            }
+        }
+        let onsets = WavFile.onsets(audio, threshold: 0.5)
+        XCTAssertEqual(onsets.count, 5, "\(onsets)")
+        XCTAssertEqual(zip(onsets.dropFirst(), onsets).map { $0 - $1 }, [24_000, 24_000, 24_000, 24_000])
+    }
+
+    func testVoiceMessagesChangeWhatPlaysAndStatusReplies() throws {
+        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
+        guard let oscsend = Subprocess.which("oscsend") else { throw XCTSkip("oscsend (liblo-tools) is not installed") }
+        let (client, port) = try start(server: server)
+        let audio = try capture(client, server: server, seconds: 3) {
+            // A real peer, liblo's oscsend: gain 0.25, then a trigger; then the voice disabled.
+            _ = try? Subprocess.run(oscsend, ["localhost", "\(port)", "/voice/pad/gain", "f", "0.25"])
+            usleep(300_000)
+            _ = try? Subprocess.run(oscsend, ["localhost", "\(port)", "/voice/pad/trigger", "f", "1"])
+            usleep(300_000)
+            _ = try? Subprocess.run(oscsend, ["localhost", "\(port)", "/voice/pad/enable", "i", "0"])
+            usleep(300_000)
+            _ = try? Subprocess.run(oscsend, ["localhost", "\(port)", "/voice/pad/trigger", "f", "1"])
+        }
+        let onsets = WavFile.onsets(audio, threshold: 0.1)
+        XCTAssertEqual(onsets.count, 1, "only the trigger before disabling sounds")
+        XCTAssertEqual(audio[onsets[0]], 0.25, accuracy: 1e-6, "at the new gain")
+
+        let reply = try XCTUnwrap(OSCEncoder.send(OSCEncoder.message("/pulse/status"), port: port, awaitReply: true))
+        let status = try XCTUnwrap(OSCPacket.decode(reply).first)
+        XCTAssertEqual(status.address, "/pulse/status")
+        var counters: [String: Double] = [:]
+        for pair in stride(from: 0, to: status.arguments.count - 1, by: 2) {
+            if case .string(let name) = status.arguments[pair], case .int(let value) = status.arguments[pair + 1] {
+                counters[name] = Double(value)
+            }
+        }
+        XCTAssertEqual(counters["received"], 5, "four messages and this request: \(counters)")
+        XCTAssertNotNil(counters["xruns"])
+        XCTAssertEqual(counters["voices_fired"], 1)
+    }
+}

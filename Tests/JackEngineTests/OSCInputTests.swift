@@ -1,0 +1,139 @@
+import Control
+import Foundation
+import JackEngine
+import TestSupport
+import XCTest
+
+/// A frame clock that maps one NTP second to `sampleRate` frames from timetag `origin`.
+struct FixedFrameClock: FrameClock {
+    let sampleRate = 48_000
+    let origin: UInt64
+    let now: Int64
+    func currentFrame() -> Int64 { now }
+    func frame(forTimetag timetag: UInt64) -> Int64 {
+        Int64((Int128(Int64(bitPattern: timetag &- origin)) * 48_000 + (1 << 31)) >> 32)
+    }
+}
+
+final class OSCInputTests: XCTestCase {
+    private func input(voices: [String] = ["click"], now: Int64 = 0) throws -> OSCInput {
+        var configuration = OSCInput.Configuration()
+        configuration.port = 0
+        return try OSCInput(configuration: configuration, routes: OSCRoutes(voices: voices),
+                            clock: FixedFrameClock(origin: 1 << 40, now: now))
+    }
+
+    private func feed(_ input: OSCInput, _ packet: [UInt8]) {
+        packet.withUnsafeBytes { input.handle(datagram: $0) }
+    }
+
+    func testTimetaggedBundlesLandAtTheirFramesAndBareMessagesAtTheNextPeriod() throws {
+        let osc = try input(now: 1000)
+        let half: UInt64 = 1 << 31  // half a second in NTP fraction units
+        feed(osc, OSCEncoder.bundle(timetag: (1 << 40) + half, [OSCEncoder.message("/voice/click/trigger", [.float(0.5)])]))
+        feed(osc, OSCEncoder.bundle(timetag: (1 << 40) + 2 * half, [
+            OSCEncoder.message("/pulse/bpm", [.float(72)]),
+            OSCEncoder.bundle(timetag: (1 << 40) + 3 * half, [OSCEncoder.message("/voice/click/gain", [.float(0.25)])]),
+        ]))
+        feed(osc, OSCEncoder.message("/voice/click/enable", [.int(0)]))
+        feed(osc, OSCEncoder.bundle(timetag: 1 << 40, [OSCEncoder.message("/pulse/beat")]))  // frame 0 < now 1000: late
+        var got: [ControlMessage] = []
+        while let message = osc.ring.consumer.pop() { got.append(message) }
+        XCTAssertEqual(got, [
+            ControlMessage(frame: 24_000, .voiceTrigger(voice: 0, velocity: 0.5)),
+            ControlMessage(frame: 48_000, .tempo(bpm: 72)),
+            ControlMessage(frame: 72_000, .voiceParameter(voice: 0, .gain(0.25))),
+            ControlMessage(.voiceParameter(voice: 0, .enable(false))),
+            ControlMessage(.heartbeat(strength: 1)),
+        ])
+        XCTAssertEqual(osc.counters.lateBundles.load(ordering: .relaxed), 1)
+    }
+
+    func testImplausibleUnknownAndMalformedInputIsCountedNotFatal() throws {
+        let osc = try input()
+        feed(osc, OSCEncoder.message("/pulse/bpm", [.float(300)]))
+        feed(osc, OSCEncoder.message("/pulse/bpm", [.float(.nan)]))
+        feed(osc, OSCEncoder.message("/pulse/rr", [.float(3)]))
+        feed(osc, OSCEncoder.message("/voice/tuba/gain", [.float(1)]))
+        feed(osc, OSCEncoder.message("/voice/click/gain", [.string("loud")]))
+        feed(osc, OSCEncoder.message("/voice/click/gain", [.float(1), .float(2)]))
+        feed(osc, Array(OSCEncoder.message("/pulse/bpm", [.float(70)]).dropLast(4)))  // truncated
+        feed(osc, [0x2F, 0x78, 0x00])                                                  // not 4-aligned
+        feed(osc, OSCEncoder.message("/pulse/rr", [.float(0.8)]))                        // good: 75 BPM
+        let counters = osc.counters
+        XCTAssertEqual(counters.implausible.load(ordering: .relaxed), 3)
+        XCTAssertEqual(counters.unknownAddress.load(ordering: .relaxed), 1)
+        XCTAssertEqual(counters.badArguments.load(ordering: .relaxed), 2)
+        XCTAssertEqual(counters.malformed.load(ordering: .relaxed), 2)
+        guard case .tempo(let bpm) = osc.ring.consumer.pop()?.event else { return XCTFail("no tempo from RR 0.8 s") }
+        XCTAssertEqual(bpm, 75, accuracy: 1e-4)
+    }
+
+    func testMuseAndPoseAndModeMessages() throws {
+        let osc = try input()
+        feed(osc, OSCEncoder.message("/muse/elements/alpha_absolute", [.float(0.2), .float(0.4), .float(0.6), .float(0.8)]))
+        feed(osc, OSCEncoder.message("/muse/elements/theta_absolute", [.float(0.3)]))
+        feed(osc, OSCEncoder.message("/pose/hands", [.float(-0.5), .float(0.9), .float(0.45), .float(0.05)]))
+        feed(osc, OSCEncoder.message("/mode", [.string("recording")]))
+        var got: [ControlMessage.Event] = []
+        while let message = osc.ring.consumer.pop() { got.append(message.event) }
+        XCTAssertEqual(got, [.bandPower(.alpha, 0.5), .bandPower(.theta, 0.3),
+                             .pose(leftX: -0.5, leftY: 0.9, rightX: 0.45, rightY: 0.05), .modeChange(.recording)])
+    }
+
+    /// 100 000 random and mutated packets: the input and the engine stay up and count them.
+    func testFuzzedPacketsAreCountedAndNeverCrash() throws {
+        let preset = try LoadedPreset.load(path: Fixtures.presets.appendingPathComponent("pulsonify").path)
+        let engine = try EngineGraph.build(preset: preset, sampleRate: 48_000, maxFrames: 256, offline: true)
+        var configuration = OSCInput.Configuration()
+        configuration.port = 0
+        let osc = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: engine.voiceNames),
+                               clock: FixedFrameClock(origin: 0, now: 0))
+        engine.addSource(osc.ring)
+        let seeds: [[UInt8]] = [
+            OSCEncoder.message("/pulse/bpm", [.float(72)]),
+            OSCEncoder.message("/voice/uke/gain", [.float(0.5)]),
+            OSCEncoder.message("/voice/arpeggio/rate", [.int(2), .int(3)]),
+            OSCEncoder.message("/pulse/ppg", (0..<16).map { .float(Float($0)) }),
+            OSCEncoder.bundle(timetag: 5 << 32, [OSCEncoder.message("/voice/maraca/trigger", [.float(1)]),
+                                                  OSCEncoder.message("/mode", [.string("playing")])]),
+        ]
+        var state: UInt64 = 12345
+        func next() -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33)
+        }
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: 256), right = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+        defer { left.deallocate(); right.deallocate() }
+        let total = 100_000
+        for index in 0..<total {
+            var packet: [UInt8]
+            if index % 3 == 0 {
+                packet = (0..<(next() % 96)).map { _ in UInt8(truncatingIfNeeded: next()) }
+                if next() % 2 == 0, !packet.isEmpty { packet[0] = next() % 2 == 0 ? 0x2F : 0x23 }  // "/" or "#"
+            } else {
+                packet = seeds[next() % seeds.count]
+                for _ in 0..<(1 + next() % 4) where !packet.isEmpty {
+                    switch next() % 4 {
+                    case 0: packet[next() % packet.count] = UInt8(truncatingIfNeeded: next())
+                    case 1: packet.removeLast(min(packet.count, 1 + next() % 8))
+                    case 2: packet += (0..<(next() % 8)).map { _ in UInt8(truncatingIfNeeded: next()) }
+                    default: packet.insert(UInt8(truncatingIfNeeded: next()), at: next() % packet.count)
+                    }
+                }
+            }
+            packet.withUnsafeBytes { osc.handle(datagram: $0) }
+            if index % 64 == 0 { engine.process(frames: 256, left: left, right: right) }
+        }
+        let counters = osc.counters
+        XCTAssertEqual(counters.received.load(ordering: .relaxed), total)
+        let rejected = counters.malformed.load(ordering: .relaxed) + counters.unknownAddress.load(ordering: .relaxed)
+            + counters.badArguments.load(ordering: .relaxed) + counters.implausible.load(ordering: .relaxed)
+        XCTAssertGreaterThan(rejected, total / 3, "the mutated packets were counted as bad")
+        XCTAssertGreaterThan(engine.counters.snapshot().messagesApplied, 1000, "and the good ones still played")
+        // Still working after all that.
+        OSCEncoder.message("/pulse/bpm", [.float(90)]).withUnsafeBytes { osc.handle(datagram: $0) }
+        engine.process(frames: 256, left: left, right: right)
+        XCTAssertEqual(engine.clock.bpm, 90)
+    }
+}
