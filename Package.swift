@@ -40,7 +40,7 @@ let package = Package(
         ]),
 
         .executableTarget(name: "pulsejack-bench", dependencies: [
-            "JackEngine", "Control", "CJack", "CAllocCounter", "TestSupport",
+            "JackEngine", "Control", "CJack", "CAllocCounter", "TestSupport", "JackPeers",
             .product(name: "Atomics", package: "swift-atomics"),
         ], path: "Benchmarks/PulsejackBench"),
 
@@ -48,10 +48,13 @@ let package = Package(
         .target(name: "CAllocCounter", path: "Tests/CAllocCounter", linkerSettings: [.linkedLibrary("dl")]),
         // Independent references for tests: a WAV reader of our own, a private jackd, a process runner.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Real JACK peers in the same process: an ear that records onsets, a MIDI pad.
+        .target(name: "JackPeers", dependencies: ["CJack", .product(name: "Atomics", package: "swift-atomics")],
+                path: "Tests/JackPeers"),
         .testTarget(name: "ControlTests", dependencies: ["Control", "TestSupport"]),
         .testTarget(name: "VoicesTests", dependencies: ["Voices"]),
         .testTarget(name: "JackEngineTests", dependencies: [
-            "JackEngine", "Control", "Voices", "CJack", "CAllocCounter", "TestSupport",
+            "JackEngine", "Control", "Voices", "CJack", "CAllocCounter", "TestSupport", "JackPeers",
         ]),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Control"]),
     ],

@@ -1,6 +1,7 @@
 import Control
 import Foundation
 import JackEngine
+import JackPeers
 import TestSupport
 
 /// Row 1: onset error in frames over 10 minutes of heartbeats, against the contract's reference,

@@ -3,6 +3,7 @@ import CJack
 import Control
 import Foundation
 import JackEngine
+import JackPeers
 
 /// Row 7: allocations and mutex locks on JACK's process thread during a real-time run with every
 /// voice active, counted by the malloc/pthread_mutex_lock interposer linked into this program.

@@ -74,7 +74,11 @@ public enum EngineGraph {
                                    velocity: definition.velocity ?? 1, chokeGroup: definition.choke ?? 0))
             if let note = definition.midiNote { notes[note] = index }
         }
-        return RealtimeEngine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots, noteVoices: notes,
-                              regionVoices: [], firedReports: firedReports)
+        let engine = RealtimeEngine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots, noteVoices: notes,
+                                    regionVoices: [], firedReports: firedReports)
+        for change in try loaded.controlChanges() {
+            engine.mapControlChange(change.controller, voice: change.voice, parameter: change.parameter)
+        }
+        return engine
     }
 }

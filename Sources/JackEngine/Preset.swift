@@ -17,9 +17,12 @@ public struct Preset: Codable, Sendable {
     public var voices: [VoiceDefinition]?
     /// Per-preset switches for voices defined here or included: mute, gain, pan, rate, velocity.
     public var settings: [String: VoiceSettings]?
+    /// MIDI control changes on midi_in: controller number → "voice.gain", "voice.pan" or "voice.enable".
+    public var midiCC: [Int: String]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, description, bpm, include, voices, settings
+        case midiCC = "midi_cc"
     }
 
     public struct VoiceSettings: Codable, Sendable {
@@ -192,7 +195,26 @@ public struct LoadedPreset: Sendable {
         }
         let loaded = LoadedPreset(preset: preset, file: file, voices: voices, lines: lines)
         try loaded.validate()
+        _ = try loaded.controlChanges()
         return loaded
+    }
+
+    /// The MIDI CC map as (controller, voice index, parameter), validated.
+    public func controlChanges() throws -> [(controller: Int, voice: Int, parameter: MIDIControl)] {
+        try (preset.midiCC ?? [:]).sorted { $0.key < $1.key }.map { controller, target in
+            let field = "midi_cc.\(controller)"
+            let at = line(field) ?? line("midi_cc")
+            guard (0...127).contains(controller) else {
+                throw InputError(file: file, line: at, field: field, "a controller number is 0…127")
+            }
+            let parts = target.split(separator: ".").map(String.init)
+            guard parts.count == 2, let voice = voices.firstIndex(where: { $0.definition.name == parts[0] }),
+                  let parameter = MIDIControl(rawValue: parts[1]) else {
+                throw InputError(file: file, line: at, field: field,
+                                 "'\(target)' is not voice.gain, voice.pan or voice.enable for a voice of this preset")
+            }
+            return (controller, voice, parameter)
+        }
     }
 
     private func validate() throws {
@@ -210,4 +232,9 @@ public struct LoadedPreset: Sendable {
             }
         }
     }
+}
+
+/// What a MIDI control change sets: gain 0…1 (value/127), pan −1…1, or enable (value ≥ 64).
+public enum MIDIControl: String, Sendable {
+    case gain, pan, enable
 }

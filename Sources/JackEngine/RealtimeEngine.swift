@@ -23,6 +23,8 @@ public final class RealtimeEngine: @unchecked Sendable {
     public private(set) var clock: HeartbeatClock
     /// MIDI note number → voice index (−1: none).
     private let noteVoices: UnsafeMutablePointer<Int32>
+    /// MIDI controller → (voice index, parameter); voice −1: unmapped.
+    private let controlVoices: UnsafeMutablePointer<(voice: Int32, parameter: MIDIControl)>
     /// Region index → voice index (−1: none).
     private let regionVoices: ContiguousArray<Int32>
     private let scratchLeft: UnsafeMutablePointer<Float>
@@ -67,6 +69,8 @@ public final class RealtimeEngine: @unchecked Sendable {
             self.noteVoices[note] = Int32(voice)
         }
         self.regionVoices = ContiguousArray(regionVoices)
+        controlVoices = .allocate(capacity: 128)
+        controlVoices.initialize(repeating: (-1, .gain), count: 128)
         scratchLeft = .allocate(capacity: maxFrames)
         scratchRight = .allocate(capacity: maxFrames)
         silentInput = .allocate(capacity: maxFrames)
@@ -79,6 +83,7 @@ public final class RealtimeEngine: @unchecked Sendable {
     deinit {
         queue.deallocate()
         noteVoices.deallocate()
+        controlVoices.deallocate()
         scratchLeft.deallocate()
         scratchRight.deallocate()
         silentInput.deallocate()
@@ -91,6 +96,12 @@ public final class RealtimeEngine: @unchecked Sendable {
 
     /// Tests and diagnostics: the slot at `index`.
     func slotForTesting(_ index: Int) -> VoiceSlot? { index < slots.count ? slots[index] : nil }
+
+    /// Control thread, before activation: MIDI controller `controller` sets `parameter` of voice `voice`.
+    public func mapControlChange(_ controller: Int, voice: Int, parameter: MIDIControl) {
+        guard (0..<128).contains(controller), voice < voiceNames.count else { return }
+        controlVoices[controller] = (Int32(voice), parameter)
+    }
 
     /// Control thread, before activation: index of the voice named `name`.
     public func voiceIndex(named name: String) -> Int? { voiceNames.firstIndex(of: name) }
@@ -193,19 +204,31 @@ public final class RealtimeEngine: @unchecked Sendable {
         }
     }
 
-    /// Real-time safe. Note-ons become triggers of the mapped voice at the event's own offset.
+    /// Real-time safe. Note-ons trigger the mapped voice and control changes set the mapped
+    /// parameter, each at the event's own frame offset.
     private func receiveMIDI(_ buffer: UnsafeMutableRawPointer) {
         let count = jack_midi_get_event_count(buffer)
         var event = jack_midi_event_t()
         for index in 0..<count {
             guard jack_midi_event_get(&event, buffer, index) == 0, event.size >= 3, let bytes = event.buffer else { continue }
             let status = bytes[0] & 0xF0
-            let note = Int(bytes[1] & 0x7F)
-            let velocity = bytes[2] & 0x7F
-            guard status == 0x90, velocity > 0 else { continue }
-            let voice = noteVoices[note]
-            guard voice >= 0 else { continue }
-            schedule(.voiceTrigger(voice: voice, velocity: Float(velocity) / 127), at: framePosition + Int64(event.time))
+            let key = Int(bytes[1] & 0x7F)
+            let value = bytes[2] & 0x7F
+            let frame = framePosition + Int64(event.time)
+            if status == 0x90 && value > 0 {
+                let voice = noteVoices[key]
+                if voice >= 0 { schedule(.voiceTrigger(voice: voice, velocity: Float(value) / 127), at: frame) }
+            } else if status == 0xB0 {
+                let target = controlVoices[key]
+                guard target.voice >= 0 else { continue }
+                let parameter: VoiceParameter
+                switch target.parameter {
+                case .gain: parameter = .gain(Float(value) / 127)
+                case .pan: parameter = .pan(min(1, Float(value) / 63.5 - 1))
+                case .enable: parameter = .enable(value >= 64)
+                }
+                schedule(.voiceParameter(voice: target.voice, parameter), at: frame)
+            }
         }
     }
 

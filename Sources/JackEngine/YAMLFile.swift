@@ -39,6 +39,9 @@ enum YAMLFile {
                                  "unknown field (known: \(rootKeys.sorted().joined(separator: ", ")))")
             }
             lines[name] = key.mark?.line
+            if name == "midi_cc", let map = value.mapping {
+                for (controller, _) in map { lines["midi_cc.\(controller.string ?? "")"] = controller.mark?.line }
+            }
             if let items = value.sequence {
                 for (index, item) in items.enumerated() { lines["\(name)[\(index)]"] = item.mark?.line }
             }

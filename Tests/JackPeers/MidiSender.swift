@@ -4,7 +4,7 @@ import Foundation
 
 /// A JACK client that plays a note-on at a varying frame offset every few periods, and
 /// remembers the JACK frame time of each: the drum pad of the latency row.
-final class MidiSender {
+public final class MidiSender {
     let client: OpaquePointer
     let port: OpaquePointer
     let note: UInt8
@@ -13,10 +13,12 @@ final class MidiSender {
     let sent: UnsafeMutablePointer<Int64>
     let count = ManagedAtomic<Int>(0)
     private var period = 0
+    /// A control change to send once, at offset 0 of the next period: controller << 8 | value, or −1.
+    public let pendingControlChange = ManagedAtomic<Int>(-1)
 
-    init(name: String, note: UInt8, everyPeriods: Int) throws {
+    public init(name: String, note: UInt8, everyPeriods: Int) throws {
         var status = jack_status_t(rawValue: 0)
-        guard let client = pj_client_open(name, JackNoStartServer, &status, nil) else { throw BenchFailure("MIDI sender: no server") }
+        guard let client = pj_client_open(name, JackNoStartServer, &status, nil) else { throw JackPeerFailure("MIDI sender: no server") }
         self.client = client
         self.note = note
         every = everyPeriods
@@ -26,13 +28,20 @@ final class MidiSender {
             Unmanaged<MidiSender>.fromOpaque(context!).takeUnretainedValue().process(frames)
             return 0
         }, Unmanaged.passUnretained(self).toOpaque())
-        guard jack_activate(client) == 0 else { throw BenchFailure("MIDI sender: activate failed") }
+        guard jack_activate(client) == 0 else { throw JackPeerFailure("MIDI sender: activate failed") }
     }
 
     private func process(_ frames: jack_nframes_t) {
         let buffer = jack_port_get_buffer(port, frames)!
         jack_midi_clear_buffer(buffer)
         defer { period += 1 }
+        let control = pendingControlChange.exchange(-1, ordering: .acquiringAndReleasing)
+        if control >= 0 {
+            var change: (UInt8, UInt8, UInt8) = (0xB0, UInt8(control >> 8), UInt8(control & 0x7F))
+            withUnsafeBytes(of: &change) { bytes in
+                _ = jack_midi_event_write(buffer, 0, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), 3)
+            }
+        }
         guard period > 10, period % every == 0 else { return }
         let offset = (period * 37) % Int(frames)
         var message: (UInt8, UInt8, UInt8) = (0x90, note, 100)
@@ -45,13 +54,13 @@ final class MidiSender {
         count.store(stored + 1, ordering: .releasing)
     }
 
-    func connect(to destination: String) throws {
+    public func connect(to destination: String) throws {
         guard jack_connect(client, "\(String(cString: jack_get_client_name(client))):out", destination) == 0 else {
-            throw BenchFailure("cannot connect the MIDI sender to \(destination)")
+            throw JackPeerFailure("cannot connect the MIDI sender to \(destination)")
         }
     }
 
-    var sentFrames: [Int64] { Array(UnsafeBufferPointer(start: sent, count: count.load(ordering: .acquiring))) }
+    public var sentFrames: [Int64] { Array(UnsafeBufferPointer(start: sent, count: count.load(ordering: .acquiring))) }
 
-    func close() { jack_client_close(client) }
+    public func close() { jack_client_close(client) }
 }

@@ -5,35 +5,42 @@ import Foundation
 /// A second JACK client that records where impulses arrive on its input: the independent ear
 /// of the precision and latency rows. Onsets are kept as the client's own frame count since
 /// activation and as JACK's frame time.
-final class CaptureClient {
+public final class CaptureClient {
     let client: OpaquePointer
     let port: OpaquePointer
     let capacity = 1 << 20
     let ownFrames: UnsafeMutablePointer<Int64>
     let jackFrames: UnsafeMutablePointer<Int64>
+    let levels: UnsafeMutablePointer<Float>
     let count = ManagedAtomic<Int>(0)
-    var framesSeen: Int64 = 0
+    public private(set) var framesSeen: Int64 = 0
     let periods = ManagedAtomic<Int>(0)
 
-    init(name: String) throws {
+    /// Samples louder than `threshold` count as onsets.
+    public let threshold: Float
+
+    public init(name: String, threshold: Float = 0.5) throws {
+        self.threshold = threshold
         var status = jack_status_t(rawValue: 0)
-        guard let client = pj_client_open(name, JackNoStartServer, &status, nil) else { throw BenchFailure("capture client: no server") }
+        guard let client = pj_client_open(name, JackNoStartServer, &status, nil) else { throw JackPeerFailure("capture client: no server") }
         self.client = client
         port = jack_port_register(client, "in", JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsInput.rawValue), 0)!
         ownFrames = .allocate(capacity: capacity)
         jackFrames = .allocate(capacity: capacity)
+        levels = .allocate(capacity: capacity)
         jack_set_process_callback(client, { frames, context in
             Unmanaged<CaptureClient>.fromOpaque(context!).takeUnretainedValue().process(frames)
             return 0
         }, Unmanaged.passUnretained(self).toOpaque())
-        guard jack_activate(client) == 0 else { throw BenchFailure("capture client: activate failed") }
+        guard jack_activate(client) == 0 else { throw JackPeerFailure("capture client: activate failed") }
     }
 
     private func process(_ frames: jack_nframes_t) {
         let input = jack_port_get_buffer(port, frames).assumingMemoryBound(to: Float.self)
         let periodStart = Int64(jack_last_frame_time(client))
         var stored = count.load(ordering: .relaxed)
-        for index in 0..<Int(frames) where abs(input[index]) > 0.5 && stored < capacity {
+        for index in 0..<Int(frames) where abs(input[index]) > threshold && stored < capacity {
+            levels[stored] = input[index]
             ownFrames[stored] = framesSeen + Int64(index)
             jackFrames[stored] = periodStart + Int64(index)
             stored += 1
@@ -43,14 +50,15 @@ final class CaptureClient {
         periods.wrappingIncrement(ordering: .relaxed)
     }
 
-    func connect(from source: String) throws {
+    public func connect(from source: String) throws {
         guard jack_connect(client, source, "\(String(cString: jack_get_client_name(client))):in") == 0 else {
-            throw BenchFailure("cannot connect \(source) to the capture client")
+            throw JackPeerFailure("cannot connect \(source) to the capture client")
         }
     }
 
-    var onsets: [Int64] { Array(UnsafeBufferPointer(start: ownFrames, count: count.load(ordering: .acquiring))) }
-    var onsetJackFrames: [Int64] { Array(UnsafeBufferPointer(start: jackFrames, count: count.load(ordering: .acquiring))) }
+    public var onsets: [Int64] { Array(UnsafeBufferPointer(start: ownFrames, count: count.load(ordering: .acquiring))) }
+    public var onsetLevels: [Float] { Array(UnsafeBufferPointer(start: levels, count: count.load(ordering: .acquiring))) }
+    public var onsetJackFrames: [Int64] { Array(UnsafeBufferPointer(start: jackFrames, count: count.load(ordering: .acquiring))) }
 
-    func close() { jack_client_close(client) }
+    public func close() { jack_client_close(client) }
 }
