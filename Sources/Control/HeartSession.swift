@@ -3,13 +3,27 @@ import Foundation
 /// A recorded heart session, replayed offline: tempo updates and explicit beats in time order.
 ///
 /// Read from a HealthKit heart-rate JSON export (time 0 is the first sample's startDate) or a
-/// CSV with a header row, `time,bpm` or `time,beat` (time in seconds from 0; the beat column is
-/// the beat's strength, 0…1). Off the real-time thread.
+/// CSV with a header row: `time,bpm`, `time,beat` (the beat's strength, 0…1, may be empty),
+/// `time,rr` (seconds), `time,ppg` (raw pulse-wave samples), `time,lx,ly,rx,ry` (hands relative
+/// to the hip) or `time,alpha,beta,delta,theta,gamma` (EEG band powers). Time in seconds from 0.
+/// Off the real-time thread.
 public struct HeartSession: Sendable {
     public enum Event: Sendable, Equatable {
         case tempo(bpm: Double)
         case beat(strength: Float)
+        /// An RR interval (seconds) ending at this time: a beat, and the tempo it implies.
+        case rr(seconds: Double)
+        /// One raw pulse-wave sample (fed to the PPG beat detector).
+        case ppg(Double)
+        case pose(leftX: Float, leftY: Float, rightX: Float, rightY: Float)
+        case bands(alpha: Float, beta: Float, delta: Float, theta: Float, gamma: Float)
     }
+
+    /// The CSV layouts, by header.
+    static let layouts: [String: Int] = [
+        "time,bpm": 1, "time,beat": 1, "time,rr": 1, "time,ppg": 1,
+        "time,lx,ly,rx,ry": 4, "time,alpha,beta,delta,theta,gamma": 5,
+    ]
 
     public struct Entry: Sendable, Equatable {
         public var time: Double
@@ -51,42 +65,46 @@ public struct HeartSession: Sendable {
     public static func parseCSV(text: String, path: String) throws -> HeartSession {
         var entries: [Entry] = []
         var rejections: [Rejection] = []
-        var column: String?
+        var layout: String?
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let lineNumber = index + 1
             let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = line.split(separator: ",", omittingEmptySubsequences: false)
                 .map { $0.trimmingCharacters(in: .whitespaces) }
-            guard let kind = column else {
-                let header = fields.map { $0.lowercased() }
-                guard header.count == 2, header[0] == "time", ["bpm", "beat"].contains(header[1]) else {
+            guard let kind = layout else {
+                let header = fields.map { $0.lowercased() }.joined(separator: ",")
+                guard layouts[header] != nil else {
                     throw InputError(file: path, line: lineNumber,
-                                     "expected the header row 'time,bpm' or 'time,beat', found '\(line)'")
+                                     "expected a header row: \(layouts.keys.sorted().joined(separator: " | ")), found '\(line)'")
                 }
-                column = header[1]
+                layout = header
                 continue
             }
-            guard fields.count == 2 || (kind == "beat" && fields.count == 1) else {
-                throw InputError(file: path, line: lineNumber,
-                                 "expected 2 fields (time,\(kind)), found \(fields.count)")
+            let columns = layouts[kind]! + 1
+            guard fields.count == columns || (kind == "time,beat" && fields.count == 1) else {
+                throw InputError(file: path, line: lineNumber, "expected \(columns) fields (\(kind)), found \(fields.count)")
             }
             guard let time = Double(fields[0]), time.isFinite, time >= 0 else {
-                throw InputError(file: path, line: lineNumber,
-                                 "time '\(fields[0])' is not a number of seconds ≥ 0")
+                throw InputError(file: path, line: lineNumber, "time '\(fields[0])' is not a number of seconds ≥ 0")
             }
-            let valueText = fields.count == 2 ? fields[1] : ""
-            if kind == "bpm" {
-                guard let bpm = Double(valueText) ?? (valueText.lowercased() == "nan" ? .nan : nil) else {
-                    throw InputError(file: path, line: lineNumber, "bpm '\(valueText)' is not a number")
+            let valueText = fields.count > 1 ? fields[1] : ""
+            func number(_ text: String, _ name: String) throws -> Double {
+                guard let value = Double(text) ?? (text.lowercased() == "nan" ? .nan : nil) else {
+                    throw InputError(file: path, line: lineNumber, "\(name) '\(text)' is not a number")
                 }
+                return value
+            }
+            switch kind {
+            case "time,bpm":
+                let bpm = try number(valueText, "bpm")
                 if HeartbeatClock.accepts(bpm: bpm) {
                     entries.append(Entry(time: time, event: .tempo(bpm: bpm), line: lineNumber))
                 } else {
                     rejections.append(Rejection(place: "\(path):\(lineNumber)",
                                                 message: "bpm \(valueText) rejected (allowed: above 0, at most 300)"))
                 }
-            } else {
+            case "time,beat":
                 let strength: Float
                 if valueText.isEmpty {
                     strength = 1
@@ -96,10 +114,34 @@ public struct HeartSession: Sendable {
                     throw InputError(file: path, line: lineNumber, "beat strength '\(valueText)' is not a number in 0…1")
                 }
                 entries.append(Entry(time: time, event: .beat(strength: strength), line: lineNumber))
+            case "time,rr":
+                let rr = try number(valueText, "rr")
+                if PlausibleHeart.accepts(rr: rr) {
+                    entries.append(Entry(time: time, event: .rr(seconds: rr), line: lineNumber))
+                } else {
+                    rejections.append(Rejection(place: "\(path):\(lineNumber)",
+                                                message: "RR \(valueText) s rejected (allowed: 0.24…2.4 s)"))
+                }
+            case "time,ppg":
+                let sample = try number(valueText, "ppg")
+                guard sample.isFinite else { throw InputError(file: path, line: lineNumber, "ppg '\(valueText)' is not finite") }
+                entries.append(Entry(time: time, event: .ppg(sample), line: lineNumber))
+            case "time,lx,ly,rx,ry":
+                let values = try fields.dropFirst().map { Float(try number($0, "position")) }
+                guard values.allSatisfy(\.isFinite) else { throw InputError(file: path, line: lineNumber, "a position is not finite") }
+                entries.append(Entry(time: time, event: .pose(leftX: values[0], leftY: values[1], rightX: values[2], rightY: values[3]),
+                                     line: lineNumber))
+            default:
+                let values = try fields.dropFirst().map { Float(try number($0, "band power")) }
+                guard values.allSatisfy({ $0.isFinite && (0...1).contains($0) }) else {
+                    throw InputError(file: path, line: lineNumber, "band powers are numbers in 0…1")
+                }
+                entries.append(Entry(time: time, event: .bands(alpha: values[0], beta: values[1], delta: values[2],
+                                                               theta: values[3], gamma: values[4]), line: lineNumber))
             }
         }
-        if column == nil {
-            throw InputError(file: path, "the session file is empty (expected a 'time,bpm' or 'time,beat' header)")
+        if layout == nil {
+            throw InputError(file: path, "the session file is empty (expected a header row such as 'time,bpm')")
         }
         return HeartSession(path: path, entries: ordered(entries), rejections: rejections)
     }

@@ -20,6 +20,8 @@ public final class EngineCounters: @unchecked Sendable {
     /// Fired-voice reports dropped because nobody drained them.
     public let firedReportsDropped = ManagedAtomic<Int>(0)
     public let xruns = ManagedAtomic<Int>(0)
+    /// Applied messages the session recording could not take (its ring was full).
+    public let recordingOverruns = ManagedAtomic<Int>(0)
     /// Clip swaps a voice could not take yet (the previous one still under way).
     public let swapsRefused = ManagedAtomic<Int>(0)
 
@@ -27,7 +29,7 @@ public final class EngineCounters: @unchecked Sendable {
 
     public struct Snapshot: Sendable, Equatable, Codable {
         public var periods, framesProcessed, beats, voicesFired, messagesApplied: Int
-        public var lateMessages, queueOverflows, rejectedTempos, invalidMessages, firedReportsDropped, xruns, swapsRefused: Int
+        public var lateMessages, queueOverflows, rejectedTempos, invalidMessages, firedReportsDropped, xruns, swapsRefused, recordingOverruns: Int
     }
 
     /// Control thread.
@@ -43,6 +45,7 @@ public final class EngineCounters: @unchecked Sendable {
                  invalidMessages: invalidMessages.load(ordering: .relaxed),
                  firedReportsDropped: firedReportsDropped.load(ordering: .relaxed),
                  xruns: xruns.load(ordering: .relaxed),
-                 swapsRefused: swapsRefused.load(ordering: .relaxed))
+                 swapsRefused: swapsRefused.load(ordering: .relaxed),
+                 recordingOverruns: recordingOverruns.load(ordering: .relaxed))
     }
 }

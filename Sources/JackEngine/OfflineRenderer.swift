@@ -42,15 +42,44 @@ public final class OfflineRenderer {
             .map(\.element)
     }
 
-    /// The session's entries as messages at their frames (time × rate, rounded to the nearest frame).
+    /// The session's entries as messages at their frames (time × rate, rounded to the nearest
+    /// frame). RR intervals become a beat and the tempo they imply; a pulse wave goes through the
+    /// PPG beat detector, whose beats and tempo take its place.
     public static func messages(for session: HeartSession, sampleRate: Int) -> [ControlMessage] {
-        session.entries.map { entry in
+        var messages: [ControlMessage] = []
+        var detector: PPGBeatDetector?
+        for entry in session.entries {
             let frame = Int64((entry.time * Double(sampleRate)).rounded())
             switch entry.event {
-            case .tempo(let bpm): return ControlMessage(frame: frame, .tempo(bpm: bpm))
-            case .beat(let strength): return ControlMessage(frame: frame, .heartbeat(strength: strength))
+            case .tempo(let bpm): messages.append(ControlMessage(frame: frame, .tempo(bpm: bpm)))
+            case .beat(let strength): messages.append(ControlMessage(frame: frame, .heartbeat(strength: strength)))
+            case .rr(let seconds):
+                messages.append(ControlMessage(frame: frame, .heartbeat(strength: 1)))
+                messages.append(ControlMessage(frame: frame, .tempo(bpm: 60 / seconds)))
+            case .ppg(let sample):
+                if detector == nil {
+                    // The detector's rate is the session's own sample spacing.
+                    let times = session.entries.compactMap { entry -> Double? in
+                        if case .ppg = entry.event { return entry.time } else { return nil }
+                    }
+                    let spacing = times.count > 1 ? (times.last! - times.first!) / Double(times.count - 1) : 0.01
+                    detector = PPGBeatDetector(sampleRate: min(10_000, max(10, 1 / max(spacing, 1e-4))))
+                }
+                if detector!.process(sample) {
+                    messages.append(ControlMessage(frame: frame, .heartbeat(strength: 1)))
+                    if let bpm = detector!.bpm, PlausibleHeart.accepts(bpm: bpm) {
+                        messages.append(ControlMessage(frame: frame, .tempo(bpm: bpm)))
+                    }
+                }
+            case .pose(let lx, let ly, let rx, let ry):
+                messages.append(ControlMessage(frame: frame, .pose(leftX: lx, leftY: ly, rightX: rx, rightY: ry)))
+            case .bands(let alpha, let beta, let delta, let theta, let gamma):
+                for (band, value) in zip(EEGBand.allCases, [alpha, beta, delta, theta, gamma]) {
+                    messages.append(ControlMessage(frame: frame, .bandPower(band, value)))
+                }
             }
         }
+        return messages
     }
 
     /// Offline. Renders `frames` frames to `outPath`; `onFired` sees every fired voice in order.

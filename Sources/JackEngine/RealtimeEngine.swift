@@ -19,6 +19,8 @@ public final class RealtimeEngine: @unchecked Sendable {
     private let slots: ContiguousArray<VoiceSlot>
     private var sources: ContiguousArray<SPSCRing<ControlMessage>.Consumer> = []
     private let firedReports: SPSCRing<FiredVoice>.Producer?
+    /// Every applied control message with its frame (`run --record-session`), when set.
+    private var appliedReports: SPSCRing<ControlMessage>.Producer?
     private var queue: EventQueue
     public private(set) var clock: HeartbeatClock
     /// MIDI note number → voice index (−1: none).
@@ -87,6 +89,12 @@ public final class RealtimeEngine: @unchecked Sendable {
         scratchLeft.deallocate()
         scratchRight.deallocate()
         silentInput.deallocate()
+    }
+
+    /// Control thread, before activation: every control message the engine applies is also
+    /// pushed, with the frame it took effect at, into `ring` (a session recording).
+    public func recordApplied(into ring: SPSCRing<ControlMessage>) {
+        appliedReports = ring.producer
     }
 
     /// Control thread, before activation: a ring the process thread drains every period.
@@ -235,6 +243,9 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// Real-time safe.
     private func apply(_ event: ControlMessage.Event, at frame: Int64) {
         counters.messagesApplied.wrappingIncrement(ordering: .relaxed)
+        if let appliedReports, !appliedReports.push(ControlMessage(frame: frame, event)) {
+            counters.recordingOverruns.wrappingIncrement(ordering: .relaxed)
+        }
         switch event {
         case .tempo(let bpm):
             if !clock.setTempo(bpm: bpm, atFrame: frame) {

@@ -10,7 +10,7 @@ struct Render: ParsableCommand {
     @Option(help: "The preset: a preset.yaml file or a folder holding one.")
     var preset: String = ShippedPresets.defaultPreset
 
-    @Option(help: "The heart session: HealthKit heart-rate JSON, or CSV 'time,bpm' / 'time,beat'.")
+    @Option(help: "The session: HealthKit heart-rate JSON, a CSV (time,bpm | time,beat | time,rr | time,ppg | time,lx,ly,rx,ry | time,alpha,beta,delta,theta,gamma), or a session log from run --record-session.")
     var session: String
 
     @Option(help: "The WAV file to write.")
@@ -22,7 +22,7 @@ struct Render: ParsableCommand {
     @Option(help: "Sample rate in Hz.")
     var rate: Int = 48000
 
-    @Option(help: "Seconds to render (default: the session's length plus 2 s).")
+    @Option(help: "Seconds to render (default: the session's length plus 2 s; a session log's own length).")
     var duration: Double?
 
     @Option(help: "Render only this voice.")
@@ -67,16 +67,17 @@ struct RenderJob {
 
     func run() throws -> String {
         let loaded = try LoadedPreset.load(path: preset)
-        let heart = try HeartSession.load(path: session)
-        for rejection in heart.rejections { warn(rejection) }
-        var messages = OfflineRenderer.messages(for: heart, sampleRate: rate)
-        if let bpm = loaded.preset.bpm, !heart.entries.contains(where: { $0.time == 0 }) {
+        let source = try SessionSource.load(path: session, sampleRate: rate)
+        for rejection in source.rejections { warn(rejection) }
+        let isLog = source.rejections.isEmpty && (try? String(contentsOfFile: session, encoding: .utf8)).map(SessionLog.isSessionLog) == true
+        var messages = source.messages
+        // A session log holds the tempo the live run had; other sessions start at the preset's.
+        if !isLog, let bpm = loaded.preset.bpm, !messages.contains(where: { $0.frame == 0 }) {
             messages.insert(ControlMessage(frame: 0, .tempo(bpm: bpm)), at: 0)
         }
         let renderer = try OfflineRenderer(preset: loaded, sampleRate: rate, periodFrames: period, solo: solo,
                                            messages: messages, inputFile: input)
-        let seconds = duration ?? heart.duration + 2
-        let frames = Int64((seconds * Double(rate)).rounded())
+        let frames = duration.map { Int64(($0 * Double(rate)).rounded()) } ?? (isLog ? source.endFrame : source.endFrame + Int64(2 * rate))
 
         var events: EventLog?
         if let eventsOut { events = try EventLog(path: eventsOut, voiceNames: renderer.engine.voiceNames) }
@@ -85,7 +86,7 @@ struct RenderJob {
                                           progress: bar.map { bar in { bar.show($0) } })
         bar?.finish()
         try events?.close()
-        let rejected = heart.rejections.count + summary.rejectedTempos
+        let rejected = source.rejections.count + summary.rejectedTempos
         var line = String(format: "rendered %lld frames (%.2f s at %d Hz), %d beats, %d voices fired, in %.3f s (%.0f× real time) → %@",
                           summary.frames, Double(summary.frames) / Double(rate), rate, summary.beats,
                           summary.voicesFired, summary.secondsTaken, summary.realTimeFactor, out)

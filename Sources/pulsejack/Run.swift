@@ -33,6 +33,15 @@ struct Run: ParsableCommand {
     @Flag(name: .customLong("no-osc"), help: "Do not listen for OSC.")
     var noOSC = false
 
+    @Option(name: .customLong("record-session"), help: "Write every control message the engine applies, with its frame, to this session log (re-render it with render --session).")
+    var recordSession: String?
+
+    @Option(name: .customLong("events-out"), help: "Write every fired voice as one JSON object per line.")
+    var eventsOut: String?
+
+    @Option(help: "Replay a session (HealthKit JSON, CSV, or a session log) live, from now.")
+    var replay: String?
+
     func validate() throws {
         if let bpm, !HeartbeatClock.accepts(bpm: bpm) {
             throw ValidationError("--bpm \(bpm) is not a heart rate (above 0, at most 300)")
@@ -59,11 +68,45 @@ struct Run: ParsableCommand {
             throw fail(error)
         }
         let engine: RealtimeEngine
+        let fired = SPSCRing<FiredVoice>(minimumCapacity: 8192)
+        let applied = SPSCRing<ControlMessage>(minimumCapacity: 16_384)
+        var recording: FileHandle?
+        var events: EventLog?
+        var replaySource: ReplaySource?
         do {
-            engine = try EngineGraph.build(preset: loaded, sampleRate: client.sampleRate, maxFrames: client.bufferSize)
+            engine = try EngineGraph.build(preset: loaded, sampleRate: client.sampleRate, maxFrames: client.bufferSize,
+                                           firedReports: eventsOut == nil ? nil : fired.producer)
+            if let recordSession {
+                guard FileManager.default.createFile(atPath: recordSession, contents: nil),
+                      let handle = FileHandle(forWritingAtPath: recordSession) else {
+                    throw InputError(file: recordSession, "cannot write the session log")
+                }
+                handle.write(Data((SessionLog.headerLine(.init(pulsejack_session: 1, sample_rate: client.sampleRate,
+                                                                 voices: engine.voiceNames)) + "\n").utf8))
+                recording = handle
+                engine.recordApplied(into: applied)
+            }
+            if let eventsOut { events = try EventLog(path: eventsOut, voiceNames: engine.voiceNames) }
+            if let replay {
+                let source = try SessionSource.load(path: replay, sampleRate: client.sampleRate)
+                for rejection in source.rejections { warn(rejection) }
+                replaySource = ReplaySource(messages: source.messages, clock: JackFrameClock(engine: engine, client: client))
+                engine.addSource(replaySource!.ring)
+            }
         } catch {
             server?.stop()
             throw fail(error)
+        }
+        /// Control thread: writes what the process thread reported since the last call.
+        func drainReports() {
+            if let recording {
+                var lines = ""
+                while let message = applied.consumer.pop() {
+                    if let line = SessionLog.line(for: message) { lines += line + "\n" }
+                }
+                if !lines.isEmpty { recording.write(Data(lines.utf8)) }
+            }
+            if let events { while let report = fired.consumer.pop() { events.write(report) } }
         }
         let controlRing = SPSCRing<ControlMessage>(minimumCapacity: 256)
         engine.addSource(controlRing)
@@ -94,6 +137,7 @@ struct Run: ParsableCommand {
         }
         do { try client.activate(engine: engine) } catch { server?.stop(); throw fail(error) }
         osc?.start()
+        replaySource?.start()
         if connect {
             let made = client.connectToPlayback()
             if made.isEmpty { warn("--connect: the server has no physical playback ports") }
@@ -111,16 +155,24 @@ struct Run: ParsableCommand {
         }
         var serverLost = false
         while stop.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
+            drainReports()
             if client.serverGone.load(ordering: .acquiring) {
                 serverLost = true
                 break
             }
         }
         osc?.stop()
+        replaySource?.stop()
         if !serverLost { client.deactivate() }
+        drainReports()
+        if let recording {
+            recording.write(Data((SessionLog.endLine(frame: Int64(engine.counters.snapshot().framesProcessed)) + "\n").utf8))
+            try? recording.close()
+        }
+        try? events?.close()
         client.close()
         let counts = engine.counters.snapshot()
-        print("pulsejack: stopped after \(counts.framesProcessed) frames: \(counts.beats) beats, \(counts.voicesFired) voices fired, \(counts.xruns) xruns, \(counts.rejectedTempos) tempo updates rejected, \(counts.lateMessages) late messages")
+        print("pulsejack: stopped after \(counts.framesProcessed) frames: \(counts.beats) beats, \(counts.voicesFired) voices fired, \(counts.xruns) xruns, \(counts.rejectedTempos) tempo updates rejected, \(counts.lateMessages) late messages" + (counts.recordingOverruns > 0 ? ", \(counts.recordingOverruns) messages lost to a full recording ring" : ""))
         server?.stop()
         if serverLost { throw fail("the JACK server shut down: \(client.shutdownMessage)") }
         _ = signalSources

@@ -60,3 +60,46 @@ final class HeartSessionTests: XCTestCase {
         }
     }
 }
+
+final class SessionFormatsTests: XCTestCase {
+    private func write(_ text: String, _ name: String) -> String {
+        let path = NSTemporaryDirectory() + "pulsejack-\(getpid())-\(name)"
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        return path
+    }
+
+    func testRRPoseAndBandLayouts() throws {
+        let rr = try HeartSession.load(path: write("time,rr\n0.8,0.8\n1.6,0.8\n2,3.0\n", "rr.csv"))
+        XCTAssertEqual(rr.entries.map(\.event), [.rr(seconds: 0.8), .rr(seconds: 0.8)])
+        XCTAssertEqual(rr.rejections.count, 1, "an RR of 3 s is no heart")
+        let pose = try HeartSession.load(path: write("time,lx,ly,rx,ry\n0.1,-0.5,0.9,0.4,0.1\n", "pose.csv"))
+        XCTAssertEqual(pose.entries.first?.event, .pose(leftX: -0.5, leftY: 0.9, rightX: 0.4, rightY: 0.1))
+        let bands = try HeartSession.load(path: write("time,alpha,beta,delta,theta,gamma\n0,0.6,0.2,0.1,0.3,0.05\n", "bands.csv"))
+        XCTAssertEqual(bands.entries.first?.event, .bands(alpha: 0.6, beta: 0.2, delta: 0.1, theta: 0.3, gamma: 0.05))
+        XCTAssertThrowsError(try HeartSession.load(path: write("time,alpha,beta,delta,theta,gamma\n0,2,0,0,0,0\n", "bad.csv"))) {
+            XCTAssertTrue("\($0)".contains("bad.csv:2: band powers are numbers in 0…1"), "\($0)")
+        }
+    }
+
+    func testSessionLogRoundTripsEveryReplayableMessage() throws {
+        let messages: [ControlMessage] = [
+            ControlMessage(frame: 0, .tempo(bpm: 72.5)), ControlMessage(frame: 10, .heartbeat(strength: 0.5)),
+            ControlMessage(frame: 20, .voiceTrigger(voice: 2, velocity: 0.25)),
+            ControlMessage(frame: 30, .voiceParameter(voice: 1, .gain(0.5))), ControlMessage(frame: 30, .voiceParameter(voice: 1, .pan(-1))),
+            ControlMessage(frame: 30, .voiceParameter(voice: 1, .enable(false))),
+            ControlMessage(frame: 30, .voiceParameter(voice: 1, .rate(BeatRate(everyNthBeat: 3, subdivision: 2)))),
+            ControlMessage(frame: 40, .regionHit(region: 4, velocity: 1)), ControlMessage(frame: 50, .modeChange(.playing)),
+            ControlMessage(frame: 60, .pose(leftX: 0.5, leftY: -0.25, rightX: 0, rightY: 1)),
+            ControlMessage(frame: 70, .bandPower(.gamma, 0.75)),
+        ]
+        var text = SessionLog.headerLine(.init(sample_rate: 48_000, voices: ["a", "b", "c"])) + "\n"
+        text += messages.compactMap(SessionLog.line(for:)).joined(separator: "\n") + "\n" + SessionLog.endLine(frame: 96_000) + "\n"
+        let parsed = try SessionLog.parse(text, path: "log.jsonl")
+        XCTAssertEqual(parsed.messages, messages)
+        XCTAssertEqual(parsed.endFrame, 96_000)
+        XCTAssertEqual(parsed.header.voices, ["a", "b", "c"])
+        XCTAssertThrowsError(try SessionLog.parse(text + "{\"frame\":5,\"event\":\"tuba\"}\n", path: "log.jsonl")) {
+            XCTAssertEqual("\($0)", "log.jsonl:14: event: unknown event 'tuba'")
+        }
+    }
+}

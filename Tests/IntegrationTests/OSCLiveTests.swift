@@ -107,3 +107,51 @@ final class OSCLiveTests: XCTestCase {
         XCTAssertEqual(counters["voices_fired"], 1)
     }
 }
+
+/// `run --record-session` then `render --session`: the same events, frame for frame.
+final class RecordAndReplayTests: XCTestCase {
+    func testALiveRunReRendersOfflineIdentically() throws {
+        try Subprocess.requirePulsejack()
+        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-record-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = folder.appendingPathComponent("session.jsonl").path
+        let liveEvents = folder.appendingPathComponent("live.jsonl").path
+        let port = OSCEncoder.freePort()
+        let run = Process()
+        run.executableURL = URL(fileURLWithPath: Subprocess.pulsejack)
+        run.arguments = ["run", "--bpm", "80", "--name", "pj-record-\(getpid())", "--osc-port", "\(port)",
+                         "--record-session", log, "--events-out", liveEvents]
+        run.environment = ProcessInfo.processInfo.environment.merging(["JACK_DEFAULT_SERVER": server]) { $1 }
+        run.standardOutput = FileHandle.nullDevice
+        run.standardError = FileHandle.nullDevice
+        try run.run()
+        usleep(1_000_000)
+        // A performance: triggers, a tempo change, a gain change, a timetagged bundle, a bad packet.
+        OSCEncoder.send(OSCEncoder.message("/voice/bell/trigger", [.float(0.8)]), port: port)
+        usleep(300_000)
+        OSCEncoder.send(OSCEncoder.message("/pulse/bpm", [.float(95)]), port: port)
+        usleep(300_000)
+        OSCEncoder.send(OSCEncoder.message("/voice/tick/gain", [.float(0.1)]), port: port)
+        OSCEncoder.send(OSCEncoder.bundle(timetag: OSCEncoder.now() + (1 << 31), [OSCEncoder.message("/voice/heart/trigger")]), port: port)
+        OSCEncoder.send([1, 2, 3], port: port)
+        usleep(1_500_000)
+        run.interrupt()
+        run.waitUntilExit()
+        XCTAssertEqual(run.terminationStatus, 0)
+
+        let offlineEvents = folder.appendingPathComponent("offline.jsonl").path
+        let render = try Subprocess.run(Subprocess.pulsejack, ["render", "--session", log, "--out",
+                                                               folder.appendingPathComponent("offline.wav").path,
+                                                               "--events-out", offlineEvents])
+        XCTAssertEqual(render.status, 0, render.stderr)
+        let live = try String(contentsOfFile: liveEvents, encoding: .utf8).split(separator: "\n")
+        let offline = try String(contentsOfFile: offlineEvents, encoding: .utf8).split(separator: "\n")
+        XCTAssertGreaterThan(live.count, 10)
+        XCTAssertEqual(offline, live)
+        let recorded = try String(contentsOfFile: log, encoding: .utf8)
+        XCTAssertTrue(recorded.contains("\"event\":\"voice_trigger\""), recorded)
+        XCTAssertTrue(recorded.contains("\"bpm\":95"), recorded)
+    }
+}
