@@ -29,6 +29,9 @@ public struct ControlMessage: Sendable, Equatable, BitwiseCopyable {
         case pose(leftX: Float, leftY: Float, rightX: Float, rightY: Float)
         /// An EEG band power, 0…1 (Muse: alpha, beta, delta, theta, gamma).
         case bandPower(EEGBand, Float)
+        /// Heart data stopped (false) or came back (true); with the preset's dropout action
+        /// "fade", the heart-driven voices fade out meanwhile.
+        case heartPresence(Bool)
         /// A new clip for a convolution voice, prepared off the real-time thread: the bit pattern
         /// of a retained object reference (see `ClipSwapper`), opaque to everyone else.
         case swapClip(voice: Int32, clip: UInt)

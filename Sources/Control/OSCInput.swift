@@ -14,6 +14,14 @@ public final class OSCInput: @unchecked Sendable {
         public var ppgRate = 100.0
         /// Seconds without heart data before a dropout is reported (the clock holds its tempo).
         public var dropoutSeconds = 5.0
+        /// During a dropout, fade the heart-driven voices out (until heart data returns).
+        public var dropoutFades = false
+        /// Schedule each beat from recent intervals (PPG and explicit beats), so that sound lands
+        /// on the beat rather than after its detection.
+        public var predictBeats = false
+        /// How late a detected beat is known (sensor, transport, detector); predictions are this
+        /// much earlier than the last beat plus an interval.
+        public var detectionLatency = 0.06
         public init() {}
     }
 
@@ -48,6 +56,7 @@ public final class OSCInput: @unchecked Sendable {
     private var thread: Thread?
     private var ppg: PPGBeatDetector
     private var lastHeartData = Date()
+    private var predictor = BeatPredictor()
     private var dropoutReported = false
     private var lastLog = Date.distantPast
     private var suppressedLogs = 0
@@ -162,14 +171,22 @@ public final class OSCInput: @unchecked Sendable {
             heartData()
             for sample in samples where ppg.process(sample) {
                 counters.ppgBeats.wrappingIncrement(ordering: .relaxed)
-                push(.heartbeat(strength: 1), frame: ControlMessage.immediate)
-                if let bpm = ppg.bpm, PlausibleHeart.accepts(bpm: bpm) { push(.tempo(bpm: bpm), frame: ControlMessage.immediate) }
+                beatDetected(strength: 1)
+                if let bpm = ppg.bpm, PlausibleHeart.accepts(bpm: bpm), !configuration.predictBeats {
+                    push(.tempo(bpm: bpm), frame: ControlMessage.immediate)
+                }
             }
             return
         default:
             break
         }
-        switch routes.route(message) {
+        let outcome = routes.route(message)
+        if configuration.predictBeats, message.timetag == nil, case .events(let events) = outcome,
+           case .heartbeat(let strength) = events.first {
+            heartData()
+            return beatDetected(strength: strength)
+        }
+        switch outcome {
         case .events(let events):
             if message.address.hasPrefix("/pulse/") { heartData() }
             var frame = ControlMessage.immediate
@@ -193,6 +210,17 @@ public final class OSCInput: @unchecked Sendable {
         }
     }
 
+    /// A beat just detected: played now, or with prediction, the next beat scheduled from
+    /// recent intervals (the detected one is already past when it is known).
+    private func beatDetected(strength: Float) {
+        guard configuration.predictBeats, let clock else {
+            return push(.heartbeat(strength: strength), frame: ControlMessage.immediate)
+        }
+        if let next = predictor.observe(beatAt: clock.currentFrame()) {
+            push(.heartbeat(strength: strength), frame: next - Int64(configuration.detectionLatency * Double(clock.sampleRate)))
+        }
+    }
+
     private func push(_ event: ControlMessage.Event, frame: Int64) {
         if !ring.producer.push(ControlMessage(frame: frame, event)) {
             counters.dropped.wrappingIncrement(ordering: .relaxed)
@@ -201,14 +229,20 @@ public final class OSCInput: @unchecked Sendable {
 
     private func heartData() {
         lastHeartData = Date()
-        dropoutReported = false
+        if dropoutReported {
+            dropoutReported = false
+            if configuration.dropoutFades { push(.heartPresence(true), frame: ControlMessage.immediate) }
+            report("heart data is back")
+        }
     }
 
     private func checkDropout() {
         guard !dropoutReported, Date().timeIntervalSince(lastHeartData) > configuration.dropoutSeconds else { return }
         dropoutReported = true
         counters.dropouts.wrappingIncrement(ordering: .relaxed)
-        report(String(format: "no heart data for %.0f s: holding the last tempo", configuration.dropoutSeconds))
+        if configuration.dropoutFades { push(.heartPresence(false), frame: ControlMessage.immediate) }
+        report(String(format: "no heart data for %.0f s: %@", configuration.dropoutSeconds,
+                      configuration.dropoutFades ? "fading the heart-driven voices out" : "holding the last tempo"))
     }
 
     /// At most one log line a second; the rest are counted and summarised.

@@ -65,6 +65,7 @@ public enum SessionLog {
         case .modeChange(let mode): line.event = "mode"; line.mode = "\(mode)"
         case .pose(let lx, let ly, let rx, let ry): line.event = "pose"; line.values = [lx, ly, rx, ry]
         case .bandPower(let band, let value): line.event = "band_power"; line.band = band.name; line.values = [value]
+        case .heartPresence(let present): line.event = "heart_presence"; line.enable = present
         case .swapClip: return nil
         }
         return encode(line)
@@ -141,6 +142,7 @@ public enum SessionLog {
                     throw InputError(file: path, line: lineNumber, field: "band", "'\(name)' is not alpha, beta, delta, theta or gamma")
                 }
                 event = .bandPower(band, value)
+            case "heart_presence": event = .heartPresence(try need(line.enable, "enable"))
             default:
                 throw InputError(file: path, line: lineNumber, field: "event", "unknown event '\(kind)'")
             }

@@ -74,8 +74,11 @@ public enum EngineGraph {
                                    velocity: definition.velocity ?? 1, chokeGroup: definition.choke ?? 0))
             if let note = definition.midiNote { notes[note] = index }
         }
+        let regions = try loaded.regionTable()
         let engine = RealtimeEngine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots, noteVoices: notes,
-                                    regionVoices: [], firedReports: firedReports)
+                                    regionVoices: regions.voices, firedReports: firedReports)
+        engine.regionNames = regions.names
+        for mapping in try loaded.regionNotes() { engine.mapNoteToRegion(mapping.note, region: mapping.region) }
         for change in try loaded.controlChanges() {
             engine.mapControlChange(change.controller, voice: change.voice, parameter: change.parameter)
         }

@@ -19,10 +19,23 @@ public struct Preset: Codable, Sendable {
     public var settings: [String: VoiceSettings]?
     /// MIDI control changes on midi_in: controller number → "voice.gain", "voice.pan" or "voice.enable".
     public var midiCC: [Int: String]?
+    /// Named regions (drum pads, body regions) and the voice each one plays.
+    public var regions: [String: String]?
+    /// MIDI notes on midi_in that hit a region: note → region name.
+    public var midiRegions: [Int: String]?
+    /// What happens when the heart data stops.
+    public var dropout: Dropout?
+
+    public struct Dropout: Codable, Sendable {
+        /// Seconds without heart data before it counts as a dropout.
+        public var seconds: Double?
+        /// "hold" keeps the last tempo; "fade" fades the heart-driven voices out until data returns.
+        public var action: String?
+    }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, description, bpm, include, voices, settings
-        case midiCC = "midi_cc"
+        case name, description, bpm, include, voices, settings, regions, dropout
+        case midiCC = "midi_cc", midiRegions = "midi_regions"
     }
 
     public struct VoiceSettings: Codable, Sendable {
@@ -196,7 +209,48 @@ public struct LoadedPreset: Sendable {
         let loaded = LoadedPreset(preset: preset, file: file, voices: voices, lines: lines)
         try loaded.validate()
         _ = try loaded.controlChanges()
+        _ = try loaded.regionNotes()
+        if let dropout = preset.dropout {
+            if let seconds = dropout.seconds, !(seconds.isFinite && (0.5...600).contains(seconds)) {
+                throw InputError(file: file, line: lines["dropout"], field: "dropout.seconds", "\(seconds) is outside 0.5…600")
+            }
+            if let action = dropout.action, !["hold", "fade"].contains(action) {
+                throw InputError(file: file, line: lines["dropout"], field: "dropout.action", "'\(action)' is not hold or fade")
+            }
+        }
         return loaded
+    }
+
+    /// Region names in index order (sorted), and the voice index each plays.
+    public func regionTable() throws -> (names: [String], voices: [Int32]) {
+        let names = (preset.regions ?? [:]).keys.sorted()
+        let voices = try names.map { name -> Int32 in
+            let voice = preset.regions![name]!
+            guard let index = self.voices.firstIndex(where: { $0.definition.name == voice }) else {
+                throw InputError(file: file, line: line("regions.\(name)") ?? line("regions"), field: "regions.\(name)",
+                                 "no voice named '\(voice)'")
+            }
+            return Int32(index)
+        }
+        return (names, voices)
+    }
+
+    /// MIDI notes that hit regions, as (note, region index).
+    public func regionNotes() throws -> [(note: Int, region: Int32)] {
+        let names = try regionTable().names
+        return try (preset.midiRegions ?? [:]).sorted { $0.key < $1.key }.map { note, region in
+            let field = "midi_regions.\(note)"
+            guard (0...127).contains(note), let index = names.firstIndex(of: region) else {
+                throw InputError(file: file, line: line(field) ?? line("midi_regions"), field: field,
+                                 "note \(note) → '\(region)': a note is 0…127 and the region must be one of regions (\(names.joined(separator: ", ")))")
+            }
+            return (note, Int32(index))
+        }
+    }
+
+    /// The dropout rule: seconds, and whether heart-driven voices fade.
+    public var dropoutRule: (seconds: Double, fades: Bool) {
+        (preset.dropout?.seconds ?? 5, preset.dropout?.action == "fade")
     }
 
     /// The MIDI CC map as (controller, voice index, parameter), validated.

@@ -25,6 +25,10 @@ public final class RealtimeEngine: @unchecked Sendable {
     public private(set) var clock: HeartbeatClock
     /// MIDI note number → voice index (−1: none).
     private let noteVoices: UnsafeMutablePointer<Int32>
+    /// MIDI note number → region index (−1: none); checked before `noteVoices`.
+    private let noteRegions: UnsafeMutablePointer<Int32>
+    /// Region names, by index (OSC `/region/<name>`).
+    public internal(set) var regionNames: [String] = []
     /// MIDI controller → (voice index, parameter); voice −1: unmapped.
     private let controlVoices: UnsafeMutablePointer<(voice: Int32, parameter: MIDIControl)>
     /// Region index → voice index (−1: none).
@@ -46,6 +50,10 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// Explicit beats received, for every-Nth-beat voices fired by them.
     private var explicitBeats: Int64 = 0
     public private(set) var mode: PerformanceMode = .freestyle
+    /// Level of the heart-driven voices: 1, or fading toward 0 over a second during a dropout
+    /// whose preset action is "fade".
+    private var heartLevel: Float = 1
+    private var heartTarget: Float = 1
 
     public static let eventQueueCapacity = 4096
     /// Objects a clip swap no longer needs, on their way to a control thread to be released
@@ -71,6 +79,8 @@ public final class RealtimeEngine: @unchecked Sendable {
             self.noteVoices[note] = Int32(voice)
         }
         self.regionVoices = ContiguousArray(regionVoices)
+        noteRegions = .allocate(capacity: 128)
+        noteRegions.initialize(repeating: -1, count: 128)
         controlVoices = .allocate(capacity: 128)
         controlVoices.initialize(repeating: (-1, .gain), count: 128)
         scratchLeft = .allocate(capacity: maxFrames)
@@ -86,6 +96,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         queue.deallocate()
         noteVoices.deallocate()
         controlVoices.deallocate()
+        noteRegions.deallocate()
         scratchLeft.deallocate()
         scratchRight.deallocate()
         silentInput.deallocate()
@@ -104,6 +115,12 @@ public final class RealtimeEngine: @unchecked Sendable {
 
     /// Tests and diagnostics: the slot at `index`.
     func slotForTesting(_ index: Int) -> VoiceSlot? { index < slots.count ? slots[index] : nil }
+
+    /// Control thread, before activation: MIDI note `note` hits region `region`.
+    public func mapNoteToRegion(_ note: Int, region: Int32) {
+        guard (0..<128).contains(note) else { return }
+        noteRegions[note] = region
+    }
 
     /// Control thread, before activation: MIDI controller `controller` sets `parameter` of voice `voice`.
     public func mapControlChange(_ controller: Int, voice: Int, parameter: MIDIControl) {
@@ -161,6 +178,10 @@ public final class RealtimeEngine: @unchecked Sendable {
         let start = framePosition
         let end = start + Int64(frames)
         drainSources(periodStart: start)
+        if heartLevel != heartTarget {
+            let step = Float(frames) / Float(sampleRate)
+            heartLevel = heartTarget > heartLevel ? min(heartTarget, heartLevel + step) : max(heartTarget, heartLevel - step)
+        }
         var cursor = start
         // Bounded: each pass either ends the chunk or consumes one queued event or one pulse,
         // and both are finite within a chunk (queue capacity; at most 60 pulses a second).
@@ -224,8 +245,12 @@ public final class RealtimeEngine: @unchecked Sendable {
             let value = bytes[2] & 0x7F
             let frame = framePosition + Int64(event.time)
             if status == 0x90 && value > 0 {
-                let voice = noteVoices[key]
-                if voice >= 0 { schedule(.voiceTrigger(voice: voice, velocity: Float(value) / 127), at: frame) }
+                let region = noteRegions[key], voice = noteVoices[key]
+                if region >= 0 {
+                    schedule(.regionHit(region: region, velocity: Float(value) / 127), at: frame)
+                } else if voice >= 0 {
+                    schedule(.voiceTrigger(voice: voice, velocity: Float(value) / 127), at: frame)
+                }
             } else if status == 0xB0 {
                 let target = controlVoices[key]
                 guard target.voice >= 0 else { continue }
@@ -287,6 +312,8 @@ public final class RealtimeEngine: @unchecked Sendable {
             mode = newMode
         case .pose, .bandPower:
             break  // the region and mood models consume these
+        case .heartPresence(let present):
+            heartTarget = present ? 1 : 0
         case .swapClip(let voice, let clip):
             guard let bits = UnsafeRawPointer(bitPattern: clip) else { return invalid() }
             let offered = Unmanaged<AnyObject>.fromOpaque(bits)
@@ -374,7 +401,7 @@ public final class RealtimeEngine: @unchecked Sendable {
             scratchLeft.update(repeating: 0, count: frames)
             scratchRight.update(repeating: 0, count: frames)
             slot.voice.render(left: scratchLeft, right: scratchRight, frames: frames)
-            mix(slot, into: left + offset, right + offset, frames: frames, target: slot.channelGains)
+            mix(slot, into: left + offset, right + offset, frames: frames, target: heartScaled(slot))
         }
     }
 
@@ -389,8 +416,16 @@ public final class RealtimeEngine: @unchecked Sendable {
             inputVoice.process(inputLeft: inputLeft, inputRight: inputRight, left: scratchLeft, right: scratchRight,
                                frames: frames)
             // A disabled input voice fades out rather than stopping short.
-            mix(slot, into: left, right, frames: frames, target: slot.enabled ? slot.channelGains : (0, 0))
+            mix(slot, into: left, right, frames: frames, target: slot.enabled ? heartScaled(slot) : (0, 0))
         }
+    }
+
+    /// Real-time safe. The slot's channel gains, faded with the heart during a dropout.
+    @inline(__always)
+    private func heartScaled(_ slot: VoiceSlot) -> (left: Float, right: Float) {
+        let gains = slot.channelGains
+        guard slot.followsHeart && heartLevel < 1 else { return gains }
+        return (gains.left * heartLevel, gains.right * heartLevel)
     }
 
     /// Real-time safe. Adds the scratch buffers into the output at the slot's gains, slewing the

@@ -39,8 +39,8 @@ enum YAMLFile {
                                  "unknown field (known: \(rootKeys.sorted().joined(separator: ", ")))")
             }
             lines[name] = key.mark?.line
-            if name == "midi_cc", let map = value.mapping {
-                for (controller, _) in map { lines["midi_cc.\(controller.string ?? "")"] = controller.mark?.line }
+            if ["midi_cc", "midi_regions", "regions"].contains(name), let map = value.mapping {
+                for (key, _) in map { lines["\(name).\(key.string ?? "")"] = key.mark?.line }
             }
             if let items = value.sequence {
                 for (index, item) in items.enumerated() { lines["\(name)[\(index)]"] = item.mark?.line }

@@ -42,6 +42,9 @@ struct Run: ParsableCommand {
     @Option(help: "Replay a session (HealthKit JSON, CSV, or a session log) live, from now.")
     var replay: String?
 
+    @Flag(name: .customLong("predict-beats"), help: "Schedule each detected beat's successor from recent intervals (PPG and /pulse/beat), so sound lands on the beat.")
+    var predictBeats = false
+
     func validate() throws {
         if let bpm, !HeartbeatClock.accepts(bpm: bpm) {
             throw ValidationError("--bpm \(bpm) is not a heart rate (above 0, at most 300)")
@@ -118,9 +121,11 @@ struct Run: ParsableCommand {
             var configuration = OSCInput.Configuration()
             configuration.port = oscPort
             configuration.bind = oscBind
+            configuration.predictBeats = predictBeats
+            (configuration.dropoutSeconds, configuration.dropoutFades) = loaded.dropoutRule
             let counters = engine.counters
             do {
-                osc = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: engine.voiceNames),
+                osc = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: engine.voiceNames, regions: engine.regionNames),
                                    clock: JackFrameClock(engine: engine, client: client),
                                    status: {
                                        let snapshot = counters.snapshot()

@@ -59,3 +59,18 @@ final class PPGBeatDetectorTests: XCTestCase {
         }
     }
 }
+
+final class BeatPredictorTests: XCTestCase {
+    func testPredictsTheNextBeatFromTheMedianInterval() {
+        var predictor = BeatPredictor()
+        XCTAssertNil(predictor.observe(beatAt: 0))
+        XCTAssertNil(predictor.observe(beatAt: 40_000))
+        XCTAssertEqual(predictor.observe(beatAt: 80_000), 120_000)
+        // One missed detection (an interval twice as long) does not throw the median off.
+        XCTAssertEqual(predictor.observe(beatAt: 160_000), 200_000)
+        XCTAssertEqual(predictor.observe(beatAt: 200_000), 240_000)
+        // A slowing heart: the prediction follows.
+        for frame in stride(from: 250_000, through: 500_000, by: 50_000) { _ = predictor.observe(beatAt: Int64(frame)) }
+        XCTAssertEqual(predictor.observe(beatAt: 550_000), 600_000)
+    }
+}

@@ -158,3 +158,53 @@ final class VoiceBankTests: XCTestCase {
         XCTAssertEqual(engine.voiceNames.count, preset.voices.count)
     }
 }
+
+final class DropoutAndRegionTests: XCTestCase {
+    func testAHeartDropoutFadesHeartVoicesAndTheReturnBringsThemBack() {
+        let click = ClickVoice()
+        let engine = RealtimeEngine(sampleRate: 48_000, maxFrames: 256,
+                                    slots: [VoiceSlot(name: "c", voice: click, enabled: true, gain: 1, pan: 0, rate: BeatRate(subdivision: 4),
+                                                      followsHeart: true, silenced: false)],
+                                    noteVoices: [:], regionVoices: [], firedReports: nil)
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+        engine.addSource(ring)
+        ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 120)))            // a click every 6 000 frames
+        ring.producer.push(ControlMessage(frame: 48_000, .heartPresence(false)))  // fades over one second
+        ring.producer.push(ControlMessage(frame: 144_000, .heartPresence(true)))
+        let out = Fixtures.run(engine, sizes: [256], periods: 800).left
+        XCTAssertEqual(out[42_000], 1, "before the dropout")
+        XCTAssertLessThan(out[72_000], 0.6, "fading")
+        XCTAssertEqual(out[120_000], 0, "faded out; the clock keeps its tempo")
+        XCTAssertEqual(out[198_000], 1, "back after the heart returns")
+        XCTAssertEqual(engine.clock.bpm, 120)
+    }
+
+    func testRegionsFromThePresetAndMidiNotes() throws {
+        let folder = NSTemporaryDirectory() + "pulsejack-regions-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try """
+        voices:
+          - {name: kick, kind: click, on_beat: false}
+          - {name: snare, kind: click, on_beat: false}
+        regions: {right-down: kick, left-left: snare}
+        midi_regions: {36: right-down}
+        dropout: {seconds: 3, action: fade}
+        """.write(toFile: folder + "/preset.yaml", atomically: true, encoding: .utf8)
+        let preset = try LoadedPreset.load(path: folder)
+        let engine = try EngineGraph.build(preset: preset, sampleRate: 48_000, maxFrames: 256)
+        XCTAssertEqual(engine.regionNames, ["left-left", "right-down"])
+        XCTAssertEqual(preset.dropoutRule.seconds, 3)
+        XCTAssertTrue(preset.dropoutRule.fades)
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+        engine.addSource(ring)
+        ring.producer.push(ControlMessage(frame: 10, .regionHit(region: 0, velocity: 0.5)))
+        ring.producer.push(ControlMessage(frame: 20, .regionHit(region: 1, velocity: 1)))
+        let out = Fixtures.run(engine, sizes: [256], periods: 1).left
+        XCTAssertEqual(out[10], 0.5)
+        XCTAssertEqual(out[20], 1)
+        try "voices:\n  - {name: kick, kind: click}\nregions: {up: tuba}\n".write(toFile: folder + "/preset.yaml", atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try EngineGraph.build(preset: LoadedPreset.load(path: folder), sampleRate: 48_000, maxFrames: 256)) {
+            XCTAssertTrue("\($0)".contains(":3: regions.up: no voice named 'tuba'"), "\($0)")
+        }
+    }
+}
