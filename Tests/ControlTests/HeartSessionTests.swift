@@ -38,7 +38,7 @@ final class HeartSessionTests: XCTestCase {
     func testMalformedFilesNameTheFileAndLine() {
         let cases: [(String, String, String)] = [
             ("time,bpm\n0,72\n1,fast\n", "bad.csv", ":3: bpm 'fast' is not a number"),
-            ("when,bpm\n0,72\n", "header.csv", ":1: expected the header row"),
+            ("when,bpm\n0,72\n", "header.csv", ":1: expected a header row: time,alpha"),
             ("time,bpm\n0,72,9\n", "fields.csv", ":2: expected 2 fields"),
             ("time,bpm\n-1,72\n", "time.csv", ":2: time '-1' is not a number of seconds"),
             ("", "empty.csv", "the session file is empty"),
