@@ -23,7 +23,7 @@ test: build
 	./scripts/with-private-jackd.sh $(SWIFT) test --skip-build --disable-swift-testing
 
 # Speed, precision and real-time safety beside peers: prints a table and writes BENCHMARKS.md.
-# One section alone: .build/release/pulsejack-bench --only precision|latency|cost|voices|ring|convolution|render|safety
+# One section alone: .build/release/pulsejack-bench --only precision|latency|osc|cost|voices|ring|convolution|render|safety
 bench: deps
 	@./scripts/install-debs.sh jconvolver
 	$(SWIFT) build -c release --product pulsejack-bench

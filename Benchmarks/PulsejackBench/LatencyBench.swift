@@ -48,9 +48,6 @@ enum LatencyBench {
                      pulsejack: "median \(Int(Statistics(medians).median)), max \(Int(Statistics(maxima).median)) frames",
                      reference: "the pad's own timestamp (goal: same period, same offset: 0 frames)",
                      command: ".build/release/pulsejack-bench --only latency"),
-            BenchRow(row: "2. Control latency", measure: "OSC immediate / OSC timetagged → sound",
-                     pulsejack: "pending: OSC input (issue 5)", reference: "pending",
-                     command: ".build/release/pulsejack-bench --only latency"),
         ]
     }
 }

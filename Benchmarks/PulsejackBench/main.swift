@@ -2,7 +2,7 @@ import Foundation
 import JackEngine
 
 // pulsejack-bench: measures the engine beside its peers and writes BENCHMARKS.md.
-// Usage: pulsejack-bench [--runs N] [--only precision|latency|cost|voices|ring|convolution|render|safety] [--safety-seconds S] [--out FILE]
+// Usage: pulsejack-bench [--runs N] [--only precision|latency|osc|cost|voices|ring|convolution|render|safety] [--safety-seconds S] [--out FILE]
 var runs = 5
 var only: String?
 var safetySeconds = 60.0
@@ -15,7 +15,7 @@ while let argument = arguments.popFirst() {
     case "--safety-seconds": safetySeconds = Double(arguments.popFirst() ?? "") ?? safetySeconds
     case "--out": out = arguments.popFirst() ?? out
     default:
-        FileHandle.standardError.write(Data("usage: pulsejack-bench [--runs N] [--only precision|latency|cost|voices|ring|convolution|render|safety] [--safety-seconds S] [--out FILE]\n".utf8))
+        FileHandle.standardError.write(Data("usage: pulsejack-bench [--runs N] [--only precision|latency|osc|cost|voices|ring|convolution|render|safety] [--safety-seconds S] [--out FILE]\n".utf8))
         exit(64)
     }
 }
@@ -24,6 +24,7 @@ JackClient.silenceLibraryMessages()
 let sections: [(String, () throws -> [BenchRow])] = [
     ("precision", { try PrecisionBench.run(runs: runs) }),
     ("latency", { try LatencyBench.run(runs: runs) }),
+    ("osc", { try OSCLatencyBench.run(runs: runs) }),
     ("cost", { try CallbackCostBench.run(runs: runs) }),
     ("voices", { try VoiceCostBench.run(runs: runs) }),
     ("ring", { RingBench.run(runs: runs) }),

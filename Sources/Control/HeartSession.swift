@@ -98,11 +98,11 @@ public struct HeartSession: Sendable {
             switch kind {
             case "time,bpm":
                 let bpm = try number(valueText, "bpm")
-                if HeartbeatClock.accepts(bpm: bpm) {
+                if PlausibleHeart.accepts(bpm: bpm) {
                     entries.append(Entry(time: time, event: .tempo(bpm: bpm), line: lineNumber))
                 } else {
                     rejections.append(Rejection(place: "\(path):\(lineNumber)",
-                                                message: "bpm \(valueText) rejected (allowed: above 0, at most 300)"))
+                                                message: "bpm \(valueText) rejected (a heart beats 25…250 times a minute)"))
                 }
             case "time,beat":
                 let strength: Float
@@ -185,12 +185,12 @@ public struct HeartSession: Sendable {
         var rejections: [Rejection] = []
         for sample in dated {
             let place = "\(path): items[\(sample.index)]"
-            if HeartbeatClock.accepts(bpm: sample.value) {
+            if PlausibleHeart.accepts(bpm: sample.value) {
                 entries.append(Entry(time: sample.date.timeIntervalSince(start), event: .tempo(bpm: sample.value),
                                      line: sample.index))
             } else {
                 rejections.append(Rejection(place: place,
-                                            message: "bpm \(sample.value) rejected (allowed: above 0, at most 300)"))
+                                            message: "bpm \(sample.value) rejected (a heart beats 25…250 times a minute)"))
             }
         }
         return HeartSession(path: path, entries: ordered(entries), rejections: rejections)

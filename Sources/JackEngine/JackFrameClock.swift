@@ -6,7 +6,8 @@ import Foundation
 ///
 /// The mapping is anchored once (wall time ↔ the frame JACK is rendering) and then advanced at
 /// the nominal sample rate, so timetags spaced by exactly N frames map to frames exactly N apart;
-/// it re-anchors only when the estimate drifts by more than 10 ms from JACK's own frame count.
+/// it re-anchors only when the estimate drifts by more than 100 ms from JACK's own frame count
+/// (clock drift is slow; a period or two of scheduling jitter must not move the anchor).
 public final class JackFrameClock: FrameClock, @unchecked Sendable {
     public let sampleRate: Int
     private let engine: RealtimeEngine
@@ -45,7 +46,7 @@ public final class JackFrameClock: FrameClock, @unchecked Sendable {
         let now = Self.nowTimetag(), current = currentFrame()
         if let anchor {
             let predicted = anchor.frame + frames(ticks: Int64(bitPattern: now &- anchor.wall))
-            if abs(predicted - current) > Int64(sampleRate / 100) { self.anchor = (now, current) }
+            if abs(predicted - current) > Int64(sampleRate / 10) { self.anchor = (now, current) }
         } else {
             anchor = (now, current)
         }

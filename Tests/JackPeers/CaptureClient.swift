@@ -6,7 +6,7 @@ import Foundation
 /// of the precision and latency rows. Onsets are kept as the client's own frame count since
 /// activation and as JACK's frame time.
 public final class CaptureClient {
-    let client: OpaquePointer
+    public let client: OpaquePointer
     let port: OpaquePointer
     let capacity = 1 << 20
     let ownFrames: UnsafeMutablePointer<Int64>
