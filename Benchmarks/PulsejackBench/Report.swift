@@ -15,6 +15,20 @@ enum Report {
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    static func line(_ row: BenchRow) -> String {
+        "| \(row.row) | \(row.measure) | \(row.pulsejack) | \(row.reference) | `\(row.command)` |"
+    }
+
+    /// `text` with the rows of section `name` (their command ends in `--only name`) replaced by `rows`.
+    static func replacingSection(_ name: String, rows: [BenchRow], in text: String) -> String {
+        let marker = "pulsejack-bench --only \(name)`"
+        var lines = text.components(separatedBy: "\n")
+        guard let first = lines.firstIndex(where: { $0.hasSuffix(marker + " |") }) else { return text }
+        lines.removeAll { $0.hasSuffix(marker + " |") }
+        lines.insert(contentsOf: rows.map(line), at: first)
+        return lines.joined(separator: "\n")
+    }
+
     static func markdown(rows: [BenchRow], runs: Int) -> String {
         let cpu = shell("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2").trimmingCharacters(in: .whitespaces)
         let memory = shell("free -g | awk '/Mem:/ {print $2 \" GiB\"}'")
@@ -38,9 +52,7 @@ enum Report {
         | --- | --- | --- | --- | --- |
 
         """
-        for row in rows {
-            text += "| \(row.row) | \(row.measure) | \(row.pulsejack) | \(row.reference) | `\(row.command)` |\n"
-        }
+        for row in rows { text += line(row) + "\n" }
         text += """
 
         How to read it:

@@ -1,3 +1,4 @@
+import CAllocCounter
 import CJack
 import Control
 import Foundation
@@ -8,10 +9,16 @@ enum RingBench {
     static let messages = 10_000_000
     static let messageSize = MemoryLayout<ControlMessage>.stride
 
+    static func pin(to core: Int) { _ = pj_pin_thread(Int32(core)) }
+    static func unpin() { _ = pj_pin_thread(-1) }
+
     static func spsc() -> Double {
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 4096)
         let started = DispatchTime.now().uptimeNanoseconds
+        pin(to: 0)
+        defer { unpin() }
         let producer = Thread {
+            pin(to: 1)
             let side = ring.producer
             var sent = 0
             while sent < messages {
@@ -40,7 +47,10 @@ enum RingBench {
         let ring = jack_ringbuffer_create(4096 * messageSize)!
         defer { jack_ringbuffer_free(ring) }
         let started = DispatchTime.now().uptimeNanoseconds
+        pin(to: 0)
+        defer { unpin() }
         let producer = Thread {
+            pin(to: 1)
             var sent = 0
             var message = ControlMessage(frame: 0, .heartbeat(strength: 1))
             while sent < messages {
@@ -77,7 +87,7 @@ enum RingBench {
         }
         let ourMedian = Statistics(ours).median, theirMedian = Statistics(theirs).median
         return [BenchRow(row: "4. Ring buffer",
-                         measure: "\(messages / 1_000_000) M messages of \(messageSize) bytes, 1 producer → 1 consumer thread",
+                         measure: "\(messages / 1_000_000) M messages of \(messageSize) bytes, 1 producer → 1 consumer thread, pinned to different cores",
                          pulsejack: String(format: "%.1f M msg/s (%.2f× jack_ringbuffer), no allocation after creation",
                                            ourMedian / 1e6, ourMedian / theirMedian),
                          reference: String(format: "jack_ringbuffer: %.1f M msg/s", theirMedian / 1e6),

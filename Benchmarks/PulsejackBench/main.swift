@@ -45,7 +45,13 @@ for (name, section) in sections where only == nil || only == name {
     }
 }
 BenchFixtures.cleanUp()
-if only == nil {
+if let only {
+    // One section: its rows in an existing BENCHMARKS.md are replaced in place.
+    if let existing = try? String(contentsOfFile: out, encoding: .utf8) {
+        try Report.replacingSection(only, rows: rows, in: existing).write(toFile: out, atomically: true, encoding: .utf8)
+        print("updated the \(only) rows of \(out)")
+    }
+} else {
     try Report.markdown(rows: rows, runs: runs).write(toFile: out, atomically: true, encoding: .utf8)
     print("wrote \(out)")
 }

@@ -261,7 +261,9 @@ public final class OSCInput: @unchecked Sendable {
     private func reply(to destination: sockaddr_in) {
         guard let message = lo_message_new() else { return }
         defer { lo_message_free(message) }
-        for (name, value) in counters.all + status() {
+        // The PPG detector's last inter-beat interval (ms) and rate, when it has found beats.
+        let heart = ppg.lastInterval.map { [("ppg_ibi_ms", Int(($0 * 1000).rounded())), ("ppg_bpm", Int((60 / $0).rounded()))] } ?? []
+        for (name, value) in counters.all + heart + status() {
             lo_message_add_string(message, name)
             lo_message_add_int32(message, Int32(clamping: value))
         }

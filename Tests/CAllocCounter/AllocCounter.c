@@ -67,3 +67,14 @@ void pj_rt_counters_reset(void) {
     atomic_store(&rt_allocations, 0);
     atomic_store(&rt_locks, 0);
 }
+
+#include <sched.h>
+/// Pins the calling thread to `core` (core < 0: every core). For benchmarks that must place
+/// two threads on different cores; glibc declares the call only under _GNU_SOURCE.
+int pj_pin_thread(int core) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (core < 0) { for (int c = 0; c < CPU_SETSIZE; c++) CPU_SET(c, &set); }
+    else CPU_SET(core, &set);
+    return pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}

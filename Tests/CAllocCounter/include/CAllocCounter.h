@@ -10,5 +10,7 @@ uint64_t pj_rt_lock_count(void);
 /// Allocation calls made by the process, all threads: proves the interposer is live.
 uint64_t pj_total_allocation_count(void);
 void pj_rt_counters_reset(void);
+/// Pins the calling thread to one core (−1: all cores); for benchmarks.
+int pj_pin_thread(int core);
 
 #endif
