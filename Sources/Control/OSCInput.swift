@@ -171,10 +171,9 @@ public final class OSCInput: @unchecked Sendable {
             heartData()
             for sample in samples where ppg.process(sample) {
                 counters.ppgBeats.wrappingIncrement(ordering: .relaxed)
+                // Explicit beats only: a tempo too would start the clock's own beats beside them.
+                // The rate is published in /pulse/status.
                 beatDetected(strength: 1)
-                if let bpm = ppg.bpm, PlausibleHeart.accepts(bpm: bpm), !configuration.predictBeats {
-                    push(.tempo(bpm: bpm), frame: ControlMessage.immediate)
-                }
             }
             return
         default:

@@ -43,8 +43,8 @@ public final class OfflineRenderer {
     }
 
     /// The session's entries as messages at their frames (time × rate, rounded to the nearest
-    /// frame). RR intervals become a beat and the tempo they imply; a pulse wave goes through the
-    /// PPG beat detector, whose beats and tempo take its place.
+    /// frame). RR intervals become the tempo they imply; a pulse wave goes through the PPG beat
+    /// detector, whose beats take its place as explicit beats.
     public static func messages(for session: HeartSession, sampleRate: Int) -> [ControlMessage] {
         var messages: [ControlMessage] = []
         var detector: PPGBeatDetector?
@@ -54,7 +54,8 @@ public final class OfflineRenderer {
             case .tempo(let bpm): messages.append(ControlMessage(frame: frame, .tempo(bpm: bpm)))
             case .beat(let strength): messages.append(ControlMessage(frame: frame, .heartbeat(strength: strength)))
             case .rr(let seconds):
-                messages.append(ControlMessage(frame: frame, .heartbeat(strength: 1)))
+                // The tempo the interval implies; the clock places the beats (a source drives
+                // either the clock or explicit beats, never both, or every beat would sound twice).
                 messages.append(ControlMessage(frame: frame, .tempo(bpm: 60 / seconds)))
             case .ppg(let sample):
                 if detector == nil {
@@ -67,9 +68,6 @@ public final class OfflineRenderer {
                 }
                 if detector!.process(sample) {
                     messages.append(ControlMessage(frame: frame, .heartbeat(strength: 1)))
-                    if let bpm = detector!.bpm, PlausibleHeart.accepts(bpm: bpm) {
-                        messages.append(ControlMessage(frame: frame, .tempo(bpm: bpm)))
-                    }
                 }
             case .pose(let lx, let ly, let rx, let ry):
                 messages.append(ControlMessage(frame: frame, .pose(leftX: lx, leftY: ly, rightX: rx, rightY: ry)))

@@ -155,3 +155,36 @@ final class RecordAndReplayTests: XCTestCase {
         XCTAssertTrue(recorded.contains("\"bpm\":95"), recorded)
     }
 }
+
+/// `run --replay`: a recorded session played live.
+final class LiveReplayTests: XCTestCase {
+    func testReplayingATempoSessionPlaysItsBeatsLive() throws {
+        try Subprocess.requirePulsejack()
+        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-replay-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let session = folder.appendingPathComponent("rr.csv")
+        // RR intervals of 0.5 s: beats, and 120 BPM, from 0.2 s on.
+        try "time,rr\n0.2,0.5\n0.7,0.5\n1.2,0.5\n".write(to: session, atomically: true, encoding: .utf8)
+        let events = folder.appendingPathComponent("events.jsonl").path
+        let run = Process()
+        run.executableURL = URL(fileURLWithPath: Subprocess.pulsejack)
+        run.arguments = ["run", "--preset", Subprocess.repository.appendingPathComponent("presets/click").path, "--no-osc",
+                         "--name", "pj-replay-\(getpid())", "--replay", session.path, "--events-out", events]
+        run.environment = ProcessInfo.processInfo.environment.merging(["JACK_DEFAULT_SERVER": server]) { $1 }
+        run.standardOutput = FileHandle.nullDevice
+        run.standardError = FileHandle.nullDevice
+        try run.run()
+        usleep(2_500_000)
+        run.interrupt()
+        run.waitUntilExit()
+        let frames = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n").map { line -> Int in
+            (try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any])["frame"] as! Int
+        }
+        XCTAssertGreaterThanOrEqual(frames.count, 4, "\(frames)")
+        // Explicit beats 0.5 s apart, and the clock's beats at 120 BPM from the first: all 24 000 frames apart.
+        let distinct = Array(Set(frames)).sorted()
+        XCTAssertEqual(Set(zip(distinct.dropFirst(), distinct).map { $0 - $1 }), [24_000], "\(distinct)")
+    }
+}
