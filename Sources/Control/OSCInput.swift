@@ -95,7 +95,7 @@ public final class OSCInput: @unchecked Sendable {
             let reason = String(cString: strerror(errno))
             close(socket)
             socket = -1
-            throw OSCInputError("cannot listen for OSC on \(configuration.bind):\(configuration.port): \(reason)")
+            throw OSCInputError("cannot listen for OSC on \(configuration.bind):\(configuration.port): \(reason) (choose another with --osc-port, or --no-osc)")
         }
         var actual = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)

@@ -2,13 +2,14 @@ import Control
 import Foundation
 import XCTest
 
-final class HeartSessionTests: XCTestCase {
-    private func write(_ text: String, _ name: String) -> String {
-        let path = NSTemporaryDirectory() + "pulsejack-\(getpid())-\(name)"
-        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
-        return path
-    }
+/// Writes `text` to a temporary file named after `name`; returns its path.
+private func write(_ text: String, _ name: String) -> String {
+    let path = NSTemporaryDirectory() + "pulsejack-\(getpid())-\(name)"
+    _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+    return path
+}
 
+final class HeartSessionTests: XCTestCase {
     func testCSVTempoWithCommentsAndRejectedRates() throws {
         let path = write("# a comment\ntime,bpm\n0,72\n\n1.5, 80\n2,0\n3,nan\n4,301\n5,60\n", "tempo.csv")
         let session = try HeartSession.load(path: path)
@@ -62,12 +63,6 @@ final class HeartSessionTests: XCTestCase {
 }
 
 final class SessionFormatsTests: XCTestCase {
-    private func write(_ text: String, _ name: String) -> String {
-        let path = NSTemporaryDirectory() + "pulsejack-\(getpid())-\(name)"
-        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
-        return path
-    }
-
     func testRRPoseAndBandLayouts() throws {
         let rr = try HeartSession.load(path: write("time,rr\n0.8,0.8\n1.6,0.8\n2,3.0\n", "rr.csv"))
         XCTAssertEqual(rr.entries.map(\.event), [.rr(seconds: 0.8), .rr(seconds: 0.8)])

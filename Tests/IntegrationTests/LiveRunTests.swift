@@ -21,20 +21,12 @@ final class LiveRunTests: XCTestCase {
         guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
         guard let capture = Subprocess.which("jack_capture") else { return XCTFail("jack_capture is not installed (make test installs it)") }
         let client = "pj-live-\(getpid())"
-        let run = Process()
-        run.executableURL = URL(fileURLWithPath: Subprocess.pulsejack)
-        run.arguments = ["run", "--bpm", "73", "--name", client,
-                         "--preset", Subprocess.repository.appendingPathComponent("presets/click").path]
-        run.environment = ProcessInfo.processInfo.environment.merging(["JACK_DEFAULT_SERVER": server]) { $1 }
         let log = Pipe()
-        run.standardOutput = log
-        run.standardError = log
-        try run.run()
+        let run = try Subprocess.startPulsejack(["run", "--bpm", "73", "--name", client, "--no-osc",
+                                                 "--preset", Subprocess.repository.appendingPathComponent("presets/click").path],
+                                                server: server, output: log)
         defer { if run.isRunning { run.terminate() } }
-        // Wait for the client's ports to exist.
-        for _ in 0..<50 where !(try Subprocess.run("/usr/bin/jack_lsp", [], environment: ["JACK_DEFAULT_SERVER": server]).stdout.contains("\(client):out_L")) {
-            usleep(100_000)
-        }
+        try Subprocess.waitForPorts(of: client, server: server)
         let wav = folder.appendingPathComponent("capture.wav").path
         let recorded = try Subprocess.run(capture, ["-d", "5", "-c", "2", "-p", "\(client):out_L", "-p", "\(client):out_R", "--daemon", wav],
                                           environment: ["JACK_DEFAULT_SERVER": server])

@@ -26,20 +26,9 @@ final class OSCLiveTests: XCTestCase {
         try "voices:\n  - {name: pad, kind: click, on_beat: false}\n"
             .write(to: preset.appendingPathComponent("preset.yaml"), atomically: true, encoding: .utf8)
         let client = "pj-osc-\(getpid())", port = OSCEncoder.freePort()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Subprocess.pulsejack)
-        process.arguments = ["run", "--preset", preset.path, "--name", client, "--osc-port", "\(port)"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["JACK_DEFAULT_SERVER": server]) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        run = process
-        for _ in 0..<50 {
-            if try Subprocess.run("/usr/bin/jack_lsp", [], environment: ["JACK_DEFAULT_SERVER": server]).stdout.contains("\(client):out_L") {
-                break
-            }
-            usleep(100_000)
-        }
+        run = try Subprocess.startPulsejack(["run", "--preset", preset.path, "--name", client, "--osc-port", "\(port)"],
+                                            server: server)
+        try Subprocess.waitForPorts(of: client, server: server)
         return (client, port)
     }
 
@@ -119,14 +108,8 @@ final class RecordAndReplayTests: XCTestCase {
         let log = folder.appendingPathComponent("session.jsonl").path
         let liveEvents = folder.appendingPathComponent("live.jsonl").path
         let port = OSCEncoder.freePort()
-        let run = Process()
-        run.executableURL = URL(fileURLWithPath: Subprocess.pulsejack)
-        run.arguments = ["run", "--bpm", "80", "--name", "pj-record-\(getpid())", "--osc-port", "\(port)",
-                         "--record-session", log, "--events-out", liveEvents]
-        run.environment = ProcessInfo.processInfo.environment.merging(["JACK_DEFAULT_SERVER": server]) { $1 }
-        run.standardOutput = FileHandle.nullDevice
-        run.standardError = FileHandle.nullDevice
-        try run.run()
+        let run = try Subprocess.startPulsejack(["run", "--bpm", "80", "--name", "pj-record-\(getpid())", "--osc-port", "\(port)",
+                                                 "--record-session", log, "--events-out", liveEvents], server: server)
         usleep(1_000_000)
         // A performance: triggers, a tempo change, a gain change, a timetagged bundle, a bad packet.
         OSCEncoder.send(OSCEncoder.message("/voice/bell/trigger", [.float(0.8)]), port: port)
@@ -168,14 +151,9 @@ final class LiveReplayTests: XCTestCase {
         // RR intervals of 0.5 s: beats, and 120 BPM, from 0.2 s on.
         try "time,rr\n0.2,0.5\n0.7,0.5\n1.2,0.5\n".write(to: session, atomically: true, encoding: .utf8)
         let events = folder.appendingPathComponent("events.jsonl").path
-        let run = Process()
-        run.executableURL = URL(fileURLWithPath: Subprocess.pulsejack)
-        run.arguments = ["run", "--preset", Subprocess.repository.appendingPathComponent("presets/click").path, "--no-osc",
-                         "--name", "pj-replay-\(getpid())", "--replay", session.path, "--events-out", events]
-        run.environment = ProcessInfo.processInfo.environment.merging(["JACK_DEFAULT_SERVER": server]) { $1 }
-        run.standardOutput = FileHandle.nullDevice
-        run.standardError = FileHandle.nullDevice
-        try run.run()
+        let run = try Subprocess.startPulsejack(["run", "--preset", Subprocess.repository.appendingPathComponent("presets/click").path,
+                                                 "--no-osc", "--name", "pj-replay-\(getpid())", "--replay", session.path,
+                                                 "--events-out", events], server: server)
         usleep(2_500_000)
         run.interrupt()
         run.waitUntilExit()

@@ -51,6 +51,27 @@ public struct Subprocess {
                           stderr: String(decoding: errData, as: UTF8.self))
     }
 
+    /// Starts `pulsejack ARGUMENTS` against the JACK server `server`, output discarded (or to
+    /// `output`); the caller interrupts it (SIGINT) and waits.
+    public static func startPulsejack(_ arguments: [String], server: String, output: Pipe? = nil) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: pulsejack)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["JACK_DEFAULT_SERVER": server]) { $1 }
+        process.standardOutput = output ?? FileHandle.nullDevice
+        process.standardError = output ?? FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Waits (up to 5 s) until the JACK client `client` has its ports on `server`.
+    public static func waitForPorts(of client: String, server: String) throws {
+        for _ in 0..<50 {
+            if try run("/usr/bin/jack_lsp", [], environment: ["JACK_DEFAULT_SERVER": server]).stdout.contains("\(client):out_L") { return }
+            usleep(100_000)
+        }
+    }
+
     /// Finds a program on the PATH.
     public static func which(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
