@@ -57,6 +57,7 @@ public final class OSCInput: @unchecked Sendable {
     private var ppg: PPGBeatDetector
     private var lastHeartData = Date()
     private var predictor = BeatPredictor()
+    private var regionModel = RegionModel()
     private var dropoutReported = false
     private var lastLog = Date.distantPast
     private var suppressedLogs = 0
@@ -197,6 +198,7 @@ public final class OSCInput: @unchecked Sendable {
                 }
             }
             for event in events { push(event, frame: frame) }
+            if case .pose(let lx, let ly, let rx, let ry) = events.first { poseRegions(lx, ly, rx, ry, frame: frame) }
         case .implausible(let what):
             counters.implausible.wrappingIncrement(ordering: .relaxed)
             report("\(message.address): \(what) rejected (not a plausible heart)")
@@ -206,6 +208,15 @@ public final class OSCInput: @unchecked Sendable {
         case .badArguments(let why):
             counters.badArguments.wrappingIncrement(ordering: .relaxed)
             report(why)
+        }
+    }
+
+    /// Hands crossing into a region the preset names: a hit at the interpolated crossing frame.
+    private func poseRegions(_ lx: Float, _ ly: Float, _ rx: Float, _ ry: Float, frame: Int64) {
+        let at = frame == ControlMessage.immediate ? (clock?.currentFrame() ?? 0) : frame
+        for hit in regionModel.update(frame: at, leftX: Double(lx), leftY: Double(ly), rightX: Double(rx), rightY: Double(ry)) {
+            guard let region = routes.regions[hit.region.name] else { continue }
+            push(.regionHit(region: region, velocity: 1), frame: frame == ControlMessage.immediate ? frame : hit.frame)
         }
     }
 

@@ -45,8 +45,11 @@ public final class OfflineRenderer {
     /// The session's entries as messages at their frames (time × rate, rounded to the nearest
     /// frame). RR intervals become the tempo they imply; a pulse wave goes through the PPG beat
     /// detector, whose beats take its place as explicit beats.
-    public static func messages(for session: HeartSession, sampleRate: Int) -> [ControlMessage] {
+    /// Pose samples also go through the region model: a hit, at its interpolated crossing frame,
+    /// for every region named in `regions` (the preset's, in index order).
+    public static func messages(for session: HeartSession, sampleRate: Int, regions: [String] = []) -> [ControlMessage] {
         var messages: [ControlMessage] = []
+        var regionModel = RegionModel()
         var detector: PPGBeatDetector?
         for entry in session.entries {
             let frame = Int64((entry.time * Double(sampleRate)).rounded())
@@ -71,6 +74,11 @@ public final class OfflineRenderer {
                 }
             case .pose(let lx, let ly, let rx, let ry):
                 messages.append(ControlMessage(frame: frame, .pose(leftX: lx, leftY: ly, rightX: rx, rightY: ry)))
+                for hit in regionModel.update(frame: frame, leftX: Double(lx), leftY: Double(ly), rightX: Double(rx), rightY: Double(ry)) {
+                    if let region = regions.firstIndex(of: hit.region.name) {
+                        messages.append(ControlMessage(frame: hit.frame, .regionHit(region: Int32(region), velocity: 1)))
+                    }
+                }
             case .bands(let alpha, let beta, let delta, let theta, let gamma):
                 for (band, value) in zip(EEGBand.allCases, [alpha, beta, delta, theta, gamma]) {
                     messages.append(ControlMessage(frame: frame, .bandPower(band, value)))

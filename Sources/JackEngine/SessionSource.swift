@@ -11,7 +11,7 @@ public struct SessionSource {
     /// Entries read but rejected (impossible heart rates), to report.
     public var rejections: [HeartSession.Rejection]
 
-    public static func load(path: String, sampleRate: Int) throws -> SessionSource {
+    public static func load(path: String, sampleRate: Int, regions: [String] = []) throws -> SessionSource {
         if let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8),
            SessionLog.isSessionLog(text) {
             let log = try SessionLog.parse(text, path: path)
@@ -23,7 +23,7 @@ public struct SessionSource {
                                  rejections: [])
         }
         let session = try HeartSession.load(path: path)
-        return SessionSource(messages: OfflineRenderer.messages(for: session, sampleRate: sampleRate),
+        return SessionSource(messages: OfflineRenderer.messages(for: session, sampleRate: sampleRate, regions: regions),
                              endFrame: Int64((session.duration * Double(sampleRate)).rounded()),
                              rejections: session.rejections)
     }

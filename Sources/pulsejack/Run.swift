@@ -91,7 +91,7 @@ struct Run: ParsableCommand {
             }
             if let eventsOut { events = try EventLog(path: eventsOut, voiceNames: engine.voiceNames) }
             if let replay {
-                let source = try SessionSource.load(path: replay, sampleRate: client.sampleRate)
+                let source = try SessionSource.load(path: replay, sampleRate: client.sampleRate, regions: engine.regionNames)
                 for rejection in source.rejections { warn(rejection) }
                 replaySource = ReplaySource(messages: source.messages, clock: JackFrameClock(engine: engine, client: client))
                 engine.addSource(replaySource!.ring)

@@ -140,6 +140,41 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(sox.status, 0, sox.stderr)
     }
 
+    func testAPoseTrajectoryRendersRegionHitsOncePerEntryAtTheCrossingFrame() throws {
+        let preset = folder.appendingPathComponent("drums")
+        try FileManager.default.createDirectory(at: preset, withIntermediateDirectories: true)
+        try """
+        voices:
+          - {name: drum1, kind: click, on_beat: false}
+          - {name: snare2, kind: click, on_beat: false, velocity: 0.5}
+        regions: {right-down: drum1, left-left: snare2}
+        """.write(to: preset.appendingPathComponent("preset.yaml"), atomically: true, encoding: .utf8)
+        // 50 poses a second. The right hand drops through 0.1 between t = 0.98 and 1.0 (y 0.2 → 0.0:
+        // crossing at t = 0.99) then jitters around 0.1 without rising past 0.2; later the left
+        // hand reaches out past −0.4 once.
+        var rows = ["time,lx,ly,rx,ry"]
+        for index in 0..<150 {
+            let t = Double(index) / 50
+            var ry = 0.5
+            if t >= 0.98 { ry = t < 1.0 ? 0.2 : (index % 2 == 0 ? 0.05 : 0.15) }
+            let lx = t >= 2.0 ? -0.6 : -0.1
+            rows.append(String(format: "%.2f,%.2f,0.5,0.2,%.2f", t, lx, ry))
+        }
+        let session = folder.appendingPathComponent("pose.csv")
+        try rows.joined(separator: "\n").write(to: session, atomically: true, encoding: .utf8)
+        let events = folder.appendingPathComponent("pose.jsonl").path
+        let result = try pulsejack(["render", "--preset", preset.path, "--session", session.path,
+                                    "--out", folder.appendingPathComponent("pose.wav").path, "--events-out", events])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let fired = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n").map { line -> String in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            return "\(object["voice"]!)@\(object["frame"]!)"
+        }
+        // right-down: 0.2 → 0.05 between frames 47 040 and 48 000 crosses 0.1 at 2/3: frame 47 680.
+        // left-left: −0.1 → −0.6 between 1.98 s and 2.0 s crosses −0.4 at 3/5: frame 95 616.
+        XCTAssertEqual(fired, ["drum1@47680", "snare2@95616"])
+    }
+
     func testDemoRendersTheShippedSession() throws {
         let result = try pulsejack(["demo", "--out", "demo.wav"])
         XCTAssertEqual(result.status, 0, result.stderr)
