@@ -58,6 +58,9 @@ public final class OSCInput: @unchecked Sendable {
     private var lastHeartData = Date()
     private var predictor = BeatPredictor()
     private var regionModel = RegionModel()
+    private var moodModel = MoodModel()
+    private var lastMood: String?
+    private let started = Date()
     private var dropoutReported = false
     private var lastLog = Date.distantPast
     private var suppressedLogs = 0
@@ -199,6 +202,7 @@ public final class OSCInput: @unchecked Sendable {
             }
             for event in events { push(event, frame: frame) }
             if case .pose(let lx, let ly, let rx, let ry) = events.first { poseRegions(lx, ly, rx, ry, frame: frame) }
+            if case .bandPower(let band, let value) = events.first { observeMood(band, Double(value)) }
         case .implausible(let what):
             counters.implausible.wrappingIncrement(ordering: .relaxed)
             report("\(message.address): \(what) rejected (not a plausible heart)")
@@ -210,6 +214,20 @@ public final class OSCInput: @unchecked Sendable {
             report(why)
         }
     }
+
+    /// The mood the EEG band powers say, over a sliding window; logged when it changes and
+    /// reported in /pulse/status.
+    private func observeMood(_ band: EEGBand, _ value: Double) {
+        moodModel.add(band, value, at: Date().timeIntervalSince(started))
+        let mood = moodModel.mood
+        if mood != lastMood {
+            lastMood = mood
+            log("mood: \(mood ?? "undefined")")
+        }
+    }
+
+    /// The current mood (nil: undefined, no EEG data).
+    public var mood: String? { lastMood }
 
     /// Hands crossing into a region the preset names: a hit at the interpolated crossing frame.
     private func poseRegions(_ lx: Float, _ ly: Float, _ rx: Float, _ ry: Float, frame: Int64) {
@@ -277,6 +295,8 @@ public final class OSCInput: @unchecked Sendable {
             lo_message_add_string(message, name)
             lo_message_add_int32(message, Int32(clamping: value))
         }
+        lo_message_add_string(message, "mood")
+        lo_message_add_string(message, lastMood ?? "undefined")
         var size = 0
         guard let data = lo_message_serialise(message, "/pulse/status", nil, &size) else { return }
         defer { free(data) }

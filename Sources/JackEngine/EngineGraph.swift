@@ -79,6 +79,8 @@ public enum EngineGraph {
                                     regionVoices: regions.voices, firedReports: firedReports)
         engine.regionNames = regions.names
         for mapping in try loaded.regionNotes() { engine.mapNoteToRegion(mapping.note, region: mapping.region) }
+        let performance = try loaded.performanceSettings()
+        engine.configurePerformance(skipRegion: performance.skipRegion, modeVoices: performance.modeVoices)
         for change in try loaded.controlChanges() {
             engine.mapControlChange(change.controller, voice: change.voice, parameter: change.parameter)
         }

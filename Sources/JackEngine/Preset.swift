@@ -23,6 +23,10 @@ public struct Preset: Codable, Sendable {
     public var regions: [String: String]?
     /// MIDI notes on midi_in that hit a region: note → region name.
     public var midiRegions: [Int: String]?
+    /// The region that records a skipped beat (its voice sounds only while recording).
+    public var skipRegion: String?
+    /// A voice announcing each mode as it begins: mode name → voice name.
+    public var modeSounds: [String: String]?
     /// What happens when the heart data stops.
     public var dropout: Dropout?
 
@@ -35,7 +39,7 @@ public struct Preset: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, description, bpm, include, voices, settings, regions, dropout
-        case midiCC = "midi_cc", midiRegions = "midi_regions"
+        case midiCC = "midi_cc", midiRegions = "midi_regions", skipRegion = "skip_region", modeSounds = "mode_sounds"
     }
 
     public struct VoiceSettings: Codable, Sendable {
@@ -210,6 +214,7 @@ public struct LoadedPreset: Sendable {
         try loaded.validate()
         _ = try loaded.controlChanges()
         _ = try loaded.regionNotes()
+        _ = try loaded.performanceSettings()
         if let dropout = preset.dropout {
             if let seconds = dropout.seconds, !(seconds.isFinite && (0.5...600).contains(seconds)) {
                 throw InputError(file: file, line: lines["dropout"], field: "dropout.seconds", "\(seconds) is outside 0.5…600")
@@ -221,11 +226,13 @@ public struct LoadedPreset: Sendable {
         return loaded
     }
 
-    /// Region names in index order (sorted), and the voice index each plays.
+    /// Region names in index order (sorted), and the voice index each plays
+    /// (`RealtimeEngine.modeCycle` for a region whose target is "mode").
     public func regionTable() throws -> (names: [String], voices: [Int32]) {
         let names = (preset.regions ?? [:]).keys.sorted()
         let voices = try names.map { name -> Int32 in
             let voice = preset.regions![name]!
+            if voice == "mode" { return RealtimeEngine.modeCycle }
             guard let index = self.voices.firstIndex(where: { $0.definition.name == voice }) else {
                 throw InputError(file: file, line: line("regions.\(name)") ?? line("regions"), field: "regions.\(name)",
                                  "no voice named '\(voice)'")
@@ -233,6 +240,28 @@ public struct LoadedPreset: Sendable {
             return Int32(index)
         }
         return (names, voices)
+    }
+
+    /// The skipped-beat region's index, and each mode's announcing voice index.
+    public func performanceSettings() throws -> (skipRegion: Int32?, modeVoices: [PerformanceMode: Int32]) {
+        let names = try regionTable().names
+        var skip: Int32?
+        if let name = preset.skipRegion {
+            guard let index = names.firstIndex(of: name) else {
+                throw InputError(file: file, line: line("skip_region"), field: "skip_region", "'\(name)' is not one of regions")
+            }
+            skip = Int32(index)
+        }
+        var modeVoices: [PerformanceMode: Int32] = [:]
+        for (modeName, voiceName) in preset.modeSounds ?? [:] {
+            guard let mode = PerformanceMode.allCases.first(where: { "\($0)" == modeName }),
+                  let voice = voices.firstIndex(where: { $0.definition.name == voiceName }) else {
+                throw InputError(file: file, line: line("mode_sounds"), field: "mode_sounds.\(modeName)",
+                                 "needs a mode (freestyle, recording, playing) and a voice of this preset")
+            }
+            modeVoices[mode] = Int32(voice)
+        }
+        return (skip, modeVoices)
     }
 
     /// MIDI notes that hit regions, as (note, region index).

@@ -50,6 +50,17 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// Explicit beats received, for every-Nth-beat voices fired by them.
     private var explicitBeats: Int64 = 0
     public private(set) var mode: PerformanceMode = .freestyle
+    /// A region target that cycles the mode instead of playing a voice.
+    public static let modeCycle: Int32 = -2
+    /// Tambour's recorded pattern: one step a beat, a region index or `skippedBeat`.
+    private let pattern: UnsafeMutablePointer<Int32>
+    public static let patternCapacity = 256
+    private static let skippedBeat: Int32 = -1
+    private var patternLength = 0
+    private var patternStep = 0
+    private var skipRegion: Int32 = -100
+    /// Voice announcing each mode (freestyle, recording, playing), −1: none.
+    private var modeVoices: (Int32, Int32, Int32) = (-1, -1, -1)
     /// Level of the heart-driven voices: 1, or fading toward 0 over a second during a dropout
     /// whose preset action is "fade".
     private var heartLevel: Float = 1
@@ -79,6 +90,7 @@ public final class RealtimeEngine: @unchecked Sendable {
             self.noteVoices[note] = Int32(voice)
         }
         self.regionVoices = ContiguousArray(regionVoices)
+        pattern = .allocate(capacity: Self.patternCapacity)
         noteRegions = .allocate(capacity: 128)
         noteRegions.initialize(repeating: -1, count: 128)
         controlVoices = .allocate(capacity: 128)
@@ -97,6 +109,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         noteVoices.deallocate()
         controlVoices.deallocate()
         noteRegions.deallocate()
+        pattern.deallocate()
         scratchLeft.deallocate()
         scratchRight.deallocate()
         silentInput.deallocate()
@@ -115,6 +128,15 @@ public final class RealtimeEngine: @unchecked Sendable {
 
     /// Tests and diagnostics: the slot at `index`.
     func slotForTesting(_ index: Int) -> VoiceSlot? { index < slots.count ? slots[index] : nil }
+
+    /// Control thread, before activation: the skipped-beat region and the voices that announce modes.
+    public func configurePerformance(skipRegion: Int32?, modeVoices: [PerformanceMode: Int32]) {
+        self.skipRegion = skipRegion ?? -100
+        self.modeVoices = (modeVoices[.freestyle] ?? -1, modeVoices[.recording] ?? -1, modeVoices[.playing] ?? -1)
+    }
+
+    /// The recorded pattern: region indices, −1 for a skipped beat.
+    public var recordedPattern: [Int32] { Array(UnsafeBufferPointer(start: pattern, count: patternLength)) }
 
     /// Control thread, before activation: MIDI note `note` hits region `region`.
     public func mapNoteToRegion(_ note: Int, region: Int32) {
@@ -305,11 +327,21 @@ public final class RealtimeEngine: @unchecked Sendable {
         case .regionHit(let region, let velocity):
             guard region >= 0, Int(region) < regionVoices.count, velocity.isFinite else { return invalid() }
             let voice = regionVoices[Int(region)]
+            if voice == Self.modeCycle {
+                return enter(mode == .freestyle ? .recording : mode == .recording ? .playing : .freestyle, at: frame)
+            }
+            if region == skipRegion {
+                // A skipped beat: recorded, and its sound heard, only while recording.
+                guard mode == .recording else { return }
+                record(Self.skippedBeat)
+            } else if mode == .recording {
+                record(region)
+            }
             if let slot = slot(voice), slot.enabled, !slot.silenced {
                 fire(slot, index: voice, velocity: velocity, at: frame)
             }
         case .modeChange(let newMode):
-            mode = newMode
+            enter(newMode, at: frame)
         case .pose, .bandPower:
             break  // the region and mood models consume these
         case .heartPresence(let present):
@@ -334,6 +366,22 @@ public final class RealtimeEngine: @unchecked Sendable {
         retiredProducer.push(UInt(bitPattern: object.toOpaque()))
     }
 
+    /// Real-time safe. Changes the performance mode and announces it with its voice.
+    private func enter(_ newMode: PerformanceMode, at frame: Int64) {
+        mode = newMode
+        if newMode == .recording { patternLength = 0 }
+        if newMode == .playing { patternStep = 0 }
+        let announce = newMode == .freestyle ? modeVoices.0 : newMode == .recording ? modeVoices.1 : modeVoices.2
+        if let slot = slot(announce), !slot.silenced { fire(slot, index: announce, velocity: 1, at: frame) }
+    }
+
+    /// Real-time safe. Appends a step to the recorded pattern (full at `patternCapacity`).
+    private func record(_ step: Int32) {
+        guard patternLength < Self.patternCapacity else { return }
+        pattern[patternLength] = step
+        patternLength += 1
+    }
+
     @inline(__always)
     private func invalid() { counters.invalidMessages.wrappingIncrement(ordering: .relaxed) }
 
@@ -346,7 +394,17 @@ public final class RealtimeEngine: @unchecked Sendable {
     private func firePulse(at frame: Int64) {
         let position = clock.nextPulsePosition
         clock.consumePulse()
-        if position.pulse == 0 { counters.beats.wrappingIncrement(ordering: .relaxed) }
+        if position.pulse == 0 {
+            counters.beats.wrappingIncrement(ordering: .relaxed)
+            // Playing: each beat plays the next step of the recorded pattern; skipped beats are silent.
+            if mode == .playing && patternLength > 0 {
+                let step = pattern[patternStep % patternLength]
+                patternStep += 1
+                if step >= 0, Int(step) < regionVoices.count, let slot = slot(regionVoices[Int(step)]), slot.enabled, !slot.silenced {
+                    fire(slot, index: regionVoices[Int(step)], velocity: 1, at: frame)
+                }
+            }
+        }
         fireHeartVoices(beat: position.beat, pulse: position.pulse, velocity: 1,
                         framesPerBeat: 60 * Double(sampleRate) / clock.bpm, at: frame)
     }

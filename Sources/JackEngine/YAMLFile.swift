@@ -39,7 +39,7 @@ enum YAMLFile {
                                  "unknown field (known: \(rootKeys.sorted().joined(separator: ", ")))")
             }
             lines[name] = key.mark?.line
-            if ["midi_cc", "midi_regions", "regions"].contains(name), let map = value.mapping {
+            if ["midi_cc", "midi_regions", "regions", "mode_sounds"].contains(name), let map = value.mapping {
                 for (key, _) in map { lines["\(name).\(key.string ?? "")"] = key.mark?.line }
             }
             if let items = value.sequence {

@@ -72,7 +72,10 @@ struct RenderJob {
         let isLog = source.rejections.isEmpty && (try? String(contentsOfFile: session, encoding: .utf8)).map(SessionLog.isSessionLog) == true
         var messages = source.messages
         // A session log holds the tempo the live run had; other sessions start at the preset's.
-        if !isLog, let bpm = loaded.preset.bpm, !messages.contains(where: { $0.frame == 0 }) {
+        let tempoAtStart = messages.contains { message in
+            if case .tempo = message.event { return message.frame == 0 } else { return false }
+        }
+        if !isLog, let bpm = loaded.preset.bpm, !tempoAtStart {
             messages.insert(ControlMessage(frame: 0, .tempo(bpm: bpm)), at: 0)
         }
         let renderer = try OfflineRenderer(preset: loaded, sampleRate: rate, periodFrames: period, solo: solo,

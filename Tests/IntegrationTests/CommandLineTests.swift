@@ -175,6 +175,57 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(fired, ["drum1@47680", "snare2@95616"])
     }
 
+    func testTambourModesRecordAPatternAndPlayItOnTheBeatGrid() throws {
+        let preset = folder.appendingPathComponent("tambour")
+        try FileManager.default.createDirectory(at: preset, withIntermediateDirectories: true)
+        try """
+        bpm: 120
+        voices:
+          - {name: drum1, kind: click, on_beat: false}
+          - {name: drum2, kind: click, on_beat: false}
+          - {name: snap, kind: click, on_beat: false}
+          - {name: rec, kind: click, on_beat: false}
+          - {name: play, kind: click, on_beat: false}
+          - {name: free, kind: click, on_beat: false}
+        regions: {right-down: drum1, left-down: drum2, left-up: snap, right-up: mode}
+        skip_region: left-up
+        mode_sounds: {recording: rec, playing: play, freestyle: free}
+        """.write(to: preset.appendingPathComponent("preset.yaml"), atomically: true, encoding: .utf8)
+        // Gestures (from a rest pose), each 0.1 s long, sampled 50 times a second.
+        let gestures: [(start: Double, hand: String, y: Double)] = [
+            (0.4, "right", 0.9),   // right-up: freestyle → recording
+            (1.0, "right", 0.0),   // right-down: drum1, recorded
+            (1.5, "left", 0.9),    // left-up: a skipped beat, its snap heard
+            (2.0, "left", 0.0),    // left-down: drum2, recorded
+            (2.3, "right", 0.9),   // right-up: recording → playing
+            (3.2, "left", 0.9),    // left-up while playing: silent, nothing recorded
+            (5.2, "right", 0.9),   // right-up: playing → freestyle
+            (5.6, "right", 0.0),   // right-down in freestyle: plays, not recorded
+        ]
+        var rows = ["time,lx,ly,rx,ry"]
+        for index in 0..<300 {
+            let t = Double(index) / 50
+            var ly = 0.5, ry = 0.5
+            for gesture in gestures where t >= gesture.start - 1e-9 && t < gesture.start + 0.1 - 1e-9 {
+                if gesture.hand == "left" { ly = gesture.y } else { ry = gesture.y }
+            }
+            rows.append(String(format: "%.2f,-0.1,%.2f,0.1,%.2f", t, ly, ry))
+        }
+        let session = folder.appendingPathComponent("tambour.csv")
+        try rows.joined(separator: "\n").write(to: session, atomically: true, encoding: .utf8)
+        let events = folder.appendingPathComponent("tambour.jsonl").path
+        let result = try pulsejack(["render", "--preset", preset.path, "--session", session.path, "--duration", "6",
+                                    "--out", folder.appendingPathComponent("tambour.wav").path, "--events-out", events])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let fired = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n").map { line -> (String, Int) in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            return (object["voice"] as! String, object["frame"] as! Int)
+        }
+        XCTAssertEqual(fired.map(\.0), ["rec", "drum1", "snap", "drum2", "play", "drum1", "drum2", "drum1", "drum2", "free", "drum1"])
+        // Playing: the pattern drum1, (skip), drum2 on the 120 BPM grid (a beat every 24 000 frames).
+        XCTAssertEqual(fired[5...8].map(\.1), [120_000, 168_000, 192_000, 240_000])
+    }
+
     func testDemoRendersTheShippedSession() throws {
         let result = try pulsejack(["demo", "--out", "demo.wav"])
         XCTAssertEqual(result.status, 0, result.stderr)

@@ -48,8 +48,11 @@ final class RealtimeSafetyTests: XCTestCase {
             slots.append(VoiceSlot(name: name, voice: voice, enabled: true, gain: 0.5, pan: 0.2, rate: rate,
                                    followsHeart: true, silenced: false, chokeGroup: name == "uke" ? 1 : 0))
         }
-        return RealtimeEngine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots + extra,
-                              noteVoices: [36: 0], regionVoices: [1], firedReports: nil)
+        // Drum regions: region 0 plays voice 1, region 1 cycles the mode, region 2 is the skipped beat.
+        let engine = RealtimeEngine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots + extra,
+                                    noteVoices: [36: 0], regionVoices: [1, RealtimeEngine.modeCycle, 2], firedReports: nil)
+        engine.configurePerformance(skipRegion: 2, modeVoices: [.recording: 0, .playing: 1, .freestyle: 2])
+        return engine
     }
 
     private func feed(_ ring: SPSCRing<ControlMessage>, at frame: Int64, step: Int) {
@@ -62,7 +65,10 @@ final class RealtimeSafetyTests: XCTestCase {
         producer.push(ControlMessage(.voiceParameter(voice: Int32(4 + step % 4), .enable(step % 7 != 0))))
         producer.push(ControlMessage(.voiceParameter(voice: 0, .rate(BeatRate(everyNthBeat: UInt8(step % 4 + 1), subdivision: 4)))))
         producer.push(ControlMessage(.regionHit(region: 0, velocity: 1)))
-        producer.push(ControlMessage(.modeChange(.recording)))
+        producer.push(ControlMessage(.regionHit(region: Int32(step % 3), velocity: 1)))
+        producer.push(ControlMessage(.pose(leftX: 0.1, leftY: 0.5, rightX: 0.2, rightY: 0.9)))
+        producer.push(ControlMessage(.bandPower(.alpha, 0.5)))
+        if step % 20 == 0 { producer.push(ControlMessage(.heartPresence(step % 40 == 0))) }
         if step % 50 == 0 { producer.push(ControlMessage(.tempo(bpm: step % 100 == 0 ? 300 : 240))) }
     }
 
