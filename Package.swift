@@ -20,13 +20,14 @@ let package = Package(
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile"),
         .systemLibrary(name: "CSamplerate", pkgConfig: "samplerate"),
         .systemLibrary(name: "CLiblo", pkgConfig: "liblo"),
+        .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband"),
         .target(name: "CZitaConvolver", linkerSettings: [.linkedLibrary("zita-convolver"), .linkedLibrary("fftw3f")]),
 
         .target(name: "Control", dependencies: [
             "CLiblo",
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
-        .target(name: "Voices", dependencies: ["CZitaConvolver"]),
+        .target(name: "Voices", dependencies: ["CZitaConvolver", "CRubberBand"]),
         .target(name: "JackEngine", dependencies: [
             "CJack", "CSndfile", "CSamplerate", "Control", "Voices",
             .product(name: "Atomics", package: "swift-atomics"),

@@ -50,6 +50,8 @@ public enum EngineGraph {
                 settings.stepsPerChord = definition.stepsPerChord ?? 4
                 settings.waveform = definition.waveform.flatMap(ArpeggioVoice.Waveform.init(rawValue:)) ?? .saw
                 built = ArpeggioVoice(settings: settings)
+            case .track:
+                built = TrackPlayerVoice(track: try sample(voice, "file"), trackBPM: definition.trackBPM)
             case .convolution:
                 let clip = try sample(voice, "file")
                 if definition.input == true {

@@ -63,7 +63,7 @@ public struct Preset: Codable, Sendable {
     }
 
     public enum VoiceKind: String, Codable, Sendable, CaseIterable {
-        case click, sample, tap, arpeggio, convolution
+        case click, sample, tap, arpeggio, convolution, track
     }
 
     public struct VoiceDefinition: Codable, Sendable {
@@ -110,12 +110,15 @@ public struct Preset: Codable, Sendable {
         public var stepsPerChord: Int?
         public var waveform: String?
         public var baseNote: Int?
+        // Track.
+        /// The track's tempo; the player stretches it to the heart's.
+        public var trackBPM: Double?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case name, kind, file, gain, pan, every, subdivide, enabled, mute, velocity, choke, polyphony, input
             case shape, choreography, toe, heel, scuff, chords, order, octaves, gate, waveform
             case onBeat = "on_beat", midiNote = "midi_note", lubDubDelay = "lub_dub_delay", lubDubGain = "lub_dub_gain"
-            case stepsPerChord = "steps_per_chord", baseNote = "base_note"
+            case stepsPerChord = "steps_per_chord", baseNote = "base_note", trackBPM = "track_bpm"
         }
 
         public var rate: BeatRate {

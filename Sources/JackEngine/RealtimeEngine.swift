@@ -297,7 +297,9 @@ public final class RealtimeEngine: @unchecked Sendable {
         case .tempo(let bpm):
             if !clock.setTempo(bpm: bpm, atFrame: frame) {
                 counters.rejectedTempos.wrappingIncrement(ordering: .relaxed)
+                return
             }
+            for index in 0..<slots.count { slots[index].tempoVoice?.follow(bpm: bpm) }
         case .heartbeat(let strength):
             guard strength.isFinite else { return invalid() }
             let beat = explicitBeats

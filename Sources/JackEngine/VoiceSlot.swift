@@ -11,6 +11,7 @@ final class VoiceSlot {
     let pulseVoice: (any PulseVoice)?
     let inputVoice: (any InputVoice)?
     let clipVoice: (any ClipSwapping)?
+    let tempoVoice: (any TempoFollowing)?
     var enabled: Bool
     /// Linear gain and balance (−1 left … +1 right; centre leaves both channels at unity).
     var gain: Float
@@ -35,6 +36,7 @@ final class VoiceSlot {
         pulseVoice = voice as? any PulseVoice
         inputVoice = voice as? any InputVoice
         clipVoice = voice as? any ClipSwapping
+        tempoVoice = voice as? any TempoFollowing
         self.enabled = enabled
         self.gain = gain
         self.pan = pan

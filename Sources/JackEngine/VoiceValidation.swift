@@ -31,7 +31,7 @@ enum VoiceValidation {
         let needs: [String]
         switch definition.kind {
         case .click: needs = []
-        case .sample, .convolution: needs = ["file"]
+        case .sample, .convolution, .track: needs = ["file"]
         case .tap: needs = ["toe", "heel", "scuff"]
         case .arpeggio: needs = []
         }
@@ -46,6 +46,10 @@ enum VoiceValidation {
             throw fail(sound.field, "sound file not found: \(sound.path)")
         }
 
+        if let bpm = definition.trackBPM {
+            guard definition.kind == .track else { throw fail("track_bpm", "only a track voice has 'track_bpm'") }
+            guard bpm.isFinite, (20...300).contains(bpm) else { throw fail("track_bpm", "\(bpm) is outside 20…300") }
+        }
         if definition.kind == .convolution {
             if let shape = definition.shape, !["single", "lub-dub"].contains(shape) {
                 throw fail("shape", "'\(shape)' is not single or lub-dub")

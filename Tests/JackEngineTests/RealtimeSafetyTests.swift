@@ -43,6 +43,7 @@ final class RealtimeSafetyTests: XCTestCase {
             ("arpeggio", ArpeggioVoice(settings: arpeggio), BeatRate(subdivision: 4)),
             ("uke", SparseConvolutionVoice(clip: clip, shape: .lubDub(delayFrames: 9000, gain: 0.6)), .everyBeat),
             ("dense", try DenseConvolutionVoice(clip: clip, quantum: maxFrames, waitsForWorkers: false), .everyBeat),
+            ("track", TrackPlayerVoice(track: clip, trackBPM: 90), .everyBeat),
         ]
         for (name, voice, rate) in bank {
             slots.append(VoiceSlot(name: name, voice: voice, enabled: true, gain: 0.5, pan: 0.2, rate: rate,
