@@ -226,6 +226,30 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(fired[5...8].map(\.1), [120_000, 168_000, 192_000, 240_000])
     }
 
+    func testLibraryScanReadsTagsFromCommentMetadataWrittenBySox() throws {
+        let library = folder.appendingPathComponent("library")
+        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+        let sox = try XCTUnwrap(Subprocess.which("sox"))
+        for (name, comment) in [("happy.flac", "Comment=#happy #Dance bpm=120"), ("sad.ogg", "Comment=#sad"), ("plain.wav", nil)] {
+            var arguments = ["-n", "-r", "44100", "-c", "2"]
+            if let comment { arguments += ["--comment", comment] }
+            arguments += [library.appendingPathComponent(name).path, "synth", "1.5", "sine", "440"]
+            let made = try Subprocess.run(sox, arguments)
+            XCTAssertEqual(made.status, 0, made.stderr)
+        }
+        try "not audio".write(to: library.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
+        let result = try pulsejack(["library", "--scan", library.path, "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let tracks = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [[String: Any]]
+        let byName = Dictionary(uniqueKeysWithValues: tracks.map { (URL(fileURLWithPath: $0["path"] as! String).lastPathComponent, $0) })
+        XCTAssertEqual(Set(byName.keys), ["happy.flac", "sad.ogg", "plain.wav"], "the text file is skipped")
+        XCTAssertEqual(byName["happy.flac"]?["tags"] as? [String], ["happy", "dance"])
+        XCTAssertEqual(byName["happy.flac"]?["bpm"] as? Double, 120)
+        XCTAssertEqual(byName["sad.ogg"]?["tags"] as? [String], ["sad"])
+        XCTAssertEqual(byName["plain.wav"]?["tags"] as? [String], [], "no tags: an empty set, not an error")
+        XCTAssertEqual(byName["plain.wav"]?["seconds"] as? Double ?? 0, 1.5, accuracy: 0.01)
+    }
+
     func testDemoRendersTheShippedSession() throws {
         let result = try pulsejack(["demo", "--out", "demo.wav"])
         XCTAssertEqual(result.status, 0, result.stderr)

@@ -1,0 +1,30 @@
+import ArgumentParser
+import Control
+import Foundation
+import JackEngine
+
+struct Library: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List a folder of tracks with the tags and bpm in their comment metadata (#happy, #sad, bpm=N).")
+
+    @Option(help: "The folder to scan.")
+    var scan: String
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        let library: TrackLibrary
+        do { library = try TrackLibrary.scan(folder: scan) } catch { throw fail(error) }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(library.tracks), as: UTF8.self))
+        } else {
+            for track in library.tracks {
+                let tags = track.tags.map { "#\($0)" }.joined(separator: " ")
+                print("\(track.path)  \(tags.isEmpty ? "(no tags)" : tags)\(track.bpm.map { "  bpm=\($0)" } ?? "")")
+            }
+        }
+    }
+}
