@@ -1,3 +1,4 @@
+import Control
 import Foundation
 import TestSupport
 import XCTest
@@ -248,6 +249,46 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(byName["sad.ogg"]?["tags"] as? [String], ["sad"])
         XCTAssertEqual(byName["plain.wav"]?["tags"] as? [String], [], "no tags: an empty set, not an error")
         XCTAssertEqual(byName["plain.wav"]?["seconds"] as? Double ?? 0, 1.5, accuracy: 0.01)
+    }
+
+    func testStudyWritesTheHeartRateSamplesAsValidHealthKitJSON() throws {
+        let clips = folder.appendingPathComponent("clips")
+        try FileManager.default.createDirectory(at: clips, withIntermediateDirectories: true)
+        let sox = try XCTUnwrap(Subprocess.which("sox"))
+        for name in ["one.wav", "two.wav"] {
+            _ = try Subprocess.run(sox, ["-n", "-r", "48000", "-c", "1", clips.appendingPathComponent(name).path, "synth", "0.5", "sine", "440"])
+        }
+        // 60 BPM at rest, rising during the clip; samples every 2 s for 50 s (the study keeps 40).
+        var rows = ["time,bpm"]
+        let input: [(time: Double, bpm: Double)] = stride(from: 0, to: 50, by: 2).map { (t: Int) -> (time: Double, bpm: Double) in
+            (Double(t), t < 10 ? 60 : 60 + Double(t - 10))
+        }
+        rows += input.map { "\($0.time),\($0.bpm)" }
+        let session = folder.appendingPathComponent("heart.csv")
+        try rows.joined(separator: "\n").write(to: session, atomically: true, encoding: .utf8)
+        let out = folder.appendingPathComponent("study")
+        let result = try pulsejack(["study", "--clips", clips.path, "--duration", "30", "--baseline", "10", "--out", out.path,
+                                    "--replay", session.path, "--seed", "7"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let runs = try FileManager.default.contentsOfDirectory(atPath: out.path)
+        XCTAssertEqual(runs.count, 1)
+        let run = out.appendingPathComponent(runs[0])
+        let clip = try String(contentsOf: run.appendingPathComponent("clip.txt"), encoding: .utf8).trimmingCharacters(in: .newlines)
+        XCTAssertTrue(["one.wav", "two.wav"].contains(clip))
+        // The JSON is valid HealthKit-style and its samples equal the input inside the window.
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: run.appendingPathComponent("heart-rate.json"))) as! [String: Any]
+        let items = json["items"] as! [[String: Any]]
+        let kept = input.filter { $0.time < 40 }
+        XCTAssertEqual(items.map { $0["value"] as! Double }, kept.map(\.bpm))
+        XCTAssertTrue(items.allSatisfy { $0["unit"] as? String == "count/min" && $0["startDate"] is String && $0["endDate"] is String })
+        let reread = try HeartSession.load(path: run.appendingPathComponent("heart-rate.json").path)
+        XCTAssertEqual(reread.entries.map(\.time), kept.map(\.time), "dates keep the samples' times")
+        let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: run.appendingPathComponent("summary.json"))) as! [String: Any]
+        let before = summary["before"] as! [String: Any], during = summary["during"] as! [String: Any]
+        XCTAssertEqual(before["mean"] as? Double, 60)
+        XCTAssertEqual(during["min"] as? Double, 60)
+        XCTAssertEqual(during["max"] as? Double, 88)
+        XCTAssertEqual(during["mean"] as? Double ?? 0, 74, accuracy: 1e-9)
     }
 
     func testDemoRendersTheShippedSession() throws {
