@@ -51,7 +51,16 @@ public enum EngineGraph {
                 settings.waveform = definition.waveform.flatMap(ArpeggioVoice.Waveform.init(rawValue:)) ?? .saw
                 built = ArpeggioVoice(settings: settings)
             case .track:
-                built = TrackPlayerVoice(track: try sample(voice, "file"), trackBPM: definition.trackBPM)
+                if let library = voice.libraryPath {
+                    // The first track of the library starts; the mood picks the ones after it.
+                    guard let first = try TrackLibrary.scan(folder: library).tracks.first else {
+                        throw voice.error("library", "no sound files in \(library)")
+                    }
+                    built = TrackPlayerVoice(track: try SampleFile.load(path: first.path, sampleRate: sampleRate),
+                                             trackBPM: first.bpm ?? definition.trackBPM)
+                } else {
+                    built = TrackPlayerVoice(track: try sample(voice, "file"), trackBPM: definition.trackBPM)
+                }
             case .convolution:
                 let clip = try sample(voice, "file")
                 if definition.input == true {

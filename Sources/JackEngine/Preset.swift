@@ -113,12 +113,14 @@ public struct Preset: Codable, Sendable {
         // Track.
         /// The track's tempo; the player stretches it to the heart's.
         public var trackBPM: Double?
+        /// A folder of tagged tracks: the player picks each next track by the current mood.
+        public var library: String?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case name, kind, file, gain, pan, every, subdivide, enabled, mute, velocity, choke, polyphony, input
             case shape, choreography, toe, heel, scuff, chords, order, octaves, gate, waveform
             case onBeat = "on_beat", midiNote = "midi_note", lubDubDelay = "lub_dub_delay", lubDubGain = "lub_dub_gain"
-            case stepsPerChord = "steps_per_chord", baseNote = "base_note", trackBPM = "track_bpm"
+            case stepsPerChord = "steps_per_chord", baseNote = "base_note", trackBPM = "track_bpm", library
         }
 
         public var rate: BeatRate {
@@ -149,6 +151,9 @@ public struct LoadedVoice: Sendable {
         if name.hasPrefix("/") { return name }
         return URL(fileURLWithPath: folder).appendingPathComponent(name).standardizedFileURL.path
     }
+
+    /// The absolute path of the voice's track library, if it has one.
+    public var libraryPath: String? { definition.library.map(soundPath) }
 
     /// Every sound file the voice uses, absolute, with the field naming it.
     public var sounds: [(field: String, path: String)] {

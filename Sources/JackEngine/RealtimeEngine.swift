@@ -126,6 +126,11 @@ public final class RealtimeEngine: @unchecked Sendable {
         sources.append(ring.consumer)
     }
 
+    /// Control thread: the track player at voice `index`, if that voice is one.
+    public func trackPlayer(at index: Int) -> TrackPlayerVoice? {
+        index < slots.count ? slots[index].voice as? TrackPlayerVoice : nil
+    }
+
     /// Tests and diagnostics: the slot at `index`.
     func slotForTesting(_ index: Int) -> VoiceSlot? { index < slots.count ? slots[index] : nil }
 

@@ -31,7 +31,8 @@ enum VoiceValidation {
         let needs: [String]
         switch definition.kind {
         case .click: needs = []
-        case .sample, .convolution, .track: needs = ["file"]
+        case .sample, .convolution: needs = ["file"]
+        case .track: needs = definition.library == nil ? ["file"] : []
         case .tap: needs = ["toe", "heel", "scuff"]
         case .arpeggio: needs = []
         }
@@ -46,6 +47,13 @@ enum VoiceValidation {
             throw fail(sound.field, "sound file not found: \(sound.path)")
         }
 
+        if let library = voice.libraryPath {
+            guard definition.kind == .track else { throw fail("library", "only a track voice has a library") }
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: library, isDirectory: &isFolder), isFolder.boolValue else {
+                throw fail("library", "no such folder: \(library)")
+            }
+        }
         if let bpm = definition.trackBPM {
             guard definition.kind == .track else { throw fail("track_bpm", "only a track voice has 'track_bpm'") }
             guard bpm.isFinite, (20...300).contains(bpm) else { throw fail("track_bpm", "\(bpm) is outside 20…300") }

@@ -4,16 +4,16 @@ import CRubberBand
 /// pitch unchanged: the time ratio is the track's BPM over the heart's, clamped to a range.
 /// Rubber Band's real-time mode allocates nothing after construction with normal parameters;
 /// its ratio is set here, on the audio thread, between process calls, as its rules require.
-public final class TrackPlayerVoice: Voice, TempoFollowing {
-    public let track: SampleBuffer
+public final class TrackPlayerVoice: Voice, TempoFollowing, ClipSwapping {
+    public private(set) var track: SampleBuffer
     /// The track's own tempo (from its `bpm=` tag); nil plays it unstretched.
-    public let trackBPM: Double?
+    public private(set) var trackBPM: Double?
     public let ratioRange: ClosedRange<Double>
     private var stretcher: RubberBandState?
     private var position = 0
     private var playing = false
     private var velocity: Float = 1
-    private var maxFrames = 0
+    public private(set) var maxFrames = 0
     private var feedLeft: UnsafeMutablePointer<Float>!, feedRight: UnsafeMutablePointer<Float>!
     private var outLeft: UnsafeMutablePointer<Float>!, outRight: UnsafeMutablePointer<Float>!
     private var channelPointers: UnsafeMutablePointer<UnsafePointer<Float>?>!
@@ -21,6 +21,20 @@ public final class TrackPlayerVoice: Voice, TempoFollowing {
     /// Output frames still to drop: Rubber Band's start delay.
     private var toSkip = 0
     public private(set) var timeRatio = 1.0
+    /// The last heart tempo followed, handed on to a replacement track.
+    private var heartBPM: Double?
+    /// A replacement track fading in (a swap), and a finished swap's leftover to retire.
+    private var incoming: Unmanaged<TrackPlayerVoice>?
+    private var leftover: Unmanaged<AnyObject>?
+    private var faded = 0
+    /// Length of the crossfade between tracks.
+    public var crossfadeFrames = 48_000
+    private var fadeLeft: UnsafeMutablePointer<Float>!, fadeRight: UnsafeMutablePointer<Float>!
+    private var mixLeft: UnsafeMutablePointer<Float>!, mixRight: UnsafeMutablePointer<Float>!
+
+    /// Input frames of the track still to play (any thread may read it, as an estimate).
+    public var remainingFrames: Int { playing ? max(0, track.frameCount - position) : 0 }
+    public var isPlaying: Bool { playing }
 
     public init(track: SampleBuffer, trackBPM: Double?, ratioRange: ClosedRange<Double> = 0.5...2) {
         self.track = track
@@ -33,6 +47,12 @@ public final class TrackPlayerVoice: Voice, TempoFollowing {
         for buffer in [feedLeft, feedRight, outLeft, outRight] { buffer?.deallocate() }
         channelPointers?.deallocate()
         outPointers?.deallocate()
+        fadeLeft?.deallocate()
+        fadeRight?.deallocate()
+        mixLeft?.deallocate()
+        mixRight?.deallocate()
+        incoming?.release()
+        leftover?.release()
     }
 
     /// Off the real-time thread: builds the stretcher and its buffers.
@@ -49,6 +69,14 @@ public final class TrackPlayerVoice: Voice, TempoFollowing {
         outLeft = .allocate(capacity: maxFrames); outRight = .allocate(capacity: maxFrames)
         channelPointers = .allocate(capacity: 2)
         outPointers = .allocate(capacity: 2)
+        fadeLeft?.deallocate()
+        fadeRight?.deallocate()
+        fadeLeft = .allocate(capacity: maxFrames)
+        fadeRight = .allocate(capacity: maxFrames)
+        mixLeft?.deallocate()
+        mixRight?.deallocate()
+        mixLeft = .allocate(capacity: maxFrames)
+        mixRight = .allocate(capacity: maxFrames)
         // Prime with the preferred start pad of silence; drop the start delay from the output.
         let pad = Int(rubberband_get_preferred_start_pad(stretcher))
         feedLeft.initialize(repeating: 0, count: maxFrames)
@@ -71,6 +99,8 @@ public final class TrackPlayerVoice: Voice, TempoFollowing {
 
     /// Real-time safe. The heart's tempo: the track is stretched to match it.
     public func follow(bpm: Double) {
+        heartBPM = bpm
+        incoming?.takeUnretainedValue().follow(bpm: bpm)
         guard let trackBPM, bpm > 0, let stretcher else { return }
         let ratio = min(max(trackBPM / bpm, ratioRange.lowerBound), ratioRange.upperBound)
         if ratio != timeRatio {
@@ -89,8 +119,60 @@ public final class TrackPlayerVoice: Voice, TempoFollowing {
         self.velocity = velocity
     }
 
-    /// Real-time safe. Feeds Rubber Band what it asks for and adds what it gives back.
+    /// Real-time safe. Takes a prepared `TrackPlayerVoice` (passed retained) as the next track:
+    /// it starts at once and fades in over `crossfadeFrames` while this one fades out, then
+    /// takes its place. Returns false while a swap is under way.
+    public func swapClip(_ clip: Unmanaged<AnyObject>, retire: (Unmanaged<AnyObject>) -> Void) -> Bool {
+        reclaim(retire: retire)
+        guard incoming == nil, leftover == nil, let next = clip.takeUnretainedValue() as? TrackPlayerVoice,
+              next.maxFrames == maxFrames else { return false }
+        incoming = Unmanaged.passUnretained(next)
+        faded = 0
+        if let heartBPM { next.follow(bpm: heartBPM) }
+        next.trigger(atFrame: 0, velocity: 1)
+        return true
+    }
+
+    public func reclaim(retire: (Unmanaged<AnyObject>) -> Void) {
+        if let done = leftover {
+            leftover = nil
+            retire(done)
+        }
+    }
+
+    /// Real-time safe. Plays the track, crossfading into a swapped-in one.
     public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        guard let next = incoming?.takeUnretainedValue() else { return renderTrack(left: left, right: right, frames: frames) }
+        fadeLeft.update(repeating: 0, count: frames)
+        fadeRight.update(repeating: 0, count: frames)
+        next.renderTrack(left: fadeLeft, right: fadeRight, frames: frames)
+        mixLeft.update(repeating: 0, count: frames)
+        mixRight.update(repeating: 0, count: frames)
+        renderTrack(left: mixLeft, right: mixRight, frames: frames)
+        let step = 1 / Float(crossfadeFrames)
+        for frame in 0..<frames {
+            let gain = min(1, Float(faded + frame) * step)
+            left[frame] += mixLeft[frame] * (1 - gain) + fadeLeft[frame] * gain
+            right[frame] += mixRight[frame] * (1 - gain) + fadeRight[frame] * gain
+        }
+        faded += frames
+        if faded >= crossfadeFrames {
+            // The next track's state becomes ours; ours leaves with the replacement object.
+            swap(&stretcher, &next.stretcher)
+            swap(&track, &next.track)
+            swap(&trackBPM, &next.trackBPM)
+            swap(&position, &next.position)
+            swap(&playing, &next.playing)
+            swap(&toSkip, &next.toSkip)
+            swap(&timeRatio, &next.timeRatio)
+            swap(&velocity, &next.velocity)
+            leftover = Unmanaged.passUnretained(next)
+            incoming = nil
+        }
+    }
+
+    /// Real-time safe. Feeds Rubber Band what it asks for and adds what it gives back.
+    private func renderTrack(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
         guard playing, let stretcher else { return }
         var written = 0
         // Bounded: each pass either writes output or feeds at least one block of input.

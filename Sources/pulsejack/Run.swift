@@ -140,6 +140,15 @@ struct Run: ParsableCommand {
             }
             engine.addSource(osc!.ring)
         }
+        // Track voices with a library: the next track follows the mood.
+        var djs: [MoodTrackDJ] = []
+        for voice in loaded.voices {
+            guard let library = voice.libraryPath, let scanned = try? TrackLibrary.scan(folder: library),
+                  let dj = MoodTrackDJ(engine: engine, voice: voice.definition.name, library: scanned,
+                                       seed: UInt64.random(in: 1...UInt64.max)) else { continue }
+            djs.append(dj)
+        }
+        let swapper = ClipSwapper(engine: engine, preset: loaded, offline: false)
         do { try client.activate(engine: engine) } catch { server?.stop(); throw fail(error) }
         osc?.start()
         replaySource?.start()
@@ -161,6 +170,14 @@ struct Run: ParsableCommand {
         var serverLost = false
         while stop.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
             drainReports()
+            for dj in djs {
+                do {
+                    if let message = try dj.tick(mood: osc?.mood) { controlRing.producer.push(message) }
+                } catch {
+                    warn("\(error)")
+                }
+            }
+            swapper.releaseRetired()
             if client.serverGone.load(ordering: .acquiring) {
                 serverLost = true
                 break

@@ -1,0 +1,68 @@
+import Control
+import Foundation
+import Voices
+
+/// MusicMood's player: when the playing track nears its end, the next one is drawn at random among
+/// the library's tracks tagged with the current mood (any track while the mood is undefined or
+/// nothing matches), prepared here, and crossfaded in on the audio thread. Switching happens only
+/// between tracks. Control thread.
+public final class MoodTrackDJ {
+    public let library: TrackLibrary
+    private let engine: RealtimeEngine
+    private let voiceIndex: Int
+    private let player: TrackPlayerVoice
+    private var generator: SeededRandom
+    private var pending = false
+    private var current: String?
+
+    public init?(engine: RealtimeEngine, voice name: String, library: TrackLibrary, seed: UInt64 = 1) {
+        guard let index = engine.voiceIndex(named: name), let player = engine.trackPlayer(at: index) else { return nil }
+        self.engine = engine
+        voiceIndex = index
+        self.player = player
+        self.library = library
+        generator = SeededRandom(seed: seed)
+    }
+
+    /// The next track for `mood`: a random one among those tagged with it, not the one playing
+    /// when another exists.
+    public func choose(mood: String?) -> TrackLibrary.Track? {
+        var candidates = mood.map { library.matching(mood: $0) } ?? []
+        if candidates.isEmpty { candidates = library.tracks }
+        if candidates.count > 1 { candidates.removeAll { $0.path == current } }
+        guard !candidates.isEmpty else { return nil }
+        return candidates[Int(generator.next() % UInt64(candidates.count))]
+    }
+
+    /// Control thread, a few times a second: a swap message when the track is within the
+    /// crossfade (plus `margin` seconds) of its end, or nil.
+    public func tick(mood: String?, margin: Double = 0.5) throws -> ControlMessage? {
+        let lead = Double(player.crossfadeFrames) / Double(engine.sampleRate) + margin
+        let remaining = Double(player.remainingFrames) * player.timeRatio / Double(engine.sampleRate)
+        if pending {
+            // The swap is done once the player has taken the new track.
+            if remaining > lead { pending = false }
+            return nil
+        }
+        guard player.isPlaying, remaining <= lead, let track = choose(mood: mood) else { return nil }
+        let next = TrackPlayerVoice(track: try SampleFile.load(path: track.path, sampleRate: engine.sampleRate), trackBPM: track.bpm)
+        next.crossfadeFrames = player.crossfadeFrames
+        next.prepare(sampleRate: engine.sampleRate, maxFrames: engine.maxFrames)
+        pending = true
+        current = track.path
+        return ControlMessage(.swapClip(voice: Int32(voiceIndex), clip: UInt(bitPattern: Unmanaged.passRetained(next as AnyObject).toOpaque())))
+    }
+}
+
+/// SplitMix64: reproducible random choices.
+struct SeededRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
