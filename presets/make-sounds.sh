@@ -36,11 +36,18 @@ strum C G4 C4 E4 C5
 strum G G4 D4 G4 B4
 strum Am A4 C4 E4 A4
 strum F A4 C4 F4 A4
-sox uke-C.wav uke-G.wav uke-Am.wav uke-F.wav uke.wav gain -n -3
+sox -R uke-C.wav uke-G.wav uke-Am.wav uke-F.wav uke.wav gain -n -3
 rm -f uke-C.wav uke-G.wav uke-Am.wav uke-F.wav
 
 # The "singing" clip: espeak-ng sings the first words of "O salutaris hostia" slowly in Latin.
 espeak-ng -v la -s 80 -p 45 -w singing-raw.wav "O salutaris hostia"
-sox singing-raw.wav -r 44100 -b 16 -c 1 singing.wav gain -n -3
+sox -R singing-raw.wav -r 44100 -b 16 -c 1 singing.wav gain -n -3
 rm -f singing-raw.wav
-echo "sounds written to $(pwd)"
+# A small MusicMood library: tagged loops (FLAC keeps the comment that carries the tags).
+cd ../musicmood/library
+L="sox -R -n -r 44100 -b 16 -c 1"
+$L --comment "Comment=#happy bpm=100" major-100.flac synth 0.6 pluck C4 pluck E4 pluck G4 pluck C5 delay 0 0.15 0.3 0.45 remix - fade q 0.001 0.6 0.05 repeat 9 gain -n -6
+$L --comment "Comment=#happy bpm=120" bright-120.flac synth 0.5 pluck G4 pluck B4 pluck D5 pluck G5 delay 0 0.125 0.25 0.375 remix - fade q 0.001 0.5 0.05 repeat 11 gain -n -6
+$L --comment "Comment=#sad bpm=70" minor-70.flac synth 0.857 pluck A3 pluck C4 pluck E4 pluck A4 delay 0 0.214 0.428 0.642 remix - fade q 0.001 0.857 0.1 repeat 6 gain -n -6
+$L --comment "Comment=#sad bpm=60" slow-60.flac synth 1 pluck D3 pluck F3 pluck A3 pluck D4 delay 0 0.25 0.5 0.75 remix - fade q 0.001 1 0.1 repeat 5 gain -n -6
+echo "sounds written to $(pwd)/../.. and $(pwd)"
