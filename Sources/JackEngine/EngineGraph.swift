@@ -51,15 +51,16 @@ public enum EngineGraph {
                 settings.waveform = definition.waveform.flatMap(ArpeggioVoice.Waveform.init(rawValue:)) ?? .saw
                 built = ArpeggioVoice(settings: settings)
             case .track:
+                let stretch = definition.stretchRange.map { $0[0]...$0[1] } ?? 0.5...2
                 if let library = voice.libraryPath {
                     // The first track of the library starts; the mood picks the ones after it.
                     guard let first = try TrackLibrary.scan(folder: library).tracks.first else {
                         throw voice.error("library", "no sound files in \(library)")
                     }
                     built = TrackPlayerVoice(track: try SampleFile.load(path: first.path, sampleRate: sampleRate),
-                                             trackBPM: first.bpm ?? definition.trackBPM)
+                                             trackBPM: first.bpm ?? definition.trackBPM, ratioRange: stretch)
                 } else {
-                    built = TrackPlayerVoice(track: try sample(voice, "file"), trackBPM: definition.trackBPM)
+                    built = TrackPlayerVoice(track: try sample(voice, "file"), trackBPM: definition.trackBPM, ratioRange: stretch)
                 }
             case .convolution:
                 let clip = try sample(voice, "file")

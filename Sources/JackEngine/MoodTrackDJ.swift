@@ -45,7 +45,8 @@ public final class MoodTrackDJ {
             return nil
         }
         guard player.isPlaying, remaining <= lead, let track = choose(mood: mood) else { return nil }
-        let next = TrackPlayerVoice(track: try SampleFile.load(path: track.path, sampleRate: engine.sampleRate), trackBPM: track.bpm)
+        let next = TrackPlayerVoice(track: try SampleFile.load(path: track.path, sampleRate: engine.sampleRate), trackBPM: track.bpm,
+                                    ratioRange: player.ratioRange)
         next.crossfadeFrames = player.crossfadeFrames
         next.prepare(sampleRate: engine.sampleRate, maxFrames: engine.maxFrames)
         pending = true

@@ -115,12 +115,14 @@ public struct Preset: Codable, Sendable {
         public var trackBPM: Double?
         /// A folder of tagged tracks: the player picks each next track by the current mood.
         public var library: String?
+        /// The time-stretch ratios allowed, [least, most] (default [0.5, 2]).
+        public var stretchRange: [Double]?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case name, kind, file, gain, pan, every, subdivide, enabled, mute, velocity, choke, polyphony, input
             case shape, choreography, toe, heel, scuff, chords, order, octaves, gate, waveform
             case onBeat = "on_beat", midiNote = "midi_note", lubDubDelay = "lub_dub_delay", lubDubGain = "lub_dub_gain"
-            case stepsPerChord = "steps_per_chord", baseNote = "base_note", trackBPM = "track_bpm", library
+            case stepsPerChord = "steps_per_chord", baseNote = "base_note", trackBPM = "track_bpm", library, stretchRange = "stretch_range"
         }
 
         public var rate: BeatRate {

@@ -54,6 +54,13 @@ enum VoiceValidation {
                 throw fail("library", "no such folder: \(library)")
             }
         }
+        if let range = definition.stretchRange {
+            guard definition.kind == .track else { throw fail("stretch_range", "only a track voice has a stretch range") }
+            guard range.count == 2, range.allSatisfy({ $0.isFinite && (0.1...10).contains($0) }), range[0] <= 1, range[1] >= 1,
+                  range[0] < range[1] else {
+                throw fail("stretch_range", "\(range) is not [least, most] with 0.1 ≤ least ≤ 1 ≤ most ≤ 10")
+            }
+        }
         if let bpm = definition.trackBPM {
             guard definition.kind == .track else { throw fail("track_bpm", "only a track voice has 'track_bpm'") }
             guard bpm.isFinite, (20...300).contains(bpm) else { throw fail("track_bpm", "\(bpm) is outside 20…300") }
