@@ -60,4 +60,15 @@ final class TrackPlayerTests: XCTestCase {
             XCTAssertEqual(median, expected, accuracy: expected * 0.01, "heart \(heart) BPM")
         }
     }
+
+    func testTheRatioIsClampedToTheStretchRange() {
+        let player = TrackPlayerVoice(track: clickTrack(bpm: 100, seconds: 1), trackBPM: 100, ratioRange: 0.8...1.25)
+        player.prepare(sampleRate: 48_000, maxFrames: 256)
+        player.follow(bpm: 200)
+        XCTAssertEqual(player.timeRatio, 0.8, "a heart twice as fast: the track speeds up only as far as allowed")
+        player.follow(bpm: 50)
+        XCTAssertEqual(player.timeRatio, 1.25)
+        player.follow(bpm: 110)
+        XCTAssertEqual(player.timeRatio, 100.0 / 110, accuracy: 1e-12)
+    }
 }
