@@ -23,6 +23,10 @@ enum SafetyBench {
           - {name: arpeggio, kind: arpeggio, order: random, octaves: 3, subdivide: 4}
           - {name: uke, kind: convolution, file: \(sounds)/uke.wav, shape: lub-dub, choke: 1}
           - {name: room, kind: convolution, file: \(sounds)/singing.wav, input: true}
+          - {name: music, kind: track, library: \(sounds)/../musicmood/library, every: 16}
+        regions: {right-down: tap, left-down: click, left-up: uke, right-up: mode}
+        skip_region: left-up
+        mode_sounds: {recording: click, playing: tap}
         """
         let path = BenchFixtures.folder.appendingPathComponent("every-voice.yaml").path
         try yaml.write(toFile: path, atomically: true, encoding: .utf8)
@@ -50,6 +54,8 @@ enum SafetyBench {
             producer.push(ControlMessage(.voiceParameter(voice: Int32(step % 8), .gain(Float(step % 8) / 8))))
             producer.push(ControlMessage(.voiceParameter(voice: Int32(step % 8), .pan(Float(step % 3) - 1))))
             if step % 100 == 0 { producer.push(ControlMessage(.tempo(bpm: Double(120 + step % 180)))) }
+            producer.push(ControlMessage(.regionHit(region: Int32(step % 4), velocity: 0.8)))
+            producer.push(ControlMessage(.pose(leftX: -0.1, leftY: 0.5, rightX: 0.1, rightY: 0.5)))
             step += 1
             usleep(10_000)
         }
@@ -69,7 +75,7 @@ enum SafetyBench {
         let control = pj_rt_allocation_count()
         return [BenchRow(
             row: "7. Real-time safety",
-            measure: String(format: "%.0f s live on dummy jackd, every voice active: %d periods, %d voices fired, %d MIDI notes",
+            measure: String(format: "%.0f s live on dummy jackd, every voice kind active (sample, click, tap, arpeggio, sparse and dense convolution, track player), drum regions and modes: %d periods, %d voices fired, %d MIDI notes",
                             seconds, counts.periods, counts.voicesFired, pad.sentFrames.count),
             pulsejack: "\(allocations) allocations, \(locks) mutex locks on the process thread",
             reference: "control: a deliberate malloc in a marked section counts \(control)",
