@@ -19,6 +19,8 @@ public final class OSCInput: @unchecked Sendable {
         /// Schedule each beat from recent intervals (PPG and explicit beats), so that sound lands
         /// on the beat rather than after its detection.
         public var predictBeats = false
+        /// The mood model for `/muse/elements/…` (the preset's ranges and window).
+        public var mood = MoodModel()
         /// How late a detected beat is known (sensor, transport, detector); predictions are this
         /// much earlier than the last beat plus an interval.
         public var detectionLatency = 0.06
@@ -58,7 +60,7 @@ public final class OSCInput: @unchecked Sendable {
     private var lastHeartData = Date()
     private var predictor = BeatPredictor()
     private var regionModel = RegionModel()
-    private var moodModel = MoodModel()
+    private var moodModel: MoodModel
     private var lastMood: String?
     private let started = Date()
     private var dropoutReported = false
@@ -75,6 +77,7 @@ public final class OSCInput: @unchecked Sendable {
         self.status = status
         self.log = log
         ppg = PPGBeatDetector(sampleRate: configuration.ppgRate)
+        moodModel = configuration.mood
         try open()
     }
 

@@ -29,6 +29,33 @@ public struct Preset: Codable, Sendable {
     public var modeSounds: [String: String]?
     /// What happens when the heart data stops.
     public var dropout: Dropout?
+    /// Mood ranges, first match wins (default: sad while alpha < 0.5, happy at or above).
+    public var moods: [MoodDefinition]?
+    /// Seconds of EEG averaged for the mood (default 10).
+    public var moodWindow: Double?
+
+    public struct MoodDefinition: Codable, Sendable {
+        public struct Bounds: Codable, Sendable {
+            public var atLeast: Double?
+            public var below: Double?
+            enum CodingKeys: String, CodingKey { case atLeast = "at_least", below }
+        }
+        public var mood: String
+        public var alpha, beta, delta, theta, gamma: Bounds?
+    }
+
+    /// The mood model the preset describes.
+    public var moodModel: MoodModel {
+        guard let moods else { return MoodModel(window: moodWindow ?? 10) }
+        let ranges = moods.map { definition in
+            var bands: [EEGBand: MoodModel.Bounds] = [:]
+            for (band, bounds) in zip(EEGBand.allCases, [definition.alpha, definition.beta, definition.delta, definition.theta, definition.gamma]) {
+                if let bounds { bands[band] = MoodModel.Bounds(atLeast: bounds.atLeast, below: bounds.below) }
+            }
+            return MoodModel.Range(mood: definition.mood, bands: bands)
+        }
+        return MoodModel(window: moodWindow ?? 10, ranges: ranges)
+    }
 
     public struct Dropout: Codable, Sendable {
         /// Seconds without heart data before it counts as a dropout.
@@ -38,7 +65,8 @@ public struct Preset: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, description, bpm, include, voices, settings, regions, dropout
+        case name, description, bpm, include, voices, settings, regions, dropout, moods
+        case moodWindow = "mood_window"
         case midiCC = "midi_cc", midiRegions = "midi_regions", skipRegion = "skip_region", modeSounds = "mode_sounds"
     }
 
@@ -225,6 +253,16 @@ public struct LoadedPreset: Sendable {
         _ = try loaded.controlChanges()
         _ = try loaded.regionNotes()
         _ = try loaded.performanceSettings()
+        if let window = preset.moodWindow, !(window.isFinite && (0.5...600).contains(window)) {
+            throw InputError(file: file, line: lines["mood_window"], field: "mood_window", "\(window) is outside 0.5…600 s")
+        }
+        for (index, mood) in (preset.moods ?? []).enumerated() {
+            let bounds = [mood.alpha, mood.beta, mood.delta, mood.theta, mood.gamma].compactMap { $0 }
+            if mood.mood.isEmpty || bounds.isEmpty || bounds.contains(where: { $0.atLeast == nil && $0.below == nil }) {
+                throw InputError(file: file, line: lines["moods[\(index)]"] ?? lines["moods"], field: "moods[\(index)]",
+                                 "a mood needs a name and at least one band with at_least or below")
+            }
+        }
         if let dropout = preset.dropout {
             if let seconds = dropout.seconds, !(seconds.isFinite && (0.5...600).contains(seconds)) {
                 throw InputError(file: file, line: lines["dropout"], field: "dropout.seconds", "\(seconds) is outside 0.5…600")

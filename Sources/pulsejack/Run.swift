@@ -123,6 +123,7 @@ struct Run: ParsableCommand {
             configuration.bind = oscBind
             configuration.predictBeats = predictBeats
             (configuration.dropoutSeconds, configuration.dropoutFades) = loaded.dropoutRule
+            configuration.mood = loaded.preset.moodModel
             let counters = engine.counters
             do {
                 osc = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: engine.voiceNames, regions: engine.regionNames),

@@ -69,6 +69,30 @@ final class OSCInputTests: XCTestCase {
         XCTAssertEqual(bpm, 75, accuracy: 1e-4)
     }
 
+    func testThePresetsMoodRangesDecideTheMood() throws {
+        let folder = NSTemporaryDirectory() + "pulsejack-moods-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try """
+        voices: [{name: c, kind: click}]
+        mood_window: 5
+        moods:
+          - {mood: focused, beta: {at_least: 0.6}, theta: {below: 0.3}}
+          - {mood: drowsy, theta: {at_least: 0.3}}
+        """.write(toFile: folder + "/preset.yaml", atomically: true, encoding: .utf8)
+        var configuration = OSCInput.Configuration()
+        configuration.port = 0
+        configuration.mood = try LoadedPreset.load(path: folder).preset.moodModel
+        let osc = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: ["c"]), clock: nil)
+        XCTAssertNil(osc.mood)
+        feed(osc, OSCEncoder.message("/muse/elements/beta_absolute", [.float(0.7)]))
+        feed(osc, OSCEncoder.message("/muse/elements/theta_absolute", [.float(0.2)]))
+        XCTAssertEqual(osc.mood, "focused")
+        feed(osc, OSCEncoder.message("/muse/elements/theta_absolute", [.float(0.6)]))  // theta average 0.4
+        XCTAssertEqual(osc.mood, "drowsy")
+        try "voices: [{name: c, kind: click}]\nmoods:\n  - {mood: x}\n".write(toFile: folder + "/preset.yaml", atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try LoadedPreset.load(path: folder)) { XCTAssertTrue("\($0)".contains("moods[0]: a mood needs"), "\($0)") }
+    }
+
     func testMuseAndPoseAndModeMessages() throws {
         let osc = try input()
         feed(osc, OSCEncoder.message("/muse/elements/alpha_absolute", [.float(0.2), .float(0.4), .float(0.6), .float(0.8)]))
