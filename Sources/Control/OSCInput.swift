@@ -21,6 +21,8 @@ public final class OSCInput: @unchecked Sendable {
         public var predictBeats = false
         /// The mood model for `/muse/elements/…` (the preset's ranges and window).
         public var mood = MoodModel()
+        /// The region model for `/pose/hands` (the preset's scale and thresholds).
+        public var regions = RegionModel()
         /// How late a detected beat is known (sensor, transport, detector); predictions are this
         /// much earlier than the last beat plus an interval.
         public var detectionLatency = 0.06
@@ -59,7 +61,7 @@ public final class OSCInput: @unchecked Sendable {
     private var ppg: PPGBeatDetector
     private var lastHeartData = Date()
     private var predictor = BeatPredictor()
-    private var regionModel = RegionModel()
+    private var regionModel: RegionModel
     private var moodModel: MoodModel
     private var lastMood: String?
     private let started = Date()
@@ -78,6 +80,7 @@ public final class OSCInput: @unchecked Sendable {
         self.log = log
         ppg = PPGBeatDetector(sampleRate: configuration.ppgRate)
         moodModel = configuration.mood
+        regionModel = configuration.regions
         try open()
     }
 

@@ -22,6 +22,10 @@ public struct RegionModel: Sendable {
     public struct Threshold: Sendable, Equatable {
         public var enter: Double
         public var exit: Double
+        public init(enter: Double, exit: Double) {
+            self.enter = enter
+            self.exit = exit
+        }
     }
 
     public var thresholds: [Direction: Threshold] = [

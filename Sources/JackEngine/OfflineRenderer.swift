@@ -47,9 +47,10 @@ public final class OfflineRenderer {
     /// detector, whose beats take its place as explicit beats.
     /// Pose samples also go through the region model: a hit, at its interpolated crossing frame,
     /// for every region named in `regions` (the preset's, in index order).
-    public static func messages(for session: HeartSession, sampleRate: Int, regions: [String] = []) -> [ControlMessage] {
+    public static func messages(for session: HeartSession, sampleRate: Int, regions: [String] = [],
+                                regionModel model: RegionModel = RegionModel()) -> [ControlMessage] {
         var messages: [ControlMessage] = []
-        var regionModel = RegionModel()
+        var regionModel = model
         var detector: PPGBeatDetector?
         for entry in session.entries {
             let frame = Int64((entry.time * Double(sampleRate)).rounded())

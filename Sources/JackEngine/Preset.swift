@@ -33,6 +33,25 @@ public struct Preset: Codable, Sendable {
     public var moods: [MoodDefinition]?
     /// Seconds of EEG averaged for the mood (default 10).
     public var moodWindow: Double?
+    /// How hand positions become region hits: a scale, and [enter, exit] thresholds per direction.
+    public var pose: PoseSettings?
+
+    public struct PoseSettings: Codable, Sendable {
+        public var scale: Double?
+        public var up, down, left, right: [Double]?
+    }
+
+    /// The region model the preset describes (Tambour's defaults where it is silent).
+    public var regionModel: RegionModel {
+        var model = RegionModel()
+        if let pose {
+            if let scale = pose.scale { model.scale = scale }
+            for (direction, pair) in [(RegionModel.Direction.up, pose.up), (.down, pose.down), (.left, pose.left), (.right, pose.right)] {
+                if let pair, pair.count == 2 { model.thresholds[direction] = RegionModel.Threshold(enter: pair[0], exit: pair[1]) }
+            }
+        }
+        return model
+    }
 
     public struct MoodDefinition: Codable, Sendable {
         public struct Bounds: Codable, Sendable {
@@ -66,7 +85,7 @@ public struct Preset: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, description, bpm, include, voices, settings, regions, dropout, moods
-        case moodWindow = "mood_window"
+        case moodWindow = "mood_window", pose
         case midiCC = "midi_cc", midiRegions = "midi_regions", skipRegion = "skip_region", modeSounds = "mode_sounds"
     }
 
@@ -253,6 +272,20 @@ public struct LoadedPreset: Sendable {
         _ = try loaded.controlChanges()
         _ = try loaded.regionNotes()
         _ = try loaded.performanceSettings()
+        if let pose = preset.pose {
+            if let scale = pose.scale, !(scale.isFinite && scale > 0 && scale <= 100) {
+                throw InputError(file: file, line: lines["pose"], field: "pose.scale", "\(scale) is not a scale in (0, 100]")
+            }
+            // Enter must lie beyond exit in the direction's sense, or jitter would retrigger.
+            for (name, pair, beyondIsGreater) in [("up", pose.up, true), ("down", pose.down, false), ("left", pose.left, false),
+                                                  ("right", pose.right, true)] {
+                guard let pair else { continue }
+                guard pair.count == 2, pair.allSatisfy(\.isFinite), beyondIsGreater ? pair[0] > pair[1] : pair[0] < pair[1] else {
+                    throw InputError(file: file, line: lines["pose"], field: "pose.\(name)",
+                                     "\(pair) is not [enter, exit] with enter beyond exit (hysteresis)")
+                }
+            }
+        }
         if let window = preset.moodWindow, !(window.isFinite && (0.5...600).contains(window)) {
             throw InputError(file: file, line: lines["mood_window"], field: "mood_window", "\(window) is outside 0.5…600 s")
         }

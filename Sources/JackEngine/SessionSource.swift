@@ -11,7 +11,8 @@ public struct SessionSource {
     /// Entries read but rejected (impossible heart rates), to report.
     public var rejections: [HeartSession.Rejection]
 
-    public static func load(path: String, sampleRate: Int, regions: [String] = []) throws -> SessionSource {
+    public static func load(path: String, sampleRate: Int, regions: [String] = [],
+                            regionModel: RegionModel = RegionModel()) throws -> SessionSource {
         if let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8),
            SessionLog.isSessionLog(text) {
             let log = try SessionLog.parse(text, path: path)
@@ -23,7 +24,8 @@ public struct SessionSource {
                                  rejections: [])
         }
         let session = try HeartSession.load(path: path)
-        return SessionSource(messages: OfflineRenderer.messages(for: session, sampleRate: sampleRate, regions: regions),
+        return SessionSource(messages: OfflineRenderer.messages(for: session, sampleRate: sampleRate, regions: regions,
+                                                                     regionModel: regionModel),
                              endFrame: Int64((session.duration * Double(sampleRate)).rounded()),
                              rejections: session.rejections)
     }

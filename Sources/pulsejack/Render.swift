@@ -67,7 +67,8 @@ struct RenderJob {
 
     func run() throws -> String {
         let loaded = try LoadedPreset.load(path: preset)
-        let source = try SessionSource.load(path: session, sampleRate: rate, regions: try loaded.regionTable().names)
+        let source = try SessionSource.load(path: session, sampleRate: rate, regions: try loaded.regionTable().names,
+                                            regionModel: loaded.preset.regionModel)
         for rejection in source.rejections { warn(rejection) }
         let isLog = source.rejections.isEmpty && (try? String(contentsOfFile: session, encoding: .utf8)).map(SessionLog.isSessionLog) == true
         var messages = source.messages

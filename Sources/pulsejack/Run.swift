@@ -91,7 +91,8 @@ struct Run: ParsableCommand {
             }
             if let eventsOut { events = try EventLog(path: eventsOut, voiceNames: engine.voiceNames) }
             if let replay {
-                let source = try SessionSource.load(path: replay, sampleRate: client.sampleRate, regions: engine.regionNames)
+                let source = try SessionSource.load(path: replay, sampleRate: client.sampleRate, regions: engine.regionNames,
+                                                    regionModel: loaded.preset.regionModel)
                 for rejection in source.rejections { warn(rejection) }
                 replaySource = ReplaySource(messages: source.messages, clock: JackFrameClock(engine: engine, client: client))
                 engine.addSource(replaySource!.ring)
@@ -124,6 +125,7 @@ struct Run: ParsableCommand {
             configuration.predictBeats = predictBeats
             (configuration.dropoutSeconds, configuration.dropoutFades) = loaded.dropoutRule
             configuration.mood = loaded.preset.moodModel
+            configuration.regions = loaded.preset.regionModel
             let counters = engine.counters
             do {
                 osc = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: engine.voiceNames, regions: engine.regionNames),

@@ -174,6 +174,25 @@ final class CommandLineTests: XCTestCase {
         // right-down: 0.2 → 0.05 between frames 47 040 and 48 000 crosses 0.1 at 2/3: frame 47 680.
         // left-left: −0.1 → −0.6 between 1.98 s and 2.0 s crosses −0.4 at 3/5: frame 95 616.
         XCTAssertEqual(fired, ["drum1@47680", "snare2@95616"])
+
+        // The preset's own thresholds and scale: positions doubled, right-down entered below 0.12
+        // and left above 0.31.
+        try """
+        voices:
+          - {name: drum1, kind: click, on_beat: false}
+        regions: {right-down: drum1}
+        pose: {scale: 2, down: [0.12, 0.31]}
+        """.write(to: preset.appendingPathComponent("preset.yaml"), atomically: true, encoding: .utf8)
+        let scaled = try pulsejack(["render", "--preset", preset.path, "--session", session.path,
+                                    "--out", folder.appendingPathComponent("pose2.wav").path, "--events-out", events])
+        XCTAssertEqual(scaled.status, 0, scaled.stderr)
+        let scaledHits = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(scaledHits.count, 1, "jitter between 0.1 and 0.3 (scaled) never leaves past the exit 0.31: one hit")
+        try "voices: [{name: d, kind: click}]\npose: {up: [0.7, 0.8]}\n".write(to: preset.appendingPathComponent("preset.yaml"),
+                                                                               atomically: true, encoding: .utf8)
+        let wrong = try pulsejack(["voices", "--preset", preset.path])
+        XCTAssertEqual(wrong.status, 1)
+        XCTAssertTrue(wrong.stderr.contains("pose.up: [0.7, 0.8] is not [enter, exit] with enter beyond exit"), wrong.stderr)
     }
 
     func testTambourModesRecordAPatternAndPlayItOnTheBeatGrid() throws {
