@@ -48,7 +48,7 @@ let package = Package(
         // Test-only malloc interposer: counts allocations made inside real-time sections.
         .target(name: "CAllocCounter", path: "Tests/CAllocCounter", linkerSettings: [.linkedLibrary("dl")]),
         // Independent references for tests: a WAV reader of our own, a private jackd, a process runner.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Control"], path: "Tests/TestSupport"),
         // Real JACK peers in the same process: an ear that records onsets, a MIDI pad.
         .target(name: "JackPeers", dependencies: ["CJack", .product(name: "Atomics", package: "swift-atomics")],
                 path: "Tests/JackPeers"),

@@ -9,14 +9,8 @@ enum ConvolutionBench {
     static func clip(seconds: Int) throws -> String {
         let path = BenchFixtures.folder.appendingPathComponent("clip-\(seconds)s.wav").path
         let frames = seconds * 48_000
-        var state: UInt64 = 42
-        func noise() -> Float {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Float(Double(z ^ (z >> 31)) / Double(UInt64.max) * 2 - 1)
-        }
+        var generator = SplitMix64(seed: 42)
+        func noise() -> Float { Float(Double(generator.next()) / Double(UInt64.max) * 2 - 1) }
         let decay = (0..<frames).map { Float(exp(-5 * Double($0) / Double(frames))) * 0.1 }
         let left = decay.map { $0 * noise() }, right = decay.map { $0 * noise() }
         let writer = try WavWriter(path: path, sampleRate: 48_000, maxFrames: frames)

@@ -11,7 +11,7 @@ public final class MoodTrackDJ {
     private let engine: RealtimeEngine
     private let voiceIndex: Int
     private let player: TrackPlayerVoice
-    private var generator: SeededRandom
+    private var generator: SplitMix64
     private var pending = false
     private var current: String?
 
@@ -21,7 +21,7 @@ public final class MoodTrackDJ {
         voiceIndex = index
         self.player = player
         self.library = library
-        generator = SeededRandom(seed: seed)
+        generator = SplitMix64(seed: seed)
     }
 
     /// The next track for `mood`: a random one among those tagged with it, not the one playing
@@ -52,18 +52,5 @@ public final class MoodTrackDJ {
         pending = true
         current = track.path
         return ControlMessage(.swapClip(voice: Int32(voiceIndex), clip: UInt(bitPattern: Unmanaged.passRetained(next as AnyObject).toOpaque())))
-    }
-}
-
-/// SplitMix64: reproducible random choices.
-struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -49,7 +49,7 @@ struct Study: ParsableCommand {
         do {
             let library = try TrackLibrary.scan(folder: clips)
             guard !library.tracks.isEmpty else { throw InputError(file: clips, "no sound files to play") }
-            var generator = SeededGenerator(seed: seed ?? UInt64.random(in: 1...UInt64.max))
+            var generator = SplitMix64(seed: seed ?? UInt64.random(in: 1...UInt64.max))
             let clip = library.tracks[Int(generator.next() % UInt64(library.tracks.count))]
             let started = Date()
             let samples = try replay.map { try replayedSamples($0) } ?? liveSamples(clip: clip.path)
@@ -132,18 +132,5 @@ struct Study: ParsableCommand {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyyMMdd-HHmmss-SSS"
         return formatter.string(from: date)
-    }
-}
-
-/// SplitMix64, for a reproducible clip choice with --seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,5 @@
+import Control
+
 /// An independent reference for the heartbeat contract, for tests and benchmarks: with integer
 /// BPMs, the phase in units of 1/(60·sr) beat is summed from the first update without any
 /// rebasing, in Int128, and beat k lands at the nearest frame to the moment the phase reaches k.
@@ -25,14 +27,8 @@ public enum ReferenceBeats {
 
     /// A reproducible tempo course: a change every 5 to 20 s to a BPM in 50…180, from `seed`.
     public static func wanderingTempo(sampleRate: Int, seconds: Int, start: Int64 = 0, seed: UInt64) -> [(frame: Int64, bpm: Int)] {
-        var state = seed
-        func next() -> UInt64 {  // SplitMix64
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var generator = SplitMix64(seed: seed)
+        func next() -> UInt64 { generator.next() }
         var changes: [(frame: Int64, bpm: Int)] = [(start, 50 + Int(next() % 131))]
         var frame = start
         while true {
