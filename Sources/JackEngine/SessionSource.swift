@@ -10,6 +10,8 @@ public struct SessionSource {
     public var endFrame: Int64
     /// Entries read but rejected (impossible heart rates), to report.
     public var rejections: [HeartSession.Rejection]
+    /// A session log: it carries the live run's own tempo and length.
+    public var isSessionLog = false
 
     public static func load(path: String, sampleRate: Int, regions: [String] = [],
                             regionModel: RegionModel = RegionModel()) throws -> SessionSource {
@@ -21,7 +23,7 @@ public struct SessionSource {
                                  "recorded at \(log.header.sample_rate) Hz: render it with --rate \(log.header.sample_rate)")
             }
             return SessionSource(messages: log.messages, endFrame: log.endFrame ?? (log.messages.last?.frame ?? 0),
-                                 rejections: [])
+                                 rejections: [], isSessionLog: true)
         }
         let session = try HeartSession.load(path: path)
         return SessionSource(messages: OfflineRenderer.messages(for: session, sampleRate: sampleRate, regions: regions,

@@ -70,7 +70,7 @@ struct RenderJob {
         let source = try SessionSource.load(path: session, sampleRate: rate, regions: try loaded.regionTable().names,
                                             regionModel: loaded.preset.regionModel)
         for rejection in source.rejections { warn(rejection) }
-        let isLog = source.rejections.isEmpty && (try? String(contentsOfFile: session, encoding: .utf8)).map(SessionLog.isSessionLog) == true
+        let isLog = source.isSessionLog
         var messages = source.messages
         // A session log holds the tempo the live run had; other sessions start at the preset's.
         let tempoAtStart = messages.contains { message in
