@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "JackEngineTests", dependencies: [
             "JackEngine", "Control", "Voices", "CJack", "CAllocCounter", "TestSupport", "JackPeers",
         ]),
-        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Control"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Control", "JackPeers"]),
     ],
     swiftLanguageModes: [.v5]
 )
