@@ -22,7 +22,9 @@ enum CallbackCostBench {
         engine.addSource(ring)
         ring.producer.push(ControlMessage(.tempo(bpm: 60)))
         let timings = SPSCRing<UInt64>(minimumCapacity: 1 << 15)
-        try client.activate(engine: engine, periodTimings: timings)
+        var options = JackClient.Options()
+        options.periodTimings = timings
+        try client.activate(engine: engine, options: options)
         let consumer = timings.consumer
         // Let every voice start sounding (the first beat), then measure in freewheel.
         usleep(100_000)

@@ -53,7 +53,7 @@ public final class OSCInput: @unchecked Sendable {
     public private(set) var boundPort: UInt16 = 0
     private let routes: OSCRoutes
     private let clock: FrameClock?
-    private let status: @Sendable () -> [(String, Int)]
+    private let status: @Sendable () -> [(String, StatusValue)]
     private let log: @Sendable (String) -> Void
     private var socket: Int32 = -1
     private let running = ManagedAtomic<Bool>(false)
@@ -67,11 +67,16 @@ public final class OSCInput: @unchecked Sendable {
     private let started = Date()
     private var dropoutReported = false
     private var lastLog = Date.distantPast
+    /// Where `/meter` goes: every client that sent `/meter/subscribe`. Guarded by `subscriberLock`
+    /// (the receiving thread adds, the meter thread sends).
+    private var subscribers: [sockaddr_in] = []
+    private let subscriberLock = NSLock()
+    public static let maximumSubscribers = 16
     private var suppressedLogs = 0
 
     /// Control thread. Binds the socket (port 0 picks a free one; see `boundPort`).
     public init(configuration: Configuration, routes: OSCRoutes, clock: FrameClock?,
-                status: @escaping @Sendable () -> [(String, Int)] = { [] },
+                status: @escaping @Sendable () -> [(String, StatusValue)] = { [] },
                 log: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.configuration = configuration
         self.routes = routes
@@ -165,6 +170,17 @@ public final class OSCInput: @unchecked Sendable {
         switch message.address {
         case "/pulse/status":
             if let replyTo { reply(to: replyTo) }
+            return
+        case "/meter/subscribe", "/meter/unsubscribe":
+            guard var subscriber = replyTo else { return }
+            if let port = message.numbers?.first {
+                guard port.isFinite, (1...65_535).contains(port) else {
+                    counters.badArguments.wrappingIncrement(ordering: .relaxed)
+                    return report("\(message.address) expects a UDP port 1…65535 (or none: the sender's)")
+                }
+                subscriber.sin_port = UInt16(port).bigEndian
+            }
+            subscribe(subscriber, on: message.address == "/meter/subscribe")
             return
         case "/pulse/ppg/rate":
             guard let rate = message.numbers?.first, rate.isFinite, (10...10_000).contains(rate) else {
@@ -291,25 +307,65 @@ public final class OSCInput: @unchecked Sendable {
         suppressedLogs = 0
     }
 
+    private func subscribe(_ subscriber: sockaddr_in, on: Bool) {
+        subscriberLock.lock()
+        defer { subscriberLock.unlock() }
+        subscribers.removeAll { $0.sin_addr.s_addr == subscriber.sin_addr.s_addr && $0.sin_port == subscriber.sin_port }
+        guard on else { return }
+        if subscribers.count >= Self.maximumSubscribers {
+            subscribers.removeFirst()
+            report("more than \(Self.maximumSubscribers) /meter subscribers: the oldest is dropped")
+        }
+        subscribers.append(subscriber)
+    }
+
+    /// Clients subscribed to `/meter`.
+    public var subscriberCount: Int {
+        subscriberLock.lock()
+        defer { subscriberLock.unlock() }
+        return subscribers.count
+    }
+
+    /// Any thread but the process thread: sends `address` with float arguments to every subscriber.
+    public func publish(_ address: String, _ values: [Float]) {
+        subscriberLock.lock()
+        let targets = subscribers
+        subscriberLock.unlock()
+        guard !targets.isEmpty, let message = lo_message_new() else { return }
+        defer { lo_message_free(message) }
+        for value in values { lo_message_add_float(message, value) }
+        for target in targets { send(message, address, to: target) }
+    }
+
+    /// Serialises `message` as `address` and sends it from our socket to `destination`.
+    private func send(_ message: lo_message, _ address: String, to destination: sockaddr_in) {
+        var size = 0
+        guard let data = lo_message_serialise(message, address, nil, &size) else { return }
+        defer { free(data) }
+        var target = destination
+        _ = withUnsafePointer(to: &target) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(socket, data, size, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+    }
+
     /// Replies to the sender: `/pulse/status` with name, value pairs.
     private func reply(to destination: sockaddr_in) {
         guard let message = lo_message_new() else { return }
         defer { lo_message_free(message) }
         // The PPG detector's last inter-beat interval (ms) and rate, when it has found beats.
         let heart = ppg.lastInterval.map { [("ppg_ibi_ms", Int(($0 * 1000).rounded())), ("ppg_bpm", Int((60 / $0).rounded()))] } ?? []
-        for (name, value) in counters.all + heart + status() {
+        let values = (counters.all + heart).map { ($0, StatusValue.int($1)) } + status()
+        for (name, value) in values {
             lo_message_add_string(message, name)
-            lo_message_add_int32(message, Int32(clamping: value))
+            switch value {
+            case .int(let number): lo_message_add_int32(message, Int32(clamping: number))
+            case .float(let number): lo_message_add_float(message, Float(number))
+            case .text(let text): lo_message_add_string(message, text)
+            }
         }
         lo_message_add_string(message, "mood")
         lo_message_add_string(message, lastMood ?? "undefined")
-        var size = 0
-        guard let data = lo_message_serialise(message, "/pulse/status", nil, &size) else { return }
-        defer { free(data) }
-        var target = destination
-        _ = withUnsafePointer(to: &target) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(socket, data, size, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        send(message, "/pulse/status", to: destination)
     }
 }
 

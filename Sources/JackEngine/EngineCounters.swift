@@ -25,11 +25,17 @@ public final class EngineCounters: @unchecked Sendable {
     /// Clip swaps a voice could not take yet (the previous one still under way).
     public let swapsRefused = ManagedAtomic<Int>(0)
 
+    /// MIDI notes `midi_out` had no room for.
+    public let midiNotesDropped = ManagedAtomic<Int>(0)
+
+    /// Tempo messages ignored because the tempo follows the JACK transport.
+    public let ignoredTempos = ManagedAtomic<Int>(0)
+
     public init() {}
 
     public struct Snapshot: Sendable, Equatable, Codable {
         public var periods, framesProcessed, beats, voicesFired, messagesApplied: Int
-        public var lateMessages, queueOverflows, rejectedTempos, invalidMessages, firedReportsDropped, xruns, swapsRefused, recordingOverruns: Int
+        public var lateMessages, queueOverflows, rejectedTempos, invalidMessages, firedReportsDropped, xruns, swapsRefused, recordingOverruns, midiNotesDropped, ignoredTempos: Int
     }
 
     /// Control thread.
@@ -46,6 +52,8 @@ public final class EngineCounters: @unchecked Sendable {
                  firedReportsDropped: firedReportsDropped.load(ordering: .relaxed),
                  xruns: xruns.load(ordering: .relaxed),
                  swapsRefused: swapsRefused.load(ordering: .relaxed),
-                 recordingOverruns: recordingOverruns.load(ordering: .relaxed))
+                 recordingOverruns: recordingOverruns.load(ordering: .relaxed),
+                 midiNotesDropped: midiNotesDropped.load(ordering: .relaxed),
+                 ignoredTempos: ignoredTempos.load(ordering: .relaxed))
     }
 }

@@ -84,6 +84,9 @@ public enum EngineGraph {
                                    followsHeart: (definition.onBeat ?? true) && definition.input != true,
                                    silenced: solo != nil && solo != definition.name,
                                    velocity: definition.velocity ?? 1, chokeGroup: definition.choke ?? 0))
+            slots[slots.count - 1].midiOut = (channel: UInt8((definition.midiOutChannel ?? 1) - 1),
+                                              key: UInt8(definition.midiOutNote ?? definition.midiNote ?? min(36 + index, 127)),
+                                              length: max(1, Int64(((definition.midiOutLength ?? 0.1) * Double(sampleRate)).rounded())))
             if let note = definition.midiNote { notes[note] = index }
         }
         let regions = try loaded.regionTable()

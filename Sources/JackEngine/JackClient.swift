@@ -3,15 +3,18 @@ import CJack
 import Control
 import Foundation
 
-/// The JACK client: stereo outputs `out_L`/`out_R`, a MIDI input `midi_in` and a stereo audio
-/// input `in_L`/`in_R` (for dense convolution), with the engine's
-/// process path as its process callback. Control thread, except where marked.
+/// The JACK client: stereo outputs `out_L`/`out_R`, `midi_in`, `midi_out` and a stereo audio
+/// input `in_L`/`in_R` (for dense convolution), with the engine's process path as its process
+/// callback. When the server goes away, the engine and everything around it stay; `reconnect`
+/// opens a new client under the same name and picks up where it left off. Control thread,
+/// except where marked.
 public final class JackClient: @unchecked Sendable {
     public enum Failure: Error, CustomStringConvertible {
         case noServer(server: String)
         case openFailed(status: UInt32)
         case portFailed(String)
         case activateFailed
+        case sampleRateChanged(was: Int, now: Int)
 
         public var description: String {
             switch self {
@@ -24,19 +27,62 @@ public final class JackClient: @unchecked Sendable {
                 return "could not register the JACK port '\(name)'"
             case .activateFailed:
                 return "could not activate the JACK client"
+            case .sampleRateChanged(let was, let now):
+                return "the JACK server now runs at \(now) Hz; pulsejack was built for \(was) Hz and waits for a server at that rate"
             }
         }
     }
 
+    /// Who owns the transport's timebase.
+    public enum Timebase: Sendable {
+        case off
+        /// Become master unless another client already is.
+        case conditional
+        /// Become master even if another client is.
+        case takeOver
+    }
+
+    /// What a live client does besides rendering.
+    public struct Options {
+        public var timebase = Timebase.off
+        /// Take the tempo from an external transport master instead of the heart.
+        public var followTransport = false
+        public var meter: OutputMeter?
+        public var recorder: OutputRecorder?
+        /// The process thread pushes each period's cost (nanoseconds) into it.
+        public var periodTimings: SPSCRing<UInt64>?
+        public init() {}
+    }
+
+    /// Our ports: (name, JACK type, flags, pretty name). Stable names, so saved connections hold.
+    static let ports: [(name: String, type: String, output: Bool, pretty: String)] = [
+        ("out_L", JACK_DEFAULT_AUDIO_TYPE, true, "Out Left"),
+        ("out_R", JACK_DEFAULT_AUDIO_TYPE, true, "Out Right"),
+        ("midi_out", JACK_DEFAULT_MIDI_TYPE, true, "MIDI Out (fired voices)"),
+        ("midi_in", JACK_DEFAULT_MIDI_TYPE, false, "MIDI In (pads, controllers)"),
+        ("in_L", JACK_DEFAULT_AUDIO_TYPE, false, "Convolution In Left"),
+        ("in_R", JACK_DEFAULT_AUDIO_TYPE, false, "Convolution In Right"),
+    ]
+
+    private let handleLock = NSLock()
     private var handle: OpaquePointer?
     var client: OpaquePointer { handle! }
-    public let name: String
+    /// The name asked for; JACK may have made it unique (`name`).
+    public let requestedName: String
+    public private(set) var name: String
     public let sampleRate: Int
-    public let bufferSize: Int
+    public private(set) var bufferSize: Int
     private var host: ProcessHost?
+    private var engine: RealtimeEngine?
+    private var options = Options()
     /// Set (like a signal handler would) when the server shuts the client down.
     public let serverGone = ManagedAtomic<Bool>(false)
     private let shutdownReason = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
+    /// Why taking the timebase failed, if it did.
+    public private(set) var timebaseRefusal: String?
+    /// Connections of our ports, as last seen while the server ran: restored after a reconnect.
+    public private(set) var knownConnections: [(String, String)] = []
+    public private(set) var reconnects = 0
 
     /// The server this process talks to: `JACK_DEFAULT_SERVER`, or "default".
     public static var serverName: String {
@@ -52,16 +98,22 @@ public final class JackClient: @unchecked Sendable {
 
     /// Opens a client on the running server; never starts one.
     public init(name: String) throws {
-        var status = jack_status_t(rawValue: 0)
-        guard let client = pj_client_open(name, JackNoStartServer, &status, nil) else {
-            if status.rawValue & JackServerFailed.rawValue != 0 { throw Failure.noServer(server: Self.serverName) }
-            throw Failure.openFailed(status: status.rawValue)
-        }
+        requestedName = name
+        let client = try Self.open(name)
         handle = client
         self.name = String(cString: jack_get_client_name(client))
         sampleRate = Int(jack_get_sample_rate(client))
         bufferSize = Int(jack_get_buffer_size(client))
         shutdownReason.initialize(repeating: 0, count: 256)
+    }
+
+    private static func open(_ name: String) throws -> OpaquePointer {
+        var status = jack_status_t(rawValue: 0)
+        guard let client = pj_client_open(name, JackNoStartServer, &status, nil) else {
+            if status.rawValue & JackServerFailed.rawValue != 0 { throw Failure.noServer(server: serverName) }
+            throw Failure.openFailed(status: status.rawValue)
+        }
+        return client
     }
 
     deinit {
@@ -71,32 +123,37 @@ public final class JackClient: @unchecked Sendable {
 
     /// Deactivates (if active) and closes the client; later calls do nothing.
     public func close() {
-        guard let handle else { return }
-        jack_client_close(handle)
-        self.handle = nil
+        handleLock.lock()
+        let closing = handle
+        handle = nil
+        handleLock.unlock()
+        if let closing { jack_client_close(closing) }
     }
 
     /// Why the server shut the client down, once `serverGone` is set.
     public var shutdownMessage: String { String(cString: shutdownReason) }
 
-    /// Registers ports, installs the callbacks, warms the engine and activates. With
-    /// `periodTimings`, the process thread pushes each period's cost (nanoseconds) into it.
-    public func activate(engine: RealtimeEngine, periodTimings: SPSCRing<UInt64>? = nil) throws {
-        func register(_ port: String, _ type: String, _ flags: JackPortFlags) throws -> OpaquePointer {
-            guard let handle = jack_port_register(client, port, type, UInt(flags.rawValue), 0) else {
-                throw Failure.portFailed(port)
-            }
-            return handle
-        }
-        let host = ProcessHost(engine: engine,
-                               left: try register("out_L", JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput),
-                               right: try register("out_R", JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput),
-                               midiIn: try register("midi_in", JACK_DEFAULT_MIDI_TYPE, JackPortIsInput),
-                               inLeft: try register("in_L", JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput),
-                               inRight: try register("in_R", JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput),
-                               client: self, periodTimings: periodTimings?.producer)
-        self.host = host
+    /// Registers ports, installs the callbacks, warms the engine and activates.
+    public func activate(engine: RealtimeEngine, options: Options = Options()) throws {
+        self.engine = engine
+        self.options = options
         engine.warmUp()
+        try attach()
+    }
+
+    private func attach() throws {
+        guard let engine else { return }
+        var registered: [OpaquePointer] = []
+        for port in Self.ports {
+            guard let handle = jack_port_register(client, port.name, port.type,
+                                                  UInt((port.output ? JackPortIsOutput : JackPortIsInput).rawValue), 0) else {
+                throw Failure.portFailed(port.name)
+            }
+            registered.append(handle)
+        }
+        describe(ports: registered)
+        let host = ProcessHost(engine: engine, ports: registered, client: self, handle: client, options: options)
+        self.host = host
         let context = Unmanaged.passUnretained(host).toOpaque()
         jack_set_process_callback(client, { frames, context in
             Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().process(frames: frames)
@@ -109,11 +166,37 @@ public final class JackClient: @unchecked Sendable {
         }, context)
         jack_on_info_shutdown(client, { _, reason, context in
             // Runs like a signal handler: copy the reason into preallocated memory and set a flag.
-            let client = Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().owner!
+            guard let client = Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().owner else { return }
             if let reason { strncpy(client.shutdownReason, reason, 255) }
             client.serverGone.store(true, ordering: .releasing)
         }, context)
+        timebaseRefusal = nil
+        if options.timebase != .off {
+            let status = jack_set_timebase_callback(client, options.timebase == .conditional ? 1 : 0, { state, frames, position, newPosition, context in
+                Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().timebase(position: position!, newPosition: newPosition != 0)
+            }, context)
+            if status == EBUSY {
+                timebaseRefusal = "another client is the transport's timebase master (take over with --timebase-force)"
+            } else if status != 0 {
+                timebaseRefusal = "JACK refused the timebase (error \(status))"
+            }
+        }
         guard jack_activate(client) == 0 else { throw Failure.activateFailed }
+    }
+
+    /// Readable names and a stable order for patchbays (JACK metadata, as jalv does).
+    private func describe(ports: [OpaquePointer]) {
+        let integer = "http://www.w3.org/2001/XMLSchema#integer"
+        if let uuidString = jack_get_uuid_for_client_name(client, name) {
+            var uuid = jack_uuid_t()
+            if jack_uuid_parse(uuidString, &uuid) == 0 { jack_set_property(client, uuid, JACK_METADATA_PRETTY_NAME, "pulsejack", nil) }
+            jack_free(uuidString)
+        }
+        for (index, port) in ports.enumerated() {
+            let uuid = jack_port_uuid(port)
+            jack_set_property(client, uuid, JACK_METADATA_PRETTY_NAME, Self.ports[index].pretty, nil)
+            jack_set_property(client, uuid, JACK_METADATA_ORDER, "\(index + 1)", integer)
+        }
     }
 
     /// Full names of our output ports.
@@ -135,8 +218,59 @@ public final class JackClient: @unchecked Sendable {
         return made
     }
 
+    /// Connects one of our ports (`out_L`, or a full name) with another client's port, in the
+    /// direction their kinds allow. Throws a message naming both when JACK refuses.
+    public func connect(_ ours: String, _ theirs: String) throws {
+        let full = ours.contains(":") ? ours : "\(name):\(ours)"
+        guard let port = jack_port_by_name(client, full) else { throw PortError("no port \(full)") }
+        guard jack_port_by_name(client, theirs) != nil else { throw PortError("no port \(theirs) on the JACK server") }
+        let output = (jack_port_flags(port) & Int32(JackPortIsOutput.rawValue)) != 0
+        let status = output ? jack_connect(client, full, theirs) : jack_connect(client, theirs, full)
+        guard status == 0 || status == EEXIST else { throw PortError("JACK refused to connect \(full) and \(theirs)") }
+    }
+
+    public struct PortError: Error, CustomStringConvertible {
+        public var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Every connection of our ports, as (our port, other port); updates `knownConnections`.
+    @discardableResult
+    public func connections() -> [(String, String)] {
+        handleLock.lock()
+        defer { handleLock.unlock() }
+        guard let handle, !serverGone.load(ordering: .acquiring) else { return knownConnections }
+        var found: [(String, String)] = []
+        for port in Self.ports {
+            guard let ours = jack_port_by_name(handle, "\(name):\(port.name)"),
+                  let others = jack_port_get_all_connections(handle, ours) else { continue }
+            var index = 0
+            while let other = others[index] { found.append(("\(name):\(port.name)", String(cString: other))); index += 1 }
+            jack_free(others)
+        }
+        knownConnections = found
+        return found
+    }
+
+    /// The server's DSP load, in percent (0 while disconnected).
+    public var dspLoad: Double {
+        handleLock.lock()
+        defer { handleLock.unlock() }
+        guard let handle, !serverGone.load(ordering: .acquiring) else { return 0 }
+        return Double(jack_cpu_load(handle))
+    }
+
+    /// Any thread: frames since the current cycle began (0 while disconnected).
+    public var framesSinceCycleStart: Int {
+        handleLock.lock()
+        defer { handleLock.unlock() }
+        guard let handle, !serverGone.load(ordering: .acquiring) else { return 0 }
+        return Int(jack_frames_since_cycle_start(handle))
+    }
+
     public func deactivate() {
-        jack_deactivate(client)
+        guard let handle else { return }
+        jack_deactivate(handle)
     }
 
     /// Asks the server to run the graph as fast as possible (JACK's freewheel mode) or to return
@@ -144,45 +278,58 @@ public final class JackClient: @unchecked Sendable {
     public func setFreewheel(_ on: Bool) {
         jack_set_freewheel(client, on ? 1 : 0)
     }
-}
 
-/// What the process callback reaches through its context pointer: the engine and our ports.
-final class ProcessHost {
-    let engine: RealtimeEngine
-    let left, right, midiIn, inLeft, inRight: OpaquePointer
-    weak var owner: JackClient?
-    let periodTimings: SPSCRing<UInt64>.Producer?
+    // MARK: - Surviving the server
 
-    init(engine: RealtimeEngine, left: OpaquePointer, right: OpaquePointer, midiIn: OpaquePointer,
-         inLeft: OpaquePointer, inRight: OpaquePointer, client: JackClient, periodTimings: SPSCRing<UInt64>.Producer?) {
-        self.inLeft = inLeft
-        self.inRight = inRight
-        self.engine = engine
-        self.periodTimings = periodTimings
-        self.left = left
-        self.right = right
-        self.midiIn = midiIn
-        owner = client
+    /// After `serverGone`: lets go of the dead client. `jack_client_close` can hang after a
+    /// server restart (jack2#395), so it runs on its own thread and is abandoned after a second.
+    public func releaseDeadClient() {
+        handleLock.lock()
+        let dead = handle
+        handle = nil
+        handleLock.unlock()
+        guard let dead else { return }
+        let closed = DispatchSemaphore(value: 0)
+        let closer = Thread {
+            jack_client_close(dead)
+            closed.signal()
+        }
+        closer.name = "pulsejack-close"
+        closer.start()
+        _ = closed.wait(timeout: .now() + 1)
     }
 
-    /// Real-time safe. The JACK process callback.
-    func process(frames: jack_nframes_t) {
-        let started = periodTimings == nil ? 0 : Self.monotonicNanoseconds()
-        let outLeft = jack_port_get_buffer(left, frames).assumingMemoryBound(to: Float.self)
-        let outRight = jack_port_get_buffer(right, frames).assumingMemoryBound(to: Float.self)
-        let midi = jack_port_get_buffer(midiIn, frames)
-        let inputLeft = jack_port_get_buffer(inLeft, frames).assumingMemoryBound(to: Float.self)
-        let inputRight = jack_port_get_buffer(inRight, frames).assumingMemoryBound(to: Float.self)
-        engine.process(frames: Int(frames), left: outLeft, right: outRight, midiIn: midi,
-                       inputLeft: inputLeft, inputRight: inputRight)
-        if let periodTimings { periodTimings.push(Self.monotonicNanoseconds() &- started) }
+    /// Opens a new client under the same name on a server that is back, re-activates the same
+    /// engine (its state kept) and restores the connections it had. Throws while no server runs.
+    public func reconnect() throws {
+        guard handle == nil else { return }
+        let client = try Self.open(requestedName)
+        let rate = Int(jack_get_sample_rate(client))
+        guard rate == sampleRate else {
+            jack_client_close(client)
+            throw Failure.sampleRateChanged(was: sampleRate, now: rate)
+        }
+        handleLock.lock()
+        handle = client
+        name = String(cString: jack_get_client_name(client))
+        bufferSize = Int(jack_get_buffer_size(client))
+        handleLock.unlock()
+        serverGone.store(false, ordering: .releasing)
+        shutdownReason[0] = 0
+        do { try attach() } catch {
+            releaseDeadClient()
+            throw error
+        }
+        reconnects += 1
     }
 
-    /// Real-time safe (clock_gettime on CLOCK_MONOTONIC is a vDSO call; it never blocks).
-    @inline(__always)
-    static func monotonicNanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+    /// Remakes the connections known before the server went away, where both ends exist again;
+    /// returns those still missing.
+    @discardableResult
+    public func restoreConnections(_ wanted: [(String, String)]) -> [(String, String)] {
+        wanted.filter { ours, theirs in
+            let port = ours.split(separator: ":").last.map(String.init) ?? ours
+            return (try? connect(port, theirs)) == nil
+        }
     }
 }

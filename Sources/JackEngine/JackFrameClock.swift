@@ -37,7 +37,7 @@ public final class JackFrameClock: FrameClock, @unchecked Sendable {
     }
 
     public func currentFrame() -> Int64 {
-        engine.publishedPeriodStart.load(ordering: .relaxed) + Int64(jack_frames_since_cycle_start(client.client))
+        engine.publishedPeriodStart.load(ordering: .relaxed) + Int64(client.framesSinceCycleStart)
     }
 
     public func frame(forTimetag timetag: UInt64) -> Int64 {

@@ -90,7 +90,9 @@ public final class OfflineRenderer {
     }
 
     /// Offline. Renders `frames` frames to `outPath`; `onFired` sees every fired voice in order.
+    /// `onPeriod` sees each period's output (the meters plot).
     public func render(frames total: Int64, to outPath: String, onFired: ((FiredVoice) -> Void)? = nil,
+                       onPeriod: ((UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Void)? = nil,
                        progress: ((Double) -> Void)? = nil) throws -> Summary {
         let writer = try WavWriter(path: outPath, sampleRate: engine.sampleRate, maxFrames: periodFrames)
         defer { writer.close() }
@@ -125,6 +127,7 @@ public final class OfflineRenderer {
                            inputRight: input == nil ? nil : UnsafePointer(inputRight))
             while let report = reports.pop() { onFired?(report) }
             try writer.write(left: left, right: right, frames: frames)
+            onPeriod?(left, right, frames)
             done += Int64(frames)
             if let progress {
                 let percent = Int(100 * done / max(total, 1))

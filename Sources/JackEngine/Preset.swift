@@ -135,6 +135,12 @@ public struct Preset: Codable, Sendable {
         public var onBeat: Bool?
         /// A MIDI note (0…127) on the MIDI input that triggers it.
         public var midiNote: Int?
+        /// The note it sends on midi_out each time it fires (default: midi_note, else 36 + its index).
+        public var midiOutNote: Int?
+        /// The MIDI channel of that note, 1…16 (default 1).
+        public var midiOutChannel: Int?
+        /// Seconds from that note's note-on to its note-off (default 0.1).
+        public var midiOutLength: Double?
         /// Notes that can sound at once (sample), or copies in flight (convolution).
         public var polyphony: Int?
         // Convolution.
@@ -168,7 +174,8 @@ public struct Preset: Codable, Sendable {
         enum CodingKeys: String, CodingKey, CaseIterable {
             case name, kind, file, gain, pan, every, subdivide, enabled, mute, velocity, choke, polyphony, input
             case shape, choreography, toe, heel, scuff, chords, order, octaves, gate, waveform
-            case onBeat = "on_beat", midiNote = "midi_note", lubDubDelay = "lub_dub_delay", lubDubGain = "lub_dub_gain"
+            case onBeat = "on_beat", midiNote = "midi_note", midiOutNote = "midi_out_note", midiOutChannel = "midi_out_channel"
+            case midiOutLength = "midi_out_length", lubDubDelay = "lub_dub_delay", lubDubGain = "lub_dub_gain"
             case stepsPerChord = "steps_per_chord", baseNote = "base_note", trackBPM = "track_bpm", library, stretchRange = "stretch_range"
         }
 

@@ -66,6 +66,15 @@ public final class RealtimeEngine: @unchecked Sendable {
     private var heartLevel: Float = 1
     private var heartTarget: Float = 1
 
+    /// `run --follow-transport`: the tempo comes from the JACK transport; tempo messages (the
+    /// heart's) are counted and ignored. Set before activation.
+    public var tempoFollowsTransport = false
+    /// Voice settings copied for a session save (see `voiceStates`).
+    private let stateSnapshot: VoiceStateSnapshot
+    /// Counts changes a session save would keep (voice settings); a session manager's dirty flag.
+    public let settingChanges = ManagedAtomic<Int>(0)
+    /// Notes for `midi_out`: one per fired voice, and its note-off.
+    let midiOut = MIDIOutQueue()
     public static let eventQueueCapacity = 4096
     /// Objects a clip swap no longer needs, on their way to a control thread to be released
     /// there (bit patterns of retained references; `ClipSwapper` drains it).
@@ -80,6 +89,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         self.maxFrames = maxFrames
         self.slots = ContiguousArray(slots)
         voiceNames = slots.map(\.name)
+        stateSnapshot = VoiceStateSnapshot(count: slots.count)
         self.firedReports = firedReports
         queue = EventQueue(capacity: Self.eventQueueCapacity)
         retiredProducer = retiredClips.producer
@@ -119,6 +129,13 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// pushed, with the frame it took effect at, into `ring` (a session recording).
     public func recordApplied(into ring: SPSCRing<ControlMessage>) {
         appliedReports = ring.producer
+    }
+
+    /// Control thread: every voice's settings now. While the process thread runs (`live`), it
+    /// takes the copy; otherwise (stopped, or the server gone) they are read here.
+    public func voiceStates(live: Bool) -> [String: VoiceState] {
+        if !(live && stateSnapshot.request(timeout: 1)) { stateSnapshot.copy(slots) }
+        return Dictionary(uniqueKeysWithValues: zip(voiceNames, stateSnapshot.values))
     }
 
     /// Control thread, before activation: a ring the process thread drains every period.
@@ -178,9 +195,11 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// and `inputLeft`/`inputRight` the audio input that input voices process.
     public func process(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
                         midiIn: UnsafeMutableRawPointer? = nil,
-                        inputLeft: UnsafePointer<Float>? = nil, inputRight: UnsafePointer<Float>? = nil) {
+                        inputLeft: UnsafePointer<Float>? = nil, inputRight: UnsafePointer<Float>? = nil,
+                        midiOut midiOutBuffer: UnsafeMutableRawPointer? = nil) {
         pj_rt_enter()
         defer { pj_rt_exit() }
+        let periodStart = framePosition
         publishedPeriodStart.store(framePosition, ordering: .relaxed)
         left.update(repeating: 0, count: frames)
         right.update(repeating: 0, count: frames)
@@ -196,6 +215,13 @@ public final class RealtimeEngine: @unchecked Sendable {
             processInput(frames: chunk, inputLeft: chunkLeft, inputRight: chunkRight, left: left + done, right: right + done)
             done += chunk
         }
+        if let midiOutBuffer {
+            midiOut.flush(into: midiOutBuffer, start: periodStart, frames: frames)
+        } else {
+            midiOut.discard(before: framePosition)
+        }
+        counters.midiNotesDropped.store(midiOut.dropped, ordering: .relaxed)
+        stateSnapshot.serve(slots)
         counters.periods.wrappingIncrement(ordering: .relaxed)
         counters.framesProcessed.wrappingIncrement(by: frames, ordering: .relaxed)
     }
@@ -300,11 +326,11 @@ public final class RealtimeEngine: @unchecked Sendable {
         }
         switch event {
         case .tempo(let bpm):
-            if !clock.setTempo(bpm: bpm, atFrame: frame) {
-                counters.rejectedTempos.wrappingIncrement(ordering: .relaxed)
+            if tempoFollowsTransport {
+                counters.ignoredTempos.wrappingIncrement(ordering: .relaxed)
                 return
             }
-            for index in 0..<slots.count { slots[index].tempoVoice?.follow(bpm: bpm) }
+            setTempo(bpm, at: frame)
         case .heartbeat(let strength):
             guard strength.isFinite else { return invalid() }
             let beat = explicitBeats
@@ -319,6 +345,7 @@ public final class RealtimeEngine: @unchecked Sendable {
             if slot.enabled && !slot.silenced { fire(slot, index: voice, velocity: velocity, at: frame) }
         case .voiceParameter(let voice, let parameter):
             guard let slot = slot(voice) else { return invalid() }
+            settingChanges.wrappingIncrement(ordering: .relaxed)
             switch parameter {
             case .enable(let on): slot.enabled = on
             case .gain(let gain):
@@ -365,6 +392,26 @@ public final class RealtimeEngine: @unchecked Sendable {
                 retire(offered)
             }
         }
+    }
+
+    /// Real-time safe.
+    private func setTempo(_ bpm: Double, at frame: Int64) {
+        if !clock.setTempo(bpm: bpm, atFrame: frame) {
+            counters.rejectedTempos.wrappingIncrement(ordering: .relaxed)
+            return
+        }
+        for index in 0..<slots.count { slots[index].tempoVoice?.follow(bpm: bpm) }
+    }
+
+    /// Real-time safe. Before `process`: the external transport's tempo, taking effect at the
+    /// start of this period when it changed.
+    public func followTransport(bpm: Double) {
+        guard bpm != clock.bpm || !clock.isRunning else { return }
+        guard HeartbeatClock.accepts(bpm: bpm) else {
+            counters.rejectedTempos.wrappingIncrement(ordering: .relaxed)
+            return
+        }
+        setTempo(bpm, at: framePosition)
     }
 
     /// Real-time safe. Sends an object a swap no longer needs back to the control thread. The
@@ -452,6 +499,8 @@ public final class RealtimeEngine: @unchecked Sendable {
             }
         }
         counters.voicesFired.wrappingIncrement(ordering: .relaxed)
+        let note = slot.midiOut
+        midiOut.noteOn(frame: frame, channel: note.channel, key: note.key, velocity: velocity, length: note.length)
         if let firedReports, !firedReports.push(FiredVoice(frame: frame, voice: index, velocity: velocity)) {
             counters.firedReportsDropped.wrappingIncrement(ordering: .relaxed)
         }

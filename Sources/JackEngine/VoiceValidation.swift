@@ -26,6 +26,9 @@ enum VoiceValidation {
         try inRange(definition.velocity, 0...1, "velocity")
         try inRange(definition.choke, 1...16, "choke")
         try inRange(definition.midiNote, 0...127, "midi_note")
+        try inRange(definition.midiOutNote, 0...127, "midi_out_note")
+        try inRange(definition.midiOutChannel, 1...16, "midi_out_channel")
+        try inRange(definition.midiOutLength, 0.001...60, "midi_out_length")
         try inRange(definition.polyphony, 1...256, "polyphony")
 
         let needs: [String]

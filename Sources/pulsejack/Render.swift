@@ -34,18 +34,28 @@ struct Render: ParsableCommand {
     @Option(help: "An audio file played into the engine's input (in_L/in_R), for dense convolution voices.")
     var input: String?
 
+    @Option(name: .customLong("meters-plot"), help: "Also draw the peak and RMS level of each channel as a radial trace (Radial Audio) into this SVG file.")
+    var metersPlot: String?
+
+    @Option(name: .customLong("plot-revolution"), help: "Seconds per revolution of the meters plot.")
+    var plotRevolution: Double = 10
+
     func validate() throws {
         guard (8000...192_000).contains(rate) else { throw ValidationError("--rate \(rate) is outside 8000…192000 Hz") }
         if let duration, !(duration.isFinite && duration > 0 && duration <= 86_400) {
             throw ValidationError("--duration \(duration) is not a number of seconds in (0, 86400]")
         }
         guard (1...8192).contains(period) else { throw ValidationError("--period \(period) is outside 1…8192") }
+        guard plotRevolution.isFinite, (0.1...3600).contains(plotRevolution) else {
+            throw ValidationError("--plot-revolution \(plotRevolution) is outside 0.1…3600 s")
+        }
     }
 
     func run() throws {
         do {
             let summary = try RenderJob(preset: preset, session: session, out: out, eventsOut: eventsOut, rate: rate,
-                                        duration: duration, solo: solo, period: period, input: input).run()
+                                        duration: duration, solo: solo, period: period, input: input,
+                                        metersPlot: metersPlot, plotRevolution: plotRevolution).run()
             print(summary)
         } catch let error as InputError {
             throw fail(error)
@@ -64,6 +74,8 @@ struct RenderJob {
     var solo: String?
     var period: Int
     var input: String?
+    var metersPlot: String?
+    var plotRevolution = 10.0
 
     func run() throws -> String {
         let loaded = try LoadedPreset.load(path: preset)
@@ -86,8 +98,11 @@ struct RenderJob {
         var events: EventLog?
         if let eventsOut { events = try EventLog(path: eventsOut, voiceNames: renderer.engine.voiceNames) }
         let bar = isatty(STDERR_FILENO) != 0 ? ProgressBar() : nil
+        var plot = metersPlot.map { _ in MetersPlot(sampleRate: rate, secondsPerRevolution: plotRevolution) }
         let summary = try renderer.render(frames: frames, to: out, onFired: events.map { log in { log.write($0) } },
+                                          onPeriod: plot == nil ? nil : { plot!.add(left: $0, right: $1, frames: $2) },
                                           progress: bar.map { bar in { bar.show($0) } })
+        if let metersPlot, let plot { try plot.write(to: metersPlot) }
         bar?.finish()
         try events?.close()
         let rejected = source.rejections.count + summary.rejectedTempos
@@ -95,6 +110,7 @@ struct RenderJob {
                           summary.frames, Double(summary.frames) / Double(rate), rate, summary.beats,
                           summary.voicesFired, summary.secondsTaken, summary.realTimeFactor, out)
         if rejected > 0 { line += "; \(rejected) tempo update\(rejected == 1 ? "" : "s") rejected" }
+        if let metersPlot { line += "; meters plot → \(metersPlot)" }
         return line
     }
 }

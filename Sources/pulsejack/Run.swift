@@ -1,4 +1,5 @@
 import ArgumentParser
+import Atomics
 import Control
 import Dispatch
 import Foundation
@@ -7,7 +8,12 @@ import JackEngine
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Play live as a JACK client until SIGINT or SIGTERM.",
-        discussion: "Joins the running JACK server (the one JACK_DEFAULT_SERVER names). Ports: out_L, out_R, midi_in.")
+        discussion: """
+            Joins the running JACK server (the one JACK_DEFAULT_SERVER names). Ports: out_L, out_R, midi_out, midi_in, in_L, in_R.
+            When the server stops, pulsejack keeps its state and reconnects when one is back. Under a session manager \
+            (NSM_URL set) it waits for the manager's open, takes its client id as the JACK name, saves there, and \
+            leaves connections to the manager.
+            """)
 
     @Option(help: "The preset: a preset.yaml file or a folder holding one.")
     var preset: String = ShippedPresets.defaultPreset
@@ -21,6 +27,9 @@ struct Run: ParsableCommand {
     @Flag(help: "Connect out_L/out_R to the system playback ports.")
     var connect = false
 
+    @Option(name: .customLong("connect-port"), help: "Connect one of our ports to another's, as OURS=THEIRS (e.g. midi_out=Hydrogen:midi_in); repeatable.")
+    var connectPorts: [String] = []
+
     @Flag(name: .customLong("start-server"), help: "Start a JACK server when none runs (a sound card's driver, else the dummy driver).")
     var startServer = false
 
@@ -32,6 +41,18 @@ struct Run: ParsableCommand {
 
     @Flag(name: .customLong("no-osc"), help: "Do not listen for OSC.")
     var noOSC = false
+
+    @Option(help: "Record the output to this WAV file (32-bit float), every frame of the run.")
+    var record: String?
+
+    @Flag(help: "Be the JACK transport's timebase master: the heart's BPM and bar/beat/tick, unless another master exists.")
+    var timebase = false
+
+    @Flag(name: .customLong("timebase-force"), help: "Be the timebase master even if another client is.")
+    var timebaseForce = false
+
+    @Flag(name: .customLong("follow-transport"), help: "Take the tempo from the JACK transport's master instead of the heart.")
+    var followTransport = false
 
     @Option(name: .customLong("record-session"), help: "Write every control message the engine applies, with its frame, to this session log (re-render it with render --session).")
     var recordSession: String?
@@ -49,12 +70,56 @@ struct Run: ParsableCommand {
         if let bpm, !HeartbeatClock.accepts(bpm: bpm) {
             throw ValidationError("--bpm \(bpm) is not a heart rate (above 0, at most 300)")
         }
+        if followTransport && (timebase || timebaseForce) {
+            throw ValidationError("--follow-transport and --timebase exclude each other: follow the transport, or lead it")
+        }
+        for pair in connectPorts where ConnectRequest(pair) == nil {
+            throw ValidationError("--connect-port \(pair) is not OURS=THEIRS (e.g. out_L=system:playback_1)")
+        }
     }
 
     func run() throws {
         setvbuf(stdout, nil, _IOLBF, 0)  // status lines reach a pipe as they happen
+        let stopping = ManagedAtomic<Bool>(false)
+        let stop = DispatchSemaphore(value: 0)
+        var signalSources: [DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stopping.store(true, ordering: .releasing); stop.signal() }
+            source.resume()
+            signalSources.append(source)
+        }
+        defer { _ = signalSources }
+
+        // Under a session manager: announce, and wait for its open before anything JACK.
+        var nsm: NSMClient?
+        var session: NSMClient.Session?
+        var presetPath = preset
+        var clientName = name
+        if let url = NSMClient.environmentURL {
+            do {
+                let client = try NSMClient(url: url)
+                guard let opened = try client.announce(application: "pulsejack", executable: "pulsejack",
+                                                       stop: { stopping.load(ordering: .acquiring) }) else { return }
+                nsm = client
+                session = opened
+                try FileManager.default.createDirectory(atPath: opened.path, withIntermediateDirectories: true)
+                let saved = opened.path + "/preset.yaml"
+                if FileManager.default.fileExists(atPath: saved) { presetPath = saved }
+                clientName = opened.clientID
+                print("pulsejack: session manager \(client.managerName ?? url) opened '\(opened.displayName)' at \(opened.path)")
+            } catch {
+                throw fail(error)
+            }
+        }
+        func failOpen(_ error: Any) -> ExitCode {
+            nsm?.opened(error: "\(error)")
+            return fail(error)
+        }
+
         let loaded: LoadedPreset
-        do { loaded = try LoadedPreset.load(path: preset) } catch let error as InputError { throw fail(error) }
+        do { loaded = try LoadedPreset.load(path: presetPath) } catch let error as InputError { throw failOpen(error) }
 
         JackClient.silenceLibraryMessages()
         var server: JackServer?
@@ -62,13 +127,13 @@ struct Run: ParsableCommand {
             do {
                 server = try JackServer.start()
                 print("pulsejack: started JACK server '\(server!.name)' with the \(server!.driver) driver")
-            } catch { throw fail(error) }
+            } catch { throw failOpen(error) }
         }
 
         let client: JackClient
-        do { client = try JackClient(name: name) } catch {
+        do { client = try JackClient(name: clientName) } catch {
             server?.stop()
-            throw fail(error)
+            throw failOpen(error)
         }
         let engine: RealtimeEngine
         let fired = SPSCRing<FiredVoice>(minimumCapacity: 8192)
@@ -76,6 +141,7 @@ struct Run: ParsableCommand {
         var recording: FileHandle?
         var events: EventLog?
         var replaySource: ReplaySource?
+        var recorder: OutputRecorder?
         do {
             engine = try EngineGraph.build(preset: loaded, sampleRate: client.sampleRate, maxFrames: client.bufferSize,
                                            firedReports: eventsOut == nil ? nil : fired.producer)
@@ -97,9 +163,10 @@ struct Run: ParsableCommand {
                 replaySource = ReplaySource(messages: source.messages, clock: JackFrameClock(engine: engine, client: client))
                 engine.addSource(replaySource!.ring)
             }
+            if let record { recorder = try OutputRecorder(path: record, sampleRate: client.sampleRate, maxFrames: client.bufferSize) }
         } catch {
             server?.stop()
-            throw fail(error)
+            throw failOpen(error)
         }
         /// Control thread: writes what the process thread reported since the last call.
         func drainReports() {
@@ -117,6 +184,9 @@ struct Run: ParsableCommand {
         if let tempo = bpm ?? loaded.preset.bpm {
             controlRing.producer.push(ControlMessage(.tempo(bpm: tempo)))
         }
+        let meter = OutputMeter()
+        var publisher: MeterPublisher?
+        let status = LiveStatus(engine: engine, client: client, recorder: recorder)
         var osc: OSCInput?
         if !noOSC {
             var configuration = OSCInput.Configuration()
@@ -126,22 +196,19 @@ struct Run: ParsableCommand {
             (configuration.dropoutSeconds, configuration.dropoutFades) = loaded.dropoutRule
             configuration.mood = loaded.preset.moodModel
             configuration.regions = loaded.preset.regionModel
-            let counters = engine.counters
             do {
                 osc = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: engine.voiceNames, regions: engine.regionNames),
                                    clock: JackFrameClock(engine: engine, client: client),
-                                   status: {
-                                       let snapshot = counters.snapshot()
-                                       return [("xruns", snapshot.xruns), ("beats", snapshot.beats),
-                                               ("voices_fired", snapshot.voicesFired), ("late_messages", snapshot.lateMessages),
-                                               ("rejected_tempos", snapshot.rejectedTempos)]
-                                   },
+                                   status: { status.values(meters: publisher?.reading) },
                                    log: { warn($0) })
             } catch {
                 server?.stop()
-                throw fail(error)
+                throw failOpen(error)
             }
             engine.addSource(osc!.ring)
+        }
+        publisher = MeterPublisher(meter: meter, sampleRate: client.sampleRate) { [osc] reading in
+            osc?.publish("/meter", reading.values)
         }
         // Track voices with a library: the next track follows the mood.
         var djs: [MoodTrackDJ] = []
@@ -152,26 +219,29 @@ struct Run: ParsableCommand {
             djs.append(dj)
         }
         let swapper = ClipSwapper(engine: engine, preset: loaded, offline: false)
-        do { try client.activate(engine: engine) } catch { server?.stop(); throw fail(error) }
+        var options = JackClient.Options()
+        options.timebase = timebaseForce ? .takeOver : timebase ? .conditional : .off
+        options.followTransport = followTransport
+        options.meter = meter
+        options.recorder = recorder
+        recorder?.start()
+        do { try client.activate(engine: engine, options: options) } catch {
+            server?.stop()
+            throw failOpen(error)
+        }
+        if let refusal = client.timebaseRefusal { warn("--timebase: \(refusal)") }
         osc?.start()
         replaySource?.start()
-        if connect {
-            let made = client.connectToPlayback()
-            if made.isEmpty { warn("--connect: the server has no physical playback ports") }
-        }
-        print("pulsejack: playing '\(loaded.preset.name ?? loaded.file)' on JACK server '\(JackClient.serverName)' as '\(client.name)' at \(client.sampleRate) Hz, \(client.bufferSize) frames a period; ports \(client.outputPortNames.joined(separator: ", ")), \(client.name):midi_in" + (osc.map { "; OSC on \(oscBind):\($0.boundPort)" } ?? ""))
+        publisher?.start()
+        // A session manager restores connections itself.
+        if nsm == nil { makeConnections(client) }
+        nsm?.opened()
+        print("pulsejack: playing '\(loaded.preset.name ?? "preset")' from \(loaded.file) on JACK server '\(JackClient.serverName)' as '\(client.name)' at \(client.sampleRate) Hz, \(client.bufferSize) frames a period; ports \(client.outputPortNames.joined(separator: ", ")), \(client.name):midi_out, \(client.name):midi_in" + (osc.map { "; OSC on \(oscBind):\($0.boundPort)" } ?? "") + (record.map { "; recording to \($0)" } ?? ""))
 
-        let stop = DispatchSemaphore(value: 0)
-        var signalSources: [DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            signalSources.append(source)
-        }
-        var serverLost = false
-        while stop.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
+        var reconnection = Reconnection()
+        var savedChanges = engine.settingChanges.load(ordering: .relaxed)
+        var lastConnectionCheck = Date.distantPast
+        while stop.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
             drainReports()
             for dj in djs {
                 do {
@@ -181,25 +251,121 @@ struct Run: ParsableCommand {
                 }
             }
             swapper.releaseRetired()
-            if client.serverGone.load(ordering: .acquiring) {
-                serverLost = true
-                break
+            if let nsm, let session {
+                for request in nsm.poll() where request == .save {
+                    do {
+                        savedChanges = engine.settingChanges.load(ordering: .relaxed)
+                        try loaded.save(to: session.path + "/preset.yaml", bpm: engine.clock.isRunning ? engine.clock.bpm : nil,
+                                        states: engine.voiceStates(live: !reconnection.isWaiting))
+                        nsm.saved()
+                        print("pulsejack: saved the session to \(session.path)/preset.yaml")
+                    } catch {
+                        warn("\(error)")
+                        nsm.saved(error: "\(error)")
+                    }
+                }
+                nsm.setDirty(engine.settingChanges.load(ordering: .relaxed) != savedChanges)
+            }
+            if client.serverGone.load(ordering: .acquiring) && !reconnection.isWaiting {
+                warn("the JACK server stopped (\(client.shutdownMessage.isEmpty ? "no reason given" : client.shutdownMessage)); keeping the voices and their state, and reconnecting when a server is back")
+                reconnection.begin(connections: client.knownConnections)
+                client.releaseDeadClient()
+            }
+            if reconnection.isWaiting && reconnection.due {
+                do {
+                    try client.reconnect()
+                    print("pulsejack: reconnected to JACK server '\(JackClient.serverName)' as '\(client.name)' after \(reconnection.attempts) attempt(s)")
+                    reconnection.succeeded()
+                    if nsm == nil { makeConnections(client) }
+                } catch {
+                    reconnection.failed(error)
+                }
+            }
+            if !reconnection.isWaiting, Date().timeIntervalSince(lastConnectionCheck) >= 1 {
+                lastConnectionCheck = Date()
+                if !reconnection.pending.isEmpty { reconnection.pending = client.restoreConnections(reconnection.pending) }
+                client.connections()
             }
         }
         osc?.stop()
         replaySource?.stop()
-        if !serverLost { client.deactivate() }
+        publisher?.stop()
+        if !reconnection.isWaiting { client.deactivate() }
         drainReports()
         if let recording {
             recording.write(Data((SessionLog.endLine(frame: Int64(engine.counters.snapshot().framesProcessed)) + "\n").utf8))
             try? recording.close()
         }
         try? events?.close()
-        client.close()
+        var recorded = ""
+        if let recorder {
+            do {
+                let frames = try recorder.finish()
+                recorded = "; recorded \(frames) frames to \(recorder.path)" + (recorder.overruns.load(ordering: .relaxed) > 0
+                    ? " (\(recorder.framesLost.load(ordering: .relaxed)) frames lost in \(recorder.overruns.load(ordering: .relaxed)) overruns)" : "")
+            } catch {
+                warn("\(error)")
+            }
+        }
+        if reconnection.isWaiting { client.releaseDeadClient() } else { client.close() }
         let counts = engine.counters.snapshot()
-        print("pulsejack: stopped after \(counts.framesProcessed) frames: \(counts.beats) beats, \(counts.voicesFired) voices fired, \(counts.xruns) xruns, \(counts.rejectedTempos) tempo updates rejected, \(counts.lateMessages) late messages" + (counts.recordingOverruns > 0 ? ", \(counts.recordingOverruns) messages lost to a full recording ring" : ""))
+        print("pulsejack: stopped after \(counts.framesProcessed) frames: \(counts.beats) beats, \(counts.voicesFired) voices fired, \(counts.xruns) xruns, \(counts.rejectedTempos) tempo updates rejected, \(counts.lateMessages) late messages" + (counts.recordingOverruns > 0 ? ", \(counts.recordingOverruns) messages lost to a full recording ring" : "") + (client.reconnects > 0 ? ", \(client.reconnects) reconnects" : "") + recorded)
         server?.stop()
-        if serverLost { throw fail("the JACK server shut down: \(client.shutdownMessage)") }
-        _ = signalSources
+    }
+
+    /// `--connect` and `--connect-port`: each failure is one warning, never fatal.
+    private func makeConnections(_ client: JackClient) {
+        if connect && client.connectToPlayback().isEmpty { warn("--connect: the server has no physical playback ports") }
+        for pair in connectPorts {
+            guard let request = ConnectRequest(pair) else { continue }
+            do { try client.connect(request.ours, request.theirs) } catch { warn("--connect-port \(pair): \(error)") }
+        }
+    }
+}
+
+/// `--connect-port OURS=THEIRS`.
+struct ConnectRequest {
+    var ours: String
+    var theirs: String
+
+    init?(_ text: String) {
+        guard let equals = text.firstIndex(of: "="), equals != text.startIndex, text.index(after: equals) != text.endIndex else { return nil }
+        ours = String(text[..<equals])
+        theirs = String(text[text.index(after: equals)...])
+    }
+}
+
+/// Retrying a server that went away: 0.5 s, doubling to at most 5 s between attempts.
+struct Reconnection {
+    private(set) var isWaiting = false
+    private(set) var attempts = 0
+    private var next = Date()
+    private var lastError = ""
+    /// Connections to remake once back (those whose other end is not there yet stay pending).
+    var pending: [(String, String)] = []
+
+    var due: Bool { Date() >= next }
+
+    mutating func begin(connections: [(String, String)]) {
+        isWaiting = true
+        attempts = 0
+        pending = connections
+        next = Date() + 0.5
+    }
+
+    mutating func failed(_ error: Error) {
+        attempts += 1
+        let message = "\(error)"
+        if message != lastError {
+            warn("reconnecting: \(message); retrying")
+            lastError = message
+        }
+        next = Date() + min(5, 0.5 * pow(2, Double(min(attempts, 4))))
+    }
+
+    mutating func succeeded() {
+        attempts += 1
+        isWaiting = false
+        lastError = ""
     }
 }

@@ -2,6 +2,7 @@ import CAllocCounter
 @testable import JackEngine
 import Control
 import Foundation
+import JackPeers
 import TestSupport
 import Voices
 import XCTest
@@ -109,6 +110,8 @@ final class RealtimeSafetyTests: XCTestCase {
     }
 
     /// The same under a real jackd: the count is taken on JACK's own process thread.
+    /// Everything beside the engine on the process thread runs too: MIDI out (to a listening
+    /// peer), the meters, a recording, and the transport as timebase master and follower.
     private func runUnderJack(extra: [VoiceSlot], seconds: Double) throws -> (allocations: UInt64, engine: RealtimeEngine) {
         guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
         setenv("JACK_DEFAULT_SERVER", server, 1)
@@ -117,7 +120,24 @@ final class RealtimeSafetyTests: XCTestCase {
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
         engine.addSource(ring)
         ring.producer.push(ControlMessage(.tempo(bpm: 300)))
-        try client.activate(engine: engine)
+        let wav = NSTemporaryDirectory() + "pulsejack-rt-\(getpid()).wav"
+        defer { unlink(wav) }
+        var options = JackClient.Options()
+        options.meter = OutputMeter()
+        options.recorder = try OutputRecorder(path: wav, sampleRate: client.sampleRate, maxFrames: client.bufferSize)
+        options.timebase = .takeOver
+        options.followTransport = true
+        options.recorder?.start()
+        try client.activate(engine: engine, options: options)
+        let daw = try MidiCapture(name: "pulsejack-rt-daw")
+        try daw.connect(from: "\(client.name):midi_out")
+        let transport = try TransportPeer(name: "pulsejack-rt-transport")
+        transport.start()
+        defer {
+            transport.stop()
+            transport.close()
+            daw.close()
+        }
         usleep(200_000)
         pj_rt_counters_reset()
         let started = Date()
@@ -129,6 +149,10 @@ final class RealtimeSafetyTests: XCTestCase {
         }
         let allocations = pj_rt_allocation_count()
         client.deactivate()
+        XCTAssertGreaterThan(daw.received.count, 10, "MIDI out ran")
+        XCTAssertGreaterThan(try options.recorder?.finish() ?? 0, 0, "the recording ran")
+        XCTAssertGreaterThan(options.meter?.blocks.consumer.available() ?? 0, 0, "the meters ran")
+        XCTAssertEqual(transport.bbt?.bpm, engine.clock.bpm, "the timebase ran")
         return (allocations, engine)
     }
 

@@ -32,8 +32,10 @@ public struct Subprocess {
     }
 
     @discardableResult
+    /// Runs to the end; with `timeout`, a program still running after that many seconds gets
+    /// SIGINT (how a user stops `pulsejack run`).
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                           in folder: URL? = nil) throws -> Subprocess {
+                           in folder: URL? = nil, timeout: Double? = nil) throws -> Subprocess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -44,6 +46,9 @@ public struct Subprocess {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        if let timeout {
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { if process.isRunning { process.interrupt() } }
+        }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -53,23 +58,27 @@ public struct Subprocess {
 
     /// Starts `pulsejack ARGUMENTS` against the JACK server `server`, output discarded (or to
     /// `output`); the caller interrupts it (SIGINT) and waits.
-    public static func startPulsejack(_ arguments: [String], server: String, output: Pipe? = nil) throws -> Process {
+    public static func startPulsejack(_ arguments: [String], server: String, output: Pipe? = nil,
+                                      environment: [String: String] = [:]) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: pulsejack)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(["JACK_DEFAULT_SERVER": server]) { $1 }
+            .merging(environment) { $1 }
         process.standardOutput = output ?? FileHandle.nullDevice
         process.standardError = output ?? FileHandle.nullDevice
         try process.run()
         return process
     }
 
-    /// Waits (up to 5 s) until the JACK client `client` has its ports on `server`.
-    public static func waitForPorts(of client: String, server: String) throws {
-        for _ in 0..<50 {
-            if try run("/usr/bin/jack_lsp", [], environment: ["JACK_DEFAULT_SERVER": server]).stdout.contains("\(client):out_L") { return }
+    /// Waits (up to `seconds`) until the JACK client `client` has its ports on `server`; false if it never did.
+    @discardableResult
+    public static func waitForPorts(of client: String, server: String, seconds: Double = 5) throws -> Bool {
+        for _ in 0..<Int(seconds * 10) {
+            if try run("/usr/bin/jack_lsp", [], environment: ["JACK_DEFAULT_SERVER": server]).stdout.contains("\(client):out_L") { return true }
             usleep(100_000)
         }
+        return false
     }
 
     /// Finds a program on the PATH.

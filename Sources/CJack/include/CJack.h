@@ -6,6 +6,7 @@
 #include <jack/ringbuffer.h>
 #include <jack/metadata.h>
 #include <jack/transport.h>
+#include <jack/uuid.h>
 
 /// jack_client_open is variadic; Swift cannot call it. Opens with an optional server name.
 jack_client_t *pj_client_open(const char *client_name, jack_options_t options,

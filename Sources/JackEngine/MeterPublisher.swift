@@ -1,0 +1,63 @@
+import Control
+import Foundation
+
+/// Publishes the output meters 60 times a second: drains the process thread's blocks through
+/// `MeterBallistics` on its own thread and hands each reading to `publish` (OSC `/meter` to
+/// subscribers). The latest reading is kept for the status.
+public final class MeterPublisher: @unchecked Sendable {
+    public static let rate = 60.0
+    private let meter: OutputMeter
+    private var ballistics: MeterBallistics
+    private let lock = NSLock()
+    private var latest: MeterBallistics.Reading
+    private var running = false
+    private let publish: @Sendable (MeterBallistics.Reading) -> Void
+
+    public init(meter: OutputMeter, sampleRate: Int, publish: @escaping @Sendable (MeterBallistics.Reading) -> Void) {
+        self.meter = meter
+        ballistics = MeterBallistics(sampleRate: sampleRate)
+        latest = ballistics.reading
+        self.publish = publish
+    }
+
+    /// The last published reading (dBFS).
+    public var reading: MeterBallistics.Reading {
+        lock.lock()
+        defer { lock.unlock() }
+        return latest
+    }
+
+    public func start() {
+        lock.lock()
+        running = true
+        lock.unlock()
+        let thread = Thread { [self] in
+            let consumer = meter.blocks.consumer
+            let interval = 1 / Self.rate
+            var next = Date()
+            while true {
+                lock.lock()
+                let go = running
+                lock.unlock()
+                guard go else { break }
+                while let block = consumer.pop() { ballistics.add(block) }
+                let reading = ballistics.reading
+                lock.lock()
+                latest = reading
+                lock.unlock()
+                publish(reading)
+                next += interval
+                let wait = next.timeIntervalSinceNow
+                if wait > 0 { usleep(UInt32(wait * 1_000_000)) } else { next = Date() }
+            }
+        }
+        thread.name = "pulsejack-meter"
+        thread.start()
+    }
+
+    public func stop() {
+        lock.lock()
+        running = false
+        lock.unlock()
+    }
+}

@@ -1,0 +1,38 @@
+import Control
+
+/// One period's raw levels per output channel, measured on the process thread.
+public struct MeterBlock: Sendable, BitwiseCopyable {
+    public var peakLeft: Float = 0, peakRight: Float = 0
+    /// Sums of squares, for the mean-square (RMS) level.
+    public var squaresLeft: Float = 0, squaresRight: Float = 0
+    public var frames: Int32 = 0
+
+    /// Real-time safe. Measures `frames` frames of a stereo output.
+    @inline(__always)
+    public static func measure(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) -> MeterBlock {
+        var block = MeterBlock()
+        for frame in 0..<frames {
+            let l = left[frame], r = right[frame]
+            block.peakLeft = max(block.peakLeft, abs(l))
+            block.peakRight = max(block.peakRight, abs(r))
+            block.squaresLeft += l * l
+            block.squaresRight += r * r
+        }
+        block.frames = Int32(frames)
+        return block
+    }
+}
+
+/// The output meters: the process thread measures each period into a ring; a control thread
+/// drains it into `MeterBallistics` and publishes.
+public final class OutputMeter: @unchecked Sendable {
+    public let blocks = SPSCRing<MeterBlock>(minimumCapacity: 4096)
+    private let producer: SPSCRing<MeterBlock>.Producer
+
+    public init() { producer = blocks.producer }
+
+    /// Real-time safe. A full ring (nobody reading) drops the period's block.
+    public func measure(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) {
+        _ = producer.push(MeterBlock.measure(left: left, right: right, frames: frames))
+    }
+}

@@ -1,0 +1,115 @@
+import Atomics
+import CJack
+import CSndfile
+import Control
+import Foundation
+
+/// `run --record OUT.wav`: the process thread copies each period's output into a lock-free
+/// ring (jack_ringbuffer, one writer, one reader); a disk thread drains it into a 32-bit float
+/// WAV through libsndfile. The ring holds `seconds` of audio, so a slow disk delays the file
+/// rather than losing frames; were it ever full, the period is dropped and counted.
+public final class OutputRecorder: @unchecked Sendable {
+    public let path: String
+    private let file: OpaquePointer
+    private let ring: UnsafeMutablePointer<jack_ringbuffer_t>
+    /// Interleaving scratch for the process thread, `maxFrames` stereo frames.
+    private let interleaved: UnsafeMutablePointer<Float>
+    private let maxFrames: Int
+    /// Periods (and their frames) the ring had no room for.
+    public let overruns = ManagedAtomic<Int>(0)
+    public let framesLost = ManagedAtomic<Int>(0)
+    /// Frames the process thread handed over, and frames the disk thread wrote.
+    public let framesQueued = ManagedAtomic<Int>(0)
+    public private(set) var framesWritten = 0
+    private let running = ManagedAtomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private var writeError: String?
+
+    /// Control thread: creates the file (an error names it) and the ring.
+    public init(path: String, sampleRate: Int, maxFrames: Int, seconds: Double = 10) throws {
+        var info = SF_INFO()
+        info.samplerate = Int32(sampleRate)
+        info.channels = 2
+        info.format = Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT)
+        guard let file = sf_open(path, Int32(SFM_WRITE), &info) else {
+            throw InputError(file: path, "cannot write the recording: \(String(cString: sf_strerror(nil)))")
+        }
+        self.file = file
+        self.path = path
+        self.maxFrames = maxFrames
+        let bytes = Int(seconds * Double(sampleRate)) * 2 * MemoryLayout<Float>.size
+        ring = jack_ringbuffer_create(bytes)
+        jack_ringbuffer_mlock(ring)
+        interleaved = .allocate(capacity: maxFrames * 2)
+    }
+
+    deinit {
+        jack_ringbuffer_free(ring)
+        interleaved.deallocate()
+        sf_close(file)
+    }
+
+    /// Real-time safe. Queues one period (chunked by `maxFrames`); a full ring drops it, counted.
+    public func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) {
+        var done = 0
+        while done < frames {
+            let chunk = min(maxFrames, frames - done)
+            let bytes = chunk * 2 * MemoryLayout<Float>.size
+            if jack_ringbuffer_write_space(ring) < bytes {
+                overruns.wrappingIncrement(ordering: .relaxed)
+                framesLost.wrappingIncrement(by: chunk, ordering: .relaxed)
+            } else {
+                for frame in 0..<chunk {
+                    interleaved[2 * frame] = left[done + frame]
+                    interleaved[2 * frame + 1] = right[done + frame]
+                }
+                interleaved.withMemoryRebound(to: CChar.self, capacity: bytes) { _ = jack_ringbuffer_write(ring, $0, bytes) }
+                framesQueued.wrappingIncrement(by: chunk, ordering: .relaxed)
+            }
+            done += chunk
+        }
+    }
+
+    /// Control thread: starts the disk thread.
+    public func start() {
+        running.store(true, ordering: .releasing)
+        let thread = Thread { [self] in
+            let block = 4096
+            let buffer = UnsafeMutablePointer<Float>.allocate(capacity: block * 2)
+            defer { buffer.deallocate() }
+            while true {
+                let stopping = !running.load(ordering: .acquiring)
+                var drained = false
+                while true {
+                    let frames = min(jack_ringbuffer_read_space(ring) / (2 * MemoryLayout<Float>.size), block)
+                    guard frames > 0 else { break }
+                    let bytes = frames * 2 * MemoryLayout<Float>.size
+                    buffer.withMemoryRebound(to: CChar.self, capacity: bytes) { _ = jack_ringbuffer_read(ring, $0, bytes) }
+                    if writeError == nil {
+                        if sf_writef_float(file, buffer, sf_count_t(frames)) != sf_count_t(frames) {
+                            writeError = String(cString: sf_strerror(file))
+                        } else {
+                            framesWritten += frames
+                        }
+                    }
+                    drained = true
+                }
+                if stopping { break }
+                if !drained { usleep(20_000) }
+            }
+            sf_write_sync(file)
+            finished.signal()
+        }
+        thread.name = "pulsejack-record"
+        thread.start()
+    }
+
+    /// Control thread, after the process thread stopped writing: drains the ring, finishes the
+    /// file, and reports what was written (or why not).
+    public func finish() throws -> Int {
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return framesWritten }
+        finished.wait()
+        if let writeError { throw InputError(file: path, "the recording stopped: \(writeError)") }
+        return framesWritten
+    }
+}

@@ -1,0 +1,70 @@
+import CJack
+import Control
+
+/// What the process callback reaches through its context pointer: the engine, our ports and
+/// what runs beside the engine on the process thread (MIDI out, meters, recording, transport).
+final class ProcessHost {
+    let engine: RealtimeEngine
+    let left, right, midiOut, midiIn, inLeft, inRight: OpaquePointer
+    weak var owner: JackClient?
+    /// Our client, for transport queries from the process thread.
+    private let handle: OpaquePointer
+    private let periodTimings: SPSCRing<UInt64>.Producer?
+    private let meter: OutputMeter?
+    private let recorder: OutputRecorder?
+    private let followsTransport: Bool
+    private let timebase: TransportTimebase
+    private var position = jack_position_t()
+
+    init(engine: RealtimeEngine, ports: [OpaquePointer], client: JackClient, handle: OpaquePointer, options: JackClient.Options) {
+        self.engine = engine
+        (left, right, midiOut, midiIn, inLeft, inRight) = (ports[0], ports[1], ports[2], ports[3], ports[4], ports[5])
+        owner = client
+        self.handle = handle
+        periodTimings = options.periodTimings?.producer
+        meter = options.meter
+        recorder = options.recorder
+        followsTransport = options.followTransport
+        engine.tempoFollowsTransport = options.followTransport
+        timebase = TransportTimebase(sampleRate: engine.sampleRate)
+    }
+
+    /// Real-time safe. The JACK process callback.
+    func process(frames: jack_nframes_t) {
+        pj_rt_enter()
+        defer { pj_rt_exit() }
+        let started = periodTimings == nil ? 0 : Self.monotonicNanoseconds()
+        let count = Int(frames)
+        let outLeft = jack_port_get_buffer(left, frames).assumingMemoryBound(to: Float.self)
+        let outRight = jack_port_get_buffer(right, frames).assumingMemoryBound(to: Float.self)
+        if followsTransport {
+            // jack_transport_query only copies the shared position: it never blocks.
+            jack_transport_query(handle, &position)
+            if position.valid.rawValue & JackPositionBBT.rawValue != 0 { engine.followTransport(bpm: position.beats_per_minute) }
+        }
+        engine.process(frames: count, left: outLeft, right: outRight,
+                       midiIn: jack_port_get_buffer(midiIn, frames),
+                       inputLeft: jack_port_get_buffer(inLeft, frames).assumingMemoryBound(to: Float.self),
+                       inputRight: jack_port_get_buffer(inRight, frames).assumingMemoryBound(to: Float.self),
+                       midiOut: jack_port_get_buffer(midiOut, frames))
+        meter?.measure(left: outLeft, right: outRight, frames: count)
+        recorder?.write(left: outLeft, right: outRight, frames: count)
+        if let periodTimings { periodTimings.push(Self.monotonicNanoseconds() &- started) }
+    }
+
+    /// Real-time safe. JACK's timebase callback, right after `process` on the same thread.
+    func timebase(position: UnsafeMutablePointer<jack_position_t>, newPosition: Bool) {
+        pj_rt_enter()
+        defer { pj_rt_exit() }
+        let bpm = engine.clock.isRunning ? engine.clock.bpm : TransportTimebase.idleBPM
+        timebase.fill(position, bpm: bpm, newPosition: newPosition)
+    }
+
+    /// Real-time safe (clock_gettime on CLOCK_MONOTONIC is a vDSO call; it never blocks).
+    @inline(__always)
+    static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+    }
+}

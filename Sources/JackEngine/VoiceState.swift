@@ -1,0 +1,59 @@
+import Atomics
+import Foundation
+import Control
+
+/// A voice's settings as the engine holds them now: what a session save keeps.
+public struct VoiceState: Sendable, Equatable, BitwiseCopyable {
+    public var enabled: Bool
+    public var gain: Float
+    public var pan: Float
+    public var rate: BeatRate
+}
+
+/// Copies of the voices' settings taken on the process thread, which alone writes them, at a
+/// control thread's request: a save never reads a setting while the process thread changes it.
+final class VoiceStateSnapshot {
+    private let states: UnsafeMutablePointer<VoiceState>
+    let count: Int
+    let requested = ManagedAtomic<Int>(0)
+    let taken = ManagedAtomic<Int>(0)
+
+    init(count: Int) {
+        self.count = count
+        states = .allocate(capacity: max(count, 1))
+    }
+
+    deinit { states.deallocate() }
+
+    /// Real-time safe. Takes the copy when one was asked for.
+    @inline(__always)
+    func serve(_ slots: ContiguousArray<VoiceSlot>) {
+        let request = requested.load(ordering: .acquiring)
+        guard request != taken.load(ordering: .relaxed) else { return }
+        copy(slots)
+        taken.store(request, ordering: .releasing)
+    }
+
+    /// Real-time safe.
+    func copy(_ slots: ContiguousArray<VoiceSlot>) {
+        for index in 0..<min(count, slots.count) {
+            let slot = slots[index]
+            states[index] = VoiceState(enabled: slot.enabled, gain: slot.gain, pan: slot.pan, rate: slot.rate)
+        }
+    }
+
+    /// Control thread: asks the process thread for a copy and waits up to `timeout` seconds.
+    /// False when it did not answer (not running).
+    func request(timeout: Double) -> Bool {
+        let number = requested.wrappingIncrementThenLoad(ordering: .acquiringAndReleasing)
+        var waited = 0.0
+        while taken.load(ordering: .acquiring) != number {
+            guard waited < timeout else { return false }
+            usleep(2_000)
+            waited += 0.002
+        }
+        return true
+    }
+
+    var values: [VoiceState] { Array(UnsafeBufferPointer(start: states, count: count)) }
+}

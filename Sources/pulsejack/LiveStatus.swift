@@ -1,0 +1,41 @@
+import Control
+import JackEngine
+
+/// What `/pulse/status` (and so `pulsejack status`) reports beside the OSC input's own counters.
+final class LiveStatus: @unchecked Sendable {
+    private let engine: RealtimeEngine
+    private let client: JackClient
+    private let recorder: OutputRecorder?
+
+    init(engine: RealtimeEngine, client: JackClient, recorder: OutputRecorder?) {
+        self.engine = engine
+        self.client = client
+        self.recorder = recorder
+    }
+
+    /// OSC thread.
+    func values(meters: MeterBallistics.Reading?) -> [(String, StatusValue)] {
+        let counts = engine.counters.snapshot()
+        let connections = client.connections()
+        var values: [(String, StatusValue)] = [
+            ("server", .text(client.serverGone.load(ordering: .acquiring) ? "gone, reconnecting" : "running")),
+            ("dsp_load", .float(client.dspLoad)),
+            ("xruns", .int(counts.xruns)), ("reconnects", .int(client.reconnects)),
+            ("beats", .int(counts.beats)), ("bpm", .float(engine.clock.bpm)),
+            ("voices_fired", .int(counts.voicesFired)), ("late_messages", .int(counts.lateMessages)),
+            ("rejected_tempos", .int(counts.rejectedTempos)), ("invalid_messages", .int(counts.invalidMessages)),
+            ("queue_overflows", .int(counts.queueOverflows)), ("midi_notes_dropped", .int(counts.midiNotesDropped)),
+            ("connections", .int(connections.count)),
+            ("connected", .text(connections.map { "\($0.0)>\($0.1)" }.joined(separator: ", "))),
+        ]
+        if let recorder {
+            values += [("recorded_frames", .int(recorder.framesQueued.load(ordering: .relaxed))),
+                       ("recording_overruns", .int(recorder.overruns.load(ordering: .relaxed)))]
+        }
+        if let meters {
+            values += [("peak_l_dbfs", .float(Double(meters.peakLeft))), ("rms_l_dbfs", .float(Double(meters.rmsLeft))),
+                       ("peak_r_dbfs", .float(Double(meters.peakRight))), ("rms_r_dbfs", .float(Double(meters.rmsRight)))]
+        }
+        return values
+    }
+}

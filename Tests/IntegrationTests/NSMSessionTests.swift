@@ -1,0 +1,89 @@
+import Control
+import Foundation
+import JackPeers
+import TestSupport
+import XCTest
+
+/// pulsejack under a session manager. Debian's new-session-manager (nsmd) is not in this
+/// machine's package sources, so the manager here is a real OSC peer speaking the NSM 1.1
+/// protocol over UDP, written in the test: it announces, opens, saves and terminates.
+final class NSMSessionTests: XCTestCase {
+    private func launch(manager: UDPPeer, server: String, oscPort: UInt16, output: Pipe) throws -> Process {
+        try Subprocess.startPulsejack(["run", "--preset", Subprocess.repository.appendingPathComponent("presets/click").path,
+                                       "--bpm", "80", "--osc-port", "\(oscPort)"],
+                                      server: server, output: output,
+                                      environment: ["NSM_URL": "osc.udp://127.0.0.1:\(manager.port)/"])
+    }
+
+    /// The manager's side of announce and open; returns the announce's arguments.
+    private func open(_ manager: UDPPeer, path: String, clientID: String) throws -> [OSCMessage.Argument] {
+        let announce = try XCTUnwrap(manager.expect("/nsm/server/announce", timeout: 10), "no announce")
+        manager.reply(OSCEncoder.message("/reply", [.string("/nsm/server/announce"), .string("welcome"), .string("test-nsm"),
+                                                    .string(":server-control:")]))
+        manager.reply(OSCEncoder.message("/nsm/client/open", [.string(path), .string("Heart session"), .string(clientID)]))
+        let reply = try XCTUnwrap(manager.expect("/reply", timeout: 10), "no reply to open")
+        XCTAssertEqual(reply.arguments.first, .string("/nsm/client/open"))
+        return announce.arguments
+    }
+
+    func testAnnounceOpenDirtySaveQuitAndReopen() throws {
+        try Subprocess.requirePulsejack()
+        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
+        setenv("JACK_DEFAULT_SERVER", server, 1)
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-nsm-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sessionPath = folder.appendingPathComponent("pulsejack.nABCD").path
+        let clientID = "pulsejack.nABCD\(getpid())"
+        let manager = UDPPeer(), oscPort = OSCEncoder.freePort(), output = Pipe()
+        let run = try launch(manager: manager, server: server, oscPort: oscPort, output: output)
+        defer { if run.isRunning { run.terminate() } }
+
+        // Before the open, no JACK client exists.
+        let announced = try XCTUnwrap(manager.expect("/nsm/server/announce", timeout: 10), "no announce")
+        XCTAssertEqual(announced.arguments, [.string("pulsejack"), .string(":dirty:"), .string("pulsejack"), .int(1), .int(1),
+                                             .int(Int64(run.processIdentifier))])
+        usleep(500_000)
+        let before = try Subprocess.run("/usr/bin/jack_lsp", [], environment: ["JACK_DEFAULT_SERVER": server]).stdout
+        XCTAssertFalse(before.contains("pulsejack"), "no JACK client before open: \(before)")
+        manager.reply(OSCEncoder.message("/reply", [.string("/nsm/server/announce"), .string("welcome"), .string("test-nsm"),
+                                                    .string(":server-control:")]))
+        manager.reply(OSCEncoder.message("/nsm/client/open", [.string(sessionPath), .string("Heart session"), .string(clientID)]))
+        XCTAssertEqual(manager.expect("/reply", timeout: 10)?.arguments.first, .string("/nsm/client/open"))
+        XCTAssertTrue(try Subprocess.waitForPorts(of: clientID, server: server), "the client id is the JACK name")
+        let connections = try Subprocess.run("/usr/bin/jack_lsp", ["-c", "\(clientID):out_L"], environment: ["JACK_DEFAULT_SERVER": server])
+        XCTAssertEqual(connections.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "\(clientID):out_L", "no auto-connections under NSM")
+
+        // A change makes the session dirty; a save writes it and makes it clean.
+        OSCEncoder.send(OSCEncoder.message("/voice/click/gain", [.float(0.5)]), port: oscPort)
+        XCTAssertNotNil(manager.expect("/nsm/client/is_dirty", timeout: 5))
+        manager.reply(OSCEncoder.message("/nsm/client/save"))
+        XCTAssertEqual(manager.expect("/reply", timeout: 5)?.arguments.first, .string("/nsm/client/save"))
+        XCTAssertNotNil(manager.expect("/nsm/client/is_clean", timeout: 5))
+        let saved = try String(contentsOfFile: sessionPath + "/preset.yaml", encoding: .utf8)
+        XCTAssertTrue(saved.contains("gain: 0.5"), saved)
+        XCTAssertTrue(saved.contains("bpm: 80.0"), saved)
+
+        // SIGTERM: quit now.
+        run.terminate()
+        run.waitUntilExit()
+        XCTAssertEqual(run.terminationStatus, 0)
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(printed.contains("saved the session"), printed)
+
+        // Reopened by the manager, it plays the saved session: the click at half gain.
+        let again = Pipe(), manager2 = UDPPeer()
+        let rerun = try launch(manager: manager2, server: server, oscPort: oscPort, output: again)
+        defer { if rerun.isRunning { rerun.terminate() } }
+        _ = try open(manager2, path: sessionPath, clientID: clientID)
+        XCTAssertTrue(try Subprocess.waitForPorts(of: clientID, server: server))
+        let ear = try CaptureClient(name: "pj-nsm-ear-\(getpid())", threshold: 0.1)
+        try ear.connect(from: "\(clientID):out_L")
+        usleep(2_000_000)
+        ear.close()
+        rerun.terminate()
+        rerun.waitUntilExit()
+        XCTAssertGreaterThanOrEqual(ear.onsetLevels.count, 2)
+        XCTAssertTrue(ear.onsetLevels.allSatisfy { $0 == 0.5 }, "\(ear.onsetLevels)")
+        XCTAssertTrue(String(decoding: again.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains(sessionPath + "/preset.yaml"))
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import JackPeers
+import TestSupport
+import XCTest
+
+/// jackd stops and comes back during a run: pulsejack keeps its state and sounds again by
+/// itself, under the same name, with its connections restored.
+final class ServerRestartTests: XCTestCase {
+    func testPulsejackSoundsAgainAfterTheServerRestartsWithoutBeingRestarted() throws {
+        try Subprocess.requirePulsejack()
+        let jackd = try PrivateJackd(name: "pj-restart-\(getpid())")
+        setenv("JACK_DEFAULT_SERVER", jackd.name, 1)
+        let port = OSCEncoder.freePort()
+        let output = Pipe()
+        let run = try Subprocess.startPulsejack(["run", "--preset", Subprocess.repository.appendingPathComponent("presets/click").path,
+                                                 "--bpm", "100", "--name", "pj-survivor", "--osc-port", "\(port)",
+                                                 "--connect-port", "out_L=system:playback_1"],
+                                                server: jackd.name, output: output)
+        defer { if run.isRunning { run.terminate() } }
+        XCTAssertTrue(try Subprocess.waitForPorts(of: "pj-survivor", server: jackd.name))
+        // A state worth keeping: the click at half gain.
+        OSCEncoder.send(OSCEncoder.message("/voice/click/gain", [.float(0.5)]), port: port)
+        usleep(500_000)
+
+        jackd.stop()
+        usleep(1_500_000)
+        XCTAssertTrue(run.isRunning, "pulsejack outlives its server")
+        try jackd.start()
+        XCTAssertTrue(try Subprocess.waitForPorts(of: "pj-survivor", server: jackd.name, seconds: 15), "pulsejack came back on the new server")
+        usleep(500_000)
+        let connections = try Subprocess.run("/usr/bin/jack_lsp", ["-c", "pj-survivor:out_L"], environment: ["JACK_DEFAULT_SERVER": jackd.name])
+        XCTAssertTrue(connections.stdout.contains("system:playback_1"), "the connection is restored: \(connections.stdout)")
+
+        let ear = try CaptureClient(name: "pj-restart-ear", threshold: 0.1)
+        try ear.connect(from: "pj-survivor:out_L")
+        usleep(2_500_000)
+        ear.close()
+        let onsets = ear.onsetJackFrames
+        XCTAssertGreaterThanOrEqual(onsets.count, 3, "it sounds again")
+        XCTAssertTrue(ear.onsetLevels.allSatisfy { $0 == 0.5 }, "at the gain set before the restart: \(ear.onsetLevels)")
+        XCTAssertTrue(zip(onsets.dropFirst(), onsets).allSatisfy { ($0 - $1) % 28_800 == 0 }, "on the heart's grid: \(onsets)")
+
+        let status = try Subprocess.run(Subprocess.pulsejack, ["status", "--osc-port", "\(port)", "--json"])
+        XCTAssertTrue(status.stdout.contains("\"reconnects\":1"), status.stdout + status.stderr)
+
+        run.interrupt()
+        run.waitUntilExit()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(run.terminationStatus, 0, printed)
+        XCTAssertTrue(printed.contains("the JACK server stopped"), printed)
+        XCTAssertTrue(printed.contains("reconnected to JACK server"), printed)
+        XCTAssertTrue(printed.contains("1 reconnects"), printed)
+    }
+}
