@@ -15,7 +15,9 @@ enum CallbackCostBench {
         try measure(server: server, preset: BenchFixtures.sampleVoices(voices))
     }
 
-    static func measure(server: PrivateJackServer, preset: LoadedPreset) throws -> Cost {
+    /// With `studio`, everything a studio run adds on the process thread is on: MIDI out to a
+    /// listening port, the meters, a recording (to a temporary file) and the timebase.
+    static func measure(server: PrivateJackServer, preset: LoadedPreset, studio: Bool = false) throws -> Cost {
         let client = try JackClient(name: "pulsejack")
         let engine = try EngineGraph.build(preset: preset, sampleRate: client.sampleRate, maxFrames: client.bufferSize)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
@@ -24,7 +26,17 @@ enum CallbackCostBench {
         let timings = SPSCRing<UInt64>(minimumCapacity: 1 << 15)
         var options = JackClient.Options()
         options.periodTimings = timings
+        let recording = NSTemporaryDirectory() + "pulsejack-bench-\(getpid()).wav"
+        defer { unlink(recording) }
+        if studio {
+            options.meter = OutputMeter()
+            options.recorder = try OutputRecorder(path: recording, sampleRate: client.sampleRate, maxFrames: client.bufferSize)
+            options.recorder?.start()
+            options.timebase = .takeOver
+        }
         try client.activate(engine: engine, options: options)
+        defer { _ = try? options.recorder?.finish() }
+        if studio { try client.connect("midi_out", "\(client.name):midi_in") }
         let consumer = timings.consumer
         // Let every voice start sounding (the first beat), then measure in freewheel.
         usleep(100_000)
@@ -101,19 +113,22 @@ enum CallbackCostBench {
                 reference: "the period itself (100 %) and the 50 % budget",
                 command: ".build/release/pulsejack-bench --only cost"))
         }
-        var cells: [String] = []
-        for periodFrames in [64, 256] {
-            let server = try PrivateJackServer(periodFrames: periodFrames)
-            var costs: [Cost] = []
-            for _ in 0..<runs { costs.append(try measure(server: server, preset: try BenchFixtures.shipped("pulsonify"))) }
-            server.stop()
-            cells.append("\(periodFrames) frames: \(percent(Statistics(costs.map(\.median)).median)) / "
-                + "\(percent(Statistics(costs.map(\.p999)).median)) / \(percent(Statistics(costs.map(\.max)).median))")
+        for studio in [false, true] {
+            var cells: [String] = []
+            for periodFrames in [64, 256] {
+                let server = try PrivateJackServer(periodFrames: periodFrames)
+                var costs: [Cost] = []
+                for _ in 0..<runs { costs.append(try measure(server: server, preset: try BenchFixtures.shipped("pulsonify"), studio: studio)) }
+                server.stop()
+                cells.append("\(periodFrames) frames: \(percent(Statistics(costs.map(\.median)).median)) / "
+                    + "\(percent(Statistics(costs.map(\.p999)).median)) / \(percent(Statistics(costs.map(\.max)).median))")
+            }
+            rows.append(BenchRow(row: "3. Process-callback cost",
+                                 measure: "PulSonify preset (arpeggio, percussion, tap routine, uke convolution)"
+                                    + (studio ? " with MIDI out, meters, a recording and the timebase" : "") + ", median / p99.9 / max",
+                                 pulsejack: cells.joined(separator: "; "), reference: "the period itself (100 %) and the 50 % budget",
+                                 command: ".build/release/pulsejack-bench --only cost"))
         }
-        rows.append(BenchRow(row: "3. Process-callback cost",
-                             measure: "PulSonify preset (arpeggio, percussion, tap routine, uke convolution), median / p99.9 / max",
-                             pulsejack: cells.joined(separator: "; "), reference: "the period itself (100 %) and the 50 % budget",
-                             command: ".build/release/pulsejack-bench --only cost"))
         return rows
     }
 }

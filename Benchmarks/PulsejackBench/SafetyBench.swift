@@ -41,9 +41,21 @@ enum SafetyBench {
         let sensor = SPSCRing<ControlMessage>(minimumCapacity: 1024)
         engine.addSource(sensor)
         sensor.producer.push(ControlMessage(.tempo(bpm: 240)))
-        try client.activate(engine: engine)
+        // The studio extras on the process thread too: meters, a recording, the timebase, MIDI out.
+        var options = JackClient.Options()
+        options.meter = OutputMeter()
+        let recording = NSTemporaryDirectory() + "pulsejack-safety-\(getpid()).wav"
+        defer { unlink(recording) }
+        options.recorder = try OutputRecorder(path: recording, sampleRate: client.sampleRate, maxFrames: client.bufferSize)
+        options.recorder?.start()
+        options.timebase = .takeOver
+        try client.activate(engine: engine, options: options)
         let pad = try MidiSender(name: "pad", note: 60, everyPeriods: 3)
         try pad.connect(to: "\(client.name):midi_in")
+        let daw = try MidiCapture(name: "daw")
+        try daw.connect(from: "\(client.name):midi_out")
+        let transport = try TransportPeer(name: "transport")
+        transport.start()
         pj_rt_counters_reset()
         let started = Date()
         var step = 0
@@ -63,6 +75,9 @@ enum SafetyBench {
         let locks = pj_rt_lock_count()
         client.deactivate()
         pad.close()
+        transport.close()
+        daw.close()
+        let recorded = (try? options.recorder?.finish()) ?? 0
         let counts = engine.counters.snapshot()
         client.close()
         // The control: one allocation made on purpose inside a marked section is seen.
@@ -75,8 +90,8 @@ enum SafetyBench {
         let control = pj_rt_allocation_count()
         return [BenchRow(
             row: "7. Real-time safety",
-            measure: String(format: "%.0f s live on dummy jackd, every voice kind active (sample, click, tap, arpeggio, sparse and dense convolution, track player), drum regions and modes: %d periods, %d voices fired, %d MIDI notes",
-                            seconds, counts.periods, counts.voicesFired, pad.sentFrames.count),
+            measure: String(format: "%.0f s live on dummy jackd, every voice kind active (sample, click, tap, arpeggio, sparse and dense convolution, track player), drum regions and modes, MIDI out, meters, a recording and the timebase: %d periods, %d voices fired, %d MIDI notes in, %d out, %d frames recorded",
+                            seconds, counts.periods, counts.voicesFired, pad.sentFrames.count, daw.received.filter(\.isNoteOn).count, recorded),
             pulsejack: "\(allocations) allocations, \(locks) mutex locks on the process thread",
             reference: "control: a deliberate malloc in a marked section counts \(control)",
             command: ".build/release/pulsejack-bench --only safety")]

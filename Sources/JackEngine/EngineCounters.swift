@@ -31,11 +31,14 @@ public final class EngineCounters: @unchecked Sendable {
     /// Tempo messages ignored because the tempo follows the JACK transport.
     public let ignoredTempos = ManagedAtomic<Int>(0)
 
+    /// Frames JACK moved on without running the process callback (lost cycles).
+    public let framesSkipped = ManagedAtomic<Int>(0)
+
     public init() {}
 
     public struct Snapshot: Sendable, Equatable, Codable {
         public var periods, framesProcessed, beats, voicesFired, messagesApplied: Int
-        public var lateMessages, queueOverflows, rejectedTempos, invalidMessages, firedReportsDropped, xruns, swapsRefused, recordingOverruns, midiNotesDropped, ignoredTempos: Int
+        public var lateMessages, queueOverflows, rejectedTempos, invalidMessages, firedReportsDropped, xruns, swapsRefused, recordingOverruns, midiNotesDropped, ignoredTempos, framesSkipped: Int
     }
 
     /// Control thread.
@@ -54,6 +57,7 @@ public final class EngineCounters: @unchecked Sendable {
                  swapsRefused: swapsRefused.load(ordering: .relaxed),
                  recordingOverruns: recordingOverruns.load(ordering: .relaxed),
                  midiNotesDropped: midiNotesDropped.load(ordering: .relaxed),
-                 ignoredTempos: ignoredTempos.load(ordering: .relaxed))
+                 ignoredTempos: ignoredTempos.load(ordering: .relaxed),
+                 framesSkipped: framesSkipped.load(ordering: .relaxed))
     }
 }

@@ -1,6 +1,5 @@
 import Atomics
 import CJack
-import CSndfile
 import Control
 import Foundation
 
@@ -10,7 +9,7 @@ import Foundation
 /// rather than losing frames; were it ever full, the period is dropped and counted.
 public final class OutputRecorder: @unchecked Sendable {
     public let path: String
-    private let file: OpaquePointer
+    private let file: WavWriter
     private let ring: UnsafeMutablePointer<jack_ringbuffer_t>
     /// Interleaving scratch for the process thread, `maxFrames` stereo frames.
     private let interleaved: UnsafeMutablePointer<Float>
@@ -27,14 +26,7 @@ public final class OutputRecorder: @unchecked Sendable {
 
     /// Control thread: creates the file (an error names it) and the ring.
     public init(path: String, sampleRate: Int, maxFrames: Int, seconds: Double = 10) throws {
-        var info = SF_INFO()
-        info.samplerate = Int32(sampleRate)
-        info.channels = 2
-        info.format = Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT)
-        guard let file = sf_open(path, Int32(SFM_WRITE), &info) else {
-            throw InputError(file: path, "cannot write the recording: \(String(cString: sf_strerror(nil)))")
-        }
-        self.file = file
+        file = try WavWriter(path: path, sampleRate: sampleRate, maxFrames: 0)
         self.path = path
         self.maxFrames = maxFrames
         let bytes = Int(seconds * Double(sampleRate)) * 2 * MemoryLayout<Float>.size
@@ -46,7 +38,6 @@ public final class OutputRecorder: @unchecked Sendable {
     deinit {
         jack_ringbuffer_free(ring)
         interleaved.deallocate()
-        sf_close(file)
     }
 
     /// Real-time safe. Queues one period (chunked by `maxFrames`); a full ring drops it, counted.
@@ -70,6 +61,25 @@ public final class OutputRecorder: @unchecked Sendable {
         }
     }
 
+    /// Real-time safe. Frames JACK moved on without running us: silence in the file, so that the
+    /// recording keeps JACK's time (a dropout, never a shift of everything after it).
+    public func writeSilence(frames: Int) {
+        var done = 0
+        while done < frames {
+            let chunk = min(maxFrames, frames - done)
+            let bytes = chunk * 2 * MemoryLayout<Float>.size
+            if jack_ringbuffer_write_space(ring) < bytes {
+                overruns.wrappingIncrement(ordering: .relaxed)
+                framesLost.wrappingIncrement(by: chunk, ordering: .relaxed)
+            } else {
+                interleaved.update(repeating: 0, count: chunk * 2)
+                interleaved.withMemoryRebound(to: CChar.self, capacity: bytes) { _ = jack_ringbuffer_write(ring, $0, bytes) }
+                framesQueued.wrappingIncrement(by: chunk, ordering: .relaxed)
+            }
+            done += chunk
+        }
+    }
+
     /// Control thread: starts the disk thread.
     public func start() {
         running.store(true, ordering: .releasing)
@@ -86,10 +96,11 @@ public final class OutputRecorder: @unchecked Sendable {
                     let bytes = frames * 2 * MemoryLayout<Float>.size
                     buffer.withMemoryRebound(to: CChar.self, capacity: bytes) { _ = jack_ringbuffer_read(ring, $0, bytes) }
                     if writeError == nil {
-                        if sf_writef_float(file, buffer, sf_count_t(frames)) != sf_count_t(frames) {
-                            writeError = String(cString: sf_strerror(file))
-                        } else {
+                        do {
+                            try file.write(interleaved: buffer, frames: frames)
                             framesWritten += frames
+                        } catch {
+                            writeError = "\(error)"
                         }
                     }
                     drained = true
@@ -97,7 +108,7 @@ public final class OutputRecorder: @unchecked Sendable {
                 if stopping { break }
                 if !drained { usleep(20_000) }
             }
-            sf_write_sync(file)
+            file.close()
             finished.signal()
         }
         thread.name = "pulsejack-record"
@@ -109,7 +120,7 @@ public final class OutputRecorder: @unchecked Sendable {
     public func finish() throws -> Int {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return framesWritten }
         finished.wait()
-        if let writeError { throw InputError(file: path, "the recording stopped: \(writeError)") }
+        if let writeError { throw InputError(file: path, "the recording stopped early: \(writeError)") }
         return framesWritten
     }
 }

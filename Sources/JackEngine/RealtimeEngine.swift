@@ -226,6 +226,28 @@ public final class RealtimeEngine: @unchecked Sendable {
         counters.framesProcessed.wrappingIncrement(by: frames, ordering: .relaxed)
     }
 
+    /// Real-time safe. JACK moved on `frames` frames without running us (a cycle lost to an
+    /// xrun): the timeline moves on too, so every later beat stays on JACK's frame grid. Pulses
+    /// due in the gap are passed over (still counted as beats, and the Tambour pattern steps
+    /// past them); messages due there play at the next period's start, counted late. Bounded:
+    /// at most 60 pulses a second of gap, and the caller limits the gap.
+    public func skip(frames: Int) {
+        guard frames > 0 else { return }
+        let end = framePosition + Int64(frames)
+        while let pulseFrame = clock.nextPulseFrame, pulseFrame < end {
+            if clock.nextPulsePosition.pulse == 0 {
+                counters.beats.wrappingIncrement(ordering: .relaxed)
+                if mode == .playing && patternLength > 0 { patternStep += 1 }
+            }
+            clock.consumePulse()
+        }
+        clock.advance(to: end)
+        // Note-offs due in the gap stay queued: they go out at the next period's start, so no
+        // note hangs.
+        framePosition = end
+        counters.framesSkipped.wrappingIncrement(by: frames, ordering: .relaxed)
+    }
+
     /// Real-time safe.
     private func processChunk(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
         let start = framePosition

@@ -28,7 +28,12 @@ public final class WavWriter {
             interleaved[2 * frame] = left[frame]
             interleaved[2 * frame + 1] = right[frame]
         }
-        let written = interleaved.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, sf_count_t(frames)) }
+        try interleaved.withUnsafeBufferPointer { try write(interleaved: $0.baseAddress!, frames: frames) }
+    }
+
+    /// Writes `frames` stereo frames already interleaved (left, right, left …).
+    public func write(interleaved samples: UnsafePointer<Float>, frames: Int) throws {
+        let written = sf_writef_float(file, samples, sf_count_t(frames))
         guard written == sf_count_t(frames) else {
             throw InputError(file: path, "write failed: \(String(cString: sf_strerror(file)))")
         }

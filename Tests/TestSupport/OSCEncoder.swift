@@ -44,25 +44,9 @@ public enum OSCEncoder {
     /// Sends `packet` to 127.0.0.1:`port` over UDP; with `awaitReply`, returns the reply datagram.
     @discardableResult
     public static func send(_ packet: [UInt8], port: UInt16, awaitReply: Bool = false) -> [UInt8]? {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        _ = packet.withUnsafeBytes { bytes in
-            withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(socket, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-        }
-        guard awaitReply else { return nil }
-        var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-        guard poll(&poller, 1, 3000) > 0 else { return nil }
-        var reply = [UInt8](repeating: 0, count: 65_536)
-        let count = reply.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-        return count > 0 ? Array(reply[0..<count]) : nil
+        let peer = UDPPeer()
+        peer.send(packet, to: port)
+        return awaitReply ? peer.receiveDatagram(timeout: 3) : nil
     }
 
     /// A UDP port nobody listens on now.

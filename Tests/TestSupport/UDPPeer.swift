@@ -25,6 +25,11 @@ public final class UDPPeer {
 
     /// The next message within `timeout` seconds (nil if none).
     public func receive(timeout: Double) -> OSCMessage? {
+        receiveDatagram(timeout: timeout).flatMap { try? OSCPacket.decode($0).first }
+    }
+
+    /// The next datagram within `timeout` seconds, as bytes.
+    public func receiveDatagram(timeout: Double) -> [UInt8]? {
         var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
         guard poll(&poller, 1, Int32(timeout * 1000)) > 0 else { return nil }
         var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -37,7 +42,7 @@ public final class UDPPeer {
         }
         guard count > 0 else { return nil }
         lastSender = source
-        return try? OSCPacket.decode(Array(buffer[0..<count])).first
+        return Array(buffer[0..<count])
     }
 
     /// Waits up to `timeout` seconds for a message to `address`, skipping others.
@@ -51,14 +56,7 @@ public final class UDPPeer {
 
     /// Sends a packet to the last sender.
     public func reply(_ packet: [UInt8]) {
-        guard var target = lastSender else { return }
-        _ = packet.withUnsafeBytes { bytes in
-            withUnsafePointer(to: &target) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(socket, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-        }
+        if let target = lastSender { send(packet, to: target) }
     }
 
     /// Sends a packet to 127.0.0.1:`port` from this socket.
@@ -67,6 +65,11 @@ public final class UDPPeer {
         target.sin_family = sa_family_t(AF_INET)
         target.sin_port = port.bigEndian
         inet_pton(AF_INET, "127.0.0.1", &target.sin_addr)
+        send(packet, to: target)
+    }
+
+    private func send(_ packet: [UInt8], to destination: sockaddr_in) {
+        var target = destination
         _ = packet.withUnsafeBytes { bytes in
             withUnsafePointer(to: &target) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
