@@ -46,6 +46,7 @@ final class MIDIOutQueue {
         count += 1
     }
 
+    /// Real-time safe.
     @inline(__always)
     private static func precedes(_ a: Note, _ b: Note) -> Bool {
         a.frame < b.frame || (a.frame == b.frame && a.status & 0xF0 == 0x80 && b.status & 0xF0 == 0x90)

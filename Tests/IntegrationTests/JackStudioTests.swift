@@ -194,7 +194,8 @@ final class JackStudioTests: XCTestCase {
         while Date().timeIntervalSince(started) < 1.5, let message = subscriber.receive(timeout: 0.5) {
             if message.address == "/meter" { readings.append(message) }
         }
-        XCTAssertTrue((60...120).contains(readings.count), "\(readings.count) readings in 1.5 s")
+        // 90 expected; a meter thread starved on a loaded machine skips late readings rather than bunching them.
+        XCTAssertTrue((45...120).contains(readings.count), "\(readings.count) readings in 1.5 s")
         let peaks = readings.compactMap { $0.numbers?.first }
         XCTAssertEqual(readings.first?.numbers?.count, 4, "peak and RMS per channel")
         // A unit impulse reads 0 dBFS, less the fall since its period when the meter thread ran late.

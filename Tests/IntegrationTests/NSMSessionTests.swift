@@ -44,7 +44,8 @@ final class NSMSessionTests: XCTestCase {
                                              .int(Int64(run.processIdentifier))])
         usleep(500_000)
         let before = try Subprocess.run("/usr/bin/jack_lsp", [], environment: ["JACK_DEFAULT_SERVER": server]).stdout
-        XCTAssertFalse(before.contains("pulsejack"), "no JACK client before open: \(before)")
+        XCTAssertFalse(before.contains(clientID) || before.split(separator: "\n").contains { $0.hasPrefix("pulsejack:") },
+                       "no JACK client before open: \(before)")
         manager.reply(OSCEncoder.message("/reply", [.string("/nsm/server/announce"), .string("welcome"), .string("test-nsm"),
                                                     .string(":server-control:")]))
         manager.reply(OSCEncoder.message("/nsm/client/open", [.string(sessionPath), .string("Heart session"), .string(clientID)]))
