@@ -42,28 +42,17 @@ public final class OutputRecorder: @unchecked Sendable {
 
     /// Real-time safe. Queues one period (chunked by `maxFrames`); a full ring drops it, counted.
     public func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) {
-        var done = 0
-        while done < frames {
-            let chunk = min(maxFrames, frames - done)
-            let bytes = chunk * 2 * MemoryLayout<Float>.size
-            if jack_ringbuffer_write_space(ring) < bytes {
-                overruns.wrappingIncrement(ordering: .relaxed)
-                framesLost.wrappingIncrement(by: chunk, ordering: .relaxed)
-            } else {
-                for frame in 0..<chunk {
-                    interleaved[2 * frame] = left[done + frame]
-                    interleaved[2 * frame + 1] = right[done + frame]
-                }
-                interleaved.withMemoryRebound(to: CChar.self, capacity: bytes) { _ = jack_ringbuffer_write(ring, $0, bytes) }
-                framesQueued.wrappingIncrement(by: chunk, ordering: .relaxed)
-            }
-            done += chunk
-        }
+        enqueue(frames: frames, left: left, right: right)
     }
 
     /// Real-time safe. Frames JACK moved on without running us: silence in the file, so that the
     /// recording keeps JACK's time (a dropout, never a shift of everything after it).
     public func writeSilence(frames: Int) {
+        enqueue(frames: frames, left: nil, right: nil)
+    }
+
+    /// Real-time safe. Interleaves (or zeroes) and queues `frames` frames, `maxFrames` at a time.
+    private func enqueue(frames: Int, left: UnsafePointer<Float>?, right: UnsafePointer<Float>?) {
         var done = 0
         while done < frames {
             let chunk = min(maxFrames, frames - done)
@@ -72,7 +61,14 @@ public final class OutputRecorder: @unchecked Sendable {
                 overruns.wrappingIncrement(ordering: .relaxed)
                 framesLost.wrappingIncrement(by: chunk, ordering: .relaxed)
             } else {
-                interleaved.update(repeating: 0, count: chunk * 2)
+                if let left, let right {
+                    for frame in 0..<chunk {
+                        interleaved[2 * frame] = left[done + frame]
+                        interleaved[2 * frame + 1] = right[done + frame]
+                    }
+                } else {
+                    interleaved.update(repeating: 0, count: chunk * 2)
+                }
                 interleaved.withMemoryRebound(to: CChar.self, capacity: bytes) { _ = jack_ringbuffer_write(ring, $0, bytes) }
                 framesQueued.wrappingIncrement(by: chunk, ordering: .relaxed)
             }

@@ -50,15 +50,5 @@ public enum OSCEncoder {
     }
 
     /// A UDP port nobody listens on now.
-    public static func freePort() -> UInt16 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
-        return UInt16(bigEndian: address.sin_port)
-    }
+    public static func freePort() -> UInt16 { UDPPeer().port }
 }
