@@ -63,7 +63,7 @@ final class JackStudioTests: XCTestCase {
         usleep(3_000_000)
         daw.close()
         ear.close()
-        _ = try stop()
+        let printed = try stop()
 
         let events = daw.received
         let noteOns = events.filter(\.isNoteOn), noteOffs = events.filter(\.isNoteOff)
@@ -82,7 +82,11 @@ final class JackStudioTests: XCTestCase {
         XCTAssertLessThanOrEqual(heard.symmetricDifference(played).count, 2, "notes off their sounds: \(heard.symmetricDifference(played).sorted())")
         // Beat notes sit on beats: spacing 28 800 frames at 100 BPM.
         let beats = noteOns.filter { $0.key == 36 }.map(\.frame)
-        XCTAssertTrue(zip(beats.dropFirst(), beats).allSatisfy { ($0 - $1) % 28_800 == 0 }, "\(beats)")
+        if LiveGrid.xruns(in: printed).xruns == 0 {
+            XCTAssertTrue(zip(beats.dropFirst(), beats).allSatisfy { ($0 - $1) % 28_800 == 0 }, "\(beats)")
+        } else {
+            XCTAssertTrue(LiveGrid.onGrid(beats, framesPerBeat: 28_800, output: printed), "\(beats) \(printed)")
+        }
         // Each note-on has its note-off after its length: 0.1 s (4800 frames) and 0.05 s (2400);
         // one due in a cycle JACK lost goes out at the next cycle's start, never later, never lost.
         var exact = 0
@@ -114,8 +118,12 @@ final class JackStudioTests: XCTestCase {
         // for (an xrun on a loaded machine) is silence in the file, so a beat may be missing, never moved.
         let onsets = WavFile.onsets(audio.channels[0])
         let expected = Array((0...).lazy.map { k in (2 * k * 60 * 48_000 + 73) / (2 * 73) }.prefix { $0 < frames })
-        XCTAssertTrue(Set(onsets).isSubset(of: expected), "\(onsets) is not on \(expected)")
-        XCTAssertGreaterThanOrEqual(onsets.count, expected.count - 1, "\(onsets)")
+        if LiveGrid.xruns(in: printed).xruns == 0 {
+            XCTAssertTrue(Set(onsets).isSubset(of: expected), "\(onsets) is not on \(expected)")
+            XCTAssertGreaterThanOrEqual(onsets.count, expected.count - 1, "\(onsets)")
+        } else {
+            XCTAssertTrue(LiveGrid.onGrid(onsets.map(Int64.init), framesPerBeat: 60 * 48_000 / 73, output: printed), "\(onsets) \(printed)")
+        }
     }
 
     func testTimebaseMasterPublishesTheHeartRateAndItsChanges() throws {
@@ -161,13 +169,17 @@ final class JackStudioTests: XCTestCase {
         OSCEncoder.send(OSCEncoder.message("/pulse/bpm", [.float(140)]), port: port)  // the heart: ignored
         let ear = try CaptureClient(name: "pj-follow-ear")
         try ear.connect(from: "pj-follower:out_L")
-        usleep(3_000_000)
+        usleep(4_000_000)
         ear.close()
         master.stop()
-        _ = try stop()
+        let printed = try stop()
         let onsets = ear.onsetJackFrames
         XCTAssertGreaterThanOrEqual(onsets.count, 4)
-        XCTAssertTrue(zip(onsets.dropFirst(), onsets).allSatisfy { ($0 - $1) % 28_800 == 0 }, "100 BPM is 28 800 frames a beat: \(onsets)")
+        if LiveGrid.xruns(in: printed).xruns == 0 {
+            XCTAssertTrue(zip(onsets.dropFirst(), onsets).allSatisfy { ($0 - $1) % 28_800 == 0 }, "100 BPM is 28 800 frames a beat: \(onsets)")
+        } else {
+            XCTAssertTrue(LiveGrid.onGrid(onsets, framesPerBeat: 28_800, output: printed), "\(onsets) \(printed)")
+        }
 
         // With a master in place, a conditional --timebase leaves it be, and says so.
         let second = try Subprocess.run(Subprocess.pulsejack, ["run", "--timebase", "--no-osc", "--name", "pj-second", "--bpm", "70"],

@@ -38,7 +38,6 @@ final class ServerRestartTests: XCTestCase {
         let onsets = ear.onsetJackFrames
         XCTAssertGreaterThanOrEqual(onsets.count, 3, "it sounds again")
         XCTAssertTrue(ear.onsetLevels.allSatisfy { $0 == 0.5 }, "at the gain set before the restart: \(ear.onsetLevels)")
-        XCTAssertTrue(zip(onsets.dropFirst(), onsets).allSatisfy { ($0 - $1) % 28_800 == 0 }, "on the heart's grid: \(onsets)")
 
         let status = try Subprocess.run(Subprocess.pulsejack, ["status", "--osc-port", "\(port)", "--json"])
         XCTAssertTrue(status.stdout.contains("\"reconnects\":1"), status.stdout + status.stderr)
@@ -50,5 +49,10 @@ final class ServerRestartTests: XCTestCase {
         XCTAssertTrue(printed.contains("the JACK server stopped"), printed)
         XCTAssertTrue(printed.contains("reconnected to JACK server"), printed)
         XCTAssertTrue(printed.contains("1 reconnects"), printed)
+        if LiveGrid.xruns(in: printed).xruns == 0 {
+            XCTAssertTrue(zip(onsets.dropFirst(), onsets).allSatisfy { ($0 - $1) % 28_800 == 0 }, "on the heart's grid: \(onsets)")
+        } else {
+            XCTAssertTrue(LiveGrid.onGrid(onsets, framesPerBeat: 28_800, output: printed), "\(onsets) \(printed)")
+        }
     }
 }
