@@ -1,6 +1,7 @@
 import Control
 import Foundation
 import JackEngine
+import JackPeers
 
 /// Row 3: time per period on JACK's process thread as a fraction of the period, in freewheel,
 /// with N sample voices always sounding; and the largest polyphony under half the period.
@@ -36,7 +37,10 @@ enum CallbackCostBench {
         }
         try client.activate(engine: engine, options: options)
         defer { _ = try? options.recorder?.finish() }
-        if studio { try client.connect("midi_out", "\(client.name):midi_in") }
+        // A DAW's MIDI input listening to midi_out (not our own midi_in: that would be a loop).
+        let daw = studio ? try MidiCapture(name: "daw") : nil
+        defer { daw?.close() }
+        try daw?.connect(from: "\(client.name):midi_out")
         let consumer = timings.consumer
         // Let every voice start sounding (the first beat), then measure in freewheel.
         usleep(100_000)
@@ -125,7 +129,7 @@ enum CallbackCostBench {
             }
             rows.append(BenchRow(row: "3. Process-callback cost",
                                  measure: "PulSonify preset (arpeggio, percussion, tap routine, uke convolution)"
-                                    + (studio ? " with MIDI out, meters, a recording and the timebase" : "") + ", median / p99.9 / max",
+                                    + (studio ? " with MIDI out to a listening client, meters, a recording and the timebase" : "") + ", median / p99.9 / max",
                                  pulsejack: cells.joined(separator: "; "), reference: "the period itself (100 %) and the 50 % budget",
                                  command: ".build/release/pulsejack-bench --only cost"))
         }

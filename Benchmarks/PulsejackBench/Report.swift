@@ -63,7 +63,12 @@ enum Report {
           its error grows with every beat; a block-accurate scheduler is off by up to one 64-frame block.
         - **Callback cost** is measured around the engine's process call on JACK's own thread, in
           freewheel (the callback's CPU time, without waiting for the driver); the largest polyphony is
-          searched with direct calls, where the p99.9 of a period stays under half of it.
+          searched with direct calls, where the p99.9 of a period stays under half of it. The studio row
+          adds a second client (a DAW listening to midi_out) to the graph and a disk thread; on two
+          cores most of its extra time is that client's and thread's competition for the CPU, not
+          pulsejack's work: without the listening client the 64-frame median was 0.40 % against 0.28 %
+          (`.build/release/pulsejack-bench --only cost`, 2026-11-22), and without the meters or the
+          timebase it did not change.
         - **Each voice alone** is the wall time of an offline render of that voice per second of audio; about
           0.04 % of it is the renderer itself (scheduling, mixing, writing the WAV), the same for every voice.
         - **Convolution** is CPU time of all threads (zita-convolver's workers included) per second of audio;
