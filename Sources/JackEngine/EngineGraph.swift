@@ -93,6 +93,7 @@ public enum EngineGraph {
         let engine = RealtimeEngine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots, noteVoices: notes,
                                     regionVoices: regions.voices, firedReports: firedReports)
         engine.regionNames = regions.names
+        engine.heartFadeSeconds = Float(loaded.preset.dropout?.fadeSeconds ?? 1)
         for mapping in try loaded.regionNotes() { engine.mapNoteToRegion(mapping.note, region: mapping.region) }
         let performance = try loaded.performanceSettings()
         engine.configurePerformance(skipRegion: performance.skipRegion, modeVoices: performance.modeVoices)

@@ -81,6 +81,10 @@ public struct Preset: Codable, Sendable {
         public var seconds: Double?
         /// "hold" keeps the last tempo; "fade" fades the heart-driven voices out until data returns.
         public var action: String?
+        /// Seconds the fade (and the return) takes, 0.05…60 (default 1).
+        public var fadeSeconds: Double?
+
+        enum CodingKeys: String, CodingKey { case seconds, action, fadeSeconds = "fade_seconds" }
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -306,6 +310,9 @@ public struct LoadedPreset: Sendable {
         if let dropout = preset.dropout {
             if let seconds = dropout.seconds, !(seconds.isFinite && (0.5...600).contains(seconds)) {
                 throw InputError(file: file, line: lines["dropout"], field: "dropout.seconds", "\(seconds) is outside 0.5…600")
+            }
+            if let fade = dropout.fadeSeconds, !(fade.isFinite && (0.05...60).contains(fade)) {
+                throw InputError(file: file, line: lines["dropout"], field: "dropout.fade_seconds", "\(fade) is outside 0.05…60")
             }
             if let action = dropout.action, !["hold", "fade"].contains(action) {
                 throw InputError(file: file, line: lines["dropout"], field: "dropout.action", "'\(action)' is not hold or fade")

@@ -65,6 +65,9 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// whose preset action is "fade".
     private var heartLevel: Float = 1
     private var heartTarget: Float = 1
+    /// Seconds a dropout's fade (and the return) takes (preset `dropout.fade_seconds`). Set
+    /// before activation.
+    public var heartFadeSeconds: Float = 1
 
     /// `run --follow-transport`: the tempo comes from the JACK transport; tempo messages (the
     /// heart's) are counted and ignored. Set before activation.
@@ -254,7 +257,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         let end = start + Int64(frames)
         drainSources(periodStart: start)
         if heartLevel != heartTarget {
-            let step = Float(frames) / Float(sampleRate)
+            let step = Float(frames) / (Float(sampleRate) * heartFadeSeconds)
             heartLevel = heartTarget > heartLevel ? min(heartTarget, heartLevel + step) : max(heartTarget, heartLevel - step)
         }
         var cursor = start

@@ -66,12 +66,18 @@ struct Run: ParsableCommand {
     @Flag(name: .customLong("predict-beats"), help: "Schedule each detected beat's successor from recent intervals (PPG and /pulse/beat), so sound lands on the beat.")
     var predictBeats = false
 
+    @Option(name: .customLong("beat-latency"), help: "With --predict-beats: seconds between a beat and its detection (sensor, radio, detector), 0…0.5.")
+    var beatLatency: Double = 0.06
+
     func validate() throws {
         if let bpm, !HeartbeatClock.accepts(bpm: bpm) {
             throw ValidationError("--bpm \(bpm) is not a heart rate (above 0, at most 300)")
         }
         if followTransport && (timebase || timebaseForce) {
             throw ValidationError("--follow-transport and --timebase exclude each other: follow the transport, or lead it")
+        }
+        guard beatLatency.isFinite, (0...0.5).contains(beatLatency) else {
+            throw ValidationError("--beat-latency \(beatLatency) is outside 0…0.5 s")
         }
         for pair in connectPorts where ConnectRequest(pair) == nil {
             throw ValidationError("--connect-port \(pair) is not OURS=THEIRS (e.g. out_L=system:playback_1)")
@@ -193,6 +199,7 @@ struct Run: ParsableCommand {
             configuration.port = oscPort
             configuration.bind = oscBind
             configuration.predictBeats = predictBeats
+            configuration.detectionLatency = beatLatency
             (configuration.dropoutSeconds, configuration.dropoutFades) = loaded.dropoutRule
             configuration.mood = loaded.preset.moodModel
             configuration.regions = loaded.preset.regionModel

@@ -346,6 +346,21 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    func testImpossibleLiveOptionsAreRefusedBeforeAnythingStarts() throws {
+        let cases: [([String], String)] = [
+            (["run", "--beat-latency", "2"], "--beat-latency 2.0 is outside 0…0.5 s"),
+            (["run", "--follow-transport", "--timebase"], "--follow-transport and --timebase exclude each other"),
+            (["run", "--connect-port", "out_L"], "--connect-port out_L is not OURS=THEIRS"),
+            (["render", "--session", "x.csv", "--out", "x.wav", "--plot-revolution", "0"], "--plot-revolution 0.0 is outside"),
+            (["status", "--osc-port", "\(OSCEncoder.freePort())"], "no pulsejack answered"),
+        ]
+        for (arguments, expected) in cases {
+            let result = try pulsejack(arguments)
+            XCTAssertNotEqual(result.status, 0, "\(arguments)")
+            XCTAssertTrue(result.stderr.contains(expected), "'\(result.stderr)' lacks '\(expected)'")
+        }
+    }
+
     func testImpossibleRatesInASessionAreRejectedCountedAndTheTempoKept() throws {
         let session = folder.appendingPathComponent("wild.csv")
         try "time,bpm\n0,60\n1.5,0\n2,400\n2.5,nan\n".write(to: session, atomically: true, encoding: .utf8)

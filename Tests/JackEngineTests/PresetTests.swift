@@ -35,6 +35,9 @@ final class PresetTests: XCTestCase {
             ("bpm: 0\nvoices:\n  - name: a\n    kind: click\n", ":1: bpm: 0.0 is not a heart rate"),
             ("voices: [\n  - name: a\n", "not valid YAML"),
             ("voices: []\n", ":1: voices: a preset needs at least one voice"),
+            ("voices:\n  - name: a\n    kind: click\n    midi_out_channel: 17\n", ":4: voices[0].midi_out_channel: 17 is outside 1…16"),
+            ("voices:\n  - name: a\n    kind: click\n    midi_out_note: 128\n", ":4: voices[0].midi_out_note: 128 is outside 0…127"),
+            ("dropout: {fade_seconds: 100}\nvoices:\n  - name: a\n    kind: click\n", ":1: dropout.fade_seconds: 100.0 is outside 0.05…60"),
         ]
         for (text, expected) in cases {
             let folder = writePreset(text)

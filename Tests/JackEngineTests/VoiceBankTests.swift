@@ -179,6 +179,27 @@ final class DropoutAndRegionTests: XCTestCase {
         XCTAssertEqual(engine.clock.bpm, 120)
     }
 
+    func testTheFadeTakesThePresetsFadeSeconds() {
+        let engine = RealtimeEngine(sampleRate: 48_000, maxFrames: 256,
+                                    slots: [VoiceSlot(name: "c", voice: ClickVoice(), enabled: true, gain: 1, pan: 0, rate: BeatRate(subdivision: 4),
+                                                      followsHeart: true, silenced: false)],
+                                    noteVoices: [:], regionVoices: [], firedReports: nil)
+        engine.heartFadeSeconds = 2
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+        engine.addSource(ring)
+        ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 120)))             // a click every 6 000 frames
+        ring.producer.push(ControlMessage(frame: 48_128, .heartPresence(false)))   // at a period start
+        let out = Fixtures.run(engine, sizes: [256], periods: 800).left
+        // Linear over 2 s from frame 48 128: the level steps down at each later period's start,
+        // 256/96 000 a period, so a click meets the fraction of the fade left (within one step:
+        // a click on a period's first frame meets the gain slewing to the new step).
+        for frame in stride(from: 54_000, through: 144_000, by: 6_000) {
+            let periodsFaded = Float((frame - 48_128) / 256)
+            XCTAssertEqual(out[frame], max(0, 1 - periodsFaded * 256 / 96_000), accuracy: 0.003, "at \(frame)")
+        }
+        XCTAssertEqual(out[150_000], 0)
+    }
+
     func testRegionsFromThePresetAndMidiNotes() throws {
         let folder = NSTemporaryDirectory() + "pulsejack-regions-\(getpid())"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
