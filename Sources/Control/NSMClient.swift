@@ -67,12 +67,15 @@ public final class NSMClient {
         lo_address_free(manager)
     }
 
-    private func send(_ path: String, _ arguments: [Any]) {
+    private func send(_ path: String, _ arguments: [OSCMessage.Argument]) {
         guard let message = lo_message_new() else { return }
         defer { lo_message_free(message) }
         for argument in arguments {
-            if let text = argument as? String { lo_message_add_string(message, text) } else if let number = argument as? Int {
-                lo_message_add_int32(message, Int32(clamping: number))
+            switch argument {
+            case .string(let text): lo_message_add_string(message, text)
+            case .int(let number): lo_message_add_int32(message, Int32(clamping: number))
+            case .float(let number): lo_message_add_float(message, Float(number))
+            case .bool(let flag): if flag { lo_message_add_true(message) } else { lo_message_add_false(message) }
             }
         }
         lo_send_message_from(manager, server, path, message)
@@ -90,7 +93,8 @@ public final class NSMClient {
     /// e.g. on SIGTERM). Throws on the manager's error, or when it never answers the announce.
     public func announce(application: String, executable: String, capabilities: String = ":dirty:",
                          stop: () -> Bool) throws -> Session? {
-        send("/nsm/server/announce", [application, capabilities, executable, 1, 1, Int(getpid())])
+        send("/nsm/server/announce", [.string(application), .string(capabilities), .string(executable), .int(1), .int(1),
+                                       .int(Int64(getpid()))])
         var acknowledged = false
         var waited = 0.0
         while !stop() {
@@ -115,13 +119,15 @@ public final class NSMClient {
 
     /// Answers the open: ready, or why not.
     public func opened(error: String? = nil) {
-        if let error { send("/error", ["/nsm/client/open", -1, error]) } else { send("/reply", ["/nsm/client/open", "ready"]) }
+        if let error { send("/error", [.string("/nsm/client/open"), .int(-1), .string(error)]) } else {
+            send("/reply", [.string("/nsm/client/open"), .string("ready")])
+        }
     }
 
     /// Answers a save.
     public func saved(error: String? = nil) {
-        if let error { send("/error", ["/nsm/client/save", -1, error]) } else {
-            send("/reply", ["/nsm/client/save", "saved"])
+        if let error { send("/error", [.string("/nsm/client/save"), .int(-1), .string(error)]) } else {
+            send("/reply", [.string("/nsm/client/save"), .string("saved")])
             setDirty(false)
         }
     }

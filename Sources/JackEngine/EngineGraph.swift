@@ -5,9 +5,11 @@ import Voices
 /// the voices. Control thread, before activation: everything that allocates happens here.
 public enum EngineGraph {
     /// `offline`: dense convolution waits for its workers each block (deterministic renders).
+    /// `libraries`: track libraries already scanned, by folder (the rest are scanned here).
     public static func build(preset loaded: LoadedPreset, sampleRate: Int, maxFrames: Int,
                              solo: String? = nil, offline: Bool = false,
-                             firedReports: SPSCRing<FiredVoice>.Producer? = nil) throws -> RealtimeEngine {
+                             firedReports: SPSCRing<FiredVoice>.Producer? = nil,
+                             libraries: [String: TrackLibrary] = [:]) throws -> RealtimeEngine {
         let voices = loaded.voices
         if let solo, !voices.contains(where: { $0.definition.name == solo }) {
             throw InputError(file: loaded.file, field: "voices",
@@ -54,7 +56,7 @@ public enum EngineGraph {
                 let stretch = definition.stretchRange.map { $0[0]...$0[1] } ?? 0.5...2
                 if let library = voice.libraryPath {
                     // The first track of the library starts; the mood picks the ones after it.
-                    guard let first = try TrackLibrary.scan(folder: library).tracks.first else {
+                    guard let first = try (libraries[library] ?? TrackLibrary.scan(folder: library)).tracks.first else {
                         throw voice.error("library", "no sound files in \(library)")
                     }
                     built = TrackPlayerVoice(track: try SampleFile.load(path: first.path, sampleRate: sampleRate),

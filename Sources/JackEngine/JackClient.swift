@@ -81,8 +81,16 @@ public final class JackClient: @unchecked Sendable {
     /// Why taking the timebase failed, if it did.
     public private(set) var timebaseRefusal: String?
     /// Connections of our ports, as last seen while the server ran: restored after a reconnect.
-    public private(set) var knownConnections: [(String, String)] = []
-    public private(set) var reconnects = 0
+    /// Any thread (the OSC thread asks through the status): guarded by `handleLock`.
+    public var knownConnections: [(String, String)] {
+        handleLock.lock()
+        defer { handleLock.unlock() }
+        return lastSeenConnections
+    }
+    private var lastSeenConnections: [(String, String)] = []
+    private let reconnectCount = ManagedAtomic<Int>(0)
+    /// Times the client came back after the server went away (any thread).
+    public var reconnects: Int { reconnectCount.load(ordering: .relaxed) }
 
     /// The server this process talks to: `JACK_DEFAULT_SERVER`, or "default".
     public static var serverName: String {
@@ -137,6 +145,7 @@ public final class JackClient: @unchecked Sendable {
     public func activate(engine: RealtimeEngine, options: Options = Options()) throws {
         self.engine = engine
         self.options = options
+        engine.tempoFollowsTransport = options.followTransport
         engine.warmUp()
         try attach()
     }
@@ -239,7 +248,7 @@ public final class JackClient: @unchecked Sendable {
     public func connections() -> [(String, String)] {
         handleLock.lock()
         defer { handleLock.unlock() }
-        guard let handle, !serverGone.load(ordering: .acquiring) else { return knownConnections }
+        guard let handle, !serverGone.load(ordering: .acquiring) else { return lastSeenConnections }
         var found: [(String, String)] = []
         for port in Self.ports {
             guard let ours = jack_port_by_name(handle, "\(name):\(port.name)"),
@@ -248,7 +257,7 @@ public final class JackClient: @unchecked Sendable {
             while let other = others[index] { found.append(("\(name):\(port.name)", String(cString: other))); index += 1 }
             jack_free(others)
         }
-        knownConnections = found
+        lastSeenConnections = found
         return found
     }
 
@@ -320,7 +329,7 @@ public final class JackClient: @unchecked Sendable {
             releaseDeadClient()
             throw error
         }
-        reconnects += 1
+        reconnectCount.wrappingIncrement(ordering: .relaxed)
     }
 
     /// Remakes the connections known before the server went away, where both ends exist again;

@@ -1,3 +1,4 @@
+import Atomics
 import CJack
 
 /// The notes fired voices send to `midi_out`: a note-on at the frame the voice fires and its
@@ -16,11 +17,12 @@ final class MIDIOutQueue {
     let capacity: Int
     private let pending: UnsafeMutablePointer<Note>
     private var count = 0
-    /// Notes the queue had no room for (counted, never blocking).
-    private(set) var dropped = 0
+    /// Notes the queue or the port had no room for (counted, never blocking).
+    private let dropped: ManagedAtomic<Int>
 
-    init(capacity: Int = 1024) {
+    init(capacity: Int = 1024, dropped: ManagedAtomic<Int>) {
         self.capacity = capacity
+        self.dropped = dropped
         pending = .allocate(capacity: capacity)
     }
 
@@ -28,7 +30,7 @@ final class MIDIOutQueue {
 
     /// Real-time safe. A note-on at `frame` and its note-off `length` frames later.
     func noteOn(frame: Int64, channel: UInt8, key: UInt8, velocity: Float, length: Int64) {
-        guard count + 2 <= capacity else { dropped &+= 1; return }
+        guard count + 2 <= capacity else { dropped.wrappingIncrement(ordering: .relaxed); return }
         let level = UInt8(min(max((velocity * 127).rounded(), 1), 127))
         insert(Note(frame: frame, status: 0x90 | channel, key: key, velocity: level))
         insert(Note(frame: frame + max(length, 1), status: 0x80 | channel, key: key, velocity: 0))
@@ -66,7 +68,7 @@ final class MIDIOutQueue {
                 bytes[1] = note.key
                 bytes[2] = note.velocity
             } else {
-                dropped &+= 1
+                dropped.wrappingIncrement(ordering: .relaxed)
             }
             written += 1
         }

@@ -1,3 +1,4 @@
+import Atomics
 import Control
 import Foundation
 
@@ -10,7 +11,7 @@ public final class MeterPublisher: @unchecked Sendable {
     private var ballistics: MeterBallistics
     private let lock = NSLock()
     private var latest: MeterBallistics.Reading
-    private var running = false
+    private let running = ManagedAtomic<Bool>(false)
     private let publish: @Sendable (MeterBallistics.Reading) -> Void
 
     public init(meter: OutputMeter, sampleRate: Int, publish: @escaping @Sendable (MeterBallistics.Reading) -> Void) {
@@ -28,18 +29,12 @@ public final class MeterPublisher: @unchecked Sendable {
     }
 
     public func start() {
-        lock.lock()
-        running = true
-        lock.unlock()
+        running.store(true, ordering: .releasing)
         let thread = Thread { [self] in
             let consumer = meter.blocks.consumer
             let interval = 1 / Self.rate
             var next = Date()
-            while true {
-                lock.lock()
-                let go = running
-                lock.unlock()
-                guard go else { break }
+            while running.load(ordering: .acquiring) {
                 while let block = consumer.pop() { ballistics.add(block) }
                 let reading = ballistics.reading
                 lock.lock()
@@ -56,8 +51,6 @@ public final class MeterPublisher: @unchecked Sendable {
     }
 
     public func stop() {
-        lock.lock()
-        running = false
-        lock.unlock()
+        running.store(false, ordering: .releasing)
     }
 }

@@ -27,7 +27,6 @@ final class ProcessHost {
         meter = options.meter
         recorder = options.recorder
         followsTransport = options.followTransport
-        engine.tempoFollowsTransport = options.followTransport
         timebase = TransportTimebase(sampleRate: engine.sampleRate)
     }
 

@@ -77,7 +77,7 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// Counts changes a session save would keep (voice settings); a session manager's dirty flag.
     public let settingChanges = ManagedAtomic<Int>(0)
     /// Notes for `midi_out`: one per fired voice, and its note-off.
-    let midiOut = MIDIOutQueue()
+    let midiOut: MIDIOutQueue
     public static let eventQueueCapacity = 4096
     /// Objects a clip swap no longer needs, on their way to a control thread to be released
     /// there (bit patterns of retained references; `ClipSwapper` drains it).
@@ -93,6 +93,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         self.slots = ContiguousArray(slots)
         voiceNames = slots.map(\.name)
         stateSnapshot = VoiceStateSnapshot(count: slots.count)
+        midiOut = MIDIOutQueue(dropped: counters.midiNotesDropped)
         self.firedReports = firedReports
         queue = EventQueue(capacity: Self.eventQueueCapacity)
         retiredProducer = retiredClips.producer
@@ -223,7 +224,6 @@ public final class RealtimeEngine: @unchecked Sendable {
         } else {
             midiOut.discard(before: framePosition)
         }
-        counters.midiNotesDropped.store(midiOut.dropped, ordering: .relaxed)
         stateSnapshot.serve(slots)
         counters.periods.wrappingIncrement(ordering: .relaxed)
         counters.framesProcessed.wrappingIncrement(by: frames, ordering: .relaxed)
@@ -238,10 +238,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         guard frames > 0 else { return }
         let end = framePosition + Int64(frames)
         while let pulseFrame = clock.nextPulseFrame, pulseFrame < end {
-            if clock.nextPulsePosition.pulse == 0 {
-                counters.beats.wrappingIncrement(ordering: .relaxed)
-                if mode == .playing && patternLength > 0 { patternStep += 1 }
-            }
+            if clock.nextPulsePosition.pulse == 0 { _ = beatPassed() }
             clock.consumePulse()
         }
         clock.advance(to: end)
@@ -432,10 +429,6 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// start of this period when it changed.
     public func followTransport(bpm: Double) {
         guard bpm != clock.bpm || !clock.isRunning else { return }
-        guard HeartbeatClock.accepts(bpm: bpm) else {
-            counters.rejectedTempos.wrappingIncrement(ordering: .relaxed)
-            return
-        }
         setTempo(bpm, at: framePosition)
     }
 
@@ -473,19 +466,22 @@ public final class RealtimeEngine: @unchecked Sendable {
     private func firePulse(at frame: Int64) {
         let position = clock.nextPulsePosition
         clock.consumePulse()
-        if position.pulse == 0 {
-            counters.beats.wrappingIncrement(ordering: .relaxed)
-            // Playing: each beat plays the next step of the recorded pattern; skipped beats are silent.
-            if mode == .playing && patternLength > 0 {
-                let step = pattern[patternStep % patternLength]
-                patternStep += 1
-                if step >= 0, Int(step) < regionVoices.count, let slot = slot(regionVoices[Int(step)]), slot.enabled, !slot.silenced {
-                    fire(slot, index: regionVoices[Int(step)], velocity: 1, at: frame)
-                }
-            }
+        // Playing: each beat plays the next step of the recorded pattern; skipped beats are silent.
+        if position.pulse == 0, let step = beatPassed(), step >= 0, Int(step) < regionVoices.count,
+           let slot = slot(regionVoices[Int(step)]), slot.enabled, !slot.silenced {
+            fire(slot, index: regionVoices[Int(step)], velocity: 1, at: frame)
         }
         fireHeartVoices(beat: position.beat, pulse: position.pulse, velocity: 1,
                         framesPerBeat: 60 * Double(sampleRate) / clock.bpm, at: frame)
+    }
+
+    /// Real-time safe. Counts a beat; while playing, returns the recorded pattern's step for it
+    /// (a region, or `skippedBeat`) and moves the pattern on.
+    private func beatPassed() -> Int32? {
+        counters.beats.wrappingIncrement(ordering: .relaxed)
+        guard mode == .playing && patternLength > 0 else { return nil }
+        defer { patternStep += 1 }
+        return pattern[patternStep % patternLength]
     }
 
     /// Real-time safe.

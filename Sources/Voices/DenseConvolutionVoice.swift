@@ -113,12 +113,8 @@ public final class DenseConvolutionVoice: InputVoice, ClipSwapping {
         fadeLeft.update(repeating: 0, count: count)
         fadeRight.update(repeating: 0, count: count)
         replacement.process(inputLeft: inputLeft, inputRight: inputRight, left: fadeLeft, right: fadeRight, frames: count)
-        let step = 1 / Float(crossfadeFrames)
-        for frame in 0..<count {
-            let gain = min(1, Float(faded + frame) * step)
-            left[frame] += outLeft[frame] * (1 - gain) + fadeLeft[frame] * gain
-            right[frame] += outRight[frame] * (1 - gain) + fadeRight[frame] * gain
-        }
+        Crossfade.mix(oldLeft: outLeft, oldRight: outRight, newLeft: fadeLeft, newRight: fadeRight, into: left, right, frames: count,
+                      done: faded, length: crossfadeFrames)
         faded += count
         if faded >= crossfadeFrames {
             // The replacement's convolver becomes ours; ours leaves with the replacement object.

@@ -149,12 +149,8 @@ public final class TrackPlayerVoice: Voice, TempoFollowing, ClipSwapping {
         mixLeft.update(repeating: 0, count: frames)
         mixRight.update(repeating: 0, count: frames)
         renderTrack(left: mixLeft, right: mixRight, frames: frames)
-        let step = 1 / Float(crossfadeFrames)
-        for frame in 0..<frames {
-            let gain = min(1, Float(faded + frame) * step)
-            left[frame] += mixLeft[frame] * (1 - gain) + fadeLeft[frame] * gain
-            right[frame] += mixRight[frame] * (1 - gain) + fadeRight[frame] * gain
-        }
+        Crossfade.mix(oldLeft: mixLeft, oldRight: mixRight, newLeft: fadeLeft, newRight: fadeRight, into: left, right, frames: frames,
+                      done: faded, length: crossfadeFrames)
         faded += frames
         if faded >= crossfadeFrames {
             // The next track's state becomes ours; ours leaves with the replacement object.

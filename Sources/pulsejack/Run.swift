@@ -148,9 +148,14 @@ struct Run: ParsableCommand {
         var events: EventLog?
         var replaySource: ReplaySource?
         var recorder: OutputRecorder?
+        // Track libraries, scanned once: for the graph's first track and for the mood DJ.
+        var libraries: [String: TrackLibrary] = [:]
         do {
+            for folder in loaded.voices.compactMap(\.libraryPath) where libraries[folder] == nil {
+                libraries[folder] = try TrackLibrary.scan(folder: folder)
+            }
             engine = try EngineGraph.build(preset: loaded, sampleRate: client.sampleRate, maxFrames: client.bufferSize,
-                                           firedReports: eventsOut == nil ? nil : fired.producer)
+                                           firedReports: eventsOut == nil ? nil : fired.producer, libraries: libraries)
             if let recordSession {
                 guard FileManager.default.createFile(atPath: recordSession, contents: nil),
                       let handle = FileHandle(forWritingAtPath: recordSession) else {
@@ -220,7 +225,7 @@ struct Run: ParsableCommand {
         // Track voices with a library: the next track follows the mood.
         var djs: [MoodTrackDJ] = []
         for voice in loaded.voices {
-            guard let library = voice.libraryPath, let scanned = try? TrackLibrary.scan(folder: library),
+            guard let library = voice.libraryPath, let scanned = libraries[library],
                   let dj = MoodTrackDJ(engine: engine, voice: voice.definition.name, library: scanned,
                                        seed: UInt64.random(in: 1...UInt64.max)) else { continue }
             djs.append(dj)
