@@ -2,7 +2,7 @@
 # against a private jackd it starts and stops itself. Both install missing Debian packages.
 SHELL := /bin/bash
 DEBS := jackd2 libjack-jackd2-dev libsndfile1-dev libsamplerate0-dev libzita-convolver-dev libfftw3-dev \
-        liblo-dev liblo-tools librubberband-dev jack-capture sox pkg-config
+        liblo-dev liblo-tools librubberband-dev jack-capture sox pkg-config python3-scipy
 SWIFT ?= swift
 
 .PHONY: all deps build demo test bench sounds clean

@@ -26,6 +26,9 @@ public final class OSCInput: @unchecked Sendable {
         /// How late a detected beat is known (sensor, transport, detector); predictions are this
         /// much earlier than the last beat plus an interval.
         public var detectionLatency = 0.06
+        /// Bundles timetagged further ahead than this (seconds) are refused and counted
+        /// (`too_far_ahead`): the engine's queue is for what is coming soon, not for an hour.
+        public var horizonSeconds = 60.0
         public init() {}
     }
 
@@ -36,6 +39,7 @@ public final class OSCInput: @unchecked Sendable {
         public let badArguments = ManagedAtomic<Int>(0)
         public let implausible = ManagedAtomic<Int>(0)
         public let lateBundles = ManagedAtomic<Int>(0)
+        public let tooFarAhead = ManagedAtomic<Int>(0)
         public let dropped = ManagedAtomic<Int>(0)
         public let dropouts = ManagedAtomic<Int>(0)
         public let ppgBeats = ManagedAtomic<Int>(0)
@@ -43,7 +47,7 @@ public final class OSCInput: @unchecked Sendable {
         public var all: [(String, Int)] {
             [("received", received), ("malformed", malformed), ("unknown_address", unknownAddress),
              ("bad_arguments", badArguments), ("implausible", implausible), ("late_bundles", lateBundles),
-             ("dropped", dropped), ("dropouts", dropouts), ("ppg_beats", ppgBeats)].map { ($0, $1.load(ordering: .relaxed)) }
+             ("too_far_ahead", tooFarAhead), ("dropped", dropped), ("dropouts", dropouts), ("ppg_beats", ppgBeats)].map { ($0, $1.load(ordering: .relaxed)) }
         }
     }
 
@@ -217,9 +221,14 @@ public final class OSCInput: @unchecked Sendable {
             var frame = ControlMessage.immediate
             if let timetag = message.timetag, let clock {
                 frame = clock.frame(forTimetag: timetag)
-                if frame < clock.currentFrame() {
+                let now = clock.currentFrame()
+                if frame < now {
                     counters.lateBundles.wrappingIncrement(ordering: .relaxed)
                     frame = ControlMessage.immediate
+                } else if frame - now > Int64(configuration.horizonSeconds * Double(clock.sampleRate)) {
+                    counters.tooFarAhead.wrappingIncrement(ordering: .relaxed)
+                    return report(String(format: "%@: timetag %.0f s ahead refused (at most %.0f s)", message.address,
+                                         Double(frame - now) / Double(clock.sampleRate), configuration.horizonSeconds))
                 }
             }
             for event in events { push(event, frame: frame) }

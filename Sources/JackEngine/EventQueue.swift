@@ -10,15 +10,23 @@ struct ScheduledEvent {
 
 /// The time-ordered queue of pending events: a binary min-heap on (frame, arrival) in storage
 /// allocated once. When full, the newest event is refused and the caller counts it.
+///
+/// Events due in the current period (immediate messages, MIDI) always find room: events due
+/// later may fill only `capacity - reserve` slots, so a sender that schedules far ahead cannot
+/// starve the rest. Each event due now leaves the queue within the period it arrived in.
 struct EventQueue {
     let capacity: Int
+    /// Slots only events due within the current period may take.
+    let reserve: Int
     private let heap: UnsafeMutablePointer<ScheduledEvent>
     private(set) var count = 0
     private var nextSequence: UInt64 = 0
 
     /// Control thread.
-    init(capacity: Int) {
+    init(capacity: Int, reserve: Int = 0) {
+        precondition(reserve < capacity)
         self.capacity = capacity
+        self.reserve = reserve
         heap = .allocate(capacity: capacity)
     }
 
@@ -28,9 +36,11 @@ struct EventQueue {
     /// Real-time safe. The earliest event's frame.
     var earliestFrame: Int64? { count > 0 ? heap[0].frame : nil }
 
-    /// Real-time safe. Returns false when the queue is full.
-    mutating func insert(frame: Int64, _ event: ControlMessage.Event) -> Bool {
-        guard count < capacity else { return false }
+    /// Real-time safe. Returns false when the queue is full: for an event due before
+    /// `dueBefore` (the current period's end), only when every slot is taken; for a later one,
+    /// when all but the reserve are.
+    mutating func insert(frame: Int64, _ event: ControlMessage.Event, dueBefore: Int64 = .max) -> Bool {
+        guard count < (frame < dueBefore ? capacity : capacity - reserve) else { return false }
         var child = count
         let item = ScheduledEvent(frame: frame, sequence: nextSequence, event: event)
         nextSequence &+= 1

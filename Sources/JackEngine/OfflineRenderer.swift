@@ -90,10 +90,11 @@ public final class OfflineRenderer {
     }
 
     /// Offline. Renders `frames` frames to `outPath`; `onFired` sees every fired voice in order.
-    /// `onPeriod` sees each period's output (the meters plot).
+    /// `onPeriod` sees each period's output (the meters plot). `shouldStop`, asked before each
+    /// period, ends the render early: the file is closed, valid, holding what was rendered.
     public func render(frames total: Int64, to outPath: String, onFired: ((FiredVoice) -> Void)? = nil,
                        onPeriod: ((UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Void)? = nil,
-                       progress: ((Double) -> Void)? = nil) throws -> Summary {
+                       progress: ((Double) -> Void)? = nil, shouldStop: (() -> Bool)? = nil) throws -> Summary {
         let writer = try WavWriter(path: outPath, sampleRate: engine.sampleRate, maxFrames: periodFrames)
         defer { writer.close() }
         let left = UnsafeMutablePointer<Float>.allocate(capacity: periodFrames)
@@ -108,6 +109,7 @@ public final class OfflineRenderer {
         let reports = fired.consumer
         engine.warmUp()
         while done < total {
+            if let shouldStop, shouldStop() { break }
             let frames = Int(min(Int64(periodFrames), total - done))
             // Feed what is due before this period ends, as far as the ring holds it.
             while nextPending < pending.count, pending[nextPending].frame < done + Int64(frames),

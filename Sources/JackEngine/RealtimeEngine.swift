@@ -79,6 +79,9 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// Notes for `midi_out`: one per fired voice, and its note-off.
     let midiOut: MIDIOutQueue
     public static let eventQueueCapacity = 4096
+    /// Queue slots kept for events due in the current period (immediate messages and MIDI):
+    /// future events may fill only the rest.
+    public static let eventQueueReserve = 1024
     /// Objects a clip swap no longer needs, on their way to a control thread to be released
     /// there (bit patterns of retained references; `ClipSwapper` drains it).
     public let retiredClips = SPSCRing<UInt>(minimumCapacity: 256)
@@ -95,7 +98,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         stateSnapshot = VoiceStateSnapshot(count: slots.count)
         midiOut = MIDIOutQueue(dropped: counters.midiNotesDropped)
         self.firedReports = firedReports
-        queue = EventQueue(capacity: Self.eventQueueCapacity)
+        queue = EventQueue(capacity: Self.eventQueueCapacity, reserve: Self.eventQueueReserve)
         retiredProducer = retiredClips.producer
         clock = HeartbeatClock(sampleRate: sampleRate)
         self.noteVoices = .allocate(capacity: 128)
@@ -252,7 +255,7 @@ public final class RealtimeEngine: @unchecked Sendable {
     private func processChunk(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
         let start = framePosition
         let end = start + Int64(frames)
-        drainSources(periodStart: start)
+        drainSources(periodStart: start, periodEnd: end)
         if heartLevel != heartTarget {
             let step = Float(frames) / (Float(sampleRate) * heartFadeSeconds)
             heartLevel = heartTarget > heartLevel ? min(heartTarget, heartLevel + step) : max(heartTarget, heartLevel - step)
@@ -283,7 +286,7 @@ public final class RealtimeEngine: @unchecked Sendable {
     }
 
     /// Real-time safe. Reads only what each ring held when the drain began.
-    private func drainSources(periodStart: Int64) {
+    private func drainSources(periodStart: Int64, periodEnd: Int64) {
         for index in 0..<sources.count {
             let source = sources[index]
             var remaining = source.available()
@@ -296,20 +299,21 @@ public final class RealtimeEngine: @unchecked Sendable {
                     counters.lateMessages.wrappingIncrement(ordering: .relaxed)
                     frame = periodStart
                 }
-                schedule(message.event, at: frame)
+                schedule(message.event, at: frame, periodEnd: periodEnd)
             }
         }
     }
 
-    /// Real-time safe.
-    private func schedule(_ event: ControlMessage.Event, at frame: Int64) {
-        if !queue.insert(frame: frame, event) {
+    /// Real-time safe. `periodEnd`: events before it are due now and may use the reserve.
+    private func schedule(_ event: ControlMessage.Event, at frame: Int64, periodEnd: Int64) {
+        if !queue.insert(frame: frame, event, dueBefore: periodEnd) {
             counters.queueOverflows.wrappingIncrement(ordering: .relaxed)
         }
     }
 
     /// Real-time safe. Note-ons trigger the mapped voice and control changes set the mapped
-    /// parameter, each at the event's own frame offset.
+    /// parameter, each at the event's own frame offset. MIDI is always due in this period, so it
+    /// may use the queue's reserve.
     private func receiveMIDI(_ buffer: UnsafeMutableRawPointer) {
         let count = jack_midi_get_event_count(buffer)
         var event = jack_midi_event_t()
@@ -322,9 +326,9 @@ public final class RealtimeEngine: @unchecked Sendable {
             if status == 0x90 && value > 0 {
                 let region = noteRegions[key], voice = noteVoices[key]
                 if region >= 0 {
-                    schedule(.regionHit(region: region, velocity: Float(value) / 127), at: frame)
+                    schedule(.regionHit(region: region, velocity: Float(value) / 127), at: frame, periodEnd: .max)
                 } else if voice >= 0 {
-                    schedule(.voiceTrigger(voice: voice, velocity: Float(value) / 127), at: frame)
+                    schedule(.voiceTrigger(voice: voice, velocity: Float(value) / 127), at: frame, periodEnd: .max)
                 }
             } else if status == 0xB0 {
                 let target = controlVoices[key]
@@ -335,7 +339,7 @@ public final class RealtimeEngine: @unchecked Sendable {
                 case .pan: parameter = .pan(min(1, Float(value) / 63.5 - 1))
                 case .enable: parameter = .enable(value >= 64)
                 }
-                schedule(.voiceParameter(voice: target.voice, parameter), at: frame)
+                schedule(.voiceParameter(voice: target.voice, parameter), at: frame, periodEnd: .max)
             }
         }
     }

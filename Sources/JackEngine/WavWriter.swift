@@ -3,8 +3,12 @@ import Control
 
 /// Writes stereo 32-bit float WAV through libsndfile. Offline, or a disk thread: never the
 /// process thread.
+///
+/// The file is RF64 with libsndfile's auto-downgrade: it stays a plain WAV unless it grows past
+/// 4 GB, where a RIFF header's 32-bit sizes would wrap. `close()` finishes the header; a file
+/// never closed (a killed process) keeps the sizes of its last `sf_write_sync`.
 public final class WavWriter {
-    private let file: OpaquePointer
+    private var file: OpaquePointer?
     private var interleaved: [Float]
     public let path: String
     public private(set) var framesWritten = 0
@@ -13,10 +17,11 @@ public final class WavWriter {
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = 2
-        info.format = Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT)
+        info.format = Int32(SF_FORMAT_RF64 | SF_FORMAT_FLOAT)
         guard let file = sf_open(path, Int32(SFM_WRITE), &info) else {
             throw InputError(file: path, "cannot write the WAV file: \(String(cString: sf_strerror(nil)))")
         }
+        sf_command(file, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE))
         self.file = file
         self.path = path
         interleaved = [Float](repeating: 0, count: maxFrames * 2)
@@ -33,6 +38,7 @@ public final class WavWriter {
 
     /// Writes `frames` stereo frames already interleaved (left, right, left …).
     public func write(interleaved samples: UnsafePointer<Float>, frames: Int) throws {
+        guard let file else { throw InputError(file: path, "write after the file was closed") }
         let written = sf_writef_float(file, samples, sf_count_t(frames))
         guard written == sf_count_t(frames) else {
             throw InputError(file: path, "write failed: \(String(cString: sf_strerror(file)))")
@@ -40,7 +46,12 @@ public final class WavWriter {
         framesWritten += frames
     }
 
-    public func close() { sf_write_sync(file) }
+    /// Finishes the header (sizes, `fact` frame count) and closes the file. Idempotent.
+    public func close() {
+        guard let file else { return }
+        sf_close(file)
+        self.file = nil
+    }
 
-    deinit { sf_close(file) }
+    deinit { close() }
 }

@@ -52,14 +52,17 @@ struct Render: ParsableCommand {
     }
 
     func run() throws {
+        let signals = StopSignals()
         do {
-            let summary = try RenderJob(preset: preset, session: session, out: out, eventsOut: eventsOut, rate: rate,
-                                        duration: duration, solo: solo, period: period, input: input,
-                                        metersPlot: metersPlot, plotRevolution: plotRevolution).run()
-            print(summary)
+            var job = RenderJob(preset: preset, session: session, out: out, eventsOut: eventsOut, rate: rate,
+                                duration: duration, solo: solo, period: period, input: input,
+                                metersPlot: metersPlot, plotRevolution: plotRevolution)
+            job.signals = signals
+            print(try job.run())
         } catch let error as InputError {
             throw fail(error)
         }
+        if signals.stopping { throw ExitCode(signals.exitCode) }
     }
 }
 
@@ -76,6 +79,8 @@ struct RenderJob {
     var input: String?
     var metersPlot: String?
     var plotRevolution = 10.0
+    /// SIGINT, SIGTERM or SIGHUP stop the render at the next period, with the file finished.
+    var signals: StopSignals?
 
     func run() throws -> String {
         let loaded = try LoadedPreset.load(path: preset)
@@ -101,7 +106,8 @@ struct RenderJob {
         var plot = metersPlot.map { _ in MetersPlot(sampleRate: rate, secondsPerRevolution: plotRevolution) }
         let summary = try renderer.render(frames: frames, to: out, onFired: events.map { log in { log.write($0) } },
                                           onPeriod: plot == nil ? nil : { plot!.add(left: $0, right: $1, frames: $2) },
-                                          progress: bar.map { bar in { bar.show($0) } })
+                                          progress: bar.map { bar in { bar.show($0) } },
+                                          shouldStop: signals.map { signals in { signals.stopping } })
         if let metersPlot, let plot { try plot.write(to: metersPlot) }
         bar?.finish()
         try events?.close()
@@ -111,6 +117,7 @@ struct RenderJob {
                           summary.voicesFired, summary.secondsTaken, summary.realTimeFactor, out)
         if rejected > 0 { line += "; \(rejected) tempo update\(rejected == 1 ? "" : "s") rejected" }
         if let metersPlot { line += "; meters plot → \(metersPlot)" }
+        if let signals, signals.stopping { line = "interrupted by \(signals.name): " + line + " (a finished file)" }
         return line
     }
 }

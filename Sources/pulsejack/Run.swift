@@ -7,12 +7,13 @@ import JackEngine
 
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Play live as a JACK client until SIGINT or SIGTERM.",
+        abstract: "Play live as a JACK client until SIGINT, SIGTERM or SIGHUP.",
         discussion: """
             Joins the running JACK server (the one JACK_DEFAULT_SERVER names). Ports: out_L, out_R, midi_out, midi_in, in_L, in_R.
             When the server stops, pulsejack keeps its state and reconnects when one is back. Under a session manager \
             (NSM_URL set) it waits for the manager's open, takes its client id as the JACK name, saves there, and \
-            leaves connections to the manager.
+            leaves connections to the manager. SIGINT, SIGTERM and SIGHUP (a closed terminal) all stop it the same way: \
+            the recording is finished and closed, and the summary printed.
             """)
 
     @Option(help: "The preset: a preset.yaml file or a folder holding one.")
@@ -86,17 +87,7 @@ struct Run: ParsableCommand {
 
     func run() throws {
         setvbuf(stdout, nil, _IOLBF, 0)  // status lines reach a pipe as they happen
-        let stopping = ManagedAtomic<Bool>(false)
-        let stop = DispatchSemaphore(value: 0)
-        var signalSources: [DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stopping.store(true, ordering: .releasing); stop.signal() }
-            source.resume()
-            signalSources.append(source)
-        }
-        defer { _ = signalSources }
+        let signals = StopSignals()
 
         // Under a session manager: announce, and wait for its open before anything JACK.
         var nsm: NSMClient?
@@ -107,7 +98,7 @@ struct Run: ParsableCommand {
             do {
                 let client = try NSMClient(url: url)
                 guard let opened = try client.announce(application: "pulsejack", executable: "pulsejack",
-                                                       stop: { stopping.load(ordering: .acquiring) }) else { return }
+                                                       stop: { signals.stopping }) else { return }
                 nsm = client
                 session = opened
                 try FileManager.default.createDirectory(atPath: opened.path, withIntermediateDirectories: true)
@@ -253,7 +244,7 @@ struct Run: ParsableCommand {
         var reconnection = Reconnection()
         var savedChanges = engine.settingChanges.load(ordering: .relaxed)
         var lastConnectionCheck = Date.distantPast
-        while stop.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+        while !signals.wait(milliseconds: 100) {
             drainReports()
             for dj in djs {
                 do {
@@ -321,7 +312,7 @@ struct Run: ParsableCommand {
         }
         if reconnection.isWaiting { client.releaseDeadClient() } else { client.close() }
         let counts = engine.counters.snapshot()
-        print("pulsejack: stopped after \(counts.framesProcessed + counts.framesSkipped) frames: \(counts.beats) beats, \(counts.voicesFired) voices fired, \(counts.xruns) xruns (\(counts.framesSkipped) frames skipped), \(counts.rejectedTempos) tempo updates rejected, \(counts.lateMessages) late messages" + (counts.recordingOverruns > 0 ? ", \(counts.recordingOverruns) messages lost to a full recording ring" : "") + (client.reconnects > 0 ? ", \(client.reconnects) reconnects" : "") + recorded)
+        print("pulsejack: stopped after \(counts.framesProcessed + counts.framesSkipped) frames: \(counts.beats) beats, \(counts.voicesFired) voices fired, \(counts.xruns) xruns (\(counts.framesSkipped) frames skipped), \(counts.rejectedTempos) tempo updates rejected, \(counts.lateMessages) late messages" + (counts.recordingOverruns > 0 ? ", \(counts.recordingOverruns) messages lost to a full recording ring" : "") + (client.reconnects > 0 ? ", \(client.reconnects) reconnects" : "") + recorded + "; stopped by \(signals.name)")
         server?.stop()
     }
 

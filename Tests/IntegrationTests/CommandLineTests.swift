@@ -22,6 +22,34 @@ final class CommandLineTests: XCTestCase {
         try Subprocess.run(Subprocess.pulsejack, arguments, in: folder)
     }
 
+    /// A long render stopped by SIGINT or SIGTERM: it ends at the next period with a finished
+    /// file holding what was rendered, read by sox and scipy.
+    func testAnInterruptedRenderLeavesAFinishedFile() throws {
+        for (signal, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+            let out = folder.appendingPathComponent("long-\(name).wav").path
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Subprocess.pulsejack)
+            process.arguments = ["render", "--preset", presets.appendingPathComponent("click").path,
+                                 "--session", presets.appendingPathComponent("sessions/73bpm.csv").path,
+                                 "--out", out, "--duration", "86400"]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(1_000_000)
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            let printed = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            XCTAssertEqual(process.terminationStatus, 128 + signal, printed)
+            XCTAssertTrue(printed.hasPrefix("interrupted by \(name): rendered "), printed)
+            let frames = try XCTUnwrap(Int(printed.split(separator: " ")[4]), printed)
+            XCTAssertGreaterThan(frames, 0)
+            XCTAssertLessThan(frames, 86_400 * 48_000)
+            let reading = try IndependentWav.read(out)
+            XCTAssertEqual(reading, IndependentWav.Reading(soxFrames: frames, scipyFrames: frames, scipyChannels: 2, sampleRate: 48_000))
+        }
+    }
+
     func testRenderWritesTheWavTheEventsAndASummaryLine() throws {
         let out = folder.appendingPathComponent("click.wav").path
         let events = folder.appendingPathComponent("events.jsonl").path

@@ -112,6 +112,8 @@ final class JackStudioTests: XCTestCase {
         XCTAssertTrue(printed.contains("recorded \(frames) frames to \(wav)"), printed)
         let audio = try WavFile(path: wav)
         XCTAssertEqual(audio.channels[0].count, frames, "the file has every frame the engine rendered")
+        let reading = try IndependentWav.read(wav)
+        XCTAssertEqual([reading.soxFrames, reading.scipyFrames], [frames, frames], "sox and scipy read a finished file")
         XCTAssertEqual(frames % 256, 0, "whole periods")
         // The tempo starts at the file's first frame, so beat k lies at round(k·60·48000/73): a
         // frame lost anywhere would move every later beat. A cycle JACK did not run pulsejack
@@ -123,6 +125,28 @@ final class JackStudioTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(onsets.count, expected.count - 1, "\(onsets)")
         } else {
             XCTAssertTrue(LiveGrid.onGrid(onsets.map(Int64.init), framesPerBeat: 60 * 48_000 / 73, output: printed), "\(onsets) \(printed)")
+        }
+    }
+
+    /// SIGTERM and SIGHUP stop `run` as SIGINT does: a summary, and a WAV whose header says
+    /// how long it is (sox and scipy read it, not only libsndfile, which repairs headers).
+    func testTerminationAndHangUpFinishTheRecording() throws {
+        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
+        for (signal, name) in [(SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")] {
+            let wav = folder.appendingPathComponent("take-\(name).wav").path
+            try start(["run", "--preset", Subprocess.repository.appendingPathComponent("presets/click").path, "--bpm", "90",
+                       "--no-osc", "--record", wav], client: "pj-signal-\(getpid())", server: server)
+            usleep(1_500_000)
+            kill(run!.processIdentifier, signal)
+            run!.waitUntilExit()
+            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            XCTAssertEqual(run!.terminationStatus, 0, printed)
+            XCTAssertTrue(printed.contains("stopped by \(name)"), printed)
+            let frames = try XCTUnwrap(printed.components(separatedBy: "recorded ").dropFirst().first?
+                .split(separator: " ").first.flatMap { Int($0) }, printed)
+            XCTAssertGreaterThan(frames, 48_000)
+            let reading = try IndependentWav.read(wav)
+            XCTAssertEqual(reading, IndependentWav.Reading(soxFrames: frames, scipyFrames: frames, scipyChannels: 2, sampleRate: 48_000))
         }
     }
 

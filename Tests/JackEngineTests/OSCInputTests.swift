@@ -49,6 +49,21 @@ final class OSCInputTests: XCTestCase {
         XCTAssertEqual(osc.counters.lateBundles.load(ordering: .relaxed), 1)
     }
 
+    func testTimetagsBeyondTheHorizonAreRefusedAndCounted() throws {
+        let osc = try input(now: 0)
+        let second: UInt64 = 1 << 32
+        for _ in 0..<4100 {
+            feed(osc, OSCEncoder.bundle(timetag: (1 << 40) + 3600 * second, [OSCEncoder.message("/voice/click/gain", [.float(0.35)])]))
+        }
+        feed(osc, OSCEncoder.bundle(timetag: (1 << 40) + 59 * second, [OSCEncoder.message("/voice/click/gain", [.float(0.5)])]))
+        feed(osc, OSCEncoder.message("/pulse/bpm", [.float(120)]))
+        var got: [ControlMessage] = []
+        while let message = osc.ring.consumer.pop() { got.append(message) }
+        XCTAssertEqual(got, [ControlMessage(frame: 59 * 48_000, .voiceParameter(voice: 0, .gain(0.5))), ControlMessage(.tempo(bpm: 120))])
+        XCTAssertEqual(osc.counters.tooFarAhead.load(ordering: .relaxed), 4100)
+        XCTAssertEqual(osc.counters.dropped.load(ordering: .relaxed), 0)
+    }
+
     func testImplausibleUnknownAndMalformedInputIsCountedNotFatal() throws {
         let osc = try input()
         feed(osc, OSCEncoder.message("/pulse/bpm", [.float(300)]))
