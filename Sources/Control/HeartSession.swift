@@ -41,15 +41,20 @@ public struct HeartSession: Sendable {
 
     public var path: String
     public var entries: [Entry]
+    /// The first `keptRejections` entries rejected; `rejectedCount` counts them all.
     public var rejections: [Rejection]
+    public var rejectedCount = 0
+    public static let keptRejections = 100
 
     public var duration: Double { entries.last?.time ?? 0 }
 
+    /// The longest a session may last (as `render --duration`): 24 hours. A time past it is an
+    /// error that names its line, not a render without end.
+    public static let maximumSeconds = 86_400.0
+
     /// Off the real-time thread. Reads the file at `path`, choosing the format by content.
     public static func load(path: String) throws -> HeartSession {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw InputError(file: path, "cannot read the session file (missing or unreadable)")
-        }
+        let data = try UserFile.read(path, what: "session file")
         guard let text = String(data: data, encoding: .utf8) else {
             throw InputError(file: path, "the session file is not UTF-8 text")
         }
@@ -64,9 +69,10 @@ public struct HeartSession: Sendable {
 
     public static func parseCSV(text: String, path: String) throws -> HeartSession {
         var entries: [Entry] = []
-        var rejections: [Rejection] = []
+        var rejections: (kept: [Rejection], count: Int) = ([], 0)
         var layout: String?
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Any line ending (LF, CRLF, CR): "\r\n" is one Character, so splitting on "\n" would miss it.
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let lineNumber = index + 1
             let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }
@@ -76,7 +82,7 @@ public struct HeartSession: Sendable {
                 let header = fields.map { $0.lowercased() }.joined(separator: ",")
                 guard layouts[header] != nil else {
                     throw InputError(file: path, line: lineNumber,
-                                     "expected a header row: \(layouts.keys.sorted().joined(separator: " | ")), found '\(line)'")
+                                     "expected a header row: \(layouts.keys.sorted().joined(separator: " | ")), found '\(LogLine.clipped(line, to: 80))'")
                 }
                 layout = header
                 continue
@@ -87,6 +93,9 @@ public struct HeartSession: Sendable {
             }
             guard let time = Double(fields[0]), time.isFinite, time >= 0 else {
                 throw InputError(file: path, line: lineNumber, "time '\(fields[0])' is not a number of seconds ≥ 0")
+            }
+            guard time <= maximumSeconds else {
+                throw InputError(file: path, line: lineNumber, "time \(fields[0]) s is past the 24 h (86400 s) a session may last")
             }
             let valueText = fields.count > 1 ? fields[1] : ""
             func number(_ text: String, _ name: String) throws -> Double {
@@ -101,7 +110,7 @@ public struct HeartSession: Sendable {
                 if PlausibleHeart.accepts(bpm: bpm) {
                     entries.append(Entry(time: time, event: .tempo(bpm: bpm), line: lineNumber))
                 } else {
-                    rejections.append(Rejection(place: "\(path):\(lineNumber)",
+                    reject(&rejections, Rejection(place: "\(path):\(lineNumber)",
                                                 message: "bpm \(valueText) rejected (a heart beats 25…250 times a minute)"))
                 }
             case "time,beat":
@@ -119,7 +128,7 @@ public struct HeartSession: Sendable {
                 if PlausibleHeart.accepts(rr: rr) {
                     entries.append(Entry(time: time, event: .rr(seconds: rr), line: lineNumber))
                 } else {
-                    rejections.append(Rejection(place: "\(path):\(lineNumber)",
+                    reject(&rejections, Rejection(place: "\(path):\(lineNumber)",
                                                 message: "RR \(valueText) s rejected (allowed: 0.24…2.4 s)"))
                 }
             case "time,ppg":
@@ -143,7 +152,7 @@ public struct HeartSession: Sendable {
         if layout == nil {
             throw InputError(file: path, "the session file is empty (expected a header row such as 'time,bpm')")
         }
-        return HeartSession(path: path, entries: ordered(entries), rejections: rejections)
+        return HeartSession(path: path, entries: ordered(entries), rejections: rejections.kept, rejectedCount: rejections.count)
     }
 
     // MARK: HealthKit JSON
@@ -182,18 +191,29 @@ public struct HeartSession: Sendable {
             throw InputError(file: path, field: "items", "the export has no heart-rate samples")
         }
         var entries: [Entry] = []
-        var rejections: [Rejection] = []
+        var rejections: (kept: [Rejection], count: Int) = ([], 0)
         for sample in dated {
             let place = "\(path): items[\(sample.index)]"
+            let time = sample.date.timeIntervalSince(start)
+            guard time <= maximumSeconds else {
+                throw InputError(file: path, line: lineOfItem(sample.index, in: data), field: "items[\(sample.index)].startDate",
+                                 "\(Int(time / 3600)) h after the first sample: a session lasts at most 24 h (a wrong year?)")
+            }
             if PlausibleHeart.accepts(bpm: sample.value) {
-                entries.append(Entry(time: sample.date.timeIntervalSince(start), event: .tempo(bpm: sample.value),
+                entries.append(Entry(time: time, event: .tempo(bpm: sample.value),
                                      line: sample.index))
             } else {
-                rejections.append(Rejection(place: place,
+                reject(&rejections, Rejection(place: place,
                                             message: "bpm \(sample.value) rejected (a heart beats 25…250 times a minute)"))
             }
         }
-        return HeartSession(path: path, entries: ordered(entries), rejections: rejections)
+        return HeartSession(path: path, entries: ordered(entries), rejections: rejections.kept, rejectedCount: rejections.count)
+    }
+
+    /// Counts a rejection; keeps only the first ones (10 M bad rows must not take 10 M strings).
+    private static func reject(_ rejections: inout (kept: [Rejection], count: Int), _ rejection: @autoclosure () -> Rejection) {
+        rejections.count += 1
+        if rejections.kept.count < keptRejections { rejections.kept.append(rejection()) }
     }
 
     private static func ordered(_ entries: [Entry]) -> [Entry] {

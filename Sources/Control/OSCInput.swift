@@ -77,6 +77,8 @@ public final class OSCInput: @unchecked Sendable {
     private let subscriberLock = NSLock()
     public static let maximumSubscribers = 16
     private var suppressedLogs = 0
+    /// Mood changes said at most once a second (EEG flickering between two moods must not flood).
+    private let moodLines = WarningLimiter()
 
     /// Control thread. Binds the socket (port 0 picks a free one; see `boundPort`).
     public init(configuration: Configuration, routes: OSCRoutes, clock: FrameClock?,
@@ -253,7 +255,7 @@ public final class OSCInput: @unchecked Sendable {
         let mood = moodModel.mood
         if mood != lastMood {
             lastMood = mood
-            log("mood: \(mood ?? "undefined")")
+            if let line = moodLines.admit("mood: \(mood ?? "undefined")", kind: "mood") { log(line) }
         }
     }
 
@@ -311,7 +313,7 @@ public final class OSCInput: @unchecked Sendable {
             suppressedLogs += 1
             return
         }
-        log(suppressedLogs > 0 ? "\(line) (and \(suppressedLogs) more since the last report)" : line)
+        log(LogLine.clipped(line) + (suppressedLogs > 0 ? " (and \(suppressedLogs) more since the last report)" : ""))
         lastLog = now
         suppressedLogs = 0
     }

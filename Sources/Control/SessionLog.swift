@@ -90,7 +90,8 @@ public enum SessionLog {
         var header: Header?
         var messages: [ControlMessage] = []
         var endFrame: Int64?
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Any line ending (LF, CRLF, CR): "\r\n" is one Character, so splitting on "\n" would miss it.
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let lineNumber = index + 1
             let text = raw.trimmingCharacters(in: .whitespaces)
             if text.isEmpty { continue }
@@ -98,15 +99,28 @@ public enum SessionLog {
                 guard let decoded = try? decoder.decode(Header.self, from: Data(text.utf8)), decoded.pulsejack_session == 1 else {
                     throw InputError(file: path, line: lineNumber, "expected the session log header {\"pulsejack_session\":1,…}")
                 }
+                guard (1...768_000).contains(decoded.sample_rate) else {
+                    throw InputError(file: path, line: lineNumber, field: "sample_rate", "\(decoded.sample_rate) is not a sample rate")
+                }
                 header = decoded
                 continue
             }
             guard let line = try? decoder.decode(Line.self, from: Data(text.utf8)) else {
                 throw InputError(file: path, line: lineNumber, "not a JSON object")
             }
-            if let end = line.end_frame { endFrame = end; continue }
+            let lastFrame = Int64(HeartSession.maximumSeconds) * Int64(header!.sample_rate)
+            if let end = line.end_frame {
+                guard end >= 0, end <= lastFrame else {
+                    throw InputError(file: path, line: lineNumber, field: "end_frame", "\(end) is past the 24 h a session may last")
+                }
+                endFrame = end
+                continue
+            }
             guard let frame = line.frame, frame >= 0, let kind = line.event else {
                 throw InputError(file: path, line: lineNumber, "a line needs \"frame\" ≥ 0 and \"event\"")
+            }
+            guard frame <= lastFrame else {
+                throw InputError(file: path, line: lineNumber, field: "frame", "\(frame) is past the 24 h a session may last")
             }
             func need<T>(_ value: T?, _ field: String) throws -> T {
                 guard let value else { throw InputError(file: path, line: lineNumber, field: field, "missing for event '\(kind)'") }

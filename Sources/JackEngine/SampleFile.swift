@@ -9,6 +9,7 @@ public enum SampleFile {
     /// Control thread. Loads `path` as one or two channels at `sampleRate`; a file with more
     /// channels keeps its first two.
     public static func load(path: String, sampleRate: Int) throws -> SampleBuffer {
+        try UserFile.requireRegular(path, what: "sound file")
         var info = SF_INFO()
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {
             throw InputError(file: path, "cannot open the sound file: \(String(cString: sf_strerror(nil)))")

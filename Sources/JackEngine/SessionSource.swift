@@ -10,12 +10,14 @@ public struct SessionSource {
     public var endFrame: Int64
     /// Entries read but rejected (impossible heart rates), to report.
     public var rejections: [HeartSession.Rejection]
+    /// All entries rejected (only the first ones are kept in `rejections`).
+    public var rejectedCount = 0
     /// A session log: it carries the live run's own tempo and length.
     public var isSessionLog = false
 
     public static func load(path: String, sampleRate: Int, regions: [String] = [],
                             regionModel: RegionModel = RegionModel()) throws -> SessionSource {
-        if let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8),
+        if let data = try? UserFile.read(path, what: "session file"), let text = String(data: data, encoding: .utf8),
            SessionLog.isSessionLog(text) {
             let log = try SessionLog.parse(text, path: path)
             guard log.header.sample_rate == sampleRate else {
@@ -29,6 +31,6 @@ public struct SessionSource {
         return SessionSource(messages: OfflineRenderer.messages(for: session, sampleRate: sampleRate, regions: regions,
                                                                      regionModel: regionModel),
                              endFrame: Int64((session.duration * Double(sampleRate)).rounded()),
-                             rejections: session.rejections)
+                             rejections: session.rejections, rejectedCount: session.rejectedCount)
     }
 }

@@ -24,7 +24,8 @@ public struct TrackLibrary: Sendable {
         for name in names.sorted() {
             let path = URL(fileURLWithPath: folder).appendingPathComponent(name).standardizedFileURL.path
             var info = SF_INFO()
-            guard let file = sf_open(path, Int32(SFM_READ), &info) else { continue }
+            guard (try? UserFile.requireRegular(path, what: "track")) != nil,
+                  let file = sf_open(path, Int32(SFM_READ), &info) else { continue }
             defer { sf_close(file) }
             let comment = sf_get_string(file, Int32(SF_STR_COMMENT)).map { String(cString: $0) } ?? ""
             let (tags, bpm) = parse(comment: comment)

@@ -6,8 +6,13 @@ import Yams
 /// field (keyed like "voices[1].gain") so that errors can name it. Control thread.
 enum YAMLFile {
     static func decode<T: Decodable>(_ type: T.Type, file: String, rootKeys: [String]) throws -> (T, [String: Int]) {
-        guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
-            throw InputError(file: file, "cannot read the file (unreadable or not UTF-8)")
+        let data = try UserFile.read(file, what: "preset")
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw InputError(file: file, "cannot read the file (not UTF-8 text)")
+        }
+        // Yams composes recursively: a document nested thousands deep would overflow the stack.
+        if let (depth, line) = YAMLNesting.firstLineDeeperThan(YAMLNesting.maximumDepth, in: text) {
+            throw InputError(file: file, line: line, "nested \(depth) deep (at most \(YAMLNesting.maximumDepth))")
         }
         let node: Node
         do {

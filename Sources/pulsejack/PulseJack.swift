@@ -1,4 +1,5 @@
 import ArgumentParser
+import Control
 import Foundation
 
 @main
@@ -10,14 +11,36 @@ struct PulseJack: ParsableCommand {
         subcommands: [Run.self, Status.self, Render.self, Voices.self, Library.self, Study.self, Demo.self])
 }
 
-/// Prints one clear line for an error and exits non-zero.
+/// Prints one clear line for an error (at most a few hundred characters) and exits non-zero.
 func fail(_ message: Any) -> ExitCode {
-    FileHandle.standardError.write(Data("pulsejack: error: \(message)\n".utf8))
+    FileHandle.standardError.write(Data("pulsejack: error: \(LogLine.clipped("\(message)"))\n".utf8))
     return ExitCode(1)
 }
 
+/// Warnings of one kind at most once a second, each line clipped; the count of those held back
+/// rides on the next one of the kind (and `reportHeldBackWarnings` says the rest at exit).
+let warnings = WarningLimiter()
+
 func warn(_ message: CustomStringConvertible) {
-    FileHandle.standardError.write(Data("pulsejack: warning: \(message)\n".utf8))
+    guard let line = warnings.admit(message.description) else { return }
+    FileHandle.standardError.write(Data("pulsejack: warning: \(line)\n".utf8))
+}
+
+/// A session's rejected entries: the first three, then how many more.
+func warn(rejections: [HeartSession.Rejection], total: Int) {
+    for rejection in rejections.prefix(3) {
+        FileHandle.standardError.write(Data("pulsejack: warning: \(LogLine.clipped(rejection.description))\n".utf8))
+    }
+    if total > 3, let first = rejections.first {
+        FileHandle.standardError.write(Data("pulsejack: warning: \(total - 3) more entries rejected in \(LogLine.clipped(first.place, to: 200))…\n".utf8))
+    }
+}
+
+/// At exit: how many warnings of each kind were held back since their last line.
+func reportHeldBackWarnings() {
+    for (kind, count) in warnings.heldBack() {
+        FileHandle.standardError.write(Data("pulsejack: warning: \(count) more like '\(LogLine.clipped(kind, to: 60))' held back\n".utf8))
+    }
 }
 
 /// The shipped presets folder: `./presets` when run from the repository, else the one beside

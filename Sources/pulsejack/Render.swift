@@ -42,7 +42,7 @@ struct Render: ParsableCommand {
 
     func validate() throws {
         guard (8000...192_000).contains(rate) else { throw ValidationError("--rate \(rate) is outside 8000…192000 Hz") }
-        if let duration, !(duration.isFinite && duration > 0 && duration <= 86_400) {
+        if let duration, !(duration.isFinite && duration > 0 && duration <= HeartSession.maximumSeconds) {
             throw ValidationError("--duration \(duration) is not a number of seconds in (0, 86400]")
         }
         guard (1...8192).contains(period) else { throw ValidationError("--period \(period) is outside 1…8192") }
@@ -62,6 +62,7 @@ struct Render: ParsableCommand {
         } catch let error as InputError {
             throw fail(error)
         }
+        reportHeldBackWarnings()
         if signals.stopping { throw ExitCode(signals.exitCode) }
     }
 }
@@ -86,7 +87,7 @@ struct RenderJob {
         let loaded = try LoadedPreset.load(path: preset)
         let source = try SessionSource.load(path: session, sampleRate: rate, regions: try loaded.regionTable().names,
                                             regionModel: loaded.preset.regionModel)
-        for rejection in source.rejections { warn(rejection) }
+        warn(rejections: source.rejections, total: source.rejectedCount)
         let isLog = source.isSessionLog
         var messages = source.messages
         // A session log holds the tempo the live run had; other sessions start at the preset's.
@@ -111,7 +112,7 @@ struct RenderJob {
         if let metersPlot, let plot { try plot.write(to: metersPlot) }
         bar?.finish()
         try events?.close()
-        let rejected = source.rejections.count + summary.rejectedTempos
+        let rejected = source.rejectedCount + summary.rejectedTempos
         var line = String(format: "rendered %lld frames (%.2f s at %d Hz), %d beats, %d voices fired, in %.3f s (%.0f× real time) → %@",
                           summary.frames, Double(summary.frames) / Double(rate), rate, summary.beats,
                           summary.voicesFired, summary.secondsTaken, summary.realTimeFactor, out)

@@ -161,7 +161,7 @@ struct Run: ParsableCommand {
             if let replay {
                 let source = try SessionSource.load(path: replay, sampleRate: client.sampleRate, regions: engine.regionNames,
                                                     regionModel: loaded.preset.regionModel)
-                for rejection in source.rejections { warn(rejection) }
+                warn(rejections: source.rejections, total: source.rejectedCount)
                 replaySource = ReplaySource(messages: source.messages, clock: JackFrameClock(engine: engine, client: client))
                 engine.addSource(replaySource!.ring)
             }
@@ -314,6 +314,7 @@ struct Run: ParsableCommand {
         let counts = engine.counters.snapshot()
         print("pulsejack: stopped after \(counts.framesProcessed + counts.framesSkipped) frames: \(counts.beats) beats, \(counts.voicesFired) voices fired, \(counts.xruns) xruns (\(counts.framesSkipped) frames skipped), \(counts.rejectedTempos) tempo updates rejected, \(counts.lateMessages) late messages" + (counts.recordingOverruns > 0 ? ", \(counts.recordingOverruns) messages lost to a full recording ring" : "") + (client.reconnects > 0 ? ", \(client.reconnects) reconnects" : "") + recorded + "; stopped by \(signals.name)")
         server?.stop()
+        reportHeldBackWarnings()
     }
 
     /// `--connect` and `--connect-port`: each failure is one warning, never fatal.

@@ -80,7 +80,7 @@ struct Study: ParsableCommand {
     /// The session's heart-rate samples inside the study's window (baseline, then the clip).
     func replayedSamples(_ path: String) throws -> [(time: Double, bpm: Double)] {
         let session = try HeartSession.load(path: path)
-        for rejection in session.rejections { warn(rejection) }
+        warn(rejections: session.rejections, total: session.rejectedCount)
         return session.entries.compactMap { entry in
             guard entry.time < baseline + duration else { return nil }
             switch entry.event {

@@ -176,3 +176,27 @@ final class OSCInputTests: XCTestCase {
         XCTAssertEqual(engine.clock.bpm, 90)
     }
 }
+
+/// What the OSC input logs under a flood: short lines, and not one per message.
+final class OSCInputLogTests: XCTestCase {
+    func testFloodsOfMoodChangesAndHugeAddressesLogLittle() throws {
+        final class Lines: @unchecked Sendable {
+            let lock = NSLock()
+            var all: [String] = []
+            func add(_ line: String) { lock.lock(); all.append(line); lock.unlock() }
+        }
+        let lines = Lines()
+        var configuration = OSCInput.Configuration()
+        configuration.port = 0
+        configuration.mood = MoodModel(window: 1e-9)  // each sample alone decides: the mood flips every message
+        let osc = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: ["click"]),
+                               clock: FixedFrameClock(origin: 0, now: 0), log: { lines.add($0) })
+        for index in 0..<20_000 {
+            let value: Float = index % 2 == 0 ? 0.9 : 0.1
+            OSCEncoder.message("/muse/elements/alpha_absolute", [.float(value)]).withUnsafeBytes { osc.handle(datagram: $0) }
+        }
+        OSCEncoder.message("/" + String(repeating: "a", count: 60_000)).withUnsafeBytes { osc.handle(datagram: $0) }
+        XCTAssertLessThanOrEqual(lines.all.count, 3, "\(lines.all.prefix(5))")
+        XCTAssertTrue(lines.all.allSatisfy { $0.count < 400 }, "\(lines.all.map(\.count))")
+    }
+}

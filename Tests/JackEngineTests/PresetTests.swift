@@ -62,4 +62,35 @@ final class PresetTests: XCTestCase {
             XCTAssertTrue(message.contains("bad.wav"), message)
         }
     }
+
+    /// Yams composes recursively: 5,000 levels crashed it (a stack overflow). Now one line.
+    func testAPresetNestedThousandsDeepIsAnErrorNotACrash() throws {
+        for (text, line) in [("voices: " + String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000) + "\n", 1),
+                             ("name: deep\nvoices:\n" + (0..<200).map { String(repeating: " ", count: $0 + 1) + "- \n" }.joined(), 65)] {
+            let folder = writePreset(text)
+            XCTAssertThrowsError(try LoadedPreset.load(path: folder)) { error in
+                XCTAssertEqual("\(error)", "\(folder)/preset.yaml:\(line): nested 65 deep (at most 64)")
+            }
+        }
+        let compact = writePreset("voices:\n  - " + String(repeating: "- ", count: 100) + "x\n")
+        XCTAssertThrowsError(try LoadedPreset.load(path: compact)) { XCTAssertTrue("\($0)".contains(":2: nested"), "\($0)") }
+        // A real preset's depth is far below the limit.
+        XCTAssertNoThrow(try LoadedPreset.load(path: Fixtures.presets.appendingPathComponent("tambour").path))
+    }
+
+    /// A FIFO named as a sound would block the load forever.
+    func testASoundThatIsAFIFOIsRefused() throws {
+        let folder = writePreset("voices:\n  - name: a\n    kind: sample\n    file: pipe.wav\n")
+        XCTAssertEqual(mkfifo(folder + "/pipe.wav", 0o600), 0)
+        let loaded = try LoadedPreset.load(path: folder)
+        XCTAssertThrowsError(try EngineGraph.build(preset: loaded, sampleRate: 48_000, maxFrames: 256)) { error in
+            XCTAssertTrue("\(error)".hasPrefix(folder + "/preset.yaml:4: voices[0].file: "), "\(error)")
+            XCTAssertTrue("\(error)".contains("a FIFO, not a regular file"), "\(error)")
+        }
+        let fifoPreset = NSTemporaryDirectory() + "pulsejack-fifo-preset-\(getpid()).yaml"
+        unlink(fifoPreset)
+        XCTAssertEqual(mkfifo(fifoPreset, 0o600), 0)
+        defer { unlink(fifoPreset) }
+        XCTAssertThrowsError(try LoadedPreset.load(path: fifoPreset)) { XCTAssertTrue("\($0)".contains("a FIFO"), "\($0)") }
+    }
 }
