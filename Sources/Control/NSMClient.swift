@@ -1,9 +1,11 @@
+import Atomics
 import CLiblo
 import Foundation
 
-/// A New Session Manager client (NSM API 1.1) over liblo: announce, wait for open, save on
-/// request, report dirty state. Control thread only; `poll` handles what the manager sent.
-public final class NSMClient {
+/// A New Session Manager client (NSM API 1.1): announce, wait for open, save on request, report
+/// dirty state. liblo serialises what we send; our own socket listens only toward the manager.
+/// Control thread only; `poll` handles what the manager sent.
+public final class NSMClient: @unchecked Sendable {
     /// What `/nsm/client/open` gives: where to keep state, and the JACK client name to use.
     public struct Session: Sendable, Equatable {
         public var path: String
@@ -23,49 +25,47 @@ public final class NSMClient {
     }
 
     public let url: String
-    private let server: lo_server
-    private let manager: lo_address
-    private var received: [(path: String, arguments: [String])] = []
+    /// The manager's address, resolved from `NSM_URL`: the only sender we obey.
+    public let manager: UDPSocket.Address
+    private let socket: UDPSocket
     public private(set) var managerName: String?
     private var dirty = false
+    /// Messages from any address or port but the manager's: ignored, counted and logged.
+    public let strangers = ManagedAtomic<Int>(0)
+    private let log: @Sendable (String) -> Void
+    private let strangerLines = WarningLimiter()
 
     /// The session manager's URL from the environment, when pulsejack runs under one.
     public static var environmentURL: String? {
         ProcessInfo.processInfo.environment["NSM_URL"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    public init(url: String) throws {
+    /// Listens on the interface that reaches the manager (127.0.0.1 for a local one), never on
+    /// every interface: a stranger on the network must not open sessions or write files.
+    public init(url: String, log: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.url = url
-        guard let manager = lo_address_new_from_url(url) else { throw Failure("NSM_URL \(url) is not an OSC URL") }
-        guard let server = lo_server_new_with_proto(nil, LO_UDP, nil) else {
-            lo_address_free(manager)
-            throw Failure("cannot open a UDP port to talk to the session manager")
+        self.log = log
+        guard let parsed = lo_address_new_from_url(url) else { throw Failure("NSM_URL \(url) is not an OSC URL") }
+        defer { lo_address_free(parsed) }
+        guard lo_address_get_protocol(parsed) == LO_UDP else { throw Failure("NSM_URL \(url): only osc.udp is supported") }
+        let host = lo_address_get_hostname(parsed).map { String(cString: $0) } ?? "localhost"
+        guard let portText = lo_address_get_port(parsed).map({ String(cString: $0) }), let port = UInt16(portText), port > 0 else {
+            throw Failure("NSM_URL \(url) names no UDP port")
+        }
+        guard let manager = UDPSocket.Address.resolve(host: host, port: port) else {
+            throw Failure("NSM_URL \(url): cannot resolve \(host)")
         }
         self.manager = manager
-        self.server = server
-        lo_server_add_method(server, nil, nil, { path, types, argv, argc, _, context in
-            let client = Unmanaged<NSMClient>.fromOpaque(context!).takeUnretainedValue()
-            var arguments: [String] = []
-            for index in 0..<Int(argc) {
-                guard let argument = argv?[index], let type = types?[index] else { continue }
-                switch UInt8(bitPattern: type) {
-                // Strings are read in place: lo_arg is a union whose string runs past its size.
-                case UInt8(ascii: "s"), UInt8(ascii: "S"):
-                    arguments.append(String(cString: UnsafeRawPointer(argument).assumingMemoryBound(to: CChar.self)))
-                case UInt8(ascii: "i"): arguments.append("\(argument.pointee.i)")
-                case UInt8(ascii: "f"): arguments.append("\(argument.pointee.f)")
-                default: arguments.append("")
-                }
-            }
-            client.received.append((String(cString: path!), arguments))
-            return 0
-        }, Unmanaged.passUnretained(self).toOpaque())
+        guard let local = UDPSocket.localAddress(toward: manager) else {
+            throw Failure("NSM_URL \(url): no route to the session manager at \(manager)")
+        }
+        do { socket = try UDPSocket(binding: local) } catch {
+            throw Failure("cannot open a UDP port to talk to the session manager: \(error)")
+        }
     }
 
-    deinit {
-        lo_server_free(server)
-        lo_address_free(manager)
-    }
+    /// Where we listen (the manager's interface, a free port).
+    public var localAddress: UDPSocket.Address { socket.local }
 
     private func send(_ path: String, _ arguments: [OSCMessage.Argument]) {
         guard let message = lo_message_new() else { return }
@@ -78,15 +78,41 @@ public final class NSMClient {
             case .bool(let flag): if flag { lo_message_add_true(message) } else { lo_message_add_false(message) }
             }
         }
-        lo_send_message_from(manager, server, path, message)
+        var size = 0
+        guard let data = lo_message_serialise(message, path, nil, &size) else { return }
+        defer { free(data) }
+        socket.send(UnsafeRawBufferPointer(start: data, count: size), to: manager)
     }
 
-    /// Receives what arrived within `timeout` seconds.
+    /// Receives what the manager sent within `timeout` seconds; anything from elsewhere is
+    /// counted and dropped unread.
     private func receive(timeout: Double) -> [(path: String, arguments: [String])] {
-        _ = lo_server_recv_noblock(server, Int32(timeout * 1000))
-        while lo_server_recv_noblock(server, 0) > 0 {}
-        defer { received.removeAll() }
-        return received
+        var messages: [(path: String, arguments: [String])] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var wait = timeout
+        while true {
+            let received = buffer.withUnsafeMutableBytes { socket.receive(into: $0, timeout: wait) }
+            guard let (count, source) = received else { break }
+            wait = 0
+            guard source == manager else {
+                strangers.wrappingIncrement(ordering: .relaxed)
+                if let line = strangerLines.admit("ignored an NSM message from \(source): only the session manager at \(manager) is obeyed",
+                                                  kind: "stranger") { log(line) }
+                continue
+            }
+            guard let decoded = try? OSCPacket.decode(Array(buffer[0..<count])) else { continue }
+            for message in decoded {
+                messages.append((message.address, message.arguments.map { argument in
+                    switch argument {
+                    case .string(let text): text
+                    case .int(let number): "\(number)"
+                    case .float(let number): "\(Float(number))"
+                    case .bool(let flag): flag ? "1" : "0"
+                    }
+                }))
+            }
+        }
+        return messages
     }
 
     /// Announces pulsejack and waits for the manager's open (`stop` returning true gives up,

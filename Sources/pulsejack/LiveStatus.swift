@@ -6,11 +6,13 @@ final class LiveStatus: @unchecked Sendable {
     private let engine: RealtimeEngine
     private let client: JackClient
     private let recorder: OutputRecorder?
+    private let nsm: NSMClient?
 
-    init(engine: RealtimeEngine, client: JackClient, recorder: OutputRecorder?) {
+    init(engine: RealtimeEngine, client: JackClient, recorder: OutputRecorder?, nsm: NSMClient?) {
         self.engine = engine
         self.client = client
         self.recorder = recorder
+        self.nsm = nsm
     }
 
     /// OSC thread.
@@ -32,6 +34,7 @@ final class LiveStatus: @unchecked Sendable {
             values += [("recorded_frames", .int(recorder.framesQueued.load(ordering: .relaxed))),
                        ("recording_overruns", .int(recorder.overruns.load(ordering: .relaxed)))]
         }
+        if let nsm { values.append(("nsm_ignored", .int(nsm.strangers.load(ordering: .relaxed)))) }
         if let meters {
             values += [("peak_l_dbfs", .float(Double(meters.peakLeft))), ("rms_l_dbfs", .float(Double(meters.rmsLeft))),
                        ("peak_r_dbfs", .float(Double(meters.peakRight))), ("rms_r_dbfs", .float(Double(meters.rmsRight)))]

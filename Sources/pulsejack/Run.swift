@@ -96,7 +96,7 @@ struct Run: ParsableCommand {
         var clientName = name
         if let url = NSMClient.environmentURL {
             do {
-                let client = try NSMClient(url: url)
+                let client = try NSMClient(url: url, log: { warn($0) })
                 guard let opened = try client.announce(application: "pulsejack", executable: "pulsejack",
                                                        stop: { signals.stopping }) else { return }
                 nsm = client
@@ -188,7 +188,7 @@ struct Run: ParsableCommand {
         }
         let meter = OutputMeter()
         var publisher: MeterPublisher?
-        let status = LiveStatus(engine: engine, client: client, recorder: recorder)
+        let status = LiveStatus(engine: engine, client: client, recorder: recorder, nsm: nsm)
         var osc: OSCInput?
         if !noOSC {
             var configuration = OSCInput.Configuration()

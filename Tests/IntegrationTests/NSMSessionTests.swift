@@ -26,6 +26,51 @@ final class NSMSessionTests: XCTestCase {
         return announce.arguments
     }
 
+    /// A stranger on the machine (another port) cannot open a session, make folders or save:
+    /// only the manager in NSM_URL is obeyed, and the socket listens on loopback only.
+    func testOnlyTheManagerIsObeyed() throws {
+        try Subprocess.requirePulsejack()
+        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-nsm-stranger-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let strangersPath = folder.appendingPathComponent("made/by/a/stranger").path
+        let sessionPath = folder.appendingPathComponent("session").path
+        let clientID = "pj-nsm-stranger-\(getpid())"
+        let manager = UDPPeer(), stranger = UDPPeer(), oscPort = OSCEncoder.freePort(), output = Pipe()
+        let run = try launch(manager: manager, server: server, oscPort: oscPort, output: output)
+        defer { if run.isRunning { run.terminate() } }
+        XCTAssertNotNil(manager.expect("/nsm/server/announce", timeout: 10), "no announce")
+        let nsmPort = UInt16(bigEndian: try XCTUnwrap(manager.lastSender).sin_port)
+        // The socket is bound to 127.0.0.1, not 0.0.0.0 (/proc/net/udp: local address in hex).
+        let table = try String(contentsOfFile: "/proc/net/udp", encoding: .utf8)
+        let row = table.split(separator: "\n").first { $0.contains(String(format: ":%04X ", nsmPort)) }
+        XCTAssertEqual(row.map { String($0.split(separator: " ")[1]) }, String(format: "0100007F:%04X", nsmPort), table)
+
+        stranger.send(OSCEncoder.message("/nsm/client/open", [.string(strangersPath), .string("x"), .string("evil")]), to: nsmPort)
+        usleep(700_000)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: strangersPath), "a stranger's open made a folder")
+        manager.reply(OSCEncoder.message("/reply", [.string("/nsm/server/announce"), .string("welcome"), .string("test-nsm"),
+                                                    .string(":server-control:")]))
+        manager.reply(OSCEncoder.message("/nsm/client/open", [.string(sessionPath), .string("Heart session"), .string(clientID)]))
+        XCTAssertEqual(manager.expect("/reply", timeout: 10)?.arguments.first, .string("/nsm/client/open"))
+        XCTAssertTrue(try Subprocess.waitForPorts(of: clientID, server: server))
+        stranger.send(OSCEncoder.message("/nsm/client/save"), to: nsmPort)
+        usleep(700_000)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: sessionPath + "/preset.yaml"), "a stranger's save wrote the preset")
+        let reply = try XCTUnwrap(OSCEncoder.send(OSCEncoder.message("/pulse/status"), port: oscPort, awaitReply: true))
+        let status = try XCTUnwrap(OSCPacket.decode(reply).first).arguments
+        let ignored = status.firstIndex(of: .string("nsm_ignored")).map { status[$0 + 1] }
+        XCTAssertEqual(ignored, .int(2))
+        // The manager itself still is obeyed.
+        manager.reply(OSCEncoder.message("/nsm/client/save"))
+        XCTAssertEqual(manager.expect("/reply", timeout: 5)?.arguments.first, .string("/nsm/client/save"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: sessionPath + "/preset.yaml"))
+        run.terminate()
+        run.waitUntilExit()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(printed.contains("ignored an NSM message from 127.0.0.1:\(stranger.port)"), printed)
+    }
+
     func testAnnounceOpenDirtySaveQuitAndReopen() throws {
         try Subprocess.requirePulsejack()
         guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
