@@ -29,6 +29,11 @@ public final class OSCInput: @unchecked Sendable {
         /// Bundles timetagged further ahead than this (seconds) are refused and counted
         /// (`too_far_ahead`): the engine's queue is for what is coming soon, not for an hour.
         public var horizonSeconds = 60.0
+        /// Who may get replies (`/pulse/status`) and meters (`/meter/subscribe`): loopback only
+        /// unless `--osc-allow` widens it, so pulsejack cannot be made to flood a third party.
+        public var replyTo = AddressRange.loopback
+        /// The socket's receive buffer: a burst of sensor packets waits here while the thread is busy.
+        public var receiveBufferBytes = 4 << 20
         public init() {}
     }
 
@@ -43,11 +48,18 @@ public final class OSCInput: @unchecked Sendable {
         public let dropped = ManagedAtomic<Int>(0)
         public let dropouts = ManagedAtomic<Int>(0)
         public let ppgBeats = ManagedAtomic<Int>(0)
+        /// Zero-length datagrams (nothing to decode; counted apart from malformed ones).
+        public let empty = ManagedAtomic<Int>(0)
+        /// Datagrams the kernel dropped because the socket's buffer was full (SO_RXQ_OVFL).
+        public let kernelDrops = ManagedAtomic<Int>(0)
+        /// Replies and meter subscriptions refused to senders outside `replyTo`.
+        public let refusedReplies = ManagedAtomic<Int>(0)
 
         public var all: [(String, Int)] {
             [("received", received), ("malformed", malformed), ("unknown_address", unknownAddress),
              ("bad_arguments", badArguments), ("implausible", implausible), ("late_bundles", lateBundles),
-             ("too_far_ahead", tooFarAhead), ("dropped", dropped), ("dropouts", dropouts), ("ppg_beats", ppgBeats)].map { ($0, $1.load(ordering: .relaxed)) }
+             ("too_far_ahead", tooFarAhead), ("dropped", dropped), ("dropouts", dropouts), ("ppg_beats", ppgBeats),
+             ("empty", empty), ("kernel_drops", kernelDrops), ("refused_replies", refusedReplies)].map { ($0, $1.load(ordering: .relaxed)) }
         }
     }
 
@@ -59,7 +71,9 @@ public final class OSCInput: @unchecked Sendable {
     private let clock: FrameClock?
     private let status: @Sendable () -> [(String, StatusValue)]
     private let log: @Sendable (String) -> Void
-    private var socket: Int32 = -1
+    private var socket: UDPSocket!
+    /// The receive buffer the kernel granted (bytes, as SO_RCVBUF reports it).
+    public private(set) var receiveBufferBytes = 0
     private let running = ManagedAtomic<Bool>(false)
     private var thread: Thread?
     private var ppg: PPGBeatDetector
@@ -73,7 +87,7 @@ public final class OSCInput: @unchecked Sendable {
     private var lastLog = Date.distantPast
     /// Where `/meter` goes: every client that sent `/meter/subscribe`. Guarded by `subscriberLock`
     /// (the receiving thread adds, the meter thread sends).
-    private var subscribers: [sockaddr_in] = []
+    private var subscribers: [UDPSocket.Address] = []
     private let subscriberLock = NSLock()
     public static let maximumSubscribers = 16
     private var suppressedLogs = 0
@@ -95,35 +109,17 @@ public final class OSCInput: @unchecked Sendable {
         try open()
     }
 
-    deinit {
-        stop()
-        if socket >= 0 { close(socket) }
-    }
+    deinit { stop() }
 
     private func open() throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        guard socket >= 0 else { throw OSCInputError("cannot create a UDP socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = configuration.port.bigEndian
-        guard inet_pton(AF_INET, configuration.bind, &address.sin_addr) == 1 else {
-            throw OSCInputError("--osc-bind \(configuration.bind) is not an IPv4 address")
+        guard let address = UDPSocket.Address(host: configuration.bind, port: configuration.port) else {
+            throw OSCInputError("--osc-bind \(configuration.bind) is not an IP address")
         }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        do { socket = try UDPSocket(binding: address) } catch {
+            throw OSCInputError("cannot listen for OSC on \(address): \(error) (choose another with --osc-port, or --no-osc)")
         }
-        guard bound == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(socket)
-            socket = -1
-            throw OSCInputError("cannot listen for OSC on \(configuration.bind):\(configuration.port): \(reason) (choose another with --osc-port, or --no-osc)")
-        }
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
-        }
-        boundPort = UInt16(bigEndian: actual.sin_port)
+        receiveBufferBytes = socket.setReceiveBuffer(bytes: configuration.receiveBufferBytes)
+        boundPort = socket.local.port
     }
 
     /// Control thread. Starts the receiving thread.
@@ -143,24 +139,20 @@ public final class OSCInput: @unchecked Sendable {
     private func receiveLoop() {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while running.load(ordering: .acquiring) {
-            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             checkDropout()
-            guard poll(&poller, 1, 100) > 0 else { continue }
-            var source = sockaddr_in()
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let count = buffer.withUnsafeMutableBytes { bytes in
-                withUnsafeMutablePointer(to: &source) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(socket, bytes.baseAddress, bytes.count, 0, $0, &length) }
-                }
-            }
-            guard count > 0 else { continue }
+            guard let (count, source) = buffer.withUnsafeMutableBytes({ socket.receive(into: $0, timeout: 0.1) }) else { continue }
+            counters.kernelDrops.store(Int(socket.kernelDrops), ordering: .relaxed)
             buffer.withUnsafeBytes { handle(datagram: UnsafeRawBufferPointer(rebasing: $0[0..<count]), replyTo: source) }
         }
     }
 
     /// Sensor thread (or a test). Decodes, routes and pushes one datagram.
-    public func handle(datagram: UnsafeRawBufferPointer, replyTo: sockaddr_in? = nil) {
+    public func handle(datagram: UnsafeRawBufferPointer, replyTo: UDPSocket.Address? = nil) {
         counters.received.wrappingIncrement(ordering: .relaxed)
+        guard datagram.count > 0 else {
+            counters.empty.wrappingIncrement(ordering: .relaxed)
+            return
+        }
         let messages: [OSCMessage]
         do {
             messages = try OSCPacket.decode(datagram)
@@ -172,19 +164,29 @@ public final class OSCInput: @unchecked Sendable {
         for message in messages { handle(message, replyTo: replyTo) }
     }
 
-    private func handle(_ message: OSCMessage, replyTo: sockaddr_in?) {
+    /// Whether `sender` may get replies; a refusal is counted and logged.
+    private func mayReply(to sender: UDPSocket.Address, for address: String) -> Bool {
+        guard configuration.replyTo.contains(where: { $0.contains(sender) }) else {
+            counters.refusedReplies.wrappingIncrement(ordering: .relaxed)
+            report("\(address) from \(sender) not answered: replies go only to --osc-allow ranges (\(configuration.replyTo.map(\.description).joined(separator: ", ")))")
+            return false
+        }
+        return true
+    }
+
+    private func handle(_ message: OSCMessage, replyTo: UDPSocket.Address?) {
         switch message.address {
         case "/pulse/status":
-            if let replyTo { reply(to: replyTo) }
+            if let replyTo, mayReply(to: replyTo, for: message.address) { reply(to: replyTo) }
             return
         case "/meter/subscribe", "/meter/unsubscribe":
-            guard var subscriber = replyTo else { return }
+            guard var subscriber = replyTo, mayReply(to: subscriber, for: message.address) else { return }
             if let port = message.numbers?.first {
                 guard port.isFinite, (1...65_535).contains(port) else {
                     counters.badArguments.wrappingIncrement(ordering: .relaxed)
                     return report("\(message.address) expects a UDP port 1…65535 (or none: the sender's)")
                 }
-                subscriber.sin_port = UInt16(port).bigEndian
+                subscriber = subscriber.with(port: UInt16(port))
             }
             subscribe(subscriber, on: message.address == "/meter/subscribe")
             return
@@ -318,10 +320,10 @@ public final class OSCInput: @unchecked Sendable {
         suppressedLogs = 0
     }
 
-    private func subscribe(_ subscriber: sockaddr_in, on: Bool) {
+    private func subscribe(_ subscriber: UDPSocket.Address, on: Bool) {
         subscriberLock.lock()
         defer { subscriberLock.unlock() }
-        subscribers.removeAll { $0.sin_addr.s_addr == subscriber.sin_addr.s_addr && $0.sin_port == subscriber.sin_port }
+        subscribers.removeAll { $0 == subscriber }
         guard on else { return }
         if subscribers.count >= Self.maximumSubscribers {
             subscribers.removeFirst()
@@ -349,23 +351,21 @@ public final class OSCInput: @unchecked Sendable {
     }
 
     /// Serialises `message` as `address` and sends it from our socket to `destination`.
-    private func send(_ message: lo_message, _ address: String, to destination: sockaddr_in) {
+    private func send(_ message: lo_message, _ address: String, to destination: UDPSocket.Address) {
         var size = 0
         guard let data = lo_message_serialise(message, address, nil, &size) else { return }
         defer { free(data) }
-        var target = destination
-        _ = withUnsafePointer(to: &target) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(socket, data, size, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        socket.send(UnsafeRawBufferPointer(start: data, count: size), to: destination)
     }
 
     /// Replies to the sender: `/pulse/status` with name, value pairs.
-    private func reply(to destination: sockaddr_in) {
+    private func reply(to destination: UDPSocket.Address) {
         guard let message = lo_message_new() else { return }
         defer { lo_message_free(message) }
         // The PPG detector's last inter-beat interval (ms) and rate, when it has found beats.
         let heart = ppg.lastInterval.map { [("ppg_ibi_ms", Int(($0 * 1000).rounded())), ("ppg_bpm", Int((60 / $0).rounded()))] } ?? []
-        let values = (counters.all + heart).map { ($0, StatusValue.int($1)) } + status()
+        let values = (counters.all + heart).map { ($0, StatusValue.int($1)) }
+            + [("receive_buffer_bytes", StatusValue.int(receiveBufferBytes))] + status()
         for (name, value) in values {
             lo_message_add_string(message, name)
             switch value {

@@ -37,8 +37,11 @@ struct Run: ParsableCommand {
     @Option(name: .customLong("osc-port"), help: "UDP port for OSC input (0: any free port, printed at start).")
     var oscPort: UInt16 = 9000
 
-    @Option(name: .customLong("osc-bind"), help: "Address the OSC port listens on; 0.0.0.0 opens it to the network.")
+    @Option(name: .customLong("osc-bind"), help: "Address the OSC port listens on; 0.0.0.0 (or ::) opens it to the network.")
     var oscBind = "127.0.0.1"
+
+    @Option(name: .customLong("osc-allow"), help: "Who gets OSC replies (/pulse/status) and meters (/meter/subscribe), as a CIDR range (192.168.1.0/24) or one address; repeatable. Default: loopback only.")
+    var oscAllow: [String] = []
 
     @Flag(name: .customLong("no-osc"), help: "Do not listen for OSC.")
     var noOSC = false
@@ -79,6 +82,9 @@ struct Run: ParsableCommand {
         }
         guard beatLatency.isFinite, (0...0.5).contains(beatLatency) else {
             throw ValidationError("--beat-latency \(beatLatency) is outside 0…0.5 s")
+        }
+        for range in oscAllow where AddressRange(range) == nil {
+            throw ValidationError("--osc-allow \(range) is not an address or CIDR range (e.g. 192.168.1.0/24, ::1)")
         }
         for pair in connectPorts where ConnectRequest(pair) == nil {
             throw ValidationError("--connect-port \(pair) is not OURS=THEIRS (e.g. out_L=system:playback_1)")
@@ -194,6 +200,7 @@ struct Run: ParsableCommand {
             var configuration = OSCInput.Configuration()
             configuration.port = oscPort
             configuration.bind = oscBind
+            configuration.replyTo = AddressRange.loopback + oscAllow.compactMap(AddressRange.init)
             configuration.predictBeats = predictBeats
             configuration.detectionLatency = beatLatency
             (configuration.dropoutSeconds, configuration.dropoutFades) = loaded.dropoutRule

@@ -74,6 +74,32 @@ final class OSCLiveTests: XCTestCase {
         if onsets.count == 5 { XCTAssertEqual(steps, [24_000, 24_000, 24_000, 24_000]) }
     }
 
+    /// The starved-queue report: 4,100 bundles an hour ahead, then a tempo change that must play.
+    func testAnHourOfFutureBundlesCannotBlockATempoChange() throws {
+        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
+        let (_, port) = try start(server: server)
+        let hourAhead = OSCEncoder.now() + (3600 << 32)
+        for _ in 0..<4100 {
+            OSCEncoder.send(OSCEncoder.bundle(timetag: hourAhead, [OSCEncoder.message("/voice/pad/gain", [.float(0.35)])]), port: port)
+        }
+        OSCEncoder.send(OSCEncoder.message("/pulse/bpm", [.float(120)]), port: port)
+        usleep(500_000)
+        let reply = try XCTUnwrap(OSCEncoder.send(OSCEncoder.message("/pulse/status"), port: port, awaitReply: true))
+        let arguments = try XCTUnwrap(OSCPacket.decode(reply).first).arguments
+        var status: [String: Double] = [:]
+        for pair in stride(from: 0, to: arguments.count - 1, by: 2) {
+            guard case .string(let name) = arguments[pair] else { continue }
+            switch arguments[pair + 1] {
+            case .int(let value): status[name] = Double(value)
+            case .float(let value): status[name] = value
+            default: break
+            }
+        }
+        XCTAssertEqual(status["bpm"], 120, "the tempo changed: \(status)")
+        XCTAssertEqual(status["queue_overflows"], 0)
+        XCTAssertEqual((status["too_far_ahead"] ?? 0) + (status["kernel_drops"] ?? 0), 4100, "\(status)")
+    }
+
     func testVoiceMessagesChangeWhatPlaysAndStatusReplies() throws {
         guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
         guard let oscsend = Subprocess.which("oscsend") else { throw XCTSkip("oscsend (liblo-tools) is not installed") }

@@ -200,3 +200,65 @@ final class OSCInputLogTests: XCTestCase {
         XCTAssertTrue(lines.all.allSatisfy { $0.count < 400 }, "\(lines.all.map(\.count))")
     }
 }
+
+/// What arrives and what goes out: every datagram counted (empty ones and those the kernel
+/// dropped too), and replies only to the allowed ranges.
+final class OSCAccountingTests: XCTestCase {
+    func testEmptyDatagramsAndKernelDropsAreCounted() throws {
+        var configuration = OSCInput.Configuration()
+        configuration.port = 0
+        configuration.receiveBufferBytes = 4096  // tiny, so a burst overflows it
+        let osc = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: ["click"]), clock: nil)
+        let sender = UDPPeer()
+        let packet = OSCEncoder.message("/voice/click/trigger", [.float(1)])
+        for _ in 0..<1000 { sender.send(packet, to: osc.boundPort) }  // nobody reads yet: the buffer fills
+        osc.start()
+        defer { osc.stop() }
+        usleep(300_000)
+        sender.send([], to: osc.boundPort)
+        let deadline = Date() + 5
+        while osc.counters.received.load(ordering: .relaxed) + osc.counters.kernelDrops.load(ordering: .relaxed) < 1001,
+              Date() < deadline { usleep(10_000) }
+        let received = osc.counters.received.load(ordering: .relaxed), drops = osc.counters.kernelDrops.load(ordering: .relaxed)
+        XCTAssertGreaterThan(drops, 0, "the kernel dropped some of the burst")
+        XCTAssertEqual(received + drops, 1001, "every datagram is either received or counted as dropped")
+        XCTAssertEqual(osc.counters.empty.load(ordering: .relaxed), 1)
+        XCTAssertEqual(osc.counters.malformed.load(ordering: .relaxed), 0, "an empty datagram is not a malformed one")
+        XCTAssertGreaterThan(osc.receiveBufferBytes, 0)
+    }
+
+    func testRepliesGoOnlyToAllowedRanges() throws {
+        var configuration = OSCInput.Configuration()
+        configuration.port = 0
+        configuration.replyTo = AddressRange.loopback + [try XCTUnwrap(AddressRange("198.51.100.0/24"))]
+        let osc = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: ["click"]), clock: nil)
+        let stranger = try XCTUnwrap(UDPSocket.Address(host: "203.0.113.9", port: 9000))
+        OSCEncoder.message("/pulse/status").withUnsafeBytes { osc.handle(datagram: $0, replyTo: stranger) }
+        OSCEncoder.message("/meter/subscribe").withUnsafeBytes { osc.handle(datagram: $0, replyTo: stranger) }
+        XCTAssertEqual(osc.counters.refusedReplies.load(ordering: .relaxed), 2)
+        XCTAssertEqual(osc.subscriberCount, 0)
+        // Allowed: a subscriber in the range is kept (nothing is sent until meters are published).
+        let neighbour = try XCTUnwrap(UDPSocket.Address(host: "198.51.100.20", port: 9000))
+        OSCEncoder.message("/meter/subscribe").withUnsafeBytes { osc.handle(datagram: $0, replyTo: neighbour) }
+        XCTAssertEqual(osc.subscriberCount, 1)
+        // Loopback is always answered.
+        let peer = UDPPeer()
+        peer.send(OSCEncoder.message("/pulse/status"), to: osc.boundPort)
+        osc.start()
+        defer { osc.stop() }
+        XCTAssertNotNil(peer.expect("/pulse/status", timeout: 2))
+        XCTAssertEqual(osc.counters.refusedReplies.load(ordering: .relaxed), 2)
+    }
+
+    func testAddressRanges() throws {
+        let lan = try XCTUnwrap(AddressRange("192.168.1.0/24"))
+        XCTAssertTrue(lan.contains(try XCTUnwrap(UDPSocket.Address(host: "192.168.1.77", port: 1))))
+        XCTAssertFalse(lan.contains(try XCTUnwrap(UDPSocket.Address(host: "192.168.2.77", port: 1))))
+        XCTAssertFalse(lan.contains(try XCTUnwrap(UDPSocket.Address(host: "::1", port: 1))))
+        XCTAssertTrue(try XCTUnwrap(AddressRange("10.0.0.0/9")).contains(try XCTUnwrap(UDPSocket.Address(host: "10.127.0.1", port: 1))))
+        XCTAssertFalse(try XCTUnwrap(AddressRange("10.0.0.0/9")).contains(try XCTUnwrap(UDPSocket.Address(host: "10.128.0.1", port: 1))))
+        XCTAssertTrue(AddressRange.loopback.contains { $0.contains(UDPSocket.Address(host: "::1", port: 5)!) })
+        XCTAssertNil(AddressRange("192.168.1.0/33"))
+        XCTAssertNil(AddressRange("example.org"))
+    }
+}
