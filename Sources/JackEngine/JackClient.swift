@@ -15,6 +15,7 @@ public final class JackClient: @unchecked Sendable {
         case portFailed(String)
         case activateFailed
         case sampleRateChanged(was: Int, now: Int)
+        case badName(String)
 
         public var description: String {
             switch self {
@@ -29,6 +30,8 @@ public final class JackClient: @unchecked Sendable {
                 return "could not activate the JACK client"
             case .sampleRateChanged(let was, let now):
                 return "the JACK server now runs at \(now) Hz; pulsejack was built for \(was) Hz and waits for a server at that rate"
+            case .badName(let why):
+                return why
             }
         }
     }
@@ -104,8 +107,26 @@ public final class JackClient: @unchecked Sendable {
         jack_set_info_function { _ in }
     }
 
+    /// Why `name` cannot be a JACK client's name on `server`, or nil when it can. JACK's rules:
+    /// not empty, no ':' (it separates client and port in a port's full name), shorter than
+    /// `jack_client_name_size() − 1` bytes (jackd2 1.9.21 reports 65 and refuses 64 bytes). And never the server's own name: such a client
+    /// takes the server's socket path, and no other client can connect after it (jackd2 1.9.21).
+    public static func problem(withName name: String, server: String = serverName) -> String? {
+        let limit = Int(jack_client_name_size()) - 2
+        if name.isEmpty { return "the JACK client name is empty" }
+        if name.contains(":") { return "the JACK client name '\(name)' contains ':', which JACK uses between client and port names" }
+        if name.utf8.count > limit {
+            return "the JACK client name is \(name.utf8.count) bytes long; JACK allows at most \(limit)"
+        }
+        if name == server {
+            return "the JACK client name '\(name)' is the server's own name: that would cut every other client off the server. Choose another --name"
+        }
+        return nil
+    }
+
     /// Opens a client on the running server; never starts one.
     public init(name: String) throws {
+        if let problem = Self.problem(withName: name) { throw Failure.badName(problem) }
         requestedName = name
         let client = try Self.open(name)
         handle = client

@@ -94,6 +94,7 @@ struct Run: ParsableCommand {
     func run() throws {
         setvbuf(stdout, nil, _IOLBF, 0)  // status lines reach a pipe as they happen
         let signals = StopSignals()
+        if NSMClient.environmentURL == nil, let problem = JackClient.problem(withName: name) { throw fail("--name: \(problem)") }
 
         // Under a session manager: announce, and wait for its open before anything JACK.
         var nsm: NSMClient?
@@ -111,6 +112,12 @@ struct Run: ParsableCommand {
                 let saved = opened.path + "/preset.yaml"
                 if FileManager.default.fileExists(atPath: saved) { presetPath = saved }
                 clientName = opened.clientID
+                if JackClient.problem(withName: clientName) != nil {
+                    // A client id JACK cannot take (the server's own name): keep it recognisable.
+                    let fixed = String(clientName.replacingOccurrences(of: ":", with: "_").prefix(50)) + ".pulsejack"
+                    print("pulsejack: the session manager's client id '\(clientName)' cannot be a JACK client name; using '\(fixed)'")
+                    clientName = fixed
+                }
                 print("pulsejack: session manager \(client.managerName ?? url) opened '\(opened.displayName)' at \(opened.path)")
             } catch {
                 throw fail(error)

@@ -381,6 +381,11 @@ final class CommandLineTests: XCTestCase {
             (["run", "--connect-port", "out_L"], "--connect-port out_L is not OURS=THEIRS"),
             (["render", "--session", "x.csv", "--out", "x.wav", "--plot-revolution", "0"], "--plot-revolution 0.0 is outside"),
             (["status", "--osc-port", "\(OSCEncoder.freePort())"], "no pulsejack answered"),
+            (["run", "--name", "a:b"], "contains ':'"),
+            (["run", "--name", ""], "the JACK client name is empty"),
+            (["run", "--name", String(repeating: "n", count: 64)], "64 bytes long; JACK allows at most 63"),
+            (["run", "--name", String(repeating: "n", count: 300)], "300 bytes long; JACK allows at most 63"),
+            (["run", "--osc-allow", "192.168.1.0/40"], "--osc-allow 192.168.1.0/40 is not an address or CIDR range"),
         ]
         for (arguments, expected) in cases {
             let result = try pulsejack(arguments)
@@ -402,5 +407,41 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("3 tempo updates rejected"), result.stdout)
         let frames = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n").count
         XCTAssertEqual(frames, 4, "60 BPM kept: beats at 0, 1, 2, 3 s")
+    }
+
+    /// A client named like its server takes the server's socket: refused, and the server still
+    /// serves other clients afterwards.
+    func testAClientNamedLikeItsServerIsRefused() throws {
+        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
+        let result = try Subprocess.run(Subprocess.pulsejack, ["run", "--name", server, "--no-osc"],
+                                        environment: ["JACK_DEFAULT_SERVER": server], timeout: 5)
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.stderr.contains("is the server's own name"), result.stderr)
+        XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+        let lsp = try Subprocess.run("/usr/bin/jack_lsp", [], environment: ["JACK_DEFAULT_SERVER": server, "JACK_NO_START_SERVER": "1"])
+        XCTAssertEqual(lsp.status, 0, "a second client still connects: \(lsp.stderr)")
+    }
+
+    /// Hostile sessions: a day-long gap or a far-future time is one error naming the line, and
+    /// ten thousand NaN rows print a few lines, not ten thousand.
+    func testHostileSessionsFailClearlyOrWarnBriefly() throws {
+        let click = presets.appendingPathComponent("click").path, out = folder.appendingPathComponent("h.wav").path
+        for (name, rows, line) in [("far.csv", "time,bpm\n0,70\n200000000000000,72\n", 3), ("long.csv", "time,bpm\n0,70\n1e12,72\n", 3)] {
+            let session = folder.appendingPathComponent(name).path
+            try rows.write(toFile: session, atomically: true, encoding: .utf8)
+            for command in [["render", "--session", session, "--out", out], ["run", "--replay", session, "--no-osc", "--name", "pj-hostile"]] {
+                let server = TestServer.name.map { ["JACK_DEFAULT_SERVER": $0] } ?? [:]
+                let result = try Subprocess.run(Subprocess.pulsejack, command + ["--preset", click], environment: server, in: folder, timeout: 10)
+                XCTAssertEqual(result.status, 1, "\(command): \(result.stderr)")
+                XCTAssertEqual(result.stderr, "pulsejack: error: \(session):\(line): time \(rows.split(separator: "\n")[2].split(separator: ",")[0]) s is past the 24 h (86400 s) a session may last\n")
+            }
+        }
+        let nans = folder.appendingPathComponent("nans.csv").path
+        try ("time,bpm\n0,70\n" + (1...10_000).map { "\(Double($0) / 1000),nan\n" }.joined()).write(toFile: nans, atomically: true, encoding: .utf8)
+        let result = try Subprocess.run(Subprocess.pulsejack, ["render", "--preset", click, "--session", nans, "--out", out], in: folder)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertLessThanOrEqual(result.stderr.split(separator: "\n").count, 4, result.stderr)
+        XCTAssertTrue(result.stderr.contains("9997 more entries rejected"), result.stderr)
+        XCTAssertTrue(result.stdout.contains("10000 tempo updates rejected"), result.stdout)
     }
 }
