@@ -34,11 +34,15 @@ public final class EngineCounters: @unchecked Sendable {
     /// Frames JACK moved on without running the process callback (lost cycles).
     public let framesSkipped = ManagedAtomic<Int>(0)
 
+    /// Output samples (per channel) beyond full scale, after the master stage.
+    public let clippedSamples = ManagedAtomic<Int>(0)
+
     public init() {}
 
     public struct Snapshot: Sendable, Equatable, Codable {
         public var periods, framesProcessed, beats, voicesFired, messagesApplied: Int
         public var lateMessages, queueOverflows, rejectedTempos, invalidMessages, firedReportsDropped, xruns, swapsRefused, recordingOverruns, midiNotesDropped, ignoredTempos, framesSkipped: Int
+        public var clippedSamples: Int
     }
 
     /// Control thread.
@@ -58,6 +62,7 @@ public final class EngineCounters: @unchecked Sendable {
                  recordingOverruns: recordingOverruns.load(ordering: .relaxed),
                  midiNotesDropped: midiNotesDropped.load(ordering: .relaxed),
                  ignoredTempos: ignoredTempos.load(ordering: .relaxed),
-                 framesSkipped: framesSkipped.load(ordering: .relaxed))
+                 framesSkipped: framesSkipped.load(ordering: .relaxed),
+                 clippedSamples: clippedSamples.load(ordering: .relaxed))
     }
 }

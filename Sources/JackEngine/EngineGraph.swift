@@ -81,7 +81,8 @@ public enum EngineGraph {
                 }
             }
             slots.append(VoiceSlot(name: definition.name, voice: built,
-                                   enabled: (definition.enabled ?? true) && !(definition.mute ?? false),
+                                   // Soloing a voice means hearing it, muted in the preset or not.
+                                   enabled: solo == definition.name || ((definition.enabled ?? true) && !(definition.mute ?? false)),
                                    gain: definition.gain ?? 1, pan: definition.pan ?? 0, rate: definition.rate,
                                    followsHeart: (definition.onBeat ?? true) && definition.input != true,
                                    silenced: solo != nil && solo != definition.name,
@@ -96,6 +97,10 @@ public enum EngineGraph {
                                     regionVoices: regions.voices, firedReports: firedReports)
         engine.regionNames = regions.names
         engine.heartFadeSeconds = Float(loaded.preset.dropout?.fadeSeconds ?? 1)
+        if let master = loaded.preset.master {
+            engine.configureMaster(gainDB: master.gainDB ?? 0, ceilingDB: master.limiter == true ? master.ceilingDB ?? -1 : nil,
+                                   releaseMS: master.releaseMS ?? 50)
+        }
         for mapping in try loaded.regionNotes() { engine.mapNoteToRegion(mapping.note, region: mapping.region) }
         let performance = try loaded.performanceSettings()
         engine.configurePerformance(skipRegion: performance.skipRegion, modeVoices: performance.modeVoices)

@@ -76,6 +76,24 @@ public struct Preset: Codable, Sendable {
         return MoodModel(window: moodWindow ?? 10, ranges: ranges)
     }
 
+    /// The master bus: a gain and an optional safety limiter on the whole mix.
+    public struct Master: Codable, Sendable {
+        /// Gain of the whole mix in dB, −60…+12 (default 0).
+        public var gainDB: Double?
+        /// A peak limiter that keeps the output at or below `ceiling_db` (no look-ahead, no latency).
+        public var limiter: Bool?
+        /// The limiter's ceiling in dBFS, −20…0 (default −1).
+        public var ceilingDB: Double?
+        /// The limiter's release time constant in ms, 1…2000 (default 50).
+        public var releaseMS: Double?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case gainDB = "gain_db", limiter, ceilingDB = "ceiling_db", releaseMS = "release_ms"
+        }
+    }
+
+    public var master: Master?
+
     public struct Dropout: Codable, Sendable {
         /// Seconds without heart data before it counts as a dropout.
         public var seconds: Double?
@@ -88,7 +106,7 @@ public struct Preset: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, description, bpm, include, voices, settings, regions, dropout, moods
+        case name, description, bpm, include, voices, settings, regions, dropout, moods, master
         case moodWindow = "mood_window", pose
         case midiCC = "midi_cc", midiRegions = "midi_regions", skipRegion = "skip_region", modeSounds = "mode_sounds"
     }
@@ -306,6 +324,16 @@ public struct LoadedPreset: Sendable {
                 throw InputError(file: file, line: lines["moods[\(index)]"] ?? lines["moods"], field: "moods[\(index)]",
                                  "a mood needs a name and at least one band with at_least or below")
             }
+        }
+        if let master = preset.master {
+            func check(_ value: Double?, _ field: String, _ range: ClosedRange<Double>, _ unit: String) throws {
+                guard let value, !(value.isFinite && range.contains(value)) else { return }
+                throw InputError(file: file, line: lines["master.\(field)"] ?? lines["master"], field: "master.\(field)",
+                                 "\(value) is outside \(range.lowerBound)…\(range.upperBound) \(unit)")
+            }
+            try check(master.gainDB, "gain_db", -60...12, "dB")
+            try check(master.ceilingDB, "ceiling_db", -20...0, "dBFS")
+            try check(master.releaseMS, "release_ms", 1...2000, "ms")
         }
         if let dropout = preset.dropout {
             if let seconds = dropout.seconds, !(seconds.isFinite && (0.5...600).contains(seconds)) {

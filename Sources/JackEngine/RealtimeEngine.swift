@@ -1,6 +1,7 @@
 import Atomics
 import CJack
 import Control
+import Foundation
 import Voices
 
 /// Everything the process callback touches, built and sized before activation.
@@ -76,6 +77,8 @@ public final class RealtimeEngine: @unchecked Sendable {
     private let stateSnapshot: VoiceStateSnapshot
     /// Counts changes a session save would keep (voice settings); a session manager's dirty flag.
     public let settingChanges = ManagedAtomic<Int>(0)
+    /// The master gain, safety limiter and clip count, last in every period.
+    private var master: MasterStage
     /// Notes for `midi_out`: one per fired voice, and its note-off.
     let midiOut: MIDIOutQueue
     public static let eventQueueCapacity = 4096
@@ -97,6 +100,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         voiceNames = slots.map(\.name)
         stateSnapshot = VoiceStateSnapshot(count: slots.count)
         midiOut = MIDIOutQueue(dropped: counters.midiNotesDropped)
+        master = MasterStage(settings: .init(), sampleRate: sampleRate, clippedSamples: counters.clippedSamples)
         self.firedReports = firedReports
         queue = EventQueue(capacity: Self.eventQueueCapacity, reserve: Self.eventQueueReserve)
         retiredProducer = retiredClips.producer
@@ -157,6 +161,13 @@ public final class RealtimeEngine: @unchecked Sendable {
 
     /// Tests and diagnostics: the slot at `index`.
     func slotForTesting(_ index: Int) -> VoiceSlot? { index < slots.count ? slots[index] : nil }
+
+    /// Control thread, before activation: the master gain (dB) and, with `ceilingDB`, the limiter.
+    public func configureMaster(gainDB: Double, ceilingDB: Double?, releaseMS: Double = 50) {
+        let settings = MasterStage.Settings(gain: Float(pow(10, gainDB / 20)), ceiling: ceilingDB.map { Float(pow(10, $0 / 20)) },
+                                            releaseSeconds: Float(releaseMS / 1000))
+        master = MasterStage(settings: settings, sampleRate: sampleRate, clippedSamples: counters.clippedSamples)
+    }
 
     /// Control thread, before activation: the skipped-beat region and the voices that announce modes.
     public func configurePerformance(skipRegion: Int32?, modeVoices: [PerformanceMode: Int32]) {
@@ -222,6 +233,7 @@ public final class RealtimeEngine: @unchecked Sendable {
             processInput(frames: chunk, inputLeft: chunkLeft, inputRight: chunkRight, left: left + done, right: right + done)
             done += chunk
         }
+        master.process(left: left, right: right, frames: frames)
         if let midiOutBuffer {
             midiOut.flush(into: midiOutBuffer, start: periodStart, frames: frames)
         } else {

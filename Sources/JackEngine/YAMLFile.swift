@@ -50,6 +50,17 @@ enum YAMLFile {
             if let items = value.sequence {
                 for (index, item) in items.enumerated() { lines["\(name)[\(index)]"] = item.mark?.line }
             }
+            if name == "master", let fields = value.mapping {
+                let known = Set(Preset.Master.CodingKeys.allCases.map(\.rawValue))
+                for (key, _) in fields {
+                    let field = key.string ?? ""
+                    lines["master.\(field)"] = key.mark?.line
+                    guard known.contains(field) else {
+                        throw InputError(file: file, line: key.mark?.line, field: "master.\(field)",
+                                         "unknown field (known: \(known.sorted().joined(separator: ", ")))")
+                    }
+                }
+            }
             if name == "settings", let settings = value.mapping {
                 let settingKeys = Set(["mute", "enabled", "gain", "pan", "every", "subdivide", "velocity"])
                 for (voiceName, fields) in settings {

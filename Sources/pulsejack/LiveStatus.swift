@@ -27,6 +27,7 @@ final class LiveStatus: @unchecked Sendable {
             ("voices_fired", .int(counts.voicesFired)), ("late_messages", .int(counts.lateMessages)),
             ("rejected_tempos", .int(counts.rejectedTempos)), ("invalid_messages", .int(counts.invalidMessages)),
             ("queue_overflows", .int(counts.queueOverflows)), ("midi_notes_dropped", .int(counts.midiNotesDropped)),
+            ("clipped_samples", .int(counts.clippedSamples)),
             ("connections", .int(connections.count)),
             ("connected", .text(connections.map { "\($0.0)>\($0.1)" }.joined(separator: ", "))),
         ]

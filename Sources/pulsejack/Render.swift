@@ -97,6 +97,10 @@ struct RenderJob {
         if !isLog, let bpm = loaded.preset.bpm, !tempoAtStart {
             messages.insert(ControlMessage(frame: 0, .tempo(bpm: bpm)), at: 0)
         }
+        let soloed = solo.flatMap { name in loaded.voices.first { $0.definition.name == name }?.definition }
+        if let soloed, soloed.mute == true || soloed.enabled == false {
+            FileHandle.standardError.write(Data("pulsejack: --solo \(soloed.name): the preset mutes it; playing it anyway\n".utf8))
+        }
         let renderer = try OfflineRenderer(preset: loaded, sampleRate: rate, periodFrames: period, solo: solo,
                                            messages: messages, inputFile: input)
         let frames = duration.map { Int64(($0 * Double(rate)).rounded()) } ?? (isLog ? source.endFrame : source.endFrame + Int64(2 * rate))
@@ -117,9 +121,26 @@ struct RenderJob {
                           summary.frames, Double(summary.frames) / Double(rate), rate, summary.beats,
                           summary.voicesFired, summary.secondsTaken, summary.realTimeFactor, out)
         if rejected > 0 { line += "; \(rejected) tempo update\(rejected == 1 ? "" : "s") rejected" }
+        line += "; \(summary.counters.clippedSamples) clipped samples"
         if let metersPlot { line += "; meters plot → \(metersPlot)" }
+        if let soloed, summary.voicesFired == 0 { line += "; --solo \(soloed.name) fired nothing: \(Self.silence(of: soloed, beats: summary.beats, input: input))" }
         if let signals, signals.stopping { line = "interrupted by \(signals.name): " + line + " (a finished file)" }
         return line
+    }
+}
+
+extension RenderJob {
+    /// Why a soloed voice fired nothing in this render.
+    static func silence(of voice: Preset.VoiceDefinition, beats: Int, input: String?) -> String {
+        if voice.input == true {
+            return input == nil ? "it convolves the audio input (input: true); give one with --input" : "it convolves the input, which stayed silent"
+        }
+        if voice.onBeat == false {
+            return "it does not play on the beat (on_beat: false); only triggers, MIDI notes or regions fire it, and the session has none for it"
+        }
+        if beats == 0 { return "the session has no heartbeat (no bpm, rr, ppg or beat entries)" }
+        let every = voice.every ?? 1
+        return "it plays every \(every == 1 ? "beat" : "\(every)th beat"), and the session's \(beats) beat\(beats == 1 ? "" : "s") gave it none"
     }
 }
 

@@ -326,7 +326,7 @@ struct Run: ParsableCommand {
         }
         if reconnection.isWaiting { client.releaseDeadClient() } else { client.close() }
         let counts = engine.counters.snapshot()
-        print("pulsejack: stopped after \(counts.framesProcessed + counts.framesSkipped) frames: \(counts.beats) beats, \(counts.voicesFired) voices fired, \(counts.xruns) xruns (\(counts.framesSkipped) frames skipped), \(counts.rejectedTempos) tempo updates rejected, \(counts.lateMessages) late messages" + (counts.recordingOverruns > 0 ? ", \(counts.recordingOverruns) messages lost to a full recording ring" : "") + (client.reconnects > 0 ? ", \(client.reconnects) reconnects" : "") + recorded + "; stopped by \(signals.name)")
+        print("pulsejack: stopped after \(counts.framesProcessed + counts.framesSkipped) frames: \(counts.beats) beats, \(counts.voicesFired) voices fired, \(counts.xruns) xruns (\(counts.framesSkipped) frames skipped), \(counts.rejectedTempos) tempo updates rejected, \(counts.lateMessages) late messages, \(counts.clippedSamples) clipped samples" + (counts.recordingOverruns > 0 ? ", \(counts.recordingOverruns) messages lost to a full recording ring" : "") + (client.reconnects > 0 ? ", \(client.reconnects) reconnects" : "") + recorded + "; stopped by \(signals.name)")
         server?.stop()
         reportHeldBackWarnings()
     }

@@ -444,4 +444,20 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("9997 more entries rejected"), result.stderr)
         XCTAssertTrue(result.stdout.contains("10000 tempo updates rejected"), result.stdout)
     }
+
+    /// Soloing a voice the preset mutes plays it, and says so; a solo that fires nothing says why.
+    func testSoloMeansHeard() throws {
+        let out = folder.appendingPathComponent("solo.wav").path
+        let demo = presets.appendingPathComponent("default/demo-session.csv").path
+        let snap = try pulsejack(["render", "--preset", presets.appendingPathComponent("pulsonify").path, "--solo", "snap",
+                                  "--session", demo, "--out", out, "--duration", "10"])
+        XCTAssertEqual(snap.status, 0, snap.stderr)
+        XCTAssertEqual(snap.stderr, "pulsejack: --solo snap: the preset mutes it; playing it anyway\n")
+        XCTAssertFalse(snap.stdout.contains(" 0 voices fired"), snap.stdout)
+        XCTAssertGreaterThan(try WavFile(path: out).channels[0].map(abs).max() ?? 0, 0.05, "snap is heard")
+        let silent = try pulsejack(["render", "--preset", presets.appendingPathComponent("tambour").path, "--solo", "snap",
+                                    "--session", demo, "--out", out, "--duration", "10"])
+        XCTAssertEqual(silent.status, 0, silent.stderr)
+        XCTAssertTrue(silent.stdout.contains("--solo snap fired nothing: it does not play on the beat (on_beat: false)"), silent.stdout)
+    }
 }

@@ -234,9 +234,10 @@ final class JackStudioTests: XCTestCase {
         XCTAssertTrue((45...120).contains(readings.count), "\(readings.count) readings in 1.5 s")
         let peaks = readings.compactMap { $0.numbers?.first }
         XCTAssertEqual(readings.first?.numbers?.count, 4, "peak and RMS per channel")
-        // A unit impulse reads 0 dBFS, less the fall since its period when the meter thread ran late.
-        XCTAssertGreaterThan(peaks.max() ?? -200, -0.5, "a unit impulse reads 0 dBFS")
-        XCTAssertLessThanOrEqual(peaks.max() ?? 1, 0)
+        // The click preset's 0.89 impulse reads 20·log10(0.89) = −1.01 dBFS, less the fall since its
+        // period when the meter thread ran late.
+        XCTAssertGreaterThan(peaks.max() ?? -200, -1.5, "an impulse of 0.89 reads −1.01 dBFS")
+        XCTAssertLessThanOrEqual(peaks.max() ?? 1, 20 * log10(0.89) + 1e-4)
         XCTAssertGreaterThan(peaks.min() ?? 0, -40, "the peak falls 20 dB in 1.7 s, not at once")
 
         let result = try Subprocess.run(Subprocess.pulsejack, ["status", "--osc-port", "\(port)", "--json"])
