@@ -33,6 +33,8 @@ public final class EngineCounters: @unchecked Sendable {
 
     /// Frames JACK moved on without running the process callback (lost cycles).
     public let framesSkipped = ManagedAtomic<Int>(0)
+    /// Frames a skip took that a later reading of JACK's clock showed were not lost (wound back).
+    public let framesRewound = ManagedAtomic<Int>(0)
 
     /// Output samples (per channel) beyond full scale, after the master stage.
     public let clippedSamples = ManagedAtomic<Int>(0)
@@ -43,6 +45,7 @@ public final class EngineCounters: @unchecked Sendable {
         public var periods, framesProcessed, beats, voicesFired, messagesApplied: Int
         public var lateMessages, queueOverflows, rejectedTempos, invalidMessages, firedReportsDropped, xruns, swapsRefused, recordingOverruns, midiNotesDropped, ignoredTempos, framesSkipped: Int
         public var clippedSamples: Int
+        public var framesRewound: Int
     }
 
     /// Control thread.
@@ -63,6 +66,7 @@ public final class EngineCounters: @unchecked Sendable {
                  midiNotesDropped: midiNotesDropped.load(ordering: .relaxed),
                  ignoredTempos: ignoredTempos.load(ordering: .relaxed),
                  framesSkipped: framesSkipped.load(ordering: .relaxed),
-                 clippedSamples: clippedSamples.load(ordering: .relaxed))
+                 clippedSamples: clippedSamples.load(ordering: .relaxed),
+                 framesRewound: framesRewound.load(ordering: .relaxed))
     }
 }

@@ -40,9 +40,20 @@ public final class OutputRecorder: @unchecked Sendable {
         interleaved.deallocate()
     }
 
+    /// Frames of output still to leave out: silence was written for a skip that proved false.
+    private var framesToDrop = 0
+
     /// Real-time safe. Queues one period (chunked by `maxFrames`); a full ring drops it, counted.
     public func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) {
-        enqueue(frames: frames, left: left, right: right)
+        let dropped = min(framesToDrop, frames)
+        framesToDrop -= dropped
+        enqueue(frames: frames - dropped, left: left + dropped, right: right + dropped)
+    }
+
+    /// Real-time safe. The silence written for `frames` skipped frames was too much (the skip was
+    /// wound back): the next `frames` frames of output are left out, so the file keeps JACK's length.
+    public func drop(frames: Int) {
+        framesToDrop += frames
     }
 
     /// Real-time safe. Frames JACK moved on without running us: silence in the file, so that the

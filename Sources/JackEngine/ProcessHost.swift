@@ -15,8 +15,8 @@ final class ProcessHost {
     private let followsTransport: Bool
     private let timebase: TransportTimebase
     private var position = jack_position_t()
-    /// JACK's frame time at which the next cycle should start, if the last one ran.
-    private var expectedCycleStart: jack_nframes_t?
+    /// Lost cycles, told apart from late readings of JACK's frame time.
+    private var gaps: CycleGapDetector
 
     init(engine: RealtimeEngine, ports: [OpaquePointer], client: JackClient, handle: OpaquePointer, options: JackClient.Options) {
         self.engine = engine
@@ -28,6 +28,8 @@ final class ProcessHost {
         recorder = options.recorder
         followsTransport = options.followTransport
         timebase = TransportTimebase(sampleRate: engine.sampleRate)
+        // A jump of more than a second is not a lost cycle but a new clock (a restarted server).
+        gaps = CycleGapDetector(limit: engine.sampleRate)
     }
 
     /// Real-time safe. The JACK process callback.
@@ -38,17 +40,16 @@ final class ProcessHost {
         let count = Int(frames)
         let outLeft = jack_port_get_buffer(left, frames).assumingMemoryBound(to: Float.self)
         let outRight = jack_port_get_buffer(right, frames).assumingMemoryBound(to: Float.self)
-        // A cycle JACK did not run us for: keep the engine's timeline on JACK's. A jump of more
-        // than a second is not a lost cycle but a new clock (a restarted server): no skip.
-        let cycleStart = jack_last_frame_time(handle)
-        if let expected = expectedCycleStart, cycleStart != expected {
-            let gap = Int(Int32(bitPattern: cycleStart &- expected))
-            if gap > 0 && gap <= engine.sampleRate {
-                engine.skip(frames: gap)
-                recorder?.writeSilence(frames: gap)
-            }
+        // Cycles JACK did not run us for: keep the engine's timeline (and the recording) on JACK's.
+        switch gaps.cycle(reading: jack_last_frame_time(handle), frames: frames) {
+        case .none: break
+        case .skip(let gap):
+            engine.skip(frames: gap)
+            recorder?.writeSilence(frames: gap)
+        case .rewind(let frames):
+            engine.rewind(frames: frames)
+            recorder?.drop(frames: frames)
         }
-        expectedCycleStart = cycleStart &+ frames
         if followsTransport {
             // jack_transport_query only copies the shared position: it never blocks.
             jack_transport_query(handle, &position)

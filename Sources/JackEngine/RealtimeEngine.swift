@@ -263,6 +263,16 @@ public final class RealtimeEngine: @unchecked Sendable {
         counters.framesSkipped.wrappingIncrement(by: frames, ordering: .relaxed)
     }
 
+    /// Real-time safe. An earlier `skip` was wrong (JACK's frame time had been read late): the
+    /// timeline goes back by `frames`. What already played stays played (events and pulses are
+    /// consumed once); everything still to come lands on JACK's frames again.
+    public func rewind(frames: Int) {
+        guard frames > 0 else { return }
+        framePosition -= Int64(frames)
+        counters.framesSkipped.wrappingDecrement(by: frames, ordering: .relaxed)
+        counters.framesRewound.wrappingIncrement(by: frames, ordering: .relaxed)
+    }
+
     /// Real-time safe.
     private func processChunk(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
         let start = framePosition
