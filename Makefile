@@ -5,7 +5,7 @@ DEBS := jackd2 libjack-jackd2-dev libsndfile1-dev libsamplerate0-dev libzita-con
         liblo-dev liblo-tools librubberband-dev jack-capture sox pkg-config python3-scipy
 SWIFT ?= swift
 
-.PHONY: all deps build demo test bench sounds clean
+.PHONY: all deps build demo test bench soak sounds clean
 
 all: build
 
@@ -28,6 +28,11 @@ bench: deps
 	@./scripts/install-debs.sh jconvolver
 	$(SWIFT) build -c release --product pulsejack-bench
 	.build/release/pulsejack-bench
+
+# Reliability: 10 minutes live at a 64-frame period with a changing-tempo replay, mutated OSC
+# beside it and a recording (SOAK_SECONDS=60 make soak for a short one). Not part of `make test`.
+soak: build
+	./scripts/soak.sh
 
 # Regenerate the shipped sounds in presets/sounds (sox synthesis).
 sounds: deps

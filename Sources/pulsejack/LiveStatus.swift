@@ -22,7 +22,8 @@ final class LiveStatus: @unchecked Sendable {
         var values: [(String, StatusValue)] = [
             ("server", .text(client.serverGone.load(ordering: .acquiring) ? "gone, reconnecting" : "running")),
             ("dsp_load", .float(client.dspLoad)),
-            ("xruns", .int(counts.xruns)), ("frames_skipped", .int(counts.framesSkipped)), ("reconnects", .int(client.reconnects)),
+            ("xruns", .int(counts.xruns)), ("frames_skipped", .int(counts.framesSkipped)),
+            ("frames_rewound", .int(counts.framesRewound)), ("reconnects", .int(client.reconnects)),
             ("beats", .int(counts.beats)), ("bpm", .float(engine.clock.bpm)),
             ("voices_fired", .int(counts.voicesFired)), ("late_messages", .int(counts.lateMessages)),
             ("rejected_tempos", .int(counts.rejectedTempos)), ("invalid_messages", .int(counts.invalidMessages)),

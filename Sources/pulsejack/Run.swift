@@ -310,7 +310,7 @@ struct Run: ParsableCommand {
         if !reconnection.isWaiting { client.deactivate() }
         drainReports()
         if let recording {
-            recording.write(Data((SessionLog.endLine(frame: Int64(engine.counters.snapshot().framesProcessed)) + "\n").utf8))
+            recording.write(Data((SessionLog.endLine(frame: engine.framePosition) + "\n").utf8))
             try? recording.close()
         }
         try? events?.close()
