@@ -8,7 +8,7 @@ final class PrivateJackServer {
     var periodFrames: Int { jackd.periodFrames }
 
     init(periodFrames: Int) throws {
-        jackd = try PrivateJackd(name: "pulsejack-bench-\(getpid())-\(periodFrames)", periodFrames: periodFrames)
+        jackd = try PrivateJackd(name: "pulsejack-bench-\(periodFrames)", periodFrames: periodFrames)
         setenv("JACK_DEFAULT_SERVER", jackd.name, 1)
     }
 

@@ -11,7 +11,9 @@ public final class JackServer {
     /// Whether a server named `JACK_DEFAULT_SERVER` (or "default") answers.
     public static func isRunning() -> Bool {
         var status = jack_status_t(rawValue: 0)
-        guard let client = pj_client_open("pulsejack-probe", JackNoStartServer, &status, nil) else { return false }
+        // Never the server's own name: such a client would take the server's socket.
+        let probe = JackClient.serverName == "pulsejack-probe" ? "pulsejack-probe-2" : "pulsejack-probe"
+        guard let client = pj_client_open(probe, JackNoStartServer, &status, nil) else { return false }
         jack_client_close(client)
         return true
     }
@@ -35,8 +37,13 @@ public final class JackServer {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: jackd)
         process.arguments = ["-n", name] + driverArguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        // jackd's own words are kept to explain a failure, and dropped otherwise.
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("pulsejack-jackd-\(getpid()).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let output = try FileHandle(forWritingTo: log)
+        process.standardOutput = output
+        process.standardError = output
         try process.run()
         let server = JackServer(process: process, driver: driverArguments[1], name: name)
         for _ in 0..<100 {
@@ -45,12 +52,23 @@ public final class JackServer {
             usleep(100_000)
         }
         server.stop()
-        throw StartFailure(command: ([jackd, "-n", name] + driverArguments).joined(separator: " "))
+        let said = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        throw StartFailure(command: ([jackd, "-n", name] + driverArguments).joined(separator: " "),
+                           registryFull: said.contains(registryFullMessage))
     }
+
+    /// What jackd2 prints when its shared-memory registry (8 servers) has no free slot.
+    public static let registryFullMessage = "Too many servers already active"
 
     public struct StartFailure: Error, CustomStringConvertible {
         public var command: String
-        public var description: String { "could not start a JACK server with `\(command)`" }
+        public var registryFull = false
+        public var description: String {
+            guard registryFull else { return "could not start a JACK server with `\(command)`" }
+            return "could not start a JACK server: JACK's registry of servers is full (8 slots; a jackd that was killed keeps " +
+                "its slot until a server of the same name starts again). Stop the servers you do not need (`pgrep -a jackd`); " +
+                "if none is running, remove the stale registry with `rm /dev/shm/jack-shm-registry`"
+        }
     }
 
     init(process: Process, driver: String, name: String) {

@@ -151,7 +151,7 @@ final class JackStudioTests: XCTestCase {
     }
 
     func testTimebaseMasterPublishesTheHeartRateAndItsChanges() throws {
-        let jackd = try PrivateJackd(name: "pj-timebase-\(getpid())")
+        let jackd = try PrivateJackd(name: "pulsejack-timebase")
         setenv("JACK_DEFAULT_SERVER", jackd.name, 1)
         let port = OSCEncoder.freePort()
         try start(["run", "--preset", Subprocess.repository.appendingPathComponent("presets/click").path, "--bpm", "72",
@@ -181,7 +181,7 @@ final class JackStudioTests: XCTestCase {
     }
 
     func testFollowTransportPlaysAtTheMastersTempoNotTheHearts() throws {
-        let jackd = try PrivateJackd(name: "pj-follow-\(getpid())")
+        let jackd = try PrivateJackd(name: "pulsejack-follow")
         setenv("JACK_DEFAULT_SERVER", jackd.name, 1)
         let master = try TransportPeer(name: "pj-master")
         defer { master.close() }

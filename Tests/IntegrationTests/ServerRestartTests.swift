@@ -8,7 +8,7 @@ import XCTest
 final class ServerRestartTests: XCTestCase {
     func testPulsejackSoundsAgainAfterTheServerRestartsWithoutBeingRestarted() throws {
         try Subprocess.requirePulsejack()
-        let jackd = try PrivateJackd(name: "pj-restart-\(getpid())")
+        let jackd = try PrivateJackd(name: "pulsejack-restart")
         setenv("JACK_DEFAULT_SERVER", jackd.name, 1)
         let port = OSCEncoder.freePort()
         let output = Pipe()

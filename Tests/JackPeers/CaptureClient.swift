@@ -26,8 +26,7 @@ public final class CaptureClient {
 
     public init(name: String, threshold: Float = 0.5) throws {
         self.threshold = threshold
-        var status = jack_status_t(rawValue: 0)
-        guard let client = pj_client_open(name, JackNoStartServer, &status, nil) else { throw JackPeerFailure("capture client: no server") }
+        let client = try openPeerClient(name, role: "capture client")
         self.client = client
         port = jack_port_register(client, "in", JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsInput.rawValue), 0)!
         ownFrames = .allocate(capacity: capacity)

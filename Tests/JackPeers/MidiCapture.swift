@@ -23,8 +23,7 @@ public final class MidiCapture {
     public let unordered = ManagedAtomic<Int>(0)
 
     public init(name: String) throws {
-        var status = jack_status_t(rawValue: 0)
-        guard let client = pj_client_open(name, JackNoStartServer, &status, nil) else { throw JackPeerFailure("MIDI capture: no server") }
+        let client = try openPeerClient(name, role: "MIDI capture")
         self.client = client
         port = jack_port_register(client, "in", JACK_DEFAULT_MIDI_TYPE, UInt(JackPortIsInput.rawValue), 0)!
         events = .allocate(capacity: capacity)

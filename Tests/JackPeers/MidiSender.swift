@@ -17,8 +17,7 @@ public final class MidiSender {
     public let pendingControlChange = ManagedAtomic<Int>(-1)
 
     public init(name: String, note: UInt8, everyPeriods: Int) throws {
-        var status = jack_status_t(rawValue: 0)
-        guard let client = pj_client_open(name, JackNoStartServer, &status, nil) else { throw JackPeerFailure("MIDI sender: no server") }
+        let client = try openPeerClient(name, role: "MIDI sender")
         self.client = client
         self.note = note
         every = everyPeriods

@@ -8,8 +8,7 @@ public final class TransportPeer {
     private var masterBPM = 0.0
 
     public init(name: String) throws {
-        var status = jack_status_t(rawValue: 0)
-        guard let client = pj_client_open(name, JackNoStartServer, &status, nil) else { throw JackPeerFailure("transport peer: no server") }
+        let client = try openPeerClient(name, role: "transport peer")
         self.client = client
         guard jack_activate(client) == 0 else { throw JackPeerFailure("transport peer: activate failed") }
     }

@@ -2,6 +2,10 @@ import Foundation
 
 /// A private jackd with the dummy driver (no sound card) that a test or benchmark starts,
 /// stops and may start again under the same name.
+///
+/// Names are fixed, one per use (`pulsejack-timebase`, …), never made from a process id: JACK's
+/// server registry has 8 slots, and a server that died uncleanly frees its slot only when one
+/// of the same name starts again. New names every run would fill it for good.
 public final class PrivateJackd {
     public let name: String
     public let periodFrames: Int
@@ -25,15 +29,22 @@ public final class PrivateJackd {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
         process.arguments = ["--no-realtime", "-n", name, "-d", "dummy", "-r", "48000", "-p", "\(periodFrames)"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        let log = Pipe()
+        process.standardOutput = log
+        process.standardError = log
         try process.run()
         self.process = process
         let waited = try Subprocess.run("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "15"], environment: ["JACK_NO_START_SERVER": "1"])
         guard waited.status == 0 else {
             stop()
+            let said = String(decoding: log.fileHandleForReading.availableData, as: UTF8.self)
+            if said.contains("Too many servers already active") {
+                throw Failure(description: "jackd -n \(name): JACK's server registry is full (8 slots, stale ones kept by killed servers). Stop the jackd processes you do not need (pgrep -a jackd), or with none running: rm /dev/shm/jack-shm-registry")
+            }
             throw Failure(description: "jackd -n \(name) -d dummy did not start: \(waited.stderr)")
         }
+        // jackd keeps talking: drain its output so a full pipe never blocks it.
+        log.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
     }
 
     /// Stops the server (SIGTERM) and waits for it to exit.
