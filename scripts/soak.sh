@@ -68,5 +68,17 @@ echo "soak: beats live ${beats}, offline render of the applied session ${offline
 ok=0
 [ "$frames" = "$recorded" ] || { echo "soak: FAILED: the recording has ${recorded} frames, the run ${frames}"; ok=1; }
 [ "$beats" = "$offline_beats" ] || { echo "soak: FAILED: ${beats} beats live, ${offline_beats} offline"; ok=1; }
-[ "$ok" = 0 ] && echo "soak: passed (xruns: ${xruns})"
-exit "$ok"
+[ "$ok" = 0 ] || exit 1
+echo "soak: passed (xruns: ${xruns})"
+# The reliability row of BENCHMARKS.md (make bench keeps it).
+row="| 8. Reliability | ${seconds} s live, 64-frame period, PulSonify preset, heart 60–140 BPM, $(sed -E 's/fuzz: sent ([0-9]+) .*/\1/' "$work/fuzz.log") mutated OSC packets beside it, recording | RSS ${rss_start} kB at start, ${rss_end} kB at the end; ${xruns} xruns; frames run ${frames} = recorded ${recorded}; beats live ${beats} = offline ${offline_beats}; 0 crashes | an offline render of the session log the run applied; the file's own length (sox) | \`make soak\` |"
+python3 - "$row" <<'PY'
+import sys
+row = sys.argv[1]
+lines = open("BENCHMARKS.md").read().split("\n")
+lines = [line for line in lines if not line.endswith("`make soak` |")]
+last = max(index for index, line in enumerate(lines) if line.startswith("| ") and line.endswith("` |"))
+lines.insert(last + 1, row)
+open("BENCHMARKS.md", "w").write("\n".join(lines))
+PY
+echo "soak: wrote its row into BENCHMARKS.md"

@@ -52,6 +52,9 @@ if let only {
         print("updated the \(only) rows of \(out)")
     }
 } else {
-    try Report.markdown(rows: rows, runs: runs).write(toFile: out, atomically: true, encoding: .utf8)
+    // Rows other tools write (the reliability row of `make soak`) stay.
+    let kept = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").components(separatedBy: "\n")
+        .filter { $0.hasSuffix("`make soak` |") }
+    try Report.markdown(rows: rows, runs: runs, keeping: kept).write(toFile: out, atomically: true, encoding: .utf8)
     print("wrote \(out)")
 }
