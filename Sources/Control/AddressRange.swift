@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// A CIDR range of IP addresses (`127.0.0.0/8`, `192.168.1.0/24`, `::1/128`, or one address):
 /// who may receive pulsejack's OSC replies. Any thread.

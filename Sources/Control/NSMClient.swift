@@ -1,6 +1,7 @@
 import Atomics
 import CLiblo
 import Foundation
+import Glibc
 
 /// A New Session Manager client (NSM API 1.1): announce, wait for open, save on request, report
 /// dirty state. liblo serialises what we send; our own socket listens only toward the manager.

@@ -1,6 +1,7 @@
 import Atomics
 import CLiblo
 import Foundation
+import Glibc
 
 /// The OSC sensor input: a UDP socket on its own thread, bound to 127.0.0.1 by default. Each
 /// datagram is decoded (liblo), routed (`OSCRoutes`) and pushed into this input's own ring, at

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// One UDP socket (IPv4 or IPv6): bind, receive with the sender's address and the kernel's drop
 /// count, send. What the OSC input and the NSM client share. Not for the process thread.

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// The files a user names (presets, sessions, sounds): opened only when they are regular files.
 /// A FIFO would block the read forever, and a device or a folder is a mistake to say so. Control

@@ -1,6 +1,7 @@
 import Atomics
 import Dispatch
 import Foundation
+import Glibc
 
 /// SIGINT, SIGTERM and SIGHUP as a request to stop: `run` and `render` finish what they hold
 /// (a summary, a closed WAV file) instead of dying mid-write. SIGHUP (a closed terminal or SSH
