@@ -1,5 +1,6 @@
 import CLiblo
 import Foundation
+import Glibc
 
 /// Asks a running pulsejack for `/pulse/status` over UDP and decodes the name, value pairs of
 /// its reply. Control thread (the `status` command, tests).

@@ -39,7 +39,7 @@ public final class JackServer {
         process.arguments = ["-n", name] + driverArguments
         // jackd's own words are kept to explain a failure, and dropped otherwise.
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("pulsejack-jackd-\(getpid()).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }
         let output = try FileHandle(forWritingTo: log)
         process.standardOutput = output

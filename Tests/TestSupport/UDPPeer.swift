@@ -1,5 +1,6 @@
 import Control
 import Foundation
+import Glibc
 
 /// A UDP socket on 127.0.0.1 that receives OSC (decoded by our reader) and answers senders:
 /// the test side of a session manager or a meter subscriber.
