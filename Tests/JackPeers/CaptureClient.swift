@@ -91,5 +91,8 @@ public final class CaptureClient {
         return (0..<found).map { start(Int(onsetPeriods[$0])) + Int64(onsetOffsets[$0]) }
     }
 
+    /// JACK's frame time now (an estimate between cycles): e.g. the moment both ears are connected.
+    public var frameTime: Int64 { Int64(jack_frame_time(client)) }
+
     public func close() { jack_client_close(client) }
 }
