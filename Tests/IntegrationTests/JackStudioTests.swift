@@ -89,15 +89,22 @@ final class JackStudioTests: XCTestCase {
         }
         // Each note-on has its note-off after its length: 0.1 s (4800 frames) and 0.05 s (2400);
         // one due in a cycle JACK lost goes out at the next cycle's start, never later, never lost.
-        var exact = 0
+        // A note-off in a cycle the capture itself was not run for never reached it (the dummy
+        // driver on a loaded machine): those few are not asked for.
+        var exact = 0, unheard = 0
         for on in noteOns.dropLast(4) {
             let length: Int64 = on.key == 36 ? 4800 : 2400
+            guard daw.ran(at: on.frame + length) else {
+                unheard += 1
+                continue
+            }
             let off = noteOffs.first { $0.key == on.key && $0.frame >= on.frame + length }
             XCTAssertNotNil(off, "no note-off for \(on)")
             XCTAssertLessThan((off?.frame ?? .max) - on.frame - length, 4096, "\(on) → \(String(describing: off))")
             if off?.frame == on.frame + length { exact += 1 }
         }
         XCTAssertGreaterThanOrEqual(Double(exact), 0.8 * Double(noteOns.count - 4))
+        XCTAssertLessThanOrEqual(unheard, 2, "cycles the capture missed")
     }
 
     func testRecordingHoldsExactlyTheFramesOfTheRunAndEveryBeatInPlace() throws {

@@ -13,9 +13,8 @@ public final class CaptureClient {
     /// Each onset's period (index into `readings`) and offset within it.
     let onsetPeriods: UnsafeMutablePointer<Int32>
     let onsetOffsets: UnsafeMutablePointer<Int32>
-    /// `jack_last_frame_time` and the period length read at each period's start.
-    let readings: UnsafeMutablePointer<UInt32>
-    let lengths: UnsafeMutablePointer<UInt32>
+    /// JACK's frame time of each period it ran.
+    let log: PeriodLog
     let levels: UnsafeMutablePointer<Float>
     let count = ManagedAtomic<Int>(0)
     public private(set) var framesSeen: Int64 = 0
@@ -32,8 +31,7 @@ public final class CaptureClient {
         ownFrames = .allocate(capacity: capacity)
         onsetPeriods = .allocate(capacity: capacity)
         onsetOffsets = .allocate(capacity: capacity)
-        readings = .allocate(capacity: capacity)
-        lengths = .allocate(capacity: capacity)
+        log = PeriodLog(capacity: capacity)
         levels = .allocate(capacity: capacity)
         jack_set_process_callback(client, { frames, context in
             Unmanaged<CaptureClient>.fromOpaque(context!).takeUnretainedValue().process(frames)
@@ -44,10 +42,7 @@ public final class CaptureClient {
 
     private func process(_ frames: jack_nframes_t) {
         let input = jack_port_get_buffer(port, frames).assumingMemoryBound(to: Float.self)
-        let period = periods.load(ordering: .relaxed)
-        guard period < capacity else { return }
-        readings[period] = jack_last_frame_time(client)
-        lengths[period] = frames
+        guard let period = log.record(reading: jack_last_frame_time(client), frames: frames) else { return }
         var stored = count.load(ordering: .relaxed)
         for index in 0..<Int(frames) where abs(input[index]) > threshold && stored < capacity {
             levels[stored] = input[index]
@@ -69,26 +64,11 @@ public final class CaptureClient {
 
     public var onsets: [Int64] { Array(UnsafeBufferPointer(start: ownFrames, count: count.load(ordering: .acquiring))) }
     public var onsetLevels: [Float] { Array(UnsafeBufferPointer(start: levels, count: count.load(ordering: .acquiring))) }
-    /// Onsets in JACK's frame time. jackd2's `jack_last_frame_time` reads the server's current
-    /// timer, so a callback that starts after the next cycle began reads the next cycle's frame:
-    /// never earlier than the truth, sometimes a period later. A period's true start is thus at
-    /// most each later reading less the frames between: the least of those is taken (the next
-    /// 8 periods), so a late callback cannot move an onset.
+    /// Onsets in JACK's frame time, placed by `PeriodLog` so a late callback cannot move one.
     public var onsetJackFrames: [Int64] {
         let total = periods.load(ordering: .acquiring)
         let found = count.load(ordering: .acquiring)
-        func start(_ period: Int) -> Int64 {
-            let base = Int64(readings[period])
-            var best: Int64 = 0, since: Int64 = 0
-            for later in period..<min(total, period + 9) {
-                // Frame counters wrap at 2³²: work in differences from this period's reading.
-                let difference = Int64(Int32(bitPattern: readings[later] &- readings[period])) - since
-                best = later == period ? 0 : min(best, difference)
-                since += Int64(lengths[later])
-            }
-            return base + best
-        }
-        return (0..<found).map { start(Int(onsetPeriods[$0])) + Int64(onsetOffsets[$0]) }
+        return (0..<found).map { log.start(Int(onsetPeriods[$0]), of: total) + Int64(onsetOffsets[$0]) }
     }
 
     /// JACK's frame time now (an estimate between cycles): e.g. the moment both ears are connected.

@@ -19,6 +19,10 @@ public final class MidiCapture {
     let capacity = 1 << 16
     let events: UnsafeMutablePointer<Event>
     let count = ManagedAtomic<Int>(0)
+    /// Each event's period and offset, placed in JACK's frame time by `log`.
+    let eventPeriods: UnsafeMutablePointer<Int32>
+    let log = PeriodLog(capacity: 1 << 20)
+    let periods = ManagedAtomic<Int>(0)
     /// Periods whose events were not in time order (JACK does not sort them).
     public let unordered = ManagedAtomic<Int>(0)
 
@@ -27,6 +31,7 @@ public final class MidiCapture {
         self.client = client
         port = jack_port_register(client, "in", JACK_DEFAULT_MIDI_TYPE, UInt(JackPortIsInput.rawValue), 0)!
         events = .allocate(capacity: capacity)
+        eventPeriods = .allocate(capacity: capacity)
         jack_set_process_callback(client, { frames, context in
             Unmanaged<MidiCapture>.fromOpaque(context!).takeUnretainedValue().process(frames)
             return 0
@@ -36,7 +41,7 @@ public final class MidiCapture {
 
     private func process(_ frames: jack_nframes_t) {
         let buffer = jack_port_get_buffer(port, frames)
-        let start = Int64(jack_last_frame_time(client))
+        guard let period = log.record(reading: jack_last_frame_time(client), frames: frames) else { return }
         var event = jack_midi_event_t()
         var stored = count.load(ordering: .relaxed)
         var last: jack_nframes_t = 0
@@ -44,10 +49,12 @@ public final class MidiCapture {
             guard jack_midi_event_get(&event, buffer, index) == 0, event.size == 3, let bytes = event.buffer else { continue }
             if event.time < last { unordered.wrappingIncrement(ordering: .relaxed) }
             last = event.time
-            events[stored] = Event(frame: start + Int64(event.time), status: bytes[0], key: bytes[1], velocity: bytes[2])
+            events[stored] = Event(frame: Int64(event.time), status: bytes[0], key: bytes[1], velocity: bytes[2])
+            eventPeriods[stored] = Int32(period)
             stored += 1
         }
         count.store(stored, ordering: .releasing)
+        periods.store(period + 1, ordering: .releasing)
     }
 
     public func connect(from source: String) throws {
@@ -56,7 +63,19 @@ public final class MidiCapture {
         }
     }
 
-    public var received: [Event] { Array(UnsafeBufferPointer(start: events, count: count.load(ordering: .acquiring))) }
+    /// Every event, its frame in JACK's frame time.
+    public var received: [Event] {
+        let total = periods.load(ordering: .acquiring)
+        return (0..<count.load(ordering: .acquiring)).map { index in
+            var event = events[index]
+            event.frame += log.start(Int(eventPeriods[index]), of: total)
+            return event
+        }
+    }
+
+    /// Whether the capture ran in the cycle holding JACK frame `frame`: events sent in a cycle it
+    /// was not run for never reached it.
+    public func ran(at frame: Int64) -> Bool { log.ran(at: frame, of: periods.load(ordering: .acquiring)) }
 
     public func close() { jack_client_close(client) }
 }
