@@ -85,13 +85,13 @@ public final class OSCInput: @unchecked Sendable {
     private var lastMood: String?
     private let started = Date()
     private var dropoutReported = false
-    private var lastLog = Date.distantPast
     /// Where `/meter` goes: every client that sent `/meter/subscribe`. Guarded by `subscriberLock`
     /// (the receiving thread adds, the meter thread sends).
     private var subscribers: [UDPSocket.Address] = []
     private let subscriberLock = NSLock()
     public static let maximumSubscribers = 16
-    private var suppressedLogs = 0
+    /// Bad packets and refusals said at most once a second in all (a flood of them must not flood the log).
+    private let reports = WarningLimiter()
     /// Mood changes said at most once a second (EEG flickering between two moods must not flood).
     private let moodLines = WarningLimiter()
 
@@ -309,16 +309,9 @@ public final class OSCInput: @unchecked Sendable {
                       configuration.dropoutFades ? "fading the heart-driven voices out" : "holding the last tempo"))
     }
 
-    /// At most one log line a second; the rest are counted and summarised.
+    /// At most one log line a second, whatever its kind; the rest are counted and summarised.
     private func report(_ line: String) {
-        let now = Date()
-        guard now.timeIntervalSince(lastLog) >= 1 else {
-            suppressedLogs += 1
-            return
-        }
-        log(LogLine.clipped(line) + (suppressedLogs > 0 ? " (and \(suppressedLogs) more since the last report)" : ""))
-        lastLog = now
-        suppressedLogs = 0
+        if let admitted = reports.admit(line, kind: "osc") { log(admitted) }
     }
 
     private func subscribe(_ subscriber: UDPSocket.Address, on: Bool) {
