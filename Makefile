@@ -5,7 +5,7 @@ DEBS := jackd2 libjack-jackd2-dev libsndfile1-dev libsamplerate0-dev libzita-con
         liblo-dev liblo-tools librubberband-dev jack-capture sox pkg-config python3-scipy
 SWIFT ?= swift
 
-.PHONY: all deps build demo test bench soak sounds clean
+.PHONY: all deps build demo test test-tsan bench soak sounds clean
 
 all: build
 
@@ -21,6 +21,16 @@ demo: build
 test: build
 	$(SWIFT) build --build-tests
 	./scripts/with-private-jackd.sh $(SWIFT) test --skip-build --disable-swift-testing
+
+# The suite under ThreadSanitizer (its own build folder; the allocation counter is built out, so
+# the counting tests skip here and run in `make test`). A race anywhere fails the run. Swift's
+# runtime defaults ignore_interceptors_accesses=1, which leaves a libjack thread that
+# jack_client_close cancels inside read() "finished with ignores enabled": both are turned off.
+TSAN_OPTIONS_PJ := halt_on_error=1 exitcode=66 second_deadlock_stack=1 ignore_interceptors_accesses=0 ignore_noninstrumented_modules=0 suppressions=$(CURDIR)/scripts/tsan.supp
+test-tsan: deps
+	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
+	TSAN_OPTIONS="$(TSAN_OPTIONS_PJ)" ./scripts/with-private-jackd.sh $(SWIFT) test --skip-build --disable-swift-testing \
+		--sanitize=thread --build-path .build-tsan
 
 # Speed, precision and real-time safety beside peers: prints a table and writes BENCHMARKS.md.
 # One section alone: .build/release/pulsejack-bench --only precision|latency|osc|cost|voices|ring|convolution|render|safety

@@ -44,13 +44,15 @@ enum RingBench {
     }
 
     static func jackRingbuffer() -> Double {
-        let ring = jack_ringbuffer_create(4096 * messageSize)!
+        let shared = SharedRingbuffer(ring: jack_ringbuffer_create(4096 * messageSize)!)
+        let ring = shared.ring
         defer { jack_ringbuffer_free(ring) }
         let started = DispatchTime.now().uptimeNanoseconds
         pin(to: 0)
         defer { unpin() }
         let producer = Thread {
             pin(to: 1)
+            let ring = shared.ring
             var sent = 0
             var message = ControlMessage(frame: 0, .heartbeat(strength: 1))
             while sent < messages {
@@ -93,4 +95,10 @@ enum RingBench {
                          reference: String(format: "jack_ringbuffer: %.1f M msg/s", theirMedian / 1e6),
                          command: ".build/release/pulsejack-bench --only ring")]
     }
+}
+
+/// A jack_ringbuffer shared by its one writer and one reader thread.
+// @unchecked: jack_ringbuffer is itself a lock-free single-producer, single-consumer queue.
+struct SharedRingbuffer: @unchecked Sendable {
+    let ring: UnsafeMutablePointer<jack_ringbuffer_t>
 }

@@ -1,4 +1,5 @@
 #include "CJack.h"
+#include <stdio.h>
 
 __thread int pj_rt_depth = 0;
 
@@ -11,3 +12,8 @@ jack_client_t *pj_client_open(const char *client_name, jack_options_t options,
 
 void pj_rt_enter(void) { pj_rt_depth++; }
 void pj_rt_exit(void) { pj_rt_depth--; }
+
+const char *pj_metadata_pretty_name(void) { return JACK_METADATA_PRETTY_NAME; }
+const char *pj_metadata_order(void) { return JACK_METADATA_ORDER; }
+
+void pj_line_buffer_stdout(void) { setvbuf(stdout, NULL, _IOLBF, 0); }

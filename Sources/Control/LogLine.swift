@@ -20,14 +20,13 @@ public enum LogLine {
 /// sooner than `interval` later, carrying the count of those held back meanwhile. The kind is
 /// the line with its numbers taken out, so "bpm nan rejected at line 7" and "… line 8" are one
 /// kind. Any thread.
-public final class WarningLimiter: @unchecked Sendable {
+public final class WarningLimiter: Sendable {
     private struct Kind { var last: Date; var held: Int }
-    private let lock = NSLock()
-    private var kinds: [String: Kind] = [:]
+    private let kinds = LockedBox<[String: Kind]>([:])
     private let interval: TimeInterval
-    private let now: () -> Date
+    private let now: @Sendable () -> Date
 
-    public init(interval: TimeInterval = 1, now: @escaping () -> Date = Date.init) {
+    public init(interval: TimeInterval = 1, now: @escaping @Sendable () -> Date = Date.init) {
         self.interval = interval
         self.now = now
     }
@@ -37,26 +36,24 @@ public final class WarningLimiter: @unchecked Sendable {
     public func admit(_ line: String, kind given: String? = nil) -> String? {
         let kind = given ?? String(line.prefix(80).filter { !$0.isNumber })
         let time = now()
-        lock.lock()
-        defer { lock.unlock() }
-        if var seen = kinds[kind] {
-            guard time.timeIntervalSince(seen.last) >= interval else {
-                seen.held += 1
-                kinds[kind] = seen
-                return nil
+        return kinds.withLockedValue { kinds in
+            if var seen = kinds[kind] {
+                guard time.timeIntervalSince(seen.last) >= interval else {
+                    seen.held += 1
+                    kinds[kind] = seen
+                    return nil
+                }
+                kinds[kind] = Kind(last: time, held: 0)
+                return LogLine.clipped(line) + (seen.held > 0 ? " (\(seen.held) more like this held back)" : "")
             }
+            if kinds.count > 1000 { kinds.removeAll() }  // bounded: a flood of distinct kinds forgets old ones
             kinds[kind] = Kind(last: time, held: 0)
-            return LogLine.clipped(line) + (seen.held > 0 ? " (\(seen.held) more like this held back)" : "")
+            return LogLine.clipped(line)
         }
-        if kinds.count > 1000 { kinds.removeAll() }  // bounded: a flood of distinct kinds forgets old ones
-        kinds[kind] = Kind(last: time, held: 0)
-        return LogLine.clipped(line)
     }
 
     /// Lines held back and not yet reported, by kind (printed at exit).
     public func heldBack() -> [(kind: String, count: Int)] {
-        lock.lock()
-        defer { lock.unlock() }
-        return kinds.filter { $0.value.held > 0 }.map { ($0.key, $0.value.held) }.sorted { $0.kind < $1.kind }
+        kinds.withLockedValue { $0 }.filter { $0.value.held > 0 }.map { ($0.key, $0.value.held) }.sorted { $0.kind < $1.kind }
     }
 }

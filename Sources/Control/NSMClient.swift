@@ -6,6 +6,7 @@ import Glibc
 /// A New Session Manager client (NSM API 1.1): announce, wait for open, save on request, report
 /// dirty state. liblo serialises what we send; our own socket listens only toward the manager.
 /// Control thread only; `poll` handles what the manager sent.
+// @unchecked: used by the control thread only; `strangers` (read by the status) is atomic.
 public final class NSMClient: @unchecked Sendable {
     /// What `/nsm/client/open` gives: where to keep state, and the JACK client name to use.
     public struct Session: Sendable, Equatable {

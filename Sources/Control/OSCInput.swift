@@ -7,6 +7,8 @@ import Glibc
 /// datagram is decoded (liblo), routed (`OSCRoutes`) and pushed into this input's own ring, at
 /// the frame its bundle's timetag maps to, or at the next period when it has none. Bad packets
 /// are counted and logged (at most one line a second), never fatal.
+// @unchecked: the models and detectors belong to the receiving thread; other threads read only
+// the counters (atomic), `mood` (locked) and the subscribers (locked).
 public final class OSCInput: @unchecked Sendable {
     public struct Configuration: Sendable {
         public var port: UInt16 = 9000
@@ -38,7 +40,7 @@ public final class OSCInput: @unchecked Sendable {
         public init() {}
     }
 
-    public final class Counters: @unchecked Sendable {
+    public final class Counters: Sendable {
         public let received = ManagedAtomic<Int>(0)
         public let malformed = ManagedAtomic<Int>(0)
         public let unknownAddress = ManagedAtomic<Int>(0)
@@ -82,13 +84,13 @@ public final class OSCInput: @unchecked Sendable {
     private var predictor = BeatPredictor()
     private var regionModel: RegionModel
     private var moodModel: MoodModel
-    private var lastMood: String?
+    /// The mood last seen: written by the receiving thread, read by the control thread (the DJ).
+    private let lastMood = LockedBox<String?>(nil)
     private let started = Date()
     private var dropoutReported = false
-    /// Where `/meter` goes: every client that sent `/meter/subscribe`. Guarded by `subscriberLock`
+    /// Where `/meter` goes: every client that sent `/meter/subscribe`. Locked
     /// (the receiving thread adds, the meter thread sends).
-    private var subscribers: [UDPSocket.Address] = []
-    private let subscriberLock = NSLock()
+    private let subscribers = LockedBox<[UDPSocket.Address]>([])
     public static let maximumSubscribers = 16
     /// Bad packets and refusals said at most once a second in all (a flood of them must not flood the log).
     private let reports = WarningLimiter()
@@ -256,14 +258,17 @@ public final class OSCInput: @unchecked Sendable {
     private func observeMood(_ band: EEGBand, _ value: Double) {
         moodModel.add(band, value, at: Date().timeIntervalSince(started))
         let mood = moodModel.mood
-        if mood != lastMood {
-            lastMood = mood
+        let changed = lastMood.withLockedValue { last in
+            defer { last = mood }
+            return last != mood
+        }
+        if changed {
             if let line = moodLines.admit("mood: \(mood ?? "undefined")", kind: "mood") { log(line) }
         }
     }
 
     /// The current mood (nil: undefined, no EEG data).
-    public var mood: String? { lastMood }
+    public var mood: String? { lastMood.withLockedValue { $0 } }
 
     /// Hands crossing into a region the preset names: a hit at the interpolated crossing frame.
     private func poseRegions(_ lx: Float, _ ly: Float, _ rx: Float, _ ry: Float, frame: Int64) {
@@ -315,29 +320,25 @@ public final class OSCInput: @unchecked Sendable {
     }
 
     private func subscribe(_ subscriber: UDPSocket.Address, on: Bool) {
-        subscriberLock.lock()
-        defer { subscriberLock.unlock() }
-        subscribers.removeAll { $0 == subscriber }
-        guard on else { return }
-        if subscribers.count >= Self.maximumSubscribers {
-            subscribers.removeFirst()
-            report("more than \(Self.maximumSubscribers) /meter subscribers: the oldest is dropped")
+        let full = subscribers.withLockedValue { subscribers in
+            subscribers.removeAll { $0 == subscriber }
+            guard on else { return false }
+            let full = subscribers.count >= Self.maximumSubscribers
+            if full { subscribers.removeFirst() }
+            subscribers.append(subscriber)
+            return full
         }
-        subscribers.append(subscriber)
+        if full { report("more than \(Self.maximumSubscribers) /meter subscribers: the oldest is dropped") }
     }
 
     /// Clients subscribed to `/meter`.
     public var subscriberCount: Int {
-        subscriberLock.lock()
-        defer { subscriberLock.unlock() }
-        return subscribers.count
+        subscribers.withLockedValue { $0.count }
     }
 
     /// Any thread but the process thread: sends `address` with float arguments to every subscriber.
     public func publish(_ address: String, _ values: [Float]) {
-        subscriberLock.lock()
-        let targets = subscribers
-        subscriberLock.unlock()
+        let targets = subscribers.withLockedValue { $0 }
         guard !targets.isEmpty, let message = lo_message_new() else { return }
         defer { lo_message_free(message) }
         for value in values { lo_message_add_float(message, value) }
@@ -369,7 +370,7 @@ public final class OSCInput: @unchecked Sendable {
             }
         }
         lo_message_add_string(message, "mood")
-        lo_message_add_string(message, lastMood ?? "undefined")
+        lo_message_add_string(message, mood ?? "undefined")
         send(message, "/pulse/status", to: destination)
     }
 }

@@ -5,6 +5,7 @@ import Atomics
 /// Capacity is a power of two; storage is allocated once in `init` and never again.
 /// When full, `push` drops the newest value and counts it: the producer never blocks and the
 /// consumer never waits. Use `Producer` on exactly one thread and `Consumer` on exactly one other.
+// @unchecked: the slots are handed between exactly two threads by the acquire/release head and tail.
 public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     public let capacity: Int
     @usableFromInline let storage: Storage
@@ -35,6 +36,7 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     /// path touches no reference count (a shared refcount would bounce between the two threads).
     /// Each index and each side's cached copy of the other's sits on its own 128-byte block.
     @usableFromInline
+    // @unchecked: raw pointers into the ring's memory; the ring's protocol orders every access.
     struct Storage: @unchecked Sendable {
         @usableFromInline let slots: UnsafeMutablePointer<Element>
         @usableFromInline let mask: Int
@@ -74,6 +76,7 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     }
 
     /// The writing side. Owned by one thread (a sensor or control thread).
+    // @unchecked: moved to its one producing thread; the head/tail atomics order the slots.
     public struct Producer: @unchecked Sendable {
         /// Keeps the ring alive; the hot path uses only `storage`.
         @usableFromInline let ring: SPSCRing
@@ -106,6 +109,7 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     }
 
     /// The reading side. Owned by one thread (the process thread).
+    // @unchecked: moved to its one consuming thread; the head/tail atomics order the slots.
     public struct Consumer: @unchecked Sendable {
         /// Keeps the ring alive; the hot path uses only `storage`.
         @usableFromInline let ring: SPSCRing

@@ -6,8 +6,10 @@ import Glibc
 
 /// One UDP socket (IPv4 or IPv6): bind, receive with the sender's address and the kernel's drop
 /// count, send. What the OSC input and the NSM client share. Not for the process thread.
+// @unchecked: one descriptor, immutable after init; the kernel serialises sends and receives.
 public final class UDPSocket: @unchecked Sendable {
     /// A socket address with its length (IPv4 or IPv6).
+    // @unchecked: a plain value (sockaddr_storage bytes and a length); C types are not marked Sendable.
     public struct Address: Equatable, CustomStringConvertible, @unchecked Sendable {
         public var storage = sockaddr_storage()
         public var length = socklen_t(0)
@@ -97,7 +99,7 @@ public final class UDPSocket: @unchecked Sendable {
             var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
             var bytes = hostBytes
             _ = inet_ntop(family, &bytes, &text, socklen_t(text.count))
-            return String(cString: text)
+            return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
 
         public var description: String { family == AF_INET6 ? "[\(host)]:\(port)" : "\(host):\(port)" }

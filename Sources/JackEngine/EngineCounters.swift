@@ -3,7 +3,7 @@ import Atomics
 /// What the process thread counts and a control thread reports. Written only by the process
 /// thread (relaxed: each counter stands alone), except `xruns`, which JACK's notification
 /// thread counts.
-public final class EngineCounters: @unchecked Sendable {
+public final class EngineCounters: Sendable {
     public let periods = ManagedAtomic<Int>(0)
     public let framesProcessed = ManagedAtomic<Int>(0)
     public let beats = ManagedAtomic<Int>(0)

@@ -8,6 +8,8 @@ import Foundation
 /// callback. When the server goes away, the engine and everything around it stay; `reconnect`
 /// opens a new client under the same name and picks up where it left off. Control thread,
 /// except where marked.
+// @unchecked: `host`, `engine`, `options` and `timebaseRefusal` are the control thread's alone;
+// what other threads read is in `connection` (locked) or atomic.
 public final class JackClient: @unchecked Sendable {
     public enum Failure: Error, CustomStringConvertible {
         case noServer(server: String)
@@ -67,14 +69,22 @@ public final class JackClient: @unchecked Sendable {
         ("in_R", JACK_DEFAULT_AUDIO_TYPE, false, "Convolution In Right"),
     ]
 
-    private let handleLock = NSLock()
-    private var handle: OpaquePointer?
-    var client: OpaquePointer { handle! }
+    /// The live client (nil once closed or while the server is gone), its name and period, and
+    /// the connections last seen: read by the status and OSC threads, changed by the control thread.
+    private struct Connection {
+        var handle: OpaquePointer?
+        var name: String
+        var bufferSize: Int
+        var lastSeen: [(String, String)] = []
+    }
+    private let connection: LockedBox<Connection>
     /// The name asked for; JACK may have made it unique (`name`).
     public let requestedName: String
-    public private(set) var name: String
+    /// Our client's name on the server (any thread).
+    public var name: String { connection.withLockedValue { $0.name } }
     public let sampleRate: Int
-    public private(set) var bufferSize: Int
+    /// Frames a period (any thread).
+    public var bufferSize: Int { connection.withLockedValue { $0.bufferSize } }
     private var host: ProcessHost?
     private var engine: RealtimeEngine?
     private var options = Options()
@@ -85,12 +95,7 @@ public final class JackClient: @unchecked Sendable {
     public private(set) var timebaseRefusal: String?
     /// Connections of our ports, as last seen while the server ran: restored after a reconnect.
     /// Any thread (the OSC thread asks through the status): guarded by `handleLock`.
-    public var knownConnections: [(String, String)] {
-        handleLock.lock()
-        defer { handleLock.unlock() }
-        return lastSeenConnections
-    }
-    private var lastSeenConnections: [(String, String)] = []
+    public var knownConnections: [(String, String)] { connection.withLockedValue { $0.lastSeen } }
     private let reconnectCount = ManagedAtomic<Int>(0)
     /// Times the client came back after the server went away (any thread).
     public var reconnects: Int { reconnectCount.load(ordering: .relaxed) }
@@ -129,11 +134,19 @@ public final class JackClient: @unchecked Sendable {
         if let problem = Self.problem(withName: name) { throw Failure.badName(problem) }
         requestedName = name
         let client = try Self.open(name)
-        handle = client
-        self.name = String(cString: jack_get_client_name(client))
+        connection = LockedBox(Connection(handle: client, name: String(cString: jack_get_client_name(client)),
+                                          bufferSize: Int(jack_get_buffer_size(client))))
         sampleRate = Int(jack_get_sample_rate(client))
-        bufferSize = Int(jack_get_buffer_size(client))
         shutdownReason.initialize(repeating: 0, count: 256)
+    }
+
+    /// Runs `body` with the live client while holding the lock, so the client cannot be closed
+    /// under it; nil when there is none. `body` must not read `name` or `bufferSize` (same lock).
+    private func withClient<Result>(_ body: (OpaquePointer, String) throws -> Result) rethrows -> Result? {
+        try connection.withLockedValue { state in
+            guard let handle = state.handle else { return nil }
+            return try body(handle, state.name)
+        }
     }
 
     private static func open(_ name: String) throws -> OpaquePointer {
@@ -152,11 +165,17 @@ public final class JackClient: @unchecked Sendable {
 
     /// Deactivates (if active) and closes the client; later calls do nothing.
     public func close() {
-        handleLock.lock()
-        let closing = handle
-        handle = nil
-        handleLock.unlock()
-        if let closing { jack_client_close(closing) }
+        let closing = connection.withLockedValue { state in
+            defer { state.handle = nil }
+            return state.handle.map(ClosingClient.init)
+        }
+        if let closing { jack_client_close(closing.handle) }
+    }
+
+    /// A client handle on its way to `jack_client_close`, on whatever thread closes it.
+    // @unchecked: taken out of `connection` first, so the closing thread is its only user.
+    private struct ClosingClient: @unchecked Sendable {
+        let handle: OpaquePointer
     }
 
     /// Why the server shut the client down, once `serverGone` is set.
@@ -173,6 +192,10 @@ public final class JackClient: @unchecked Sendable {
 
     private func attach() throws {
         guard let engine else { return }
+        try withClient { client, name in try attach(engine: engine, client: client, name: name) }
+    }
+
+    private func attach(engine: RealtimeEngine, client: OpaquePointer, name: String) throws {
         var registered: [OpaquePointer] = []
         for port in Self.ports {
             guard let handle = jack_port_register(client, port.name, port.type,
@@ -181,7 +204,7 @@ public final class JackClient: @unchecked Sendable {
             }
             registered.append(handle)
         }
-        describe(ports: registered)
+        describe(ports: registered, client: client, name: name)
         let host = ProcessHost(engine: engine, ports: registered, client: self, handle: client, options: options)
         self.host = host
         let context = Unmanaged.passUnretained(host).toOpaque()
@@ -215,17 +238,17 @@ public final class JackClient: @unchecked Sendable {
     }
 
     /// Readable names and a stable order for patchbays (JACK metadata, as jalv does).
-    private func describe(ports: [OpaquePointer]) {
+    private func describe(ports: [OpaquePointer], client: OpaquePointer, name: String) {
         let integer = "http://www.w3.org/2001/XMLSchema#integer"
         if let uuidString = jack_get_uuid_for_client_name(client, name) {
             var uuid = jack_uuid_t()
-            if jack_uuid_parse(uuidString, &uuid) == 0 { jack_set_property(client, uuid, JACK_METADATA_PRETTY_NAME, "pulsejack", nil) }
+            if jack_uuid_parse(uuidString, &uuid) == 0 { jack_set_property(client, uuid, pj_metadata_pretty_name(), "pulsejack", nil) }
             jack_free(uuidString)
         }
         for (index, port) in ports.enumerated() {
             let uuid = jack_port_uuid(port)
-            jack_set_property(client, uuid, JACK_METADATA_PRETTY_NAME, Self.ports[index].pretty, nil)
-            jack_set_property(client, uuid, JACK_METADATA_ORDER, "\(index + 1)", integer)
+            jack_set_property(client, uuid, pj_metadata_pretty_name(), Self.ports[index].pretty, nil)
+            jack_set_property(client, uuid, pj_metadata_order(), "\(index + 1)", integer)
         }
     }
 
@@ -235,28 +258,34 @@ public final class JackClient: @unchecked Sendable {
     /// Connects out_L/out_R to the first two physical playback ports; returns what it connected.
     @discardableResult
     public func connectToPlayback() -> [(String, String)] {
-        guard let ports = jack_get_ports(client, nil, JACK_DEFAULT_AUDIO_TYPE,
-                                         UInt(JackPortIsPhysical.rawValue | JackPortIsInput.rawValue)) else { return [] }
-        defer { jack_free(ports) }
-        var playback: [String] = []
-        var index = 0
-        while let port = ports[index] { playback.append(String(cString: port)); index += 1 }
-        var made: [(String, String)] = []
-        for (source, destination) in zip(outputPortNames, playback) where jack_connect(client, source, destination) == 0 {
-            made.append((source, destination))
-        }
-        return made
+        withClient { client, name in
+            guard let ports = jack_get_ports(client, nil, JACK_DEFAULT_AUDIO_TYPE,
+                                             UInt(JackPortIsPhysical.rawValue | JackPortIsInput.rawValue)) else { return [] }
+            defer { jack_free(ports) }
+            var playback: [String] = []
+            var index = 0
+            while let port = ports[index] { playback.append(String(cString: port)); index += 1 }
+            var made: [(String, String)] = []
+            for (source, destination) in zip(["\(name):out_L", "\(name):out_R"], playback)
+            where jack_connect(client, source, destination) == 0 {
+                made.append((source, destination))
+            }
+            return made
+        } ?? []
     }
 
     /// Connects one of our ports (`out_L`, or a full name) with another client's port, in the
     /// direction their kinds allow. Throws a message naming both when JACK refuses.
     public func connect(_ ours: String, _ theirs: String) throws {
-        let full = ours.contains(":") ? ours : "\(name):\(ours)"
-        guard let port = jack_port_by_name(client, full) else { throw PortError("no port \(full)") }
-        guard jack_port_by_name(client, theirs) != nil else { throw PortError("no port \(theirs) on the JACK server") }
-        let output = (jack_port_flags(port) & Int32(JackPortIsOutput.rawValue)) != 0
-        let status = output ? jack_connect(client, full, theirs) : jack_connect(client, theirs, full)
-        guard status == 0 || status == EEXIST else { throw PortError("JACK refused to connect \(full) and \(theirs)") }
+        let connected: Void? = try withClient { client, name in
+            let full = ours.contains(":") ? ours : "\(name):\(ours)"
+            guard let port = jack_port_by_name(client, full) else { throw PortError("no port \(full)") }
+            guard jack_port_by_name(client, theirs) != nil else { throw PortError("no port \(theirs) on the JACK server") }
+            let output = (jack_port_flags(port) & Int32(JackPortIsOutput.rawValue)) != 0
+            let status = output ? jack_connect(client, full, theirs) : jack_connect(client, theirs, full)
+            guard status == 0 || status == EEXIST else { throw PortError("JACK refused to connect \(full) and \(theirs)") }
+        }
+        if connected == nil { throw PortError("pulsejack is not connected to a JACK server") }
     }
 
     public struct PortError: Error, CustomStringConvertible {
@@ -267,46 +296,42 @@ public final class JackClient: @unchecked Sendable {
     /// Every connection of our ports, as (our port, other port); updates `knownConnections`.
     @discardableResult
     public func connections() -> [(String, String)] {
-        handleLock.lock()
-        defer { handleLock.unlock() }
-        guard let handle, !serverGone.load(ordering: .acquiring) else { return lastSeenConnections }
-        var found: [(String, String)] = []
-        for port in Self.ports {
-            guard let ours = jack_port_by_name(handle, "\(name):\(port.name)"),
-                  let others = jack_port_get_all_connections(handle, ours) else { continue }
-            var index = 0
-            while let other = others[index] { found.append(("\(name):\(port.name)", String(cString: other))); index += 1 }
-            jack_free(others)
+        let gone = serverGone.load(ordering: .acquiring)
+        return connection.withLockedValue { state in
+            guard let handle = state.handle, !gone else { return state.lastSeen }
+            var found: [(String, String)] = []
+            for port in Self.ports {
+                guard let ours = jack_port_by_name(handle, "\(state.name):\(port.name)"),
+                      let others = jack_port_get_all_connections(handle, ours) else { continue }
+                var index = 0
+                while let other = others[index] { found.append(("\(state.name):\(port.name)", String(cString: other))); index += 1 }
+                jack_free(others)
+            }
+            state.lastSeen = found
+            return found
         }
-        lastSeenConnections = found
-        return found
     }
 
     /// The server's DSP load, in percent (0 while disconnected).
     public var dspLoad: Double {
-        handleLock.lock()
-        defer { handleLock.unlock() }
-        guard let handle, !serverGone.load(ordering: .acquiring) else { return 0 }
-        return Double(jack_cpu_load(handle))
+        guard !serverGone.load(ordering: .acquiring) else { return 0 }
+        return withClient { client, _ in Double(jack_cpu_load(client)) } ?? 0
     }
 
     /// Any thread: frames since the current cycle began (0 while disconnected).
     public var framesSinceCycleStart: Int {
-        handleLock.lock()
-        defer { handleLock.unlock() }
-        guard let handle, !serverGone.load(ordering: .acquiring) else { return 0 }
-        return Int(jack_frames_since_cycle_start(handle))
+        guard !serverGone.load(ordering: .acquiring) else { return 0 }
+        return withClient { client, _ in Int(jack_frames_since_cycle_start(client)) } ?? 0
     }
 
     public func deactivate() {
-        guard let handle else { return }
-        jack_deactivate(handle)
+        withClient { client, _ in _ = jack_deactivate(client) }
     }
 
     /// Asks the server to run the graph as fast as possible (JACK's freewheel mode) or to return
     /// to real time. Control thread.
     public func setFreewheel(_ on: Bool) {
-        jack_set_freewheel(client, on ? 1 : 0)
+        withClient { client, _ in _ = jack_set_freewheel(client, on ? 1 : 0) }
     }
 
     // MARK: - Surviving the server
@@ -314,14 +339,14 @@ public final class JackClient: @unchecked Sendable {
     /// After `serverGone`: lets go of the dead client. `jack_client_close` can hang after a
     /// server restart (jack2#395), so it runs on its own thread and is abandoned after a second.
     public func releaseDeadClient() {
-        handleLock.lock()
-        let dead = handle
-        handle = nil
-        handleLock.unlock()
+        let dead = connection.withLockedValue { state in
+            defer { state.handle = nil }
+            return state.handle.map(ClosingClient.init)
+        }
         guard let dead else { return }
         let closed = DispatchSemaphore(value: 0)
         let closer = Thread {
-            jack_client_close(dead)
+            jack_client_close(dead.handle)
             closed.signal()
         }
         closer.name = "pulsejack-close"
@@ -332,18 +357,18 @@ public final class JackClient: @unchecked Sendable {
     /// Opens a new client under the same name on a server that is back, re-activates the same
     /// engine (its state kept) and restores the connections it had. Throws while no server runs.
     public func reconnect() throws {
-        guard handle == nil else { return }
+        guard connection.withLockedValue({ $0.handle == nil }) else { return }
         let client = try Self.open(requestedName)
         let rate = Int(jack_get_sample_rate(client))
         guard rate == sampleRate else {
             jack_client_close(client)
             throw Failure.sampleRateChanged(was: sampleRate, now: rate)
         }
-        handleLock.lock()
-        handle = client
-        name = String(cString: jack_get_client_name(client))
-        bufferSize = Int(jack_get_buffer_size(client))
-        handleLock.unlock()
+        connection.withLockedValue { state in
+            state.handle = client
+            state.name = String(cString: jack_get_client_name(client))
+            state.bufferSize = Int(jack_get_buffer_size(client))
+        }
         serverGone.store(false, ordering: .releasing)
         shutdownReason[0] = 0
         do { try attach() } catch {

@@ -8,12 +8,12 @@ import Foundation
 /// the nominal sample rate, so timetags spaced by exactly N frames map to frames exactly N apart;
 /// it re-anchors only when the estimate drifts by more than 100 ms from JACK's own frame count
 /// (clock drift is slow; a period or two of scheduling jitter must not move the anchor).
-public final class JackFrameClock: FrameClock, @unchecked Sendable {
+public final class JackFrameClock: FrameClock, Sendable {
     public let sampleRate: Int
     private let engine: RealtimeEngine
     private let client: JackClient
-    private let lock = NSLock()
-    private var anchor: (wall: UInt64, frame: Int64)?
+    /// Wall time (a timetag) ↔ engine frame, set at the first timetag and on drift.
+    private let anchor = LockedBox<(wall: UInt64, frame: Int64)?>(nil)
 
     public init(engine: RealtimeEngine, client: JackClient) {
         self.engine = engine
@@ -41,15 +41,16 @@ public final class JackFrameClock: FrameClock, @unchecked Sendable {
     }
 
     public func frame(forTimetag timetag: UInt64) -> Int64 {
-        lock.lock()
-        defer { lock.unlock() }
         let now = Self.nowTimetag(), current = currentFrame()
-        if let anchor {
-            let predicted = anchor.frame + frames(ticks: Int64(bitPattern: now &- anchor.wall))
-            if abs(predicted - current) > Int64(sampleRate / 10) { self.anchor = (now, current) }
-        } else {
-            anchor = (now, current)
+        let anchored = anchor.withLockedValue { anchor in
+            if let set = anchor {
+                let predicted = set.frame + frames(ticks: Int64(bitPattern: now &- set.wall))
+                if abs(predicted - current) > Int64(sampleRate / 10) { anchor = (now, current) }
+            } else {
+                anchor = (now, current)
+            }
+            return anchor!
         }
-        return anchor!.frame + frames(ticks: Int64(bitPattern: timetag &- anchor!.wall))
+        return anchored.frame + frames(ticks: Int64(bitPattern: timetag &- anchored.wall))
     }
 }

@@ -5,27 +5,25 @@ import Foundation
 /// Publishes the output meters 60 times a second: drains the process thread's blocks through
 /// `MeterBallistics` on its own thread and hands each reading to `publish` (OSC `/meter` to
 /// subscribers). The latest reading is kept for the status.
+// @unchecked: `ballistics` belongs to the meter thread once `start` has run; `latest` is locked.
 public final class MeterPublisher: @unchecked Sendable {
     public static let rate = 60.0
     private let meter: OutputMeter
     private var ballistics: MeterBallistics
-    private let lock = NSLock()
-    private var latest: MeterBallistics.Reading
+    private let latest: LockedBox<MeterBallistics.Reading>
     private let running = ManagedAtomic<Bool>(false)
     private let publish: @Sendable (MeterBallistics.Reading) -> Void
 
     public init(meter: OutputMeter, sampleRate: Int, publish: @escaping @Sendable (MeterBallistics.Reading) -> Void) {
         self.meter = meter
         ballistics = MeterBallistics(sampleRate: sampleRate)
-        latest = ballistics.reading
+        latest = LockedBox(ballistics.reading)
         self.publish = publish
     }
 
     /// The last published reading (dBFS).
     public var reading: MeterBallistics.Reading {
-        lock.lock()
-        defer { lock.unlock() }
-        return latest
+        latest.withLockedValue { $0 }
     }
 
     public func start() {
@@ -37,9 +35,7 @@ public final class MeterPublisher: @unchecked Sendable {
             while running.load(ordering: .acquiring) {
                 while let block = consumer.pop() { ballistics.add(block) }
                 let reading = ballistics.reading
-                lock.lock()
-                latest = reading
-                lock.unlock()
+                latest.withLockedValue { $0 = reading }
                 publish(reading)
                 next += interval
                 let wait = next.timeIntervalSinceNow

@@ -38,13 +38,15 @@ public final class MoodTrackDJ {
     /// crossfade (plus `margin` seconds) of its end, or nil.
     public func tick(mood: String?, margin: Double = 0.5) throws -> ControlMessage? {
         let lead = Double(player.crossfadeFrames) / Double(engine.sampleRate) + margin
-        let remaining = Double(player.remainingFrames) * player.timeRatio / Double(engine.sampleRate)
+        // The process thread publishes what is left; the player's own fields are its alone.
+        let left = player.remainingOutputFrames
+        let remaining = Double(left ?? 0) / Double(engine.sampleRate)
         if pending {
             // The swap is done once the player has taken the new track.
             if remaining > lead { pending = false }
             return nil
         }
-        guard player.isPlaying, remaining <= lead, let track = choose(mood: mood) else { return nil }
+        guard left != nil, remaining <= lead, let track = choose(mood: mood) else { return nil }
         let next = TrackPlayerVoice(track: try SampleFile.load(path: track.path, sampleRate: engine.sampleRate), trackBPM: track.bpm,
                                     ratioRange: player.ratioRange)
         next.crossfadeFrames = player.crossfadeFrames

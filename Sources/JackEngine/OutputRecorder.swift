@@ -7,6 +7,8 @@ import Foundation
 /// ring (jack_ringbuffer, one writer, one reader); a disk thread drains it into a 32-bit float
 /// WAV through libsndfile. The ring holds `seconds` of audio, so a slow disk delays the file
 /// rather than losing frames; were it ever full, the period is dropped and counted.
+// @unchecked: the process thread only writes into the jack_ringbuffer and atomics; the file
+// and the disk thread's state are touched by the disk thread alone.
 public final class OutputRecorder: @unchecked Sendable {
     public let path: String
     private let file: WavWriter

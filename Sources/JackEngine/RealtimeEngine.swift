@@ -9,6 +9,8 @@ import Voices
 /// Each period it drains the control rings, places every message at its absolute frame in the
 /// event queue, and renders the period in sub-blocks split exactly at event and pulse frames,
 /// so an event due at frame F sounds at frame F. The same engine runs under JACK and offline.
+// @unchecked: after activation its state is the process thread's alone; other threads reach it
+// only through the rings and the atomics (`publishedPeriodStart`, `publishedTempo`, counters).
 public final class RealtimeEngine: @unchecked Sendable {
     public let sampleRate: Int
     /// The largest block rendered at once; longer periods are processed in chunks of it.
@@ -23,7 +25,15 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// Every applied control message with its frame (`run --record-session`), when set.
     private var appliedReports: SPSCRing<ControlMessage>.Producer?
     private var queue: EventQueue
+    /// The heartbeat clock: the process thread's (tests read it while the engine is stopped).
     public private(set) var clock: HeartbeatClock
+    /// The tempo, for other threads: the bits of the last BPM applied, 0 until one is.
+    private let publishedBPM = ManagedAtomic<UInt64>(0)
+    /// Any thread: the tempo the engine plays at, nil until it has one.
+    public var publishedTempo: Double? {
+        let bits = publishedBPM.load(ordering: .relaxed)
+        return bits == 0 ? nil : Double(bitPattern: bits)
+    }
     /// MIDI note number → voice index (−1: none).
     private let noteVoices: UnsafeMutablePointer<Int32>
     /// MIDI note number → region index (−1: none); checked before `noteVoices`.
@@ -448,6 +458,7 @@ public final class RealtimeEngine: @unchecked Sendable {
             counters.rejectedTempos.wrappingIncrement(ordering: .relaxed)
             return
         }
+        publishedBPM.store(clock.bpm.bitPattern, ordering: .relaxed)
         for index in 0..<slots.count { slots[index].tempoVoice?.follow(bpm: bpm) }
     }
 

@@ -1,14 +1,14 @@
+import Atomics
 import Control
 import Foundation
 
 /// Replays recorded control messages live (`run --replay`): a thread that pushes each message
 /// into its own ring shortly before its frame, offset to start at the next period.
-public final class ReplaySource: @unchecked Sendable {
+public final class ReplaySource: Sendable {
     public let ring = SPSCRing<ControlMessage>(minimumCapacity: 4096)
     private let messages: [ControlMessage]
     private let clock: FrameClock
-    private var stopped = false
-    private let lock = NSLock()
+    private let stopped = ManagedAtomic<Bool>(false)
 
     /// `messages` carry frames relative to the start of the replay.
     public init(messages: [ControlMessage], clock: FrameClock) {
@@ -23,10 +23,7 @@ public final class ReplaySource: @unchecked Sendable {
         let thread = Thread { [self] in
             var next = 0
             while next < messages.count {
-                lock.lock()
-                let done = stopped
-                lock.unlock()
-                if done { return }
+                if stopped.load(ordering: .acquiring) { return }
                 let horizon = clock.currentFrame() + lead
                 while next < messages.count, start + messages[next].frame <= horizon, ring.count < ring.capacity {
                     var message = messages[next]
@@ -42,8 +39,6 @@ public final class ReplaySource: @unchecked Sendable {
     }
 
     public func stop() {
-        lock.lock()
-        stopped = true
-        lock.unlock()
+        stopped.store(true, ordering: .releasing)
     }
 }

@@ -1,5 +1,6 @@
 /// Decoded audio held in memory at the engine's sample rate: one or two deinterleaved channels.
 /// Built off the real-time thread; immutable after, so the process thread reads it freely.
+// @unchecked: immutable once built; its raw sample memory is only read.
 public final class SampleBuffer: @unchecked Sendable {
     public let channels: [UnsafeMutableBufferPointer<Float>]
     public let frameCount: Int

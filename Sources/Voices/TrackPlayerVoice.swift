@@ -1,4 +1,5 @@
 import CRubberBand
+import Synchronization
 
 /// Plays a track time-stretched in real time by Rubber Band so its tempo follows the heart,
 /// pitch unchanged: the time ratio is the track's BPM over the heart's, clamped to a range.
@@ -32,9 +33,23 @@ public final class TrackPlayerVoice: Voice, TempoFollowing, ClipSwapping {
     private var fadeLeft: UnsafeMutablePointer<Float>!, fadeRight: UnsafeMutablePointer<Float>!
     private var mixLeft: UnsafeMutablePointer<Float>!, mixRight: UnsafeMutablePointer<Float>!
 
-    /// Input frames of the track still to play (any thread may read it, as an estimate).
+    /// Process thread: input frames of the track still to play.
     public var remainingFrames: Int { playing ? max(0, track.frameCount - position) : 0 }
     public var isPlaying: Bool { playing }
+    /// For other threads (the mood DJ): output frames still to play at the current stretch, −1
+    /// when not playing. Published by the process thread after every change.
+    private let publishedRemaining = Atomic<Int>(-1)
+    /// Any thread: seconds-independent estimate of the output frames left, nil when not playing.
+    public var remainingOutputFrames: Int? {
+        let frames = publishedRemaining.load(ordering: .acquiring)
+        return frames < 0 ? nil : frames
+    }
+
+    /// Real-time safe. Publishes what other threads may read.
+    private func publish() {
+        publishedRemaining.store(playing ? Int(Double(max(0, track.frameCount - position)) * timeRatio) : -1,
+                                 ordering: .releasing)
+    }
 
     public init(track: SampleBuffer, trackBPM: Double?, ratioRange: ClosedRange<Double> = 0.5...2) {
         self.track = track
@@ -106,6 +121,7 @@ public final class TrackPlayerVoice: Voice, TempoFollowing, ClipSwapping {
         if ratio != timeRatio {
             timeRatio = ratio
             rubberband_set_time_ratio(stretcher, ratio)
+            publish()
         }
     }
 
@@ -117,6 +133,7 @@ public final class TrackPlayerVoice: Voice, TempoFollowing, ClipSwapping {
         position = 0
         playing = true
         self.velocity = velocity
+        publish()
     }
 
     /// Real-time safe. Takes a prepared `TrackPlayerVoice` (passed retained) as the next track:
@@ -142,6 +159,7 @@ public final class TrackPlayerVoice: Voice, TempoFollowing, ClipSwapping {
 
     /// Real-time safe. Plays the track, crossfading into a swapped-in one.
     public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        defer { publish() }
         guard let next = incoming?.takeUnretainedValue() else { return renderTrack(left: left, right: right, frames: frames) }
         fadeLeft.update(repeating: 0, count: frames)
         fadeRight.update(repeating: 0, count: frames)
@@ -210,7 +228,10 @@ public final class TrackPlayerVoice: Voice, TempoFollowing, ClipSwapping {
     }
 
     /// Real-time safe.
-    public func silence() { playing = false }
+    public func silence() {
+        playing = false
+        publish()
+    }
 }
 
 /// A voice that follows the heart's tempo (the engine calls it on every tempo change).

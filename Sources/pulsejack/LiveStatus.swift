@@ -2,7 +2,7 @@ import Control
 import JackEngine
 
 /// What `/pulse/status` (and so `pulsejack status`) reports beside the OSC input's own counters.
-final class LiveStatus: @unchecked Sendable {
+final class LiveStatus: Sendable {
     private let engine: RealtimeEngine
     private let client: JackClient
     private let recorder: OutputRecorder?
@@ -24,7 +24,7 @@ final class LiveStatus: @unchecked Sendable {
             ("dsp_load", .float(client.dspLoad)),
             ("xruns", .int(counts.xruns)), ("frames_skipped", .int(counts.framesSkipped)),
             ("frames_rewound", .int(counts.framesRewound)), ("reconnects", .int(client.reconnects)),
-            ("beats", .int(counts.beats)), ("bpm", .float(engine.clock.bpm)),
+            ("beats", .int(counts.beats)), ("bpm", .float(engine.publishedTempo ?? 0)),
             ("voices_fired", .int(counts.voicesFired)), ("late_messages", .int(counts.lateMessages)),
             ("rejected_tempos", .int(counts.rejectedTempos)), ("invalid_messages", .int(counts.invalidMessages)),
             ("queue_overflows", .int(counts.queueOverflows)), ("midi_notes_dropped", .int(counts.midiNotesDropped)),

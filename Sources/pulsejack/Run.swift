@@ -1,4 +1,5 @@
 import ArgumentParser
+import CJack
 import Atomics
 import Control
 import Dispatch
@@ -92,7 +93,7 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
-        setvbuf(stdout, nil, _IOLBF, 0)  // status lines reach a pipe as they happen
+        pj_line_buffer_stdout()
         let signals = StopSignals()
         if NSMClient.environmentURL == nil, let problem = JackClient.problem(withName: name) { throw fail("--name: \(problem)") }
 
@@ -200,7 +201,11 @@ struct Run: ParsableCommand {
             controlRing.producer.push(ControlMessage(.tempo(bpm: tempo)))
         }
         let meter = OutputMeter()
-        var publisher: MeterPublisher?
+        // The meters go to the OSC input's subscribers; the status reports the latest reading.
+        let meterOut = LockedBox<OSCInput?>(nil)
+        let publisher = MeterPublisher(meter: meter, sampleRate: client.sampleRate) { reading in
+            meterOut.withLockedValue { $0 }?.publish("/meter", reading.values)
+        }
         let status = LiveStatus(engine: engine, client: client, recorder: recorder, nsm: nsm)
         var osc: OSCInput?
         if !noOSC {
@@ -216,7 +221,7 @@ struct Run: ParsableCommand {
             do {
                 osc = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: engine.voiceNames, regions: engine.regionNames),
                                    clock: JackFrameClock(engine: engine, client: client),
-                                   status: { status.values(meters: publisher?.reading) },
+                                   status: { status.values(meters: publisher.reading) },
                                    log: { warn($0) })
             } catch {
                 server?.stop()
@@ -224,9 +229,7 @@ struct Run: ParsableCommand {
             }
             engine.addSource(osc!.ring)
         }
-        publisher = MeterPublisher(meter: meter, sampleRate: client.sampleRate) { [osc] reading in
-            osc?.publish("/meter", reading.values)
-        }
+        meterOut.withLockedValue { $0 = osc }
         // Track voices with a library: the next track follows the mood.
         var djs: [MoodTrackDJ] = []
         for voice in loaded.voices {
@@ -249,7 +252,7 @@ struct Run: ParsableCommand {
         if let refusal = client.timebaseRefusal { warn("--timebase: \(refusal)") }
         osc?.start()
         replaySource?.start()
-        publisher?.start()
+        publisher.start()
         // A session manager restores connections itself.
         if nsm == nil { makeConnections(client) }
         nsm?.opened()
@@ -272,7 +275,7 @@ struct Run: ParsableCommand {
                 for request in nsm.poll() where request == .save {
                     do {
                         savedChanges = engine.settingChanges.load(ordering: .relaxed)
-                        try loaded.save(to: session.path + "/preset.yaml", bpm: engine.clock.isRunning ? engine.clock.bpm : nil,
+                        try loaded.save(to: session.path + "/preset.yaml", bpm: engine.publishedTempo,
                                         states: engine.voiceStates(live: !reconnection.isWaiting))
                         nsm.saved()
                         print("pulsejack: saved the session to \(session.path)/preset.yaml")
@@ -306,7 +309,7 @@ struct Run: ParsableCommand {
         }
         osc?.stop()
         replaySource?.stop()
-        publisher?.stop()
+        publisher.stop()
         if !reconnection.isWaiting { client.deactivate() }
         drainReports()
         if let recording {

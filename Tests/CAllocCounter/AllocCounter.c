@@ -10,6 +10,23 @@
 
 extern __thread int pj_rt_depth;
 
+#if defined(__has_feature)
+#  if __has_feature(thread_sanitizer)
+#    define PJ_UNDER_TSAN 1
+#  endif
+#endif
+
+#ifdef PJ_UNDER_TSAN
+// ThreadSanitizer interposes malloc and pthread itself, and calls malloc during its own start-up
+// (dlsym -> malloc): a second interposer here crashes it before main. Counting is off.
+int pj_alloc_counter_live(void) { return 0; }
+uint64_t pj_rt_allocation_count(void) { return 0; }
+uint64_t pj_rt_lock_count(void) { return 0; }
+uint64_t pj_total_allocation_count(void) { return 0; }
+void pj_rt_counters_reset(void) {}
+#else
+int pj_alloc_counter_live(void) { return 1; }
+
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
@@ -67,6 +84,7 @@ void pj_rt_counters_reset(void) {
     atomic_store(&rt_allocations, 0);
     atomic_store(&rt_locks, 0);
 }
+#endif
 
 #include <sched.h>
 /// Pins the calling thread to `core` (core < 0: every core). For benchmarks that must place

@@ -67,15 +67,15 @@ final class HostileInputTests: XCTestCase {
     }
 
     func testRepeatedWarningsAreHeldBackAndCounted() {
-        var clock = Date(timeIntervalSince1970: 0)
-        let limiter = WarningLimiter(now: { clock })
+        let clock = LockedBox(Date(timeIntervalSince1970: 0))
+        let limiter = WarningLimiter(now: { clock.withLockedValue { $0 } })
         var said: [String] = []
         for line in 1...10_000 {
             if let text = limiter.admit("rows.csv:\(line): bpm nan rejected") { said.append(text) }
         }
         XCTAssertEqual(said, ["rows.csv:1: bpm nan rejected"])
         XCTAssertEqual(limiter.heldBack().map(\.count), [9_999])
-        clock += 1
+        clock.withLockedValue { $0 += 1 }
         XCTAssertEqual(limiter.admit("rows.csv:10001: bpm nan rejected"), "rows.csv:10001: bpm nan rejected (9999 more like this held back)")
         XCTAssertEqual(LogLine.clipped(String(repeating: "/a", count: 30_000)).count, LogLine.maximumLength + "… (59700 more characters)".count)
     }

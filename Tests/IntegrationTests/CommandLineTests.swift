@@ -163,7 +163,7 @@ final class CommandLineTests: XCTestCase {
     /// A mono 16-bit WAV, written by sox from raw floats (an independent writer).
     private func writeWav(_ path: String, _ samples: [Float]) throws {
         let raw = path + ".f32"
-        FileManager.default.createFile(atPath: raw, contents: samples.withUnsafeBufferPointer { Data(buffer: $0) })
+        _ = FileManager.default.createFile(atPath: raw, contents: samples.withUnsafeBufferPointer { Data(buffer: $0) })
         let sox = try Subprocess.run(Subprocess.which("sox") ?? "/usr/bin/sox",
                                      ["-t", "raw", "-r", "48000", "-e", "floating-point", "-b", "32", "-c", "1", raw, "-b", "32", "-e", "floating-point", path])
         XCTAssertEqual(sox.status, 0, sox.stderr)

@@ -30,7 +30,7 @@ final class ClipSwapTests: XCTestCase {
         let swapper = ClipSwapper(engine: engine, preset: loaded, offline: true)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
         engine.addSource(ring)
-        weak var oldClip = (engine.slotForTesting(0)?.voice as? SparseConvolutionVoice)?.copies.sample
+        weak let oldClip = (engine.slotForTesting(0)?.voice as? SparseConvolutionVoice)?.copies.sample
         XCTAssertNotNil(oldClip)
         ring.producer.push(ControlMessage(frame: 0, .voiceTrigger(voice: 0, velocity: 1)))
         ring.producer.push(try swapper.message(voice: "conv", clip: try wav([Float](repeating: 0.25, count: 3000), "b"), frame: 1000))

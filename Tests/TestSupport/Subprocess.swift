@@ -46,11 +46,14 @@ public struct Subprocess {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        if let timeout {
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { if process.isRunning { process.interrupt() } }
-        }
+        // The timer thread gets only the pid (Process itself is not for two threads), and is
+        // cancelled once the program has exited.
+        let pid = process.processIdentifier
+        let interrupt = DispatchWorkItem { kill(pid, SIGINT) }
+        if let timeout { DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: interrupt) }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
+        interrupt.cancel()
         process.waitUntilExit()
         return Subprocess(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                           stderr: String(decoding: errData, as: UTF8.self))

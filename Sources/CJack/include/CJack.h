@@ -12,6 +12,15 @@
 jack_client_t *pj_client_open(const char *client_name, jack_options_t options,
                               jack_status_t *status, const char *server_name);
 
+/// JACK's metadata keys are mutable `extern const char *` globals, which Swift 6 refuses to
+/// read; these return them.
+const char *pj_metadata_pretty_name(void);
+const char *pj_metadata_order(void);
+
+/// Line-buffers stdout, so status lines reach a pipe as they happen (Swift 6 cannot name the
+/// C `stdout` global).
+void pj_line_buffer_stdout(void);
+
 /// Marks the calling thread as inside a real-time section (the process callback).
 /// A test-only malloc interposer reads pj_rt_depth to count allocations made there.
 void pj_rt_enter(void);

@@ -1,0 +1,114 @@
+@testable import JackEngine
+import Control
+import Foundation
+import TestSupport
+import Voices
+import XCTest
+
+/// The cross-thread reads that Swift 5 mode let through (issue 11), each run with real threads so
+/// that ThreadSanitizer (`make test-tsan`) reports them should the synchronisation go. Before the
+/// fix, each of these was a TSan "data race" report.
+final class CrossThreadTests: XCTestCase {
+    /// Runs `periods` periods of `frames` on a thread of its own (the process thread's stand-in).
+    private func processThread(_ engine: RealtimeEngine, periods: Int, frames: Int = 256) -> (Thread, DispatchSemaphore) {
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let left = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+            let right = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+            for _ in 0..<periods { engine.process(frames: frames, left: left, right: right) }
+            left.deallocate()
+            right.deallocate()
+            done.signal()
+        }
+        return (thread, done)
+    }
+
+    /// The mood DJ asks how much of the track is left on a control thread while the process
+    /// thread plays it and swaps tracks (it read the player's `position`, `playing` and
+    /// `timeRatio`, which the swap exchanges).
+    func testTheMoodDJReadsTheTrackPlayerWhileThePlayerSwapsTracks() throws {
+        let folder = NSTemporaryDirectory() + "pulsejack-race-dj-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let library = folder + "/library"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        let sox = try XCTUnwrap(Subprocess.which("sox"))
+        for (name, frequency) in [("a", 220), ("b", 330), ("c", 440)] {
+            let made = try Subprocess.run(sox, ["-n", "-r", "48000", "-c", "2", "--comment", "Comment=#calm bpm=90",
+                                                "\(library)/\(name).flac", "synth", "0.5", "sine", "\(frequency)", "vol", "0.3"])
+            XCTAssertEqual(made.status, 0, made.stderr)
+        }
+        try "voices:\n  - {name: music, kind: track, library: library}\n"
+            .write(toFile: folder + "/preset.yaml", atomically: true, encoding: .utf8)
+        let preset = try LoadedPreset.load(path: folder)
+        let engine = try EngineGraph.build(preset: preset, sampleRate: 48_000, maxFrames: 256)
+        engine.trackPlayer(at: 0)!.crossfadeFrames = 2_400
+        let dj = try XCTUnwrap(MoodTrackDJ(engine: engine, voice: "music", library: TrackLibrary.scan(folder: library)))
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 64)
+        engine.addSource(ring)
+        ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 120)))  // stretched: the ratio is 0.75
+        let swapper = ClipSwapper(engine: engine, preset: preset, offline: true)
+        let (thread, done) = processThread(engine, periods: 48_000 * 4 / 256)
+        thread.start()
+        var swaps = 0
+        while done.wait(timeout: .now() + .milliseconds(2)) == .timedOut {
+            if let message = try dj.tick(mood: "calm", margin: 0.05) {
+                swaps += 1
+                XCTAssertTrue(ring.producer.push(message))
+            }
+            swapper.releaseRetired()
+        }
+        swapper.releaseRetired()
+        // 4 s of half-second tracks stretched to 0.375 s: a swap every track or so.
+        XCTAssertGreaterThanOrEqual(swaps, 4, "the DJ saw each track near its end")
+    }
+
+    /// The status reads the tempo on the OSC thread while the process thread applies tempo
+    /// changes (it read `engine.clock.bpm`, which the process thread writes).
+    func testTheTempoIsReadOnAnotherThreadWhileItChanges() throws {
+        let engine = Fixtures.clickEngine(maxFrames: 64)
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 4096)
+        engine.addSource(ring)
+        let tempos = (0..<2_000).map { 60 + Double($0 % 120) }
+        let (thread, done) = processThread(engine, periods: 4_000, frames: 64)
+        thread.start()
+        var sent = 0
+        var seen = Set<Double>()
+        while done.wait(timeout: .now()) == .timedOut {
+            if sent < tempos.count, ring.producer.push(ControlMessage(.tempo(bpm: tempos[sent]))) { sent += 1 }
+            if let bpm = engine.publishedTempo { seen.insert(bpm) }
+        }
+        // The process thread may have stopped before the last tempos were drained: one more period here.
+        _ = Fixtures.run(engine, sizes: [64], periods: 1)
+        XCTAssertFalse(seen.isEmpty)
+        XCTAssertTrue(seen.isSubset(of: Set(tempos)), "only tempos that were sent, never a torn value: \(seen.subtracting(tempos).prefix(5))")
+        XCTAssertEqual(engine.publishedTempo, tempos[sent - 1], "the last tempo applied")
+    }
+
+    /// `deactivate()` on one thread while another closes the client (it read the client handle
+    /// without the lock `close` takes, and force-unwrapped it).
+    func testTheClientIsDeactivatedAndClosedFromTwoThreads() throws {
+        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
+        setenv("JACK_DEFAULT_SERVER", server, 1)
+        JackClient.silenceLibraryMessages()
+        for round in 0..<5 {
+            let client = try JackClient(name: "pulsejack-race-\(round)")
+            let engine = Fixtures.clickEngine(sampleRate: client.sampleRate, maxFrames: client.bufferSize)
+            try client.activate(engine: engine)
+            let closed = DispatchSemaphore(value: 0)
+            let other = Thread {
+                for _ in 0..<50 {
+                    _ = client.dspLoad
+                    _ = client.framesSinceCycleStart
+                    _ = client.name
+                }
+                client.deactivate()
+                closed.signal()
+            }
+            other.start()
+            usleep(UInt32(round * 300))
+            client.close()
+            XCTAssertEqual(closed.wait(timeout: .now() + 5), .success)
+            XCTAssertEqual(client.dspLoad, 0, "closed: no client to ask")
+        }
+    }
+}
