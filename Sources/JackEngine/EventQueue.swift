@@ -1,7 +1,8 @@
 import Control
+import Voices
 
 /// A control event placed at its absolute frame.
-struct ScheduledEvent {
+struct ScheduledEvent: BitwiseCopyable {
     var frame: Int64
     /// Arrival order: events at the same frame apply in the order they came.
     var sequence: UInt64
@@ -14,24 +15,21 @@ struct ScheduledEvent {
 /// Events due in the current period (immediate messages, MIDI) always find room: events due
 /// later may fill only `capacity - reserve` slots, so a sender that schedules far ahead cannot
 /// starve the rest. Each event due now leaves the queue within the period it arrived in.
-struct EventQueue {
-    let capacity: Int
+/// Noncopyable: one owner, its storage freed with it.
+struct EventQueue: ~Copyable {
+    var capacity: Int { heap.capacity }
     /// Slots only events due within the current period may take.
     let reserve: Int
-    private let heap: UnsafeMutablePointer<ScheduledEvent>
+    private let heap: FixedBuffer<ScheduledEvent>
     private(set) var count = 0
     private var nextSequence: UInt64 = 0
 
     /// Control thread.
     init(capacity: Int, reserve: Int = 0) {
         precondition(reserve < capacity)
-        self.capacity = capacity
         self.reserve = reserve
-        heap = .allocate(capacity: capacity)
+        heap = FixedBuffer(capacity: capacity, repeating: ScheduledEvent(frame: 0, sequence: 0, event: .heartbeat(strength: 0)))
     }
-
-    /// Control thread, once the engine is gone.
-    func deallocate() { heap.deallocate() }
 
     /// Real-time safe. The earliest event's frame.
     var earliestFrame: Int64? { count > 0 ? heap[0].frame : nil }

@@ -136,6 +136,7 @@ public final class OfflineRenderer {
                 if percent != lastProgress { lastProgress = percent; progress(Double(done) / Double(total)) }
             }
         }
+        try writer.flush()
         let counters = engine.counters.snapshot()
         return Summary(frames: done, sampleRate: engine.sampleRate, beats: counters.beats,
                        voicesFired: counters.voicesFired, rejectedTempos: counters.rejectedTempos,

@@ -441,6 +441,6 @@ public struct LoadedPreset: Sendable {
 }
 
 /// What a MIDI control change sets: gain 0…1 (value/127), pan −1…1, or enable (value ≥ 64).
-public enum MIDIControl: String, Sendable {
+public enum MIDIControl: String, Sendable, BitwiseCopyable {
     case gain, pan, enable
 }

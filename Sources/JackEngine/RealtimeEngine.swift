@@ -20,6 +20,8 @@ public final class RealtimeEngine: @unchecked Sendable {
     public let voiceNames: [String]
 
     private let slots: ContiguousArray<VoiceSlot>
+    /// The voices' buses, their gains and the active set.
+    private let mixer: Mixer
     private var sources: ContiguousArray<SPSCRing<ControlMessage>.Consumer> = []
     private let firedReports: SPSCRing<FiredVoice>.Producer?
     /// Every applied control message with its frame (`run --record-session`), when set.
@@ -35,21 +37,17 @@ public final class RealtimeEngine: @unchecked Sendable {
         return bits == 0 ? nil : Double(bitPattern: bits)
     }
     /// MIDI note number → voice index (−1: none).
-    private let noteVoices: UnsafeMutablePointer<Int32>
+    private let noteVoices: FixedBuffer<Int32>
     /// MIDI note number → region index (−1: none); checked before `noteVoices`.
-    private let noteRegions: UnsafeMutablePointer<Int32>
+    private let noteRegions: FixedBuffer<Int32>
     /// Region names, by index (OSC `/region/<name>`).
     public internal(set) var regionNames: [String] = []
     /// MIDI controller → (voice index, parameter); voice −1: unmapped.
-    private let controlVoices: UnsafeMutablePointer<(voice: Int32, parameter: MIDIControl)>
+    private let controlVoices: FixedBuffer<(voice: Int32, parameter: MIDIControl)>
     /// Region index → voice index (−1: none).
     private let regionVoices: ContiguousArray<Int32>
-    private let scratchLeft: UnsafeMutablePointer<Float>
-    private let scratchRight: UnsafeMutablePointer<Float>
     /// Silence, for input voices when the engine has no audio input (offline without --input).
-    private let silentInput: UnsafeMutablePointer<Float>
-    /// Largest change of a channel gain per frame: a full-scale change takes 10 ms.
-    private let gainSlewPerFrame: Float
+    private let silentInput: FixedBuffer<Float>
     /// Frame of the last explicit beat, for the step length of pulse voices it fires.
     private var lastExplicitBeatFrame: Int64?
     private var explicitBeatFrames: Double
@@ -64,7 +62,7 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// A region target that cycles the mode instead of playing a voice.
     public static let modeCycle: Int32 = -2
     /// Tambour's recorded pattern: one step a beat, a region index or `skippedBeat`.
-    private let pattern: UnsafeMutablePointer<Int32>
+    private let pattern: FixedBuffer<Int32>
     public static let patternCapacity = 256
     private static let skippedBeat: Int32 = -1
     private var patternLength = 0
@@ -107,6 +105,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         self.sampleRate = sampleRate
         self.maxFrames = maxFrames
         self.slots = ContiguousArray(slots)
+        mixer = Mixer(slots: ContiguousArray(slots), sampleRate: sampleRate, maxFrames: maxFrames)
         voiceNames = slots.map(\.name)
         stateSnapshot = VoiceStateSnapshot(count: slots.count)
         midiOut = MIDIOutQueue(dropped: counters.midiNotesDropped)
@@ -115,35 +114,17 @@ public final class RealtimeEngine: @unchecked Sendable {
         queue = EventQueue(capacity: Self.eventQueueCapacity, reserve: Self.eventQueueReserve)
         retiredProducer = retiredClips.producer
         clock = HeartbeatClock(sampleRate: sampleRate)
-        self.noteVoices = .allocate(capacity: 128)
-        self.noteVoices.initialize(repeating: -1, count: 128)
+        self.noteVoices = FixedBuffer(capacity: 128, repeating: -1)
         for (note, voice) in noteVoices where (0..<128).contains(note) {
             self.noteVoices[note] = Int32(voice)
         }
         self.regionVoices = ContiguousArray(regionVoices)
-        pattern = .allocate(capacity: Self.patternCapacity)
-        noteRegions = .allocate(capacity: 128)
-        noteRegions.initialize(repeating: -1, count: 128)
-        controlVoices = .allocate(capacity: 128)
-        controlVoices.initialize(repeating: (-1, .gain), count: 128)
-        scratchLeft = .allocate(capacity: maxFrames)
-        scratchRight = .allocate(capacity: maxFrames)
-        silentInput = .allocate(capacity: maxFrames)
-        silentInput.initialize(repeating: 0, count: maxFrames)
-        gainSlewPerFrame = 1 / (0.010 * Float(sampleRate))
+        pattern = FixedBuffer(capacity: Self.patternCapacity, repeating: -1)
+        noteRegions = FixedBuffer(capacity: 128, repeating: -1)
+        controlVoices = FixedBuffer(capacity: 128, repeating: (-1, .gain))
+        silentInput = FixedBuffer(capacity: maxFrames, repeating: 0)
         explicitBeatFrames = Double(sampleRate)
         for slot in slots { slot.voice.prepare(sampleRate: sampleRate, maxFrames: maxFrames) }
-    }
-
-    deinit {
-        queue.deallocate()
-        noteVoices.deallocate()
-        controlVoices.deallocate()
-        noteRegions.deallocate()
-        pattern.deallocate()
-        scratchLeft.deallocate()
-        scratchRight.deallocate()
-        silentInput.deallocate()
     }
 
     /// Control thread, before activation: every control message the engine applies is also
@@ -186,7 +167,7 @@ public final class RealtimeEngine: @unchecked Sendable {
     }
 
     /// The recorded pattern: region indices, −1 for a skipped beat.
-    public var recordedPattern: [Int32] { Array(UnsafeBufferPointer(start: pattern, count: patternLength)) }
+    public var recordedPattern: [Int32] { Array(UnsafeBufferPointer(start: pattern.pointer, count: patternLength)) }
 
     /// Control thread, before activation: MIDI note `note` hits region `region`.
     public func mapNoteToRegion(_ note: Int, region: Int32) {
@@ -237,10 +218,11 @@ public final class RealtimeEngine: @unchecked Sendable {
             let chunk = min(maxFrames, frames - done)
             processChunk(frames: chunk, left: left + done, right: right + done)
             // No Optional.map here: its generic closure would instantiate metadata on first use.
-            var chunkLeft = UnsafePointer(silentInput), chunkRight = UnsafePointer(silentInput)
+            var chunkLeft = UnsafePointer(silentInput.pointer), chunkRight = UnsafePointer(silentInput.pointer)
             if let inputLeft { chunkLeft = inputLeft + done }
             if let inputRight { chunkRight = inputRight + done }
-            processInput(frames: chunk, inputLeft: chunkLeft, inputRight: chunkRight, left: left + done, right: right + done)
+            mixer.processInput(frames: chunk, inputLeft: chunkLeft, inputRight: chunkRight, left: left + done, right: right + done,
+                               heartLevel: heartLevel)
             done += chunk
         }
         master.process(left: left, right: right, frames: frames)
@@ -300,7 +282,8 @@ public final class RealtimeEngine: @unchecked Sendable {
             let pulseFrame = clock.nextPulseFrame.map { max($0, cursor) } ?? end
             let next = min(eventFrame, pulseFrame, end)
             if next > cursor {
-                renderVoices(offset: Int(cursor - start), frames: Int(next - cursor), left: left, right: right)
+                mixer.renderVoices(offset: Int(cursor - start), frames: Int(next - cursor), left: left, right: right,
+                                   heartLevel: heartLevel)
                 cursor = next
             }
             if cursor == end { break }
@@ -445,7 +428,9 @@ public final class RealtimeEngine: @unchecked Sendable {
                 retire(offered)
                 return invalid()
             }
-            if !clipVoice.swapClip(offered, retire: retire) {
+            if clipVoice.swapClip(offered, retire: retire) {
+                mixer.wake(Int(voice), heartLevel: heartLevel)
+            } else {
                 counters.swapsRefused.wrappingIncrement(ordering: .relaxed)
                 retire(offered)
             }
@@ -556,71 +541,12 @@ public final class RealtimeEngine: @unchecked Sendable {
                 slots[other].voice.choke()
             }
         }
+        mixer.wake(Int(index), heartLevel: heartLevel)
         counters.voicesFired.wrappingIncrement(ordering: .relaxed)
         let note = slot.midiOut
         midiOut.noteOn(frame: frame, channel: note.channel, key: note.key, velocity: velocity, length: note.length)
         if let firedReports, !firedReports.push(FiredVoice(frame: frame, voice: index, velocity: velocity)) {
             counters.firedReportsDropped.wrappingIncrement(ordering: .relaxed)
         }
-    }
-
-    /// Real-time safe. Mixes every voice into the output from `offset` for `frames` frames.
-    private func renderVoices(offset: Int, frames: Int, left: UnsafeMutablePointer<Float>,
-                              right: UnsafeMutablePointer<Float>) {
-        for index in 0..<slots.count {
-            let slot = slots[index]
-            if slot.silenced || slot.inputVoice != nil { continue }
-            scratchLeft.update(repeating: 0, count: frames)
-            scratchRight.update(repeating: 0, count: frames)
-            slot.voice.render(left: scratchLeft, right: scratchRight, frames: frames)
-            mix(slot, into: left + offset, right + offset, frames: frames, target: heartScaled(slot))
-        }
-    }
-
-    /// Real-time safe. Input voices run once per block: their output depends on the input only.
-    private func processInput(frames: Int, inputLeft: UnsafePointer<Float>, inputRight: UnsafePointer<Float>,
-                              left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
-        for index in 0..<slots.count {
-            let slot = slots[index]
-            guard let inputVoice = slot.inputVoice, !slot.silenced else { continue }
-            scratchLeft.update(repeating: 0, count: frames)
-            scratchRight.update(repeating: 0, count: frames)
-            inputVoice.process(inputLeft: inputLeft, inputRight: inputRight, left: scratchLeft, right: scratchRight,
-                               frames: frames)
-            // A disabled input voice fades out rather than stopping short.
-            mix(slot, into: left, right, frames: frames, target: slot.enabled ? heartScaled(slot) : (0, 0))
-        }
-    }
-
-    /// Real-time safe. The slot's channel gains, faded with the heart during a dropout.
-    @inline(__always)
-    private func heartScaled(_ slot: VoiceSlot) -> (left: Float, right: Float) {
-        let gains = slot.channelGains
-        guard slot.followsHeart && heartLevel < 1 else { return gains }
-        return (gains.left * heartLevel, gains.right * heartLevel)
-    }
-
-    /// Real-time safe. Adds the scratch buffers into the output at the slot's gains, slewing the
-    /// applied gains toward the targets so that a change never jumps.
-    @inline(__always)
-    private func mix(_ slot: VoiceSlot, into left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
-                     frames: Int, target: (left: Float, right: Float)) {
-        var gainLeft = slot.appliedLeft, gainRight = slot.appliedRight
-        if gainLeft == target.left && gainRight == target.right {
-            for frame in 0..<frames {
-                left[frame] += scratchLeft[frame] * gainLeft
-                right[frame] += scratchRight[frame] * gainRight
-            }
-            return
-        }
-        let slew = gainSlewPerFrame
-        for frame in 0..<frames {
-            gainLeft += min(max(target.left - gainLeft, -slew), slew)
-            gainRight += min(max(target.right - gainRight, -slew), slew)
-            left[frame] += scratchLeft[frame] * gainLeft
-            right[frame] += scratchRight[frame] * gainRight
-        }
-        slot.appliedLeft = gainLeft
-        slot.appliedRight = gainRight
     }
 }

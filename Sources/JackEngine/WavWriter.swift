@@ -7,10 +7,18 @@ import Control
 /// The file is RF64 with libsndfile's auto-downgrade: it stays a plain WAV unless it grows past
 /// 4 GB, where a RIFF header's 32-bit sizes would wrap. `close()` finishes the header; a file
 /// never closed (a killed process) keeps the sizes of its last `sf_write_sync`.
+///
+/// Periods written with `write(left:right:frames:)` are gathered into a 64 Ki-frame buffer and
+/// reach the file in one `write()` each (512 KB) instead of one per period; `flush()` and
+/// `close()` write what is gathered.
 public final class WavWriter {
     private var file: OpaquePointer?
-    private var interleaved: [Float]
+    /// Interleaved frames waiting for the file.
+    private var staged: [Float]
+    private var stagedFrames = 0
+    public static let stagingFrames = 65_536
     public let path: String
+    /// Frames accepted (written or gathered).
     public private(set) var framesWritten = 0
 
     public init(path: String, sampleRate: Int, maxFrames: Int) throws {
@@ -24,31 +32,57 @@ public final class WavWriter {
         sf_command(file, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE))
         self.file = file
         self.path = path
-        interleaved = [Float](repeating: 0, count: maxFrames * 2)
+        staged = [Float](repeating: 0, count: Self.stagingFrames * 2)
     }
 
+    /// Gathers `frames` frames of two channels; the file gets them in large writes.
     public func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) throws {
-        if interleaved.count < frames * 2 { interleaved = [Float](repeating: 0, count: frames * 2) }
-        for frame in 0..<frames {
-            interleaved[2 * frame] = left[frame]
-            interleaved[2 * frame + 1] = right[frame]
+        guard file != nil else { throw InputError(file: path, "write after the file was closed") }
+        var done = 0
+        while done < frames {
+            let count = min(frames - done, Self.stagingFrames - stagedFrames)
+            staged.withUnsafeMutableBufferPointer { buffer in
+                let out = buffer.baseAddress! + 2 * stagedFrames
+                for frame in 0..<count {
+                    out[2 * frame] = left[done + frame]
+                    out[2 * frame + 1] = right[done + frame]
+                }
+            }
+            stagedFrames += count
+            done += count
+            if stagedFrames == Self.stagingFrames { try flush() }
         }
-        try interleaved.withUnsafeBufferPointer { try write(interleaved: $0.baseAddress!, frames: frames) }
+        framesWritten += frames
     }
 
-    /// Writes `frames` stereo frames already interleaved (left, right, left …).
+    /// Writes `frames` stereo frames already interleaved (left, right, left …), after what is gathered.
     public func write(interleaved samples: UnsafePointer<Float>, frames: Int) throws {
+        try flush()
+        try writeToFile(samples, frames: frames)
+        framesWritten += frames
+    }
+
+    /// Writes the gathered frames to the file.
+    public func flush() throws {
+        guard stagedFrames > 0 else { return }
+        let count = stagedFrames
+        stagedFrames = 0
+        try staged.withUnsafeBufferPointer { try writeToFile($0.baseAddress!, frames: count) }
+    }
+
+    private func writeToFile(_ samples: UnsafePointer<Float>, frames: Int) throws {
         guard let file else { throw InputError(file: path, "write after the file was closed") }
         let written = sf_writef_float(file, samples, sf_count_t(frames))
         guard written == sf_count_t(frames) else {
             throw InputError(file: path, "write failed: \(String(cString: sf_strerror(file)))")
         }
-        framesWritten += frames
     }
 
-    /// Finishes the header (sizes, `fact` frame count) and closes the file. Idempotent.
+    /// Writes what is gathered, finishes the header (sizes, `fact` frame count) and closes the
+    /// file. Idempotent. Call `flush()` first to hear of a failed write.
     public func close() {
         guard let file else { return }
+        try? flush()
         sf_close(file)
         self.file = nil
     }

@@ -197,6 +197,9 @@ public final class ArpeggioVoice: PulseVoice {
     /// Real-time safe.
     public func silence() { active = 0 }
 
+    /// Real-time safe.
+    public var isSounding: Bool { active > 0 }
+
     /// Real-time safe. Every note goes to a fast release.
     public func choke() {
         for index in 0..<active { notes[index].stage = .release }

@@ -39,4 +39,7 @@ public final class ClickVoice: Voice {
 
     /// Real-time safe.
     public func silence() { pendingCount = 0 }
+
+    /// Real-time safe.
+    public var isSounding: Bool { pendingCount > 0 }
 }

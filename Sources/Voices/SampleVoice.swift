@@ -113,11 +113,8 @@ public final class SampleVoice: Voice {
                     }
                     note.fade -= count
                 } else {
-                    let gain = note.velocity
-                    for frame in 0..<count {
-                        left[start + frame] += sourceLeft[note.position + frame] * gain
-                        right[start + frame] += sourceRight[note.position + frame] * gain
-                    }
+                    VectorMath.addScaled(sourceLeft + note.position, note.velocity, into: left + start, count: count)
+                    VectorMath.addScaled(sourceRight + note.position, note.velocity, into: right + start, count: count)
                 }
                 note.position += count
             }
@@ -133,6 +130,9 @@ public final class SampleVoice: Voice {
 
     /// Real-time safe.
     public func silence() { active = 0 }
+
+    /// Real-time safe.
+    public var isSounding: Bool { active > 0 }
 
     /// Real-time safe. Sounding notes fade out over `chokeFrames`; waiting ones are dropped.
     public func choke() {

@@ -32,5 +32,8 @@ public final class SparseConvolutionVoice: Voice {
     public func silence() { copies.silence() }
 
     /// Real-time safe.
+    public var isSounding: Bool { copies.isSounding }
+
+    /// Real-time safe.
     public func choke() { copies.choke() }
 }

@@ -53,5 +53,8 @@ public final class TapDanceVoice: PulseVoice {
     public func silence() { for index in 0..<sounds.count { sounds[index].silence() } }
 
     /// Real-time safe.
+    public var isSounding: Bool { sounds[0].isSounding || sounds[1].isSounding || sounds[2].isSounding }
+
+    /// Real-time safe.
     public func choke() { for index in 0..<sounds.count { sounds[index].choke() } }
 }

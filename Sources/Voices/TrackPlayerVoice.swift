@@ -227,6 +227,9 @@ public final class TrackPlayerVoice: Voice, TempoFollowing, ClipSwapping {
         }
     }
 
+    /// Real-time safe. A crossfade sounds even when this track has ended.
+    public var isSounding: Bool { playing || incoming != nil }
+
     /// Real-time safe.
     public func silence() {
         playing = false

@@ -18,6 +18,10 @@ public protocol Voice: AnyObject {
     /// Real-time safe. Stops every sounding and pending note at once.
     func silence()
 
+    /// Real-time safe. False when a `render` now would add nothing and no note waits to start:
+    /// the mixer skips the voice until it fires again. The default, true, always renders.
+    var isSounding: Bool { get }
+
     /// Real-time safe. Fades every sounding note out within a few milliseconds (a choke group:
     /// an open hi-hat cut by the closed one), without a click.
     func choke()
@@ -25,6 +29,7 @@ public protocol Voice: AnyObject {
 
 extension Voice {
     public func choke() { silence() }
+    public var isSounding: Bool { true }
 }
 
 /// A voice that follows the heartbeat's pulse grid itself (tap figures, arpeggios) instead of

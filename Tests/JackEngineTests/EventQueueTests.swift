@@ -5,7 +5,6 @@ import XCTest
 final class EventQueueTests: XCTestCase {
     func testPopsInFrameThenArrivalOrderAgainstASort() {
         var queue = EventQueue(capacity: 512)
-        defer { queue.deallocate() }
         var generator = SystemRandomNumberGenerator()
         var reference: [(frame: Int64, arrival: Int)] = []
         for arrival in 0..<500 {
@@ -25,7 +24,6 @@ final class EventQueueTests: XCTestCase {
 
     func testRefusesWhenFull() {
         var queue = EventQueue(capacity: 4)
-        defer { queue.deallocate() }
         for frame in 0..<4 { XCTAssertTrue(queue.insert(frame: Int64(frame), .heartbeat(strength: 1))) }
         XCTAssertFalse(queue.insert(frame: 0, .heartbeat(strength: 1)))
         XCTAssertEqual(queue.count, 4)
@@ -33,7 +31,6 @@ final class EventQueueTests: XCTestCase {
 
     func testFutureEventsLeaveTheReserveToEventsDueNow() {
         var queue = EventQueue(capacity: 8, reserve: 3)
-        defer { queue.deallocate() }
         for frame in 0..<5 { XCTAssertTrue(queue.insert(frame: 1000 + Int64(frame), .heartbeat(strength: 1), dueBefore: 256)) }
         XCTAssertFalse(queue.insert(frame: 2000, .heartbeat(strength: 1), dueBefore: 256), "future events stop at capacity − reserve")
         for _ in 0..<3 { XCTAssertTrue(queue.insert(frame: 10, .heartbeat(strength: 1), dueBefore: 256)) }

@@ -74,5 +74,14 @@ public final class CaptureClient {
     /// JACK's frame time now (an estimate between cycles): e.g. the moment both ears are connected.
     public var frameTime: Int64 { Int64(jack_frame_time(client)) }
 
-    public func close() { jack_client_close(client) }
+    private var closed = false
+    /// Closes the JACK client (idempotent). Also on release: a test that throws before its own
+    /// `close()` must not leave JACK calling into freed memory.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        jack_client_close(client)
+    }
+
+    deinit { close() }
 }

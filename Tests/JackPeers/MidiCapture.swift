@@ -77,5 +77,14 @@ public final class MidiCapture {
     /// was not run for never reached it.
     public func ran(at frame: Int64) -> Bool { log.ran(at: frame, of: periods.load(ordering: .acquiring)) }
 
-    public func close() { jack_client_close(client) }
+    private var closed = false
+    /// Closes the JACK client (idempotent). Also on release: a test that throws before its own
+    /// `close()` must not leave JACK calling into freed memory.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        jack_client_close(client)
+    }
+
+    deinit { close() }
 }

@@ -61,5 +61,14 @@ public final class MidiSender {
 
     public var sentFrames: [Int64] { Array(UnsafeBufferPointer(start: sent, count: count.load(ordering: .acquiring))) }
 
-    public func close() { jack_client_close(client) }
+    private var closed = false
+    /// Closes the JACK client (idempotent). Also on release: a test that throws before its own
+    /// `close()` must not leave JACK calling into freed memory.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        jack_client_close(client)
+    }
+
+    deinit { close() }
 }

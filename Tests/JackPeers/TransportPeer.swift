@@ -43,5 +43,14 @@ public final class TransportPeer {
         guard status == 0 else { throw JackPeerFailure("transport peer: timebase refused (\(status))") }
     }
 
-    public func close() { jack_client_close(client) }
+    private var closed = false
+    /// Closes the JACK client (idempotent). Also on release: a test that throws before its own
+    /// `close()` must not leave JACK calling into freed memory.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        jack_client_close(client)
+    }
+
+    deinit { close() }
 }

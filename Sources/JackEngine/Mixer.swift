@@ -1,0 +1,129 @@
+import Voices
+
+/// The voices' mix. Each voice renders into its own bus (two period buffers, its own memory), is
+/// faded there by its channel gains, and the bus is added into the output. Only sounding voices
+/// cost anything: a voice joins the active set when it fires and leaves it when it reports
+/// silence (`Voice.isSounding`), so a preset's silent voices are free.
+struct Mixer: ~Copyable {
+    let slots: ContiguousArray<VoiceSlot>
+    let maxFrames: Int
+    /// Voice `i`'s bus: left at `2 i maxFrames`, right right after it.
+    private let buses: FixedBuffer<Float>
+    /// One bit per voice: set while it may sound.
+    private let active: FixedBuffer<UInt64>
+    /// Largest change of a channel gain per frame: a full-scale change takes 10 ms.
+    private let gainSlewPerFrame: Float
+
+    /// Control thread.
+    init(slots: ContiguousArray<VoiceSlot>, sampleRate: Int, maxFrames: Int) {
+        self.slots = slots
+        self.maxFrames = maxFrames
+        buses = FixedBuffer(capacity: max(1, slots.count) * 2 * maxFrames, repeating: 0)
+        active = FixedBuffer(capacity: (slots.count + 63) / 64, repeating: 0)
+        gainSlewPerFrame = 1 / (0.010 * Float(sampleRate))
+        // Every voice starts in the set; the first render finds out which are silent.
+        for index in 0..<slots.count { active[index >> 6] |= 1 << UInt64(index & 63) }
+    }
+
+    /// Real-time safe. Voice `index` fired: it renders from now on until it is silent again. A
+    /// voice woken from silence starts at its target gains (nothing of it was audible to slew).
+    func wake(_ index: Int, heartLevel: Float) {
+        let word = index >> 6, bit = UInt64(1) << UInt64(index & 63)
+        guard active[word] & bit == 0 else { return }
+        active[word] |= bit
+        let slot = slots[index]
+        let target = Self.target(slot, heartLevel: heartLevel)
+        slot.appliedLeft = target.left
+        slot.appliedRight = target.right
+    }
+
+    /// Real-time safe. Whether voice `index` is in the active set (tests).
+    func isActive(_ index: Int) -> Bool { active[index >> 6] & (UInt64(1) << UInt64(index & 63)) != 0 }
+
+    /// Real-time safe. Renders every active voice that plays (not the input voices) for `frames`
+    /// frames into the output at `offset`.
+    func renderVoices(offset: Int, frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+                      heartLevel: Float) {
+        for word in 0..<active.capacity {
+            var bits = active[word]
+            while bits != 0 {
+                let index = word << 6 | bits.trailingZeroBitCount
+                bits &= bits &- 1
+                let slot = slots[index]
+                if slot.silenced || slot.inputVoice != nil {
+                    sleep(index)
+                    continue
+                }
+                let (busLeft, busRight) = bus(index, offset: offset)
+                busLeft.update(repeating: 0, count: frames)
+                busRight.update(repeating: 0, count: frames)
+                slot.voice.render(left: busLeft, right: busRight, frames: frames)
+                mix(slot, busLeft, busRight, into: left + offset, right + offset, frames: frames,
+                    target: Self.target(slot, heartLevel: heartLevel))
+                if !slot.voice.isSounding { sleep(index) }
+            }
+        }
+    }
+
+    /// Real-time safe. Input voices run once per block: their output depends on the input only.
+    func processInput(frames: Int, inputLeft: UnsafePointer<Float>, inputRight: UnsafePointer<Float>,
+                      left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, heartLevel: Float) {
+        for index in 0..<slots.count {
+            let slot = slots[index]
+            guard let inputVoice = slot.inputVoice, !slot.silenced else { continue }
+            let (busLeft, busRight) = bus(index, offset: 0)
+            busLeft.update(repeating: 0, count: frames)
+            busRight.update(repeating: 0, count: frames)
+            inputVoice.process(inputLeft: inputLeft, inputRight: inputRight, left: busLeft, right: busRight, frames: frames)
+            // A disabled input voice fades out rather than stopping short.
+            mix(slot, busLeft, busRight, into: left, right, frames: frames,
+                target: slot.enabled ? Self.target(slot, heartLevel: heartLevel) : (0, 0))
+        }
+    }
+
+    /// Real-time safe.
+    @inline(__always)
+    private func sleep(_ index: Int) {
+        active[index >> 6] &= ~(UInt64(1) << UInt64(index & 63))
+    }
+
+    /// Real-time safe.
+    @inline(__always)
+    private func bus(_ index: Int, offset: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+        let left = buses.pointer + index * 2 * maxFrames
+        return (left + offset, left + maxFrames + offset)
+    }
+
+    /// Real-time safe. The slot's channel gains, faded with the heart during a dropout.
+    @inline(__always)
+    private static func target(_ slot: VoiceSlot, heartLevel: Float) -> (left: Float, right: Float) {
+        let gains = slot.channelGains
+        guard slot.followsHeart && heartLevel < 1 else { return gains }
+        return (gains.left * heartLevel, gains.right * heartLevel)
+    }
+
+    /// Real-time safe. Applies the slot's gains to its bus and adds the bus into the output,
+    /// slewing the applied gains toward `target` so that a change never jumps.
+    @inline(__always)
+    private func mix(_ slot: VoiceSlot, _ busLeft: UnsafeMutablePointer<Float>, _ busRight: UnsafeMutablePointer<Float>,
+                     into left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
+                     frames: Int, target: (left: Float, right: Float)) {
+        var gainLeft = slot.appliedLeft, gainRight = slot.appliedRight
+        if gainLeft == target.left && gainRight == target.right {
+            VectorMath.scaleAndAdd(busLeft, gainLeft, into: left, count: frames)
+            VectorMath.scaleAndAdd(busRight, gainRight, into: right, count: frames)
+            return
+        }
+        let slew = gainSlewPerFrame
+        for frame in 0..<frames {
+            gainLeft += min(max(target.left - gainLeft, -slew), slew)
+            gainRight += min(max(target.right - gainRight, -slew), slew)
+            busLeft[frame] *= gainLeft
+            busRight[frame] *= gainRight
+            left[frame] += busLeft[frame]
+            right[frame] += busRight[frame]
+        }
+        slot.appliedLeft = gainLeft
+        slot.appliedRight = gainRight
+    }
+}
