@@ -6,7 +6,8 @@ import Foundation
 /// of the precision and latency rows. Onsets are kept as the client's own frame count since
 /// activation and as JACK's frame time.
 public final class CaptureClient {
-    public let client: OpaquePointer
+    public var client: OpaquePointer { owned.pointer }
+    private let owned: OwnedClient
     let port: OpaquePointer
     let capacity = 1 << 20
     let ownFrames: UnsafeMutablePointer<Int64>
@@ -26,7 +27,7 @@ public final class CaptureClient {
     public init(name: String, threshold: Float = 0.5) throws {
         self.threshold = threshold
         let client = try openPeerClient(name, role: "capture client")
-        self.client = client
+        owned = OwnedClient(client)
         port = jack_port_register(client, "in", JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsInput.rawValue), 0)!
         ownFrames = .allocate(capacity: capacity)
         onsetPeriods = .allocate(capacity: capacity)
@@ -74,14 +75,8 @@ public final class CaptureClient {
     /// JACK's frame time now (an estimate between cycles): e.g. the moment both ears are connected.
     public var frameTime: Int64 { Int64(jack_frame_time(client)) }
 
-    private var closed = false
-    /// Closes the JACK client (idempotent). Also on release: a test that throws before its own
-    /// `close()` must not leave JACK calling into freed memory.
-    public func close() {
-        guard !closed else { return }
-        closed = true
-        jack_client_close(client)
-    }
+    /// Closes the JACK client (idempotent; also when the peer is released, before its buffers go).
+    public func close() { owned.close() }
 
-    deinit { close() }
+    deinit { owned.close() }
 }

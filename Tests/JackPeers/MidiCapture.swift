@@ -14,7 +14,9 @@ public final class MidiCapture {
         public var isNoteOff: Bool { status & 0xF0 == 0x80 || (status & 0xF0 == 0x90 && velocity == 0) }
     }
 
-    let client: OpaquePointer
+    var client: OpaquePointer { owned.pointer }
+
+    private let owned: OwnedClient
     let port: OpaquePointer
     let capacity = 1 << 16
     let events: UnsafeMutablePointer<Event>
@@ -28,7 +30,7 @@ public final class MidiCapture {
 
     public init(name: String) throws {
         let client = try openPeerClient(name, role: "MIDI capture")
-        self.client = client
+        owned = OwnedClient(client)
         port = jack_port_register(client, "in", JACK_DEFAULT_MIDI_TYPE, UInt(JackPortIsInput.rawValue), 0)!
         events = .allocate(capacity: capacity)
         eventPeriods = .allocate(capacity: capacity)
@@ -77,14 +79,8 @@ public final class MidiCapture {
     /// was not run for never reached it.
     public func ran(at frame: Int64) -> Bool { log.ran(at: frame, of: periods.load(ordering: .acquiring)) }
 
-    private var closed = false
-    /// Closes the JACK client (idempotent). Also on release: a test that throws before its own
-    /// `close()` must not leave JACK calling into freed memory.
-    public func close() {
-        guard !closed else { return }
-        closed = true
-        jack_client_close(client)
-    }
+    /// Closes the JACK client (idempotent; also when the peer is released, before its buffers go).
+    public func close() { owned.close() }
 
-    deinit { close() }
+    deinit { owned.close() }
 }

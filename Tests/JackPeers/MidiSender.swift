@@ -5,7 +5,8 @@ import Foundation
 /// A JACK client that plays a note-on at a varying frame offset every few periods, and
 /// remembers the JACK frame time of each: the drum pad of the latency row.
 public final class MidiSender {
-    let client: OpaquePointer
+    var client: OpaquePointer { owned.pointer }
+    private let owned: OwnedClient
     let port: OpaquePointer
     let note: UInt8
     let every: Int
@@ -18,7 +19,7 @@ public final class MidiSender {
 
     public init(name: String, note: UInt8, everyPeriods: Int) throws {
         let client = try openPeerClient(name, role: "MIDI sender")
-        self.client = client
+        owned = OwnedClient(client)
         self.note = note
         every = everyPeriods
         port = jack_port_register(client, "out", JACK_DEFAULT_MIDI_TYPE, UInt(JackPortIsOutput.rawValue), 0)!
@@ -61,14 +62,8 @@ public final class MidiSender {
 
     public var sentFrames: [Int64] { Array(UnsafeBufferPointer(start: sent, count: count.load(ordering: .acquiring))) }
 
-    private var closed = false
-    /// Closes the JACK client (idempotent). Also on release: a test that throws before its own
-    /// `close()` must not leave JACK calling into freed memory.
-    public func close() {
-        guard !closed else { return }
-        closed = true
-        jack_client_close(client)
-    }
+    /// Closes the JACK client (idempotent; also when the peer is released, before its buffers go).
+    public func close() { owned.close() }
 
-    deinit { close() }
+    deinit { owned.close() }
 }

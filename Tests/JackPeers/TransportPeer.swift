@@ -4,12 +4,13 @@ import Foundation
 /// Another client on the transport: it starts and stops the transport and reads its position
 /// (what Ardour or Hydrogen see), and can be the timebase master itself at a fixed tempo.
 public final class TransportPeer {
-    let client: OpaquePointer
+    var client: OpaquePointer { owned.pointer }
+    private let owned: OwnedClient
     private var masterBPM = 0.0
 
     public init(name: String) throws {
         let client = try openPeerClient(name, role: "transport peer")
-        self.client = client
+        owned = OwnedClient(client)
         guard jack_activate(client) == 0 else { throw JackPeerFailure("transport peer: activate failed") }
     }
 
@@ -43,14 +44,8 @@ public final class TransportPeer {
         guard status == 0 else { throw JackPeerFailure("transport peer: timebase refused (\(status))") }
     }
 
-    private var closed = false
-    /// Closes the JACK client (idempotent). Also on release: a test that throws before its own
-    /// `close()` must not leave JACK calling into freed memory.
-    public func close() {
-        guard !closed else { return }
-        closed = true
-        jack_client_close(client)
-    }
+    /// Closes the JACK client (idempotent; also when the peer is released, before its buffers go).
+    public func close() { owned.close() }
 
-    deinit { close() }
+    deinit { owned.close() }
 }
