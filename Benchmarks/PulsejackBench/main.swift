@@ -52,9 +52,9 @@ if let only {
         print("updated the \(only) rows of \(out)")
     }
 } else {
-    // Rows other tools write (the reliability row of `make soak`) stay.
+    // Rows other tools write (the reliability row of `make soak`, callgrind's counts) stay.
     let kept = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").components(separatedBy: "\n")
-        .filter { $0.hasSuffix("`make soak` |") }
+        .filter { $0.hasSuffix("`make soak` |") || $0.hasSuffix("`scripts/callgrind-render.sh` |") }
     try Report.markdown(rows: rows, runs: runs, keeping: kept).write(toFile: out, atomically: true, encoding: .utf8)
     print("wrote \(out)")
 }

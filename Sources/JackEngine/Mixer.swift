@@ -9,7 +9,8 @@ struct Mixer: ~Copyable {
     let maxFrames: Int
     /// Voice `i`'s bus: left at `2 i maxFrames`, right right after it.
     private let buses: FixedBuffer<Float>
-    /// One bit per voice: set while it may sound.
+    /// One bit per voice: set while it may sound. (Written `a[i] = a[i] | bit`: Swift 6.3.1 built with
+    /// --sanitize=thread crashes on `|=` through this subscript, "Invalid bitcast".)
     private let active: FixedBuffer<UInt64>
     /// Largest change of a channel gain per frame: a full-scale change takes 10 ms.
     private let gainSlewPerFrame: Float
@@ -22,7 +23,7 @@ struct Mixer: ~Copyable {
         active = FixedBuffer(capacity: (slots.count + 63) / 64, repeating: 0)
         gainSlewPerFrame = 1 / (0.010 * Float(sampleRate))
         // Every voice starts in the set; the first render finds out which are silent.
-        for index in 0..<slots.count { active[index >> 6] |= 1 << UInt64(index & 63) }
+        for index in 0..<slots.count { active[index >> 6] = active[index >> 6] | 1 << UInt64(index & 63) }
     }
 
     /// Real-time safe. Voice `index` fired: it renders from now on until it is silent again. A
@@ -30,7 +31,7 @@ struct Mixer: ~Copyable {
     func wake(_ index: Int, heartLevel: Float) {
         let word = index >> 6, bit = UInt64(1) << UInt64(index & 63)
         guard active[word] & bit == 0 else { return }
-        active[word] |= bit
+        active[word] = active[word] | bit
         let slot = slots[index]
         let target = Self.target(slot, heartLevel: heartLevel)
         slot.appliedLeft = target.left
@@ -84,7 +85,8 @@ struct Mixer: ~Copyable {
     /// Real-time safe.
     @inline(__always)
     private func sleep(_ index: Int) {
-        active[index >> 6] &= ~(UInt64(1) << UInt64(index & 63))
+        let word = index >> 6
+        active[word] = active[word] & ~(UInt64(1) << UInt64(index & 63))
     }
 
     /// Real-time safe.
