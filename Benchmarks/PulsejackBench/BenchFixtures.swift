@@ -22,7 +22,7 @@ enum BenchFixtures {
     static let sustainedSample: String = {
         let path = folder.appendingPathComponent("sustain.wav").path
         let frames = 52_800
-        let writer = try! WavWriter(path: path, sampleRate: 48_000, maxFrames: frames)
+        let writer = try! WavWriter(path: path, sampleRate: 48_000)
         let left = (0..<frames).map { Float(0.05 * sin(2 * Double.pi * 220 * Double($0) / 48_000)) }
         let right = (0..<frames).map { Float(0.05 * sin(2 * Double.pi * 330 * Double($0) / 48_000)) }
         try! writer.write(left: left, right: right, frames: frames)

@@ -13,7 +13,7 @@ enum ConvolutionBench {
         func noise() -> Float { Float(Double(generator.next()) / Double(UInt64.max) * 2 - 1) }
         let decay = (0..<frames).map { Float(exp(-5 * Double($0) / Double(frames))) * 0.1 }
         let left = decay.map { $0 * noise() }, right = decay.map { $0 * noise() }
-        let writer = try WavWriter(path: path, sampleRate: 48_000, maxFrames: frames)
+        let writer = try WavWriter(path: path, sampleRate: 48_000)
         try writer.write(left: left, right: right, frames: frames)
         writer.close()
         return path

@@ -253,7 +253,9 @@ public final class JackClient: @unchecked Sendable {
     }
 
     /// Full names of our output ports.
-    public var outputPortNames: [String] { ["\(name):out_L", "\(name):out_R"] }
+    public var outputPortNames: [String] { Self.outputPortNames(of: name) }
+
+    private static func outputPortNames(of client: String) -> [String] { ["\(client):out_L", "\(client):out_R"] }
 
     /// Connects out_L/out_R to the first two physical playback ports; returns what it connected.
     @discardableResult
@@ -266,7 +268,7 @@ public final class JackClient: @unchecked Sendable {
             var index = 0
             while let port = ports[index] { playback.append(String(cString: port)); index += 1 }
             var made: [(String, String)] = []
-            for (source, destination) in zip(["\(name):out_L", "\(name):out_R"], playback)
+            for (source, destination) in zip(Self.outputPortNames(of: name), playback)
             where jack_connect(client, source, destination) == 0 {
                 made.append((source, destination))
             }

@@ -23,23 +23,19 @@ struct Mixer: ~Copyable {
         active = FixedBuffer(capacity: (slots.count + 63) / 64, repeating: 0)
         gainSlewPerFrame = 1 / (0.010 * Float(sampleRate))
         // Every voice starts in the set; the first render finds out which are silent.
-        for index in 0..<slots.count { active[index >> 6] = active[index >> 6] | 1 << UInt64(index & 63) }
+        for index in 0..<slots.count { setActive(index, true) }
     }
 
     /// Real-time safe. Voice `index` fired: it renders from now on until it is silent again. A
     /// voice woken from silence starts at its target gains (nothing of it was audible to slew).
     func wake(_ index: Int, heartLevel: Float) {
-        let word = index >> 6, bit = UInt64(1) << UInt64(index & 63)
-        guard active[word] & bit == 0 else { return }
-        active[word] = active[word] | bit
+        guard active[index >> 6] & Self.bit(index) == 0 else { return }
+        setActive(index, true)
         let slot = slots[index]
         let target = Self.target(slot, heartLevel: heartLevel)
         slot.appliedLeft = target.left
         slot.appliedRight = target.right
     }
-
-    /// Real-time safe. Whether voice `index` is in the active set (tests).
-    func isActive(_ index: Int) -> Bool { active[index >> 6] & (UInt64(1) << UInt64(index & 63)) != 0 }
 
     /// Real-time safe. Renders every active voice that plays (not the input voices) for `frames`
     /// frames into the output at `offset`.
@@ -52,7 +48,7 @@ struct Mixer: ~Copyable {
                 bits &= bits &- 1
                 let slot = slots[index]
                 if slot.silenced || slot.inputVoice != nil {
-                    sleep(index)
+                    setActive(index, false)
                     continue
                 }
                 let (busLeft, busRight) = bus(index, offset: offset)
@@ -61,7 +57,7 @@ struct Mixer: ~Copyable {
                 slot.voice.render(left: busLeft, right: busRight, frames: frames)
                 mix(slot, busLeft, busRight, into: left + offset, right + offset, frames: frames,
                     target: Self.target(slot, heartLevel: heartLevel))
-                if !slot.voice.isSounding { sleep(index) }
+                if !slot.voice.isSounding { setActive(index, false) }
             }
         }
     }
@@ -84,10 +80,13 @@ struct Mixer: ~Copyable {
 
     /// Real-time safe.
     @inline(__always)
-    private func sleep(_ index: Int) {
+    private func setActive(_ index: Int, _ on: Bool) {
         let word = index >> 6
-        active[word] = active[word] & ~(UInt64(1) << UInt64(index & 63))
+        active[word] = on ? active[word] | Self.bit(index) : active[word] & ~Self.bit(index)
     }
+
+    @inline(__always)
+    private static func bit(_ index: Int) -> UInt64 { UInt64(1) << UInt64(index & 63) }
 
     /// Real-time safe.
     @inline(__always)

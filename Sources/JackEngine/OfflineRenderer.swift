@@ -95,7 +95,7 @@ public final class OfflineRenderer {
     public func render(frames total: Int64, to outPath: String, onFired: ((FiredVoice) -> Void)? = nil,
                        onPeriod: ((UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Void)? = nil,
                        progress: ((Double) -> Void)? = nil, shouldStop: (() -> Bool)? = nil) throws -> Summary {
-        let writer = try WavWriter(path: outPath, sampleRate: engine.sampleRate, maxFrames: periodFrames)
+        let writer = try WavWriter(path: outPath, sampleRate: engine.sampleRate)
         defer { writer.close() }
         let left = UnsafeMutablePointer<Float>.allocate(capacity: periodFrames)
         let right = UnsafeMutablePointer<Float>.allocate(capacity: periodFrames)

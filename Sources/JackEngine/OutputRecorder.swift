@@ -28,7 +28,7 @@ public final class OutputRecorder: @unchecked Sendable {
 
     /// Control thread: creates the file (an error names it) and the ring.
     public init(path: String, sampleRate: Int, maxFrames: Int, seconds: Double = 10) throws {
-        file = try WavWriter(path: path, sampleRate: sampleRate, maxFrames: 0)
+        file = try WavWriter(path: path, sampleRate: sampleRate)
         self.path = path
         self.maxFrames = maxFrames
         let bytes = Int(seconds * Double(sampleRate)) * 2 * MemoryLayout<Float>.size

@@ -13,15 +13,16 @@ import Control
 /// `close()` write what is gathered.
 public final class WavWriter {
     private var file: OpaquePointer?
-    /// Interleaved frames waiting for the file.
-    private var staged: [Float]
+    /// Interleaved frames waiting for the file (made on the first gathered write: the recorder,
+    /// which writes interleaved blocks, never needs it).
+    private var staged: [Float] = []
     private var stagedFrames = 0
     public static let stagingFrames = 65_536
     public let path: String
     /// Frames accepted (written or gathered).
     public private(set) var framesWritten = 0
 
-    public init(path: String, sampleRate: Int, maxFrames: Int) throws {
+    public init(path: String, sampleRate: Int) throws {
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = 2
@@ -32,12 +33,12 @@ public final class WavWriter {
         sf_command(file, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE))
         self.file = file
         self.path = path
-        staged = [Float](repeating: 0, count: Self.stagingFrames * 2)
     }
 
     /// Gathers `frames` frames of two channels; the file gets them in large writes.
     public func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) throws {
         guard file != nil else { throw InputError(file: path, "write after the file was closed") }
+        if staged.isEmpty { staged = [Float](repeating: 0, count: Self.stagingFrames * 2) }
         var done = 0
         while done < frames {
             let count = min(frames - done, Self.stagingFrames - stagedFrames)

@@ -37,7 +37,7 @@ public struct FixedBuffer<Element: BitwiseCopyable>: ~Copyable {
     public var pointer: UnsafeMutablePointer<Element> { base }
 
     /// Real-time safe. Adds at the end; false, changing nothing, when full.
-    @inlinable
+    @inlinable @discardableResult
     public mutating func append(_ element: Element) -> Bool {
         guard used < capacity else { return false }
         base[used] = element
@@ -59,8 +59,4 @@ public struct FixedBuffer<Element: BitwiseCopyable>: ~Copyable {
         assert(newCount >= 0 && newCount <= capacity)
         used = newCount
     }
-
-    /// Real-time safe. Sets every slot to `value`.
-    @inlinable
-    public func fill(with value: Element) { base.update(repeating: value, count: capacity) }
 }

@@ -8,7 +8,7 @@ public final class SampleVoice: Voice {
     /// Frames a choked note takes to fade out.
     public static let chokeFrames = 128
 
-    private struct Playhead {
+    private struct Playhead: BitwiseCopyable {
         /// Frames until the note starts.
         var delay: Int
         /// Frames of the sample already played.
@@ -20,8 +20,8 @@ public final class SampleVoice: Voice {
         var onRetiring: Bool
     }
 
-    private let playheads: UnsafeMutablePointer<Playhead>
-    private var active = 0
+    /// The notes sounding or waiting, `playheads.count` of them.
+    private var playheads: FixedBuffer<Playhead>
     /// The clip new notes play, and the one the last swap replaced while notes still use it.
     /// Unmanaged: the process thread never touches a reference count.
     private var current: Unmanaged<SampleBuffer>
@@ -32,11 +32,11 @@ public final class SampleVoice: Voice {
         precondition(maxPolyphony > 0)
         self.maxPolyphony = maxPolyphony
         current = .passRetained(sample)
-        playheads = .allocate(capacity: maxPolyphony)
+        playheads = FixedBuffer(capacity: maxPolyphony, count: 0,
+                                repeating: Playhead(delay: 0, position: 0, velocity: 0, fade: -1, onRetiring: false))
     }
 
     deinit {
-        playheads.deallocate()
         current.release()
         retiring?.release()
     }
@@ -57,7 +57,7 @@ public final class SampleVoice: Voice {
         guard retiring == nil else { return false }
         retiring = current
         current = clip
-        for index in 0..<active { playheads[index].onRetiring = true }
+        for index in 0..<playheads.count { playheads[index].onRetiring = true }
         reclaimRetiring(release: release)
         return true
     }
@@ -65,7 +65,7 @@ public final class SampleVoice: Voice {
     /// Real-time safe. Hands over the retiring clip once no playhead uses it.
     public func reclaimRetiring(release: (Unmanaged<SampleBuffer>) -> Void) {
         guard let old = retiring else { return }
-        for index in 0..<active where playheads[index].onRetiring { return }
+        for index in 0..<playheads.count where playheads[index].onRetiring { return }
         retiring = nil
         release(old)
     }
@@ -73,13 +73,10 @@ public final class SampleVoice: Voice {
     /// Real-time safe. With every playhead busy, the oldest note is replaced.
     public func trigger(atFrame offset: Int, velocity: Float) {
         let note = Playhead(delay: max(0, offset), position: 0, velocity: velocity, fade: -1, onRetiring: false)
-        if active < maxPolyphony {
-            playheads[active] = note
-            active += 1
-        } else {
+        if !playheads.append(note) {
             // Age: frames since the note started (negative while it waits for its frame).
             var oldest = 0
-            for index in 1..<active
+            for index in 1..<playheads.count
             where playheads[index].position - playheads[index].delay > playheads[oldest].position - playheads[oldest].delay {
                 oldest = index
             }
@@ -92,7 +89,7 @@ public final class SampleVoice: Voice {
         let fresh = current.takeUnretainedValue()
         let old = retiring?.takeUnretainedValue()
         var index = 0
-        while index < active {
+        while index < playheads.count {
             var note = playheads[index]
             let clip = note.onRetiring ? (old ?? fresh) : fresh
             let sourceLeft = clip.left.baseAddress!
@@ -119,8 +116,7 @@ public final class SampleVoice: Voice {
                 note.position += count
             }
             if note.delay == 0 && (note.position >= length || note.fade == 0) {
-                active -= 1
-                playheads[index] = playheads[active]
+                playheads.removeSwapping(at: index)
             } else {
                 playheads[index] = note
                 index += 1
@@ -129,18 +125,17 @@ public final class SampleVoice: Voice {
     }
 
     /// Real-time safe.
-    public func silence() { active = 0 }
+    public func silence() { playheads.setCount(0) }
 
     /// Real-time safe.
-    public var isSounding: Bool { active > 0 }
+    public var isSounding: Bool { playheads.count > 0 }
 
     /// Real-time safe. Sounding notes fade out over `chokeFrames`; waiting ones are dropped.
     public func choke() {
         var index = 0
-        while index < active {
+        while index < playheads.count {
             if playheads[index].delay > 0 {
-                active -= 1
-                playheads[index] = playheads[active]
+                playheads.removeSwapping(at: index)
             } else {
                 if playheads[index].fade < 0 { playheads[index].fade = Self.chokeFrames }
                 index += 1

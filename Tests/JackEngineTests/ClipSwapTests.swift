@@ -10,7 +10,7 @@ import XCTest
 final class ClipSwapTests: XCTestCase {
     private func wav(_ samples: [Float], _ name: String) throws -> String {
         let path = NSTemporaryDirectory() + "pulsejack-swap-\(getpid())-\(name).wav"
-        let writer = try WavWriter(path: path, sampleRate: 48_000, maxFrames: samples.count)
+        let writer = try WavWriter(path: path, sampleRate: 48_000)
         try writer.write(left: samples, right: samples, frames: samples.count)
         writer.close()
         return path

@@ -12,7 +12,7 @@ final class WavWriterTests: XCTestCase {
     func testAShortFileIsAPlainFinishedWav() throws {
         let path = temporary("short.wav")
         defer { unlink(path) }
-        let writer = try WavWriter(path: path, sampleRate: 48_000, maxFrames: 256)
+        let writer = try WavWriter(path: path, sampleRate: 48_000)
         let ramp = (0..<1000).map { Float($0) / 1000 }
         try ramp.withUnsafeBufferPointer { try writer.write(left: $0.baseAddress!, right: $0.baseAddress!, frames: 1000) }
         writer.close()
@@ -31,7 +31,7 @@ final class WavWriterTests: XCTestCase {
         let chunk = 1 << 20
         let chunks = 514  // 538,968,064 frames, 4.01 GiB of stereo float
         let silence = [Float](repeating: 0, count: 2 * chunk)
-        let writer = try WavWriter(path: path, sampleRate: 48_000, maxFrames: chunk)
+        let writer = try WavWriter(path: path, sampleRate: 48_000)
         for _ in 0..<chunks { try silence.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: chunk) } }
         writer.close()
         let head = try XCTUnwrap(FileHandle(forReadingAtPath: path)).readData(ofLength: 4)
