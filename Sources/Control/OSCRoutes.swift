@@ -58,17 +58,24 @@ public struct OSCRoutes: Sendable {
                 guard let values = floats(1...1) else { return expecting("0 or 1") }
                 return .events([.voiceParameter(voice: voice, .enable(values[0] != 0))])
             case "gain":
-                guard let values = floats(1...1), values[0].isFinite, (0...4).contains(values[0]) else { return expecting("a gain 0…4") }
+                guard let values = floats(1...1), values[0].isFinite, VoiceParameterRange.gain.contains(values[0]) else {
+                    return expecting("a gain \(VoiceParameterRange.describe(VoiceParameterRange.gain))")
+                }
                 return .events([.voiceParameter(voice: voice, .gain(Float(values[0])))])
             case "pan":
-                guard let values = floats(1...1), values[0].isFinite, (-1...1).contains(values[0]) else { return expecting("a pan −1…1") }
+                guard let values = floats(1...1), values[0].isFinite, VoiceParameterRange.pan.contains(values[0]) else {
+                    return expecting("a pan \(VoiceParameterRange.describe(VoiceParameterRange.pan))")
+                }
                 return .events([.voiceParameter(voice: voice, .pan(Float(values[0])))])
             case "rate":
-                guard let values = floats(1...2), values.allSatisfy({ $0.isFinite && $0 >= 1 && $0 <= 16 }) else {
-                    return expecting("every Nth beat 1…16 [and a subdivision 1…4]")
+                let every = VoiceParameterRange.every, subdivisions = VoiceParameterRange.subdivisions
+                let usage = "every Nth beat \(every.lowerBound)…\(every.upperBound) [and a subdivision \(subdivisions.first!)…\(subdivisions.last!)]"
+                // Numbers are truncated, as an OSC app sending 2.0 for "every 2nd beat" means.
+                guard let values = floats(1...2), values.allSatisfy({ $0.isFinite && $0 >= 1 && $0 < 256 }),
+                      every.contains(Int(values[0])), values.count == 1 || subdivisions.contains(Int(values[1])) else {
+                    return expecting(usage)
                 }
                 let rate = BeatRate(everyNthBeat: UInt8(values[0]), subdivision: UInt8(values.count > 1 ? values[1] : 1))
-                guard rate.isValid else { return expecting("every Nth beat 1…16 [and a subdivision 1…4]") }
                 return .events([.voiceParameter(voice: voice, .rate(rate))])
             case "trigger":
                 guard let values = floats(0...1), values.allSatisfy(\.isFinite) else { return expecting("an optional velocity") }

@@ -132,7 +132,7 @@ struct RenderJob {
 extension RenderJob {
     /// Why a soloed voice fired nothing in this render.
     static func silence(of voice: Preset.VoiceDefinition, beats: Int, input: String?) -> String {
-        if voice.input == true {
+        if voice.option("input")?.flag == true {
             return input == nil ? "it convolves the audio input (input: true); give one with --input" : "it convolves the input, which stayed silent"
         }
         if voice.onBeat == false {

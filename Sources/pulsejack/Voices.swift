@@ -4,13 +4,51 @@ import Foundation
 import JackEngine
 
 struct Voices: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List a preset's voices and the sound files they use.")
+    static let configuration = CommandConfiguration(
+        abstract: "List a preset's voices and the sound files they use, or (--kinds) every voice kind and its fields.")
 
     @Option(help: "The preset: a preset.yaml file or a folder holding one.")
     var preset: String = ShippedPresets.defaultPreset
 
     @Flag(help: "Print JSON.")
     var json = false
+
+    @Flag(help: "List the voice kinds a preset can use, each with its own fields (type, range, default).")
+    var kinds = false
+
+    struct KindListing: Encodable {
+        struct Field: Encodable {
+            var key: String
+            var value: String
+            var `default`: String?
+            var help: String
+        }
+        var kind: String
+        var summary: String
+        var fields: [Field]
+    }
+
+    func listKinds() throws {
+        let listings = VoiceKinds.all.map { descriptor in
+            KindListing(kind: descriptor.kind.rawValue, summary: descriptor.summary, fields: descriptor.fields.map {
+                .init(key: $0.key, value: $0.valueDescription, default: $0.defaultValue, help: $0.help)
+            })
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(listings), as: UTF8.self))
+            return
+        }
+        print("Every voice has: \(Preset.VoiceDefinition.commonKeys.joined(separator: ", "))")
+        for kind in listings {
+            print("\n\(kind.kind): \(kind.summary)")
+            for field in kind.fields {
+                let fallback = field.default.map { " (default \($0))" } ?? ""
+                print("  \(field.key.padding(toLength: 16, withPad: " ", startingAt: 0)) \(field.value)\(fallback): \(field.help)")
+            }
+        }
+    }
 
     struct Listing: Encodable {
         var name: String
@@ -38,6 +76,7 @@ struct Voices: ParsableCommand {
     }
 
     func run() throws {
+        if kinds { return try listKinds() }
         let loaded: LoadedPreset
         do { loaded = try LoadedPreset.load(path: preset) } catch let error as InputError { throw fail(error) }
         let listings = loaded.voices.map { loadedVoice in

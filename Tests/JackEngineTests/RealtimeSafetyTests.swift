@@ -40,23 +40,21 @@ final class RealtimeSafetyTests: XCTestCase {
         }
         slots.append(VoiceSlot(name: "click", voice: ClickVoice(), enabled: true, gain: 1, pan: 0,
                                rate: BeatRate(subdivision: 3), followsHeart: true, silenced: false, chokeGroup: 1))
-        // The voice bank: tap dance, arpeggio, both convolution paths, a choke group.
-        let tapSound = try SampleFile.load(path: Fixtures.presets.appendingPathComponent("sounds/tap-toe.wav").path,
-                                           sampleRate: sampleRate)
-        let clip = try SampleFile.load(path: Fixtures.presets.appendingPathComponent("sounds/uke.wav").path, sampleRate: sampleRate)
-        var arpeggio = ArpeggioVoice.Settings()
-        arpeggio.order = .random
-        arpeggio.octaves = 3
-        let bank: [(String, any Voice, BeatRate)] = [
-            ("tap", TapDanceVoice(choreography: TapStep.allCases, toe: tapSound, heel: tapSound, scuff: tapSound), .everyBeat),
-            ("arpeggio", ArpeggioVoice(settings: arpeggio), BeatRate(subdivision: 4)),
-            ("uke", SparseConvolutionVoice(clip: clip, shape: .lubDub(delayFrames: 9000, gain: 0.6)), .everyBeat),
-            ("dense", try DenseConvolutionVoice(clip: clip, quantum: maxFrames, waitsForWorkers: false), .everyBeat),
-            ("track", TrackPlayerVoice(track: clip, trackBPM: 90), .everyBeat),
-        ]
-        for (name, voice, rate) in bank {
-            slots.append(VoiceSlot(name: name, voice: voice, enabled: true, gain: 0.5, pan: 0.2, rate: rate,
-                                   followsHeart: true, silenced: false, chokeGroup: name == "uke" ? 1 : 0))
+        // Every registered voice kind, once per workout its descriptor names (sounds: a test
+        // clip), so a new kind is in this test as soon as it is registered. A choke group too.
+        let clip = Fixtures.presets.appendingPathComponent("sounds/uke.wav").path
+        let context = VoiceBuildContext(sampleRate: sampleRate, maxFrames: maxFrames, offline: false, libraries: [:]) { voice, field in
+            try SampleFile.load(path: voice.sounds.first { $0.field == field }!.path, sampleRate: sampleRate)
+        }
+        for descriptor in VoiceKinds.all {
+            for (number, workout) in descriptor.workouts.enumerated() {
+                var definition = Preset.VoiceDefinition(name: "\(descriptor.kind)-\(number)", kind: descriptor.kind, options: workout)
+                for sound in descriptor.requiredSounds(definition) { definition.options[sound] = .text(clip) }
+                let voice = LoadedVoice(definition: definition, file: preset.file, path: "bank", lines: [:])
+                slots.append(VoiceSlot(name: definition.name, voice: try descriptor.build(voice, in: context), enabled: true, gain: 0.5,
+                                       pan: 0.2, rate: BeatRate(subdivision: descriptor.kind == .arpeggio ? 4 : 1), followsHeart: true,
+                                       silenced: false, chokeGroup: descriptor.kind == .convolution && number == 0 ? 1 : 0))
+            }
         }
         // Drum regions: region 0 plays voice 1, region 1 cycles the mode, region 2 is the skipped beat.
         let engine = RealtimeEngine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots + extra,

@@ -36,7 +36,7 @@ enum YAMLFile {
         guard let root = node.mapping else {
             throw InputError(file: file, line: node.mark?.line, "expected a mapping of fields (\(rootKeys.sorted().joined(separator: ", ")))")
         }
-        let voiceKeys = Set(Preset.VoiceDefinition.CodingKeys.allCases.map(\.rawValue))
+        let voiceKeys = VoiceKinds.allKeys
         for (key, value) in root {
             let name = key.string ?? ""
             guard rootKeys.contains(name) else {
@@ -127,7 +127,7 @@ enum YAMLFile {
             let field = path(context.codingPath)
             if field.hasSuffix(".kind") {
                 return InputError(file: file, line: lineFor(field), field: field,
-                                  "unknown voice kind (known: \(Preset.VoiceKind.allCases.map(\.rawValue).joined(separator: ", ")))")
+                                  "unknown voice kind (known: \(VoiceKinds.all.map(\.kind.rawValue).joined(separator: ", ")))")
             }
             return InputError(file: file, line: lineFor(field), field: field, context.debugDescription)
         @unknown default:

@@ -24,7 +24,7 @@ public final class ClipSwapper {
             throw InputError(file: preset.file, field: "voices", "no convolution voice named '\(name)'")
         }
         let buffer = try SampleFile.load(path: path, sampleRate: engine.sampleRate)
-        let object: AnyObject = voice.definition.input == true
+        let object: AnyObject = voice.definition.option("input")?.flag == true
             ? try DenseConvolutionVoice(clip: buffer, quantum: engine.maxFrames, waitsForWorkers: offline) : buffer
         let handle = UInt(bitPattern: Unmanaged.passRetained(object).toOpaque())
         return ControlMessage(frame: frame, .swapClip(voice: Int32(index), clip: handle))

@@ -131,15 +131,34 @@ public struct Preset: Codable, Sendable {
         }
     }
 
-    public enum VoiceKind: String, Codable, Sendable, CaseIterable {
-        case click, sample, tap, arpeggio, convolution, track
+    /// A voice kind's `kind:` word; `VoiceKinds.all` holds what each one is.
+    public struct VoiceKind: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        public init(from decoder: any Decoder) throws {
+            let word = try decoder.singleValueContainer().decode(String.self)
+            guard VoiceKinds.all.contains(where: { $0.kind.rawValue == word }) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown voice kind '\(word)'"))
+            }
+            rawValue = word
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(rawValue)
+        }
+
+        public var descriptor: any VoiceKindDescriptor { VoiceKinds.descriptor(self)! }
     }
 
+    /// A voice: the fields every voice has, typed here, and the fields of its kind (`options`),
+    /// typed by its descriptor.
     public struct VoiceDefinition: Codable, Sendable {
         public var name: String
         public var kind: VoiceKind
-        /// The sound file (sample) or the clip (convolution).
-        public var file: String?
         public var gain: Float?
         public var pan: Float?
         /// Fire on every Nth beat, 1…16.
@@ -163,52 +182,89 @@ public struct Preset: Codable, Sendable {
         public var midiOutChannel: Int?
         /// Seconds from that note's note-on to its note-off (default 0.1).
         public var midiOutLength: Double?
-        /// Notes that can sound at once (sample), or copies in flight (convolution).
-        public var polyphony: Int?
-        // Convolution.
-        /// Convolve the audio input (dense path) instead of the heartbeat's impulses (sparse path).
-        public var input: Bool?
-        /// "single" or "lub-dub".
-        public var shape: String?
-        public var lubDubDelay: Double?
-        public var lubDubGain: Float?
-        // Tap dance.
-        public var choreography: [String]?
-        public var toe: String?
-        public var heel: String?
-        public var scuff: String?
-        // Arpeggio.
-        public var chords: [String]?
-        public var order: String?
-        public var octaves: Int?
-        public var gate: Double?
-        public var stepsPerChord: Int?
-        public var waveform: String?
-        public var baseNote: Int?
-        // Track.
-        /// The track's tempo; the player stretches it to the heart's.
-        public var trackBPM: Double?
-        /// A folder of tagged tracks: the player picks each next track by the current mood.
-        public var library: String?
-        /// The time-stretch ratios allowed, [least, most] (default [0.5, 2]).
-        public var stretchRange: [Double]?
+        /// The fields of this voice's kind, by YAML key (see its descriptor).
+        public var options: [String: VoiceOption] = [:]
+
+        public init(name: String, kind: VoiceKind, options: [String: VoiceOption] = [:]) {
+            self.name = name
+            self.kind = kind
+            self.options = options
+        }
+
+        public func option(_ key: String) -> VoiceOption? { options[key] }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case name, kind, file, gain, pan, every, subdivide, enabled, mute, velocity, choke, polyphony, input
-            case shape, choreography, toe, heel, scuff, chords, order, octaves, gate, waveform
+            case name, kind, gain, pan, every, subdivide, enabled, mute, velocity, choke
             case onBeat = "on_beat", midiNote = "midi_note", midiOutNote = "midi_out_note", midiOutChannel = "midi_out_channel"
-            case midiOutLength = "midi_out_length", lubDubDelay = "lub_dub_delay", lubDubGain = "lub_dub_gain"
-            case stepsPerChord = "steps_per_chord", baseNote = "base_note", trackBPM = "track_bpm", library, stretchRange = "stretch_range"
+            case midiOutLength = "midi_out_length"
+        }
+
+        /// The keys every voice may have, whatever its kind.
+        public static var commonKeys: [String] { CodingKeys.allCases.map(\.rawValue) }
+
+        struct AnyKey: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try container.decode(String.self, forKey: .name)
+            kind = try container.decode(VoiceKind.self, forKey: .kind)
+            gain = try container.decodeIfPresent(Float.self, forKey: .gain)
+            pan = try container.decodeIfPresent(Float.self, forKey: .pan)
+            every = try container.decodeIfPresent(Int.self, forKey: .every)
+            subdivide = try container.decodeIfPresent(Int.self, forKey: .subdivide)
+            enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled)
+            mute = try container.decodeIfPresent(Bool.self, forKey: .mute)
+            velocity = try container.decodeIfPresent(Float.self, forKey: .velocity)
+            choke = try container.decodeIfPresent(Int.self, forKey: .choke)
+            onBeat = try container.decodeIfPresent(Bool.self, forKey: .onBeat)
+            midiNote = try container.decodeIfPresent(Int.self, forKey: .midiNote)
+            midiOutNote = try container.decodeIfPresent(Int.self, forKey: .midiOutNote)
+            midiOutChannel = try container.decodeIfPresent(Int.self, forKey: .midiOutChannel)
+            midiOutLength = try container.decodeIfPresent(Double.self, forKey: .midiOutLength)
+            // A field of another kind decodes by that kind's type; validation then refuses it by name.
+            let all = try decoder.container(keyedBy: AnyKey.self)
+            for key in all.allKeys where CodingKeys(rawValue: key.stringValue) == nil {
+                guard let field = kind.descriptor.field(key.stringValue) ?? VoiceKinds.anyField(key.stringValue) else { continue }
+                options[key.stringValue] = try field.decode(from: all, key: key)
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(kind, forKey: .kind)
+            try container.encodeIfPresent(gain, forKey: .gain)
+            try container.encodeIfPresent(pan, forKey: .pan)
+            try container.encodeIfPresent(every, forKey: .every)
+            try container.encodeIfPresent(subdivide, forKey: .subdivide)
+            try container.encodeIfPresent(enabled, forKey: .enabled)
+            try container.encodeIfPresent(mute, forKey: .mute)
+            try container.encodeIfPresent(velocity, forKey: .velocity)
+            try container.encodeIfPresent(choke, forKey: .choke)
+            try container.encodeIfPresent(onBeat, forKey: .onBeat)
+            try container.encodeIfPresent(midiNote, forKey: .midiNote)
+            try container.encodeIfPresent(midiOutNote, forKey: .midiOutNote)
+            try container.encodeIfPresent(midiOutChannel, forKey: .midiOutChannel)
+            try container.encodeIfPresent(midiOutLength, forKey: .midiOutLength)
+            var all = encoder.container(keyedBy: AnyKey.self)
+            for key in options.keys.sorted() { try all.encode(options[key]!, forKey: AnyKey(stringValue: key)) }
         }
 
         public var rate: BeatRate {
             BeatRate(everyNthBeat: UInt8(clamping: every ?? 1), subdivision: UInt8(clamping: subdivide ?? 1))
         }
 
-        /// Sound files by role, as written (relative to the defining file's folder).
+        /// Sound files by role, as written (relative to the defining file's folder), in the
+        /// order the kind's descriptor lists them.
         public var soundFields: [(field: String, file: String)] {
-            [("file", file), ("toe", toe), ("heel", heel), ("scuff", scuff)].compactMap { field, file in
-                file.map { (field, $0) }
+            kind.descriptor.fields.compactMap { field in
+                guard case .sound = field.value, let file = options[field.key]?.text else { return nil }
+                return (field.key, file)
             }
         }
     }
@@ -231,7 +287,7 @@ public struct LoadedVoice: Sendable {
     }
 
     /// The absolute path of the voice's track library, if it has one.
-    public var libraryPath: String? { definition.library.map(soundPath) }
+    public var libraryPath: String? { definition.option("library")?.text.map(soundPath) }
 
     /// Every sound file the voice uses, absolute, with the field naming it.
     public var sounds: [(field: String, path: String)] {

@@ -13,11 +13,9 @@ extension LoadedPreset {
         if let bpm { saved.bpm = bpm }
         saved.voices = voices.map { voice in
             var definition = voice.definition
-            definition.file = definition.file.map(voice.soundPath)
-            definition.toe = definition.toe.map(voice.soundPath)
-            definition.heel = definition.heel.map(voice.soundPath)
-            definition.scuff = definition.scuff.map(voice.soundPath)
-            definition.library = definition.library.map(voice.soundPath)
+            for field in definition.kind.descriptor.fields where field.value.isPath {
+                if let path = definition.options[field.key]?.text { definition.options[field.key] = .text(voice.soundPath(path)) }
+            }
             if let state = states[definition.name] {
                 definition.enabled = state.enabled
                 definition.mute = nil

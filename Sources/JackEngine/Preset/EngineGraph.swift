@@ -30,61 +30,17 @@ public enum EngineGraph {
                 throw voice.error(field, error.description)
             }
         }
+        let context = VoiceBuildContext(sampleRate: sampleRate, maxFrames: maxFrames, offline: offline, libraries: libraries,
+                                        load: sample)
         for (index, voice) in voices.enumerated() {
             let definition = voice.definition
-            let built: any Voice
-            switch definition.kind {
-            case .click:
-                built = ClickVoice()
-            case .sample:
-                built = SampleVoice(sample: try sample(voice, "file"), maxPolyphony: definition.polyphony ?? 16)
-            case .tap:
-                built = TapDanceVoice(choreography: (definition.choreography ?? ["brush"]).compactMap(TapStep.init(rawValue:)),
-                                      toe: try sample(voice, "toe"), heel: try sample(voice, "heel"),
-                                      scuff: try sample(voice, "scuff"))
-            case .arpeggio:
-                var settings = ArpeggioVoice.Settings()
-                let base = definition.baseNote ?? 60
-                settings.chords = ArpeggioVoice.Settings.parse(definition.chords ?? ["C", "G", "Am", "F"], baseNote: base)!
-                settings.order = definition.order.flatMap(ArpeggioVoice.Order.init(rawValue:)) ?? .up
-                settings.octaves = definition.octaves ?? 1
-                settings.gate = definition.gate ?? 0.8
-                settings.stepsPerChord = definition.stepsPerChord ?? 4
-                settings.waveform = definition.waveform.flatMap(ArpeggioVoice.Waveform.init(rawValue:)) ?? .saw
-                built = ArpeggioVoice(settings: settings)
-            case .track:
-                let stretch = definition.stretchRange.map { $0[0]...$0[1] } ?? 0.5...2
-                if let library = voice.libraryPath {
-                    // The first track of the library starts; the mood picks the ones after it.
-                    guard let first = try (libraries[library] ?? TrackLibrary.scan(folder: library)).tracks.first else {
-                        throw voice.error("library", "no sound files in \(library)")
-                    }
-                    built = TrackPlayerVoice(track: try SampleFile.load(path: first.path, sampleRate: sampleRate),
-                                             trackBPM: first.bpm ?? definition.trackBPM, ratioRange: stretch)
-                } else {
-                    built = TrackPlayerVoice(track: try sample(voice, "file"), trackBPM: definition.trackBPM, ratioRange: stretch)
-                }
-            case .convolution:
-                let clip = try sample(voice, "file")
-                if definition.input == true {
-                    do {
-                        built = try DenseConvolutionVoice(clip: clip, quantum: maxFrames, waitsForWorkers: offline)
-                    } catch {
-                        throw voice.error("input", "\(error)")
-                    }
-                } else {
-                    let shape: HeartbeatShape = definition.shape == "lub-dub"
-                        ? .lubDub(delayFrames: Int(((definition.lubDubDelay ?? 0.3) * Double(sampleRate)).rounded()),
-                                  gain: definition.lubDubGain ?? 0.6)
-                        : .single
-                    built = SparseConvolutionVoice(clip: clip, shape: shape, maxCopies: definition.polyphony ?? 64)
-                }
-            }
+            let descriptor = definition.kind.descriptor
+            let built = try descriptor.build(voice, in: context)
             slots.append(VoiceSlot(name: definition.name, voice: built,
                                    // Soloing a voice means hearing it, muted in the preset or not.
                                    enabled: solo == definition.name || ((definition.enabled ?? true) && !(definition.mute ?? false)),
                                    gain: definition.gain ?? 1, pan: definition.pan ?? 0, rate: definition.rate,
-                                   followsHeart: (definition.onBeat ?? true) && definition.input != true,
+                                   followsHeart: (definition.onBeat ?? true) && descriptor.followsHeartbeat(definition),
                                    silenced: solo != nil && solo != definition.name,
                                    velocity: definition.velocity ?? 1, chokeGroup: definition.choke ?? 0))
             slots[slots.count - 1].midiOut = (channel: UInt8((definition.midiOutChannel ?? 1) - 1),

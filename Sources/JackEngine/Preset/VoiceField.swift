@@ -1,0 +1,99 @@
+import Foundation
+
+/// One field of a voice kind: its YAML key, its type and range, its default, and what it does.
+/// Validation, decoding and `pulsejack voices --kinds` read it; nothing repeats it.
+public struct VoiceField: Sendable {
+    public enum Value: Sendable {
+        /// A number in a range.
+        case number(ClosedRange<Double>)
+        /// A whole number in a range.
+        case whole(ClosedRange<Int>)
+        /// One of these words.
+        case choice([String])
+        /// Free text (the descriptor checks it).
+        case text
+        /// A list of words (the descriptor checks them).
+        case texts
+        /// A list of numbers (the descriptor checks them).
+        case numbers
+        case flag
+        /// A sound file, relative to the file that names it.
+        case sound
+        /// A folder, relative to the file that names it.
+        case folder
+
+        /// A file or folder, relative to the file that names it.
+        public var isPath: Bool {
+            switch self {
+            case .sound, .folder: true
+            default: false
+            }
+        }
+    }
+
+    public var key: String
+    public var value: Value
+    /// The default, as a person would write it (nil: none, or it depends).
+    public var defaultValue: String?
+    public var help: String
+
+    public init(_ key: String, _ value: Value, default defaultValue: String? = nil, _ help: String) {
+        self.key = key
+        self.value = value
+        self.defaultValue = defaultValue
+        self.help = help
+    }
+
+    /// How the field reads in a listing: "0.05…1", "up | down", "sound file".
+    public var valueDescription: String {
+        switch value {
+        case .number(let range): "\(Self.plain(range.lowerBound))…\(Self.plain(range.upperBound))"
+        case .whole(let range): "\(range.lowerBound)…\(range.upperBound)"
+        case .choice(let words): words.joined(separator: " | ")
+        case .text: "text"
+        case .texts: "list of text"
+        case .numbers: "list of numbers"
+        case .flag: "true | false"
+        case .sound: "sound file"
+        case .folder: "folder"
+        }
+    }
+
+    static func plain(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : String(value)
+    }
+
+    /// Decodes this field's value from `container` at `key`, by its type (a wrong type is the
+    /// decoder's error, which names the field and its line).
+    func decode<Key: CodingKey>(from container: KeyedDecodingContainer<Key>, key: Key) throws -> VoiceOption {
+        switch value {
+        case .number: .number(try container.decode(Double.self, forKey: key))
+        case .whole: .whole(try container.decode(Int.self, forKey: key))
+        case .choice, .text, .sound, .folder: .text(try container.decode(String.self, forKey: key))
+        case .texts: .texts(try container.decode([String].self, forKey: key))
+        case .numbers: .numbers(try container.decode([Double].self, forKey: key))
+        case .flag: .flag(try container.decode(Bool.self, forKey: key))
+        }
+    }
+
+    /// The range and choice checks every field of this type gets; a message, or nil when fine.
+    func problem(with option: VoiceOption) -> String? {
+        switch value {
+        case .number(let range):
+            guard let number = option.number else { return "expected a number" }
+            return number.isFinite && range.contains(number) ? nil : "\(number) is outside \(valueDescription)"
+        case .whole(let range):
+            guard let number = option.whole else { return "expected a whole number" }
+            return range.contains(number) ? nil : "\(number) is outside \(valueDescription)"
+        case .choice(let words):
+            guard let word = option.text else { return "expected text" }
+            return words.contains(word) ? nil : "'\(word)' is not \(Self.orList(words))"
+        default:
+            return nil
+        }
+    }
+
+    static func orList(_ words: [String]) -> String {
+        words.count < 2 ? words.joined() : words.dropLast().joined(separator: ", ") + " or " + words.last!
+    }
+}

@@ -1,0 +1,19 @@
+import Voices
+
+extension Preset.VoiceKind {
+    public static let sample = Preset.VoiceKind("sample")
+}
+
+/// A one-shot sample (maraca, drips, bells, snap, drums): each firing starts a note.
+struct SampleKind: VoiceKindDescriptor {
+    let kind = Preset.VoiceKind.sample
+    let summary = "plays a sound file from the start on each firing (polyphonic one-shot)"
+    let fields = [
+        VoiceField("file", .sound, "the sound file"),
+        VoiceField("polyphony", .whole(1...256), default: "16", "notes that can sound at once (the oldest is stolen)"),
+    ]
+
+    func build(_ voice: LoadedVoice, in context: VoiceBuildContext) throws -> any Voice {
+        SampleVoice(sample: try context.sample(voice, "file"), maxPolyphony: voice.definition.option("polyphony")?.whole ?? 16)
+    }
+}

@@ -1,0 +1,106 @@
+import Control
+import Foundation
+@testable import JackEngine
+import Voices
+import XCTest
+
+/// The voice-kind descriptors are the one description of each kind: these tests write YAML
+/// presets by hand (the reference) and check that loading them obeys what each descriptor says.
+final class VoiceKindTests: XCTestCase {
+    private let clip = Fixtures.presets.appendingPathComponent("sounds/uke.wav").path
+
+    private func load(_ yaml: String) throws -> LoadedPreset {
+        let folder = NSTemporaryDirectory() + "pulsejack-kinds-\(getpid())-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try yaml.write(toFile: folder + "/preset.yaml", atomically: true, encoding: .utf8)
+        return try LoadedPreset.load(path: folder)
+    }
+
+    /// A voice of `descriptor`'s kind in YAML, its sounds given, plus `extra` lines.
+    private func voiceYAML(_ descriptor: any VoiceKindDescriptor, _ extra: String = "") -> String {
+        let definition = Preset.VoiceDefinition(name: "v", kind: descriptor.kind)
+        let sounds = descriptor.requiredSounds(definition).map { "    \($0): \(clip)\n" }.joined()
+        return "voices:\n  - name: v\n    kind: \(descriptor.kind)\n" + sounds + extra
+    }
+
+    func testEveryKindLoadsAndBuildsWithItsDefaults() throws {
+        for descriptor in VoiceKinds.all {
+            let loaded = try load(voiceYAML(descriptor))
+            XCTAssertEqual(loaded.voices[0].definition.kind, descriptor.kind)
+            let engine = try EngineGraph.build(preset: loaded, sampleRate: 48_000, maxFrames: 256)
+            XCTAssertEqual(engine.voiceIndex(named: "v"), 0, "\(descriptor.kind)")
+        }
+    }
+
+    func testEveryRangedFieldRefusesAValueJustOutsideItsRangeOnItsLine() throws {
+        var checked = 0
+        for descriptor in VoiceKinds.all {
+            for field in descriptor.fields {
+                let outside: String
+                switch field.value {
+                case .number(let range): outside = String(range.upperBound + 0.5)
+                case .whole(let range): outside = String(range.upperBound + 1)
+                case .choice: outside = "nonsense"
+                default: continue
+                }
+                let yaml = voiceYAML(descriptor, "    \(field.key): \(outside)\n")
+                let line = yaml.split(separator: "\n").firstIndex { $0.hasPrefix("    \(field.key):") }! + 1
+                XCTAssertThrowsError(try load(yaml), "\(descriptor.kind).\(field.key)") { error in
+                    XCTAssertTrue("\(error)".contains("preset.yaml:\(line): voices[0].\(field.key): "), "\(error)")
+                }
+                // The edge of the range itself is accepted.
+                let inside: String
+                switch field.value {
+                case .number(let range): inside = String(range.upperBound)
+                case .whole(let range): inside = String(range.lowerBound)
+                case .choice(let words): inside = words.last!
+                default: continue
+                }
+                XCTAssertNoThrow(try load(voiceYAML(descriptor, "    \(field.key): \(inside)\n")), "\(descriptor.kind).\(field.key)")
+                checked += 1
+            }
+        }
+        XCTAssertGreaterThan(checked, 10)
+    }
+
+    func testAFieldOfAnotherKindIsRefusedByName() {
+        let sample = VoiceKinds.descriptor(.sample)!
+        XCTAssertThrowsError(try load(voiceYAML(sample, "    chords: [C, G]\n"))) { error in
+            XCTAssertTrue("\(error)".contains("voices[0].chords: a sample voice has no 'chords' (only arpeggio voices have it)"), "\(error)")
+        }
+        let click = VoiceKinds.descriptor(.click)!
+        XCTAssertThrowsError(try load(voiceYAML(click, "    polyphony: 4\n"))) { error in
+            XCTAssertTrue("\(error)".contains("only sample or convolution voices have it"), "\(error)")
+        }
+        XCTAssertThrowsError(try load(voiceYAML(sample, "    octaves: many\n"))) { error in
+            XCTAssertTrue("\(error)".contains("voices[0].octaves: expected a whole number"), "\(error)")
+        }
+    }
+
+    func testEveryKindMissingASoundSaysWhich() {
+        for descriptor in VoiceKinds.all {
+            let needs = descriptor.requiredSounds(Preset.VoiceDefinition(name: "v", kind: descriptor.kind))
+            guard let first = needs.first else { continue }
+            let yaml = voiceYAML(descriptor).split(separator: "\n").filter { !$0.hasPrefix("    \(first):") }.joined(separator: "\n")
+            XCTAssertThrowsError(try load(yaml)) { error in
+                XCTAssertTrue("\(error)".contains("voice needs '\(first)'"), "\(error)")
+            }
+        }
+    }
+
+    func testKindsAreListedWithTheirFields() throws {
+        let listing = VoiceKinds.all.map(\.kind.rawValue)
+        XCTAssertEqual(listing, ["click", "sample", "tap", "arpeggio", "convolution", "track"])
+        XCTAssertEqual(Set(listing).count, listing.count, "one descriptor per kind")
+        // A field shared by several kinds has one type, or decoding it would depend on the kind.
+        var types: [String: String] = [:]
+        for descriptor in VoiceKinds.all {
+            for field in descriptor.fields {
+                let type = "\(field.value)".split(separator: "(").first.map(String.init)!
+                if let seen = types[field.key] { XCTAssertEqual(seen, type, field.key) } else { types[field.key] = type }
+                XCTAssertFalse(Preset.VoiceDefinition.commonKeys.contains(field.key), "\(field.key) is common")
+            }
+        }
+    }
+}
