@@ -28,9 +28,10 @@ test: build
 # jack_client_close cancels inside read() "finished with ignores enabled": both are turned off.
 TSAN_OPTIONS_PJ := halt_on_error=1 exitcode=66 second_deadlock_stack=1 ignore_interceptors_accesses=0 ignore_noninstrumented_modules=0 suppressions=$(CURDIR)/scripts/tsan.supp
 test-tsan: deps
+	$(SWIFT) build --product pulsejack
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
-	TSAN_OPTIONS="$(TSAN_OPTIONS_PJ)" ./scripts/with-private-jackd.sh $(SWIFT) test --skip-build --disable-swift-testing \
-		--sanitize=thread --build-path .build-tsan
+	PULSEJACK_TOOL="$(CURDIR)/.build/debug/pulsejack" TSAN_OPTIONS="$(TSAN_OPTIONS_PJ)" ./scripts/with-private-jackd.sh \
+		$(SWIFT) test --skip-build --disable-swift-testing --sanitize=thread --build-path .build-tsan
 
 # Speed, precision and real-time safety beside peers: prints a table and writes BENCHMARKS.md.
 # One section alone: .build/release/pulsejack-bench --only precision|latency|osc|cost|voices|ring|convolution|render|safety

@@ -32,9 +32,9 @@ public struct ControlMessage: Sendable, Equatable, BitwiseCopyable {
         /// Heart data stopped (false) or came back (true); with the preset's dropout action
         /// "fade", the heart-driven voices fade out meanwhile.
         case heartPresence(Bool)
-        /// A new clip for a convolution voice, prepared off the real-time thread: the bit pattern
-        /// of a retained object reference (see `ClipSwapper`), opaque to everyone else.
-        case swapClip(voice: Int32, clip: UInt)
+        /// A new clip for a convolution voice (or a new track for a track player), prepared off
+        /// the real-time thread (see `ClipSwapper`, `MoodTrackDJ`).
+        case swapClip(voice: Int32, clip: RetainedObject)
     }
 }
 

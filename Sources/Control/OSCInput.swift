@@ -1,14 +1,15 @@
 import Atomics
-import CLiblo
 import Foundation
 import Glibc
 
 /// The OSC sensor input: a UDP socket on its own thread, bound to 127.0.0.1 by default. Each
-/// datagram is decoded (liblo), routed (`OSCRoutes`) and pushed into this input's own ring, at
-/// the frame its bundle's timetag maps to, or at the next period when it has none. Bad packets
-/// are counted and logged (at most one line a second), never fatal.
-// @unchecked: the models and detectors belong to the receiving thread; other threads read only
-// the counters (atomic), `mood` (locked) and the subscribers (locked).
+/// datagram is decoded (liblo), routed (`OSCRoutes`), interpreted (`SensorInterpreter`: PPG
+/// beats, pose regions, mood, prediction) and pushed into this input's own ring, at the frame
+/// its bundle's timetag maps to, or at the next period when it has none. Bad packets are
+/// counted and logged (at most one line a second), never fatal. `/pulse/status` is answered
+/// with the values `status` gives; `/meter/subscribe` joins `meters`.
+// @unchecked: the interpreter belongs to the receiving thread; other threads read only the
+// counters (atomic), `mood` (locked) and the meter subscribers (locked).
 public final class OSCInput: @unchecked Sendable {
     public struct Configuration: Sendable {
         public var port: UInt16 = 9000
@@ -74,24 +75,19 @@ public final class OSCInput: @unchecked Sendable {
     private let clock: FrameClock?
     private let status: @Sendable () -> [(String, StatusValue)]
     private let log: @Sendable (String) -> Void
-    private var socket: UDPSocket!
+    private let socket: UDPSocket
+    /// The `/meter` subscribers, sent to from this input's port.
+    public let meters: OSCMeterOutput
     /// The receive buffer the kernel granted (bytes, as SO_RCVBUF reports it).
     public private(set) var receiveBufferBytes = 0
     private let running = ManagedAtomic<Bool>(false)
     private var thread: Thread?
-    private var ppg: PPGBeatDetector
+    private var sensors: SensorInterpreter
     private var lastHeartData = Date()
-    private var predictor = BeatPredictor()
-    private var regionModel: RegionModel
-    private var moodModel: MoodModel
     /// The mood last seen: written by the receiving thread, read by the control thread (the DJ).
     private let lastMood = LockedBox<String?>(nil)
     private let started = Date()
     private var dropoutReported = false
-    /// Where `/meter` goes: every client that sent `/meter/subscribe`. Locked
-    /// (the receiving thread adds, the meter thread sends).
-    private let subscribers = LockedBox<[UDPSocket.Address]>([])
-    public static let maximumSubscribers = 16
     /// Bad packets and refusals said at most once a second in all (a flood of them must not flood the log).
     private let reports = WarningLimiter()
     /// Mood changes said at most once a second (EEG flickering between two moods must not flood).
@@ -106,24 +102,20 @@ public final class OSCInput: @unchecked Sendable {
         self.clock = clock
         self.status = status
         self.log = log
-        ppg = PPGBeatDetector(sampleRate: configuration.ppgRate)
-        moodModel = configuration.mood
-        regionModel = configuration.regions
-        try open()
-    }
-
-    deinit { stop() }
-
-    private func open() throws {
+        sensors = SensorInterpreter(regionNames: routes.regionNames, regionModel: configuration.regions,
+                                    moodModel: configuration.mood, ppgRate: configuration.ppgRate)
         guard let address = UDPSocket.Address(host: configuration.bind, port: configuration.port) else {
             throw OSCInputError("--osc-bind \(configuration.bind) is not an IP address")
         }
         do { socket = try UDPSocket(binding: address) } catch {
             throw OSCInputError("cannot listen for OSC on \(address): \(error) (choose another with --osc-port, or --no-osc)")
         }
+        meters = OSCMeterOutput(socket: socket)
         receiveBufferBytes = socket.setReceiveBuffer(bytes: configuration.receiveBufferBytes)
         boundPort = socket.local.port
     }
+
+    deinit { stop() }
 
     /// Control thread. Starts the receiving thread.
     public func start() {
@@ -191,14 +183,16 @@ public final class OSCInput: @unchecked Sendable {
                 }
                 subscriber = subscriber.with(port: UInt16(port))
             }
-            subscribe(subscriber, on: message.address == "/meter/subscribe")
+            if meters.subscribe(subscriber, on: message.address == "/meter/subscribe") {
+                report("more than \(OSCMeterOutput.maximumSubscribers) /meter subscribers: the oldest is dropped")
+            }
             return
         case "/pulse/ppg/rate":
             guard let rate = message.numbers?.first, rate.isFinite, (10...10_000).contains(rate) else {
                 counters.badArguments.wrappingIncrement(ordering: .relaxed)
                 return report("/pulse/ppg/rate expects a rate 10…10000 Hz")
             }
-            ppg = PPGBeatDetector(sampleRate: rate)
+            sensors.setPPGRate(rate)
             return
         case "/pulse/ppg":
             guard let samples = message.numbers, !samples.isEmpty else {
@@ -206,7 +200,7 @@ public final class OSCInput: @unchecked Sendable {
                 return report("/pulse/ppg expects pulse-wave samples")
             }
             heartData()
-            for sample in samples where ppg.process(sample) {
+            for sample in samples where sensors.pulseWave(sample) {
                 counters.ppgBeats.wrappingIncrement(ordering: .relaxed)
                 // Explicit beats only: a tempo too would start the clock's own beats beside them.
                 // The rate is published in /pulse/status.
@@ -256,15 +250,10 @@ public final class OSCInput: @unchecked Sendable {
     /// The mood the EEG band powers say, over a sliding window; logged when it changes and
     /// reported in /pulse/status.
     private func observeMood(_ band: EEGBand, _ value: Double) {
-        moodModel.add(band, value, at: Date().timeIntervalSince(started))
-        let mood = moodModel.mood
-        let changed = lastMood.withLockedValue { last in
-            defer { last = mood }
-            return last != mood
-        }
-        if changed {
-            if let line = moodLines.admit("mood: \(mood ?? "undefined")", kind: "mood") { log(line) }
-        }
+        guard sensors.bandPower(band, value, at: Date().timeIntervalSince(started)) else { return }
+        let mood = sensors.mood
+        lastMood.withLockedValue { $0 = mood }
+        if let line = moodLines.admit("mood: \(mood ?? "undefined")", kind: "mood") { log(line) }
     }
 
     /// The current mood (nil: undefined, no EEG data).
@@ -273,9 +262,8 @@ public final class OSCInput: @unchecked Sendable {
     /// Hands crossing into a region the preset names: a hit at the interpolated crossing frame.
     private func poseRegions(_ lx: Float, _ ly: Float, _ rx: Float, _ ry: Float, frame: Int64) {
         let at = frame == ControlMessage.immediate ? (clock?.currentFrame() ?? 0) : frame
-        for hit in regionModel.update(frame: at, leftX: Double(lx), leftY: Double(ly), rightX: Double(rx), rightY: Double(ry)) {
-            guard let region = routes.regions[hit.region.name] else { continue }
-            push(.regionHit(region: region, velocity: 1), frame: frame == ControlMessage.immediate ? frame : hit.frame)
+        for hit in sensors.pose(frame: at, leftX: lx, leftY: ly, rightX: rx, rightY: ry) {
+            push(.regionHit(region: hit.region, velocity: 1), frame: frame == ControlMessage.immediate ? frame : hit.frame)
         }
     }
 
@@ -285,8 +273,9 @@ public final class OSCInput: @unchecked Sendable {
         guard configuration.predictBeats, let clock else {
             return push(.heartbeat(strength: strength), frame: ControlMessage.immediate)
         }
-        if let next = predictor.observe(beatAt: clock.currentFrame()) {
-            push(.heartbeat(strength: strength), frame: next - Int64(configuration.detectionLatency * Double(clock.sampleRate)))
+        if let next = sensors.predictNextBeat(detectedAt: clock.currentFrame(),
+                                              latencyFrames: Int64(configuration.detectionLatency * Double(clock.sampleRate))) {
+            push(.heartbeat(strength: strength), frame: next)
         }
     }
 
@@ -319,59 +308,17 @@ public final class OSCInput: @unchecked Sendable {
         if let admitted = reports.admit(line, kind: "osc") { log(admitted) }
     }
 
-    private func subscribe(_ subscriber: UDPSocket.Address, on: Bool) {
-        let full = subscribers.withLockedValue { subscribers in
-            subscribers.removeAll { $0 == subscriber }
-            guard on else { return false }
-            let full = subscribers.count >= Self.maximumSubscribers
-            if full { subscribers.removeFirst() }
-            subscribers.append(subscriber)
-            return full
-        }
-        if full { report("more than \(Self.maximumSubscribers) /meter subscribers: the oldest is dropped") }
-    }
-
     /// Clients subscribed to `/meter`.
-    public var subscriberCount: Int {
-        subscribers.withLockedValue { $0.count }
-    }
-
-    /// Any thread but the process thread: sends `address` with float arguments to every subscriber.
-    public func publish(_ address: String, _ values: [Float]) {
-        let targets = subscribers.withLockedValue { $0 }
-        guard !targets.isEmpty, let message = lo_message_new() else { return }
-        defer { lo_message_free(message) }
-        for value in values { lo_message_add_float(message, value) }
-        for target in targets { send(message, address, to: target) }
-    }
-
-    /// Serialises `message` as `address` and sends it from our socket to `destination`.
-    private func send(_ message: lo_message, _ address: String, to destination: UDPSocket.Address) {
-        var size = 0
-        guard let data = lo_message_serialise(message, address, nil, &size) else { return }
-        defer { free(data) }
-        socket.send(UnsafeRawBufferPointer(start: data, count: size), to: destination)
-    }
+    public var subscriberCount: Int { meters.count }
 
     /// Replies to the sender: `/pulse/status` with name, value pairs.
     private func reply(to destination: UDPSocket.Address) {
-        guard let message = lo_message_new() else { return }
-        defer { lo_message_free(message) }
         // The PPG detector's last inter-beat interval (ms) and rate, when it has found beats.
-        let heart = ppg.lastInterval.map { [("ppg_ibi_ms", Int(($0 * 1000).rounded())), ("ppg_bpm", Int((60 / $0).rounded()))] } ?? []
+        let heart = sensors.ppgInterval.map { [("ppg_ibi_ms", Int(($0 * 1000).rounded())), ("ppg_bpm", Int((60 / $0).rounded()))] } ?? []
         let values = (counters.all + heart).map { ($0, StatusValue.int($1)) }
             + [("receive_buffer_bytes", StatusValue.int(receiveBufferBytes))] + status()
-        for (name, value) in values {
-            lo_message_add_string(message, name)
-            switch value {
-            case .int(let number): lo_message_add_int32(message, Int32(clamping: number))
-            case .float(let number): lo_message_add_float(message, Float(number))
-            case .text(let text): lo_message_add_string(message, text)
-            }
-        }
-        lo_message_add_string(message, "mood")
-        lo_message_add_string(message, mood ?? "undefined")
-        send(message, "/pulse/status", to: destination)
+            + [("mood", StatusValue.text(mood ?? "undefined"))]
+        socket.send(OSCReply.encode("/pulse/status", values), to: destination)
     }
 }
 

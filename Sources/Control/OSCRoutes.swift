@@ -7,8 +7,11 @@
 public struct OSCRoutes: Sendable {
     public var voices: [String: Int32]
     public var regions: [String: Int32]
+    /// The region names in index order.
+    public let regionNames: [String]
 
     public init(voices: [String], regions: [String] = []) {
+        regionNames = regions
         self.voices = Dictionary(uniqueKeysWithValues: voices.enumerated().map { ($1, Int32($0)) })
         self.regions = Dictionary(uniqueKeysWithValues: regions.enumerated().map { ($1, Int32($0)) })
     }

@@ -229,4 +229,22 @@ public final class UDPSocket: @unchecked Sendable {
         }
         return sent == bytes.count
     }
+
+    /// Sends `bytes` to `destination`; false if the kernel refused it.
+    @discardableResult
+    public func send(_ bytes: [UInt8], to destination: Address) -> Bool {
+        bytes.withUnsafeBytes { send($0, to: destination) }
+    }
+
+    /// Waits up to `timeout` seconds for a datagram: its bytes and sender, or nil when none came.
+    public func receive(timeout: Double) -> (bytes: [UInt8], source: Address)? {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        guard let (count, source) = buffer.withUnsafeMutableBytes({ receive(into: $0, timeout: timeout) }) else { return nil }
+        return (Array(buffer[0..<count]), source)
+    }
+
+    /// A socket on any free port of the wildcard address of `family` (for asking, not serving).
+    public static func ephemeral(family: Int32) throws -> UDPSocket {
+        try UDPSocket(binding: Address(host: family == AF_INET6 ? "::" : "0.0.0.0", port: 0)!)
+    }
 }

@@ -43,7 +43,7 @@ public final class ArpeggioVoice: PulseVoice {
     public let settings: Settings
     public static let maxNotes = 8
 
-    private struct Note {
+    private struct Note: BitwiseCopyable {
         var phase: Double
         var increment: Double
         var level: Double
@@ -53,9 +53,11 @@ public final class ArpeggioVoice: PulseVoice {
         var stage: Stage
     }
 
-    private enum Stage { case attack, decay, sustain, release, done }
+    private enum Stage: BitwiseCopyable { case attack, decay, sustain, release, done }
 
-    private let notes: UnsafeMutablePointer<Note>
+    /// The sounding notes: the first `active` of a fixed pool.
+    private let notes = FixedBuffer<Note>(capacity: ArpeggioVoice.maxNotes,
+                                          repeating: Note(phase: 0, increment: 0, level: 0, held: 0, velocity: 0, stage: .done))
     private var active = 0
     private var sampleRate = 48_000.0
     private var step: Int64 = 0
@@ -70,13 +72,11 @@ public final class ArpeggioVoice: PulseVoice {
     public init(settings: Settings) {
         self.settings = settings
         random = settings.seed
-        notes = .allocate(capacity: Self.maxNotes)
         pitches = settings.chords.map { chord in
             (0..<max(1, settings.octaves)).flatMap { octave in chord.map { $0 + 12 * octave } }.sorted()
         }
     }
 
-    deinit { notes.deallocate() }
 
     public var wantsEveryPulse: Bool { false }
 

@@ -2,15 +2,11 @@
 /// the measuring tool that shows exactly where the scheduler fired.
 public final class ClickVoice: Voice {
     /// Triggers waiting for their frame; a fixed pool so triggering never allocates.
-    private var pending: UnsafeMutablePointer<(offset: Int, velocity: Float)>
+    private let pending = FixedBuffer<(offset: Int, velocity: Float)>(capacity: ClickVoice.maxPending, repeating: (0, 0))
     private var pendingCount = 0
     public static let maxPending = 64
 
-    public init() {
-        pending = .allocate(capacity: Self.maxPending)
-    }
-
-    deinit { pending.deallocate() }
+    public init() {}
 
     public func prepare(sampleRate: Int, maxFrames: Int) {}
 

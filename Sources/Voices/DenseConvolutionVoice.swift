@@ -17,8 +17,10 @@ public final class DenseConvolutionVoice: InputVoice, ClipSwapping {
     private var leftover: Unmanaged<AnyObject>?
     /// Length of a swap's crossfade.
     public let crossfadeFrames: Int
-    private let fadeLeft: UnsafeMutablePointer<Float>
-    private let fadeRight: UnsafeMutablePointer<Float>
+    /// The incoming clip's output during a swap, left then right (a quantum each).
+    private let fades: FixedBuffer<Float>
+    private var fadeLeft: UnsafeMutablePointer<Float> { fades.pointer }
+    private var fadeRight: UnsafeMutablePointer<Float> { fades.pointer + quantum }
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -33,8 +35,7 @@ public final class DenseConvolutionVoice: InputVoice, ClipSwapping {
         self.quantum = quantum
         self.waitsForWorkers = waitsForWorkers
         crossfadeFrames = max(quantum, 2048)
-        fadeLeft = .allocate(capacity: quantum)
-        fadeRight = .allocate(capacity: quantum)
+        fades = FixedBuffer(capacity: 2 * quantum, repeating: 0)
         var error: Int32 = 0
         guard let convolver = pj_convolver_create(2, UInt32(max(clip.frameCount, quantum)), UInt32(quantum), &error) else {
             throw Failure(description: "zita-convolver refused the configuration (error \(error))")
@@ -56,8 +57,6 @@ public final class DenseConvolutionVoice: InputVoice, ClipSwapping {
     /// Off the real-time thread, after the engine stopped (or retired by a swap).
     deinit {
         pj_convolver_destroy(convolver)
-        fadeLeft.deallocate()
-        fadeRight.deallocate()
         incoming?.release()
         leftover?.release()
     }

@@ -2,6 +2,8 @@
 /// Built off the real-time thread; immutable after, so the process thread reads it freely.
 // @unchecked: immutable once built; its raw sample memory is only read.
 public final class SampleBuffer: @unchecked Sendable {
+    /// Every channel's samples, one after the other.
+    private let storage: FixedBuffer<Float>
     public let channels: [UnsafeMutableBufferPointer<Float>]
     public let frameCount: Int
     public let sampleRate: Int
@@ -11,16 +13,16 @@ public final class SampleBuffer: @unchecked Sendable {
         precondition(!channelData.isEmpty && channelData.count <= 2, "a sample has one or two channels")
         let length = channelData[0].count
         precondition(channelData.allSatisfy { $0.count == length }, "channels differ in length")
-        channels = channelData.map { data in
-            let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(1, data.count))
-            _ = buffer.initialize(from: data)
+        storage = FixedBuffer(capacity: length * channelData.count, repeating: 0)
+        let base = storage.pointer
+        channels = channelData.enumerated().map { channel, data in
+            let buffer = UnsafeMutableBufferPointer(start: base + channel * length, count: length)
+            _ = buffer.update(fromContentsOf: data)
             return buffer
         }
         frameCount = length
         self.sampleRate = sampleRate
     }
-
-    deinit { channels.forEach { $0.deallocate() } }
 
     /// The left and right channel (the same one for a mono sample).
     public var left: UnsafeMutableBufferPointer<Float> { channels[0] }

@@ -15,10 +15,13 @@ public final class TrackPlayerVoice: Voice, TempoFollowing, ClipSwapping {
     private var playing = false
     private var velocity: Float = 1
     public private(set) var maxFrames = 0
+    /// Eight period buffers in one block, made by `prepare`: feed, out, fade and mix, left and right.
+    private var scratch = FixedBuffer<Float>(capacity: 0, repeating: 0)
     private var feedLeft: UnsafeMutablePointer<Float>!, feedRight: UnsafeMutablePointer<Float>!
     private var outLeft: UnsafeMutablePointer<Float>!, outRight: UnsafeMutablePointer<Float>!
-    private var channelPointers: UnsafeMutablePointer<UnsafePointer<Float>?>!
-    private var outPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>!
+    /// Rubber Band's channel pointer arrays (in and out).
+    private let channelPointers = FixedBuffer<UnsafePointer<Float>?>(capacity: 2, repeating: nil)
+    private let outPointers = FixedBuffer<UnsafeMutablePointer<Float>?>(capacity: 2, repeating: nil)
     /// Output frames still to drop: Rubber Band's start delay.
     private var toSkip = 0
     public private(set) var timeRatio = 1.0
@@ -59,13 +62,6 @@ public final class TrackPlayerVoice: Voice, TempoFollowing, ClipSwapping {
 
     deinit {
         if let stretcher { rubberband_delete(stretcher) }
-        for buffer in [feedLeft, feedRight, outLeft, outRight] { buffer?.deallocate() }
-        channelPointers?.deallocate()
-        outPointers?.deallocate()
-        fadeLeft?.deallocate()
-        fadeRight?.deallocate()
-        mixLeft?.deallocate()
-        mixRight?.deallocate()
         incoming?.release()
         leftover?.release()
     }
@@ -79,23 +75,13 @@ public final class TrackPlayerVoice: Voice, TempoFollowing, ClipSwapping {
         let options = Int32(RubberBandOptionProcessRealTime.rawValue)
         stretcher = rubberband_new(UInt32(sampleRate), 2, options, 1, 1)
         rubberband_set_max_process_size(stretcher, UInt32(maxFrames))
-        for buffer in [feedLeft, feedRight, outLeft, outRight] { buffer?.deallocate() }
-        feedLeft = .allocate(capacity: maxFrames); feedRight = .allocate(capacity: maxFrames)
-        outLeft = .allocate(capacity: maxFrames); outRight = .allocate(capacity: maxFrames)
-        channelPointers = .allocate(capacity: 2)
-        outPointers = .allocate(capacity: 2)
-        fadeLeft?.deallocate()
-        fadeRight?.deallocate()
-        fadeLeft = .allocate(capacity: maxFrames)
-        fadeRight = .allocate(capacity: maxFrames)
-        mixLeft?.deallocate()
-        mixRight?.deallocate()
-        mixLeft = .allocate(capacity: maxFrames)
-        mixRight = .allocate(capacity: maxFrames)
+        scratch = FixedBuffer(capacity: 8 * maxFrames, repeating: 0)
+        (feedLeft, feedRight) = (scratch.pointer, scratch.pointer + maxFrames)
+        (outLeft, outRight) = (scratch.pointer + 2 * maxFrames, scratch.pointer + 3 * maxFrames)
+        (fadeLeft, fadeRight) = (scratch.pointer + 4 * maxFrames, scratch.pointer + 5 * maxFrames)
+        (mixLeft, mixRight) = (scratch.pointer + 6 * maxFrames, scratch.pointer + 7 * maxFrames)
         // Prime with the preferred start pad of silence; drop the start delay from the output.
         let pad = Int(rubberband_get_preferred_start_pad(stretcher))
-        feedLeft.initialize(repeating: 0, count: maxFrames)
-        feedRight.initialize(repeating: 0, count: maxFrames)
         var remaining = pad
         while remaining > 0 {
             let chunk = min(remaining, maxFrames)
@@ -109,7 +95,7 @@ public final class TrackPlayerVoice: Voice, TempoFollowing, ClipSwapping {
     private func feed(count: Int) {
         channelPointers[0] = UnsafePointer(feedLeft)
         channelPointers[1] = UnsafePointer(feedRight)
-        rubberband_process(stretcher, channelPointers, UInt32(count), 0)
+        rubberband_process(stretcher, channelPointers.pointer, UInt32(count), 0)
     }
 
     /// Real-time safe. The heart's tempo: the track is stretched to match it.
@@ -198,7 +184,7 @@ public final class TrackPlayerVoice: Voice, TempoFollowing, ClipSwapping {
                 outPointers[0] = outLeft
                 outPointers[1] = outRight
                 let want = min(available, frames - written + toSkip, maxFrames)
-                let got = Int(rubberband_retrieve(stretcher, outPointers, UInt32(want)))
+                let got = Int(rubberband_retrieve(stretcher, outPointers.pointer, UInt32(want)))
                 var start = 0
                 if toSkip > 0 {
                     start = min(toSkip, got)

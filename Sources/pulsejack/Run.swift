@@ -97,296 +97,51 @@ struct Run: ParsableCommand {
         let signals = StopSignals()
         if NSMClient.environmentURL == nil, let problem = JackClient.problem(withName: name) { throw fail("--name: \(problem)") }
 
+        var configuration = LiveSession.Configuration(preset: preset)
         // Under a session manager: announce, and wait for its open before anything JACK.
-        var nsm: NSMClient?
-        var session: NSMClient.Session?
-        var presetPath = preset
-        var clientName = name
         if let url = NSMClient.environmentURL {
             do {
-                let client = try NSMClient(url: url, log: { warn($0) })
-                guard let opened = try client.announce(application: "pulsejack", executable: "pulsejack",
-                                                       stop: { signals.stopping }) else { return }
-                nsm = client
-                session = opened
-                try FileManager.default.createDirectory(atPath: opened.path, withIntermediateDirectories: true)
-                let saved = opened.path + "/preset.yaml"
-                if FileManager.default.fileExists(atPath: saved) { presetPath = saved }
-                clientName = opened.clientID
-                if JackClient.problem(withName: clientName) != nil {
-                    // A client id JACK cannot take (the server's own name): keep it recognisable.
-                    let fixed = String(clientName.replacingOccurrences(of: ":", with: "_").prefix(50)) + ".pulsejack"
-                    print("pulsejack: the session manager's client id '\(clientName)' cannot be a JACK client name; using '\(fixed)'")
-                    clientName = fixed
-                }
-                print("pulsejack: session manager \(client.managerName ?? url) opened '\(opened.displayName)' at \(opened.path)")
+                guard let join = try LiveSession.joinSessionManager(url: url, stop: { signals.stopping }, log: { warn($0) },
+                                                                    say: { print($0) }) else { return }
+                configuration.sessionManager = join
             } catch {
                 throw fail(error)
             }
         }
-        func failOpen(_ error: Any) -> ExitCode {
-            nsm?.opened(error: "\(error)")
-            return fail(error)
+        configuration.bpm = bpm
+        configuration.clientName = name
+        configuration.startServer = startServer
+        if noOSC {
+            configuration.osc = nil
+        } else {
+            configuration.osc?.port = oscPort
+            configuration.osc?.bind = oscBind
+            configuration.osc?.replyTo = AddressRange.loopback + oscAllow.compactMap(AddressRange.init)
+            configuration.osc?.predictBeats = predictBeats
+            configuration.osc?.detectionLatency = beatLatency
         }
+        configuration.record = record
+        configuration.timebase = timebaseForce ? .takeOver : timebase ? .conditional : .off
+        configuration.followTransport = followTransport
+        configuration.recordSession = recordSession
+        configuration.eventsOut = eventsOut
+        configuration.replay = replay
+        configuration.connectToPlayback = connect
+        configuration.connections = connectPorts.compactMap(ConnectRequest.init)
 
-        let loaded: LoadedPreset
-        do { loaded = try LoadedPreset.load(path: presetPath) } catch let error as InputError { throw failOpen(error) }
-
-        JackClient.silenceLibraryMessages()
-        var server: JackServer?
-        if startServer && !JackServer.isRunning() {
-            do {
-                server = try JackServer.start()
-                print("pulsejack: started JACK server '\(server!.name)' with the \(server!.driver) driver")
-            } catch { throw failOpen(error) }
-        }
-
-        let client: JackClient
-        do { client = try JackClient(name: clientName) } catch {
-            server?.stop()
-            throw failOpen(error)
-        }
-        let engine: RealtimeEngine
-        let fired = SPSCRing<FiredVoice>(minimumCapacity: 8192)
-        let applied = SPSCRing<ControlMessage>(minimumCapacity: 16_384)
-        var recording: FileHandle?
-        var events: EventLog?
-        var replaySource: ReplaySource?
-        var recorder: OutputRecorder?
-        // Track libraries, scanned once: for the graph's first track and for the mood DJ.
-        var libraries: [String: TrackLibrary] = [:]
+        let session: LiveSession
         do {
-            for folder in loaded.voices.compactMap(\.libraryPath) where libraries[folder] == nil {
-                libraries[folder] = try TrackLibrary.scan(folder: folder)
-            }
-            engine = try EngineGraph.build(preset: loaded, sampleRate: client.sampleRate, maxFrames: client.bufferSize,
-                                           firedReports: eventsOut == nil ? nil : fired.producer, libraries: libraries)
-            if let recordSession {
-                guard FileManager.default.createFile(atPath: recordSession, contents: nil),
-                      let handle = FileHandle(forWritingAtPath: recordSession) else {
-                    throw InputError(file: recordSession, "cannot write the session log")
-                }
-                handle.write(Data((SessionLog.headerLine(.init(pulsejack_session: 1, sample_rate: client.sampleRate,
-                                                                 voices: engine.voiceNames)) + "\n").utf8))
-                recording = handle
-                engine.recordApplied(into: applied)
-            }
-            if let eventsOut { events = try EventLog(path: eventsOut, voiceNames: engine.voiceNames) }
-            if let replay {
-                let source = try SessionSource.load(path: replay, sampleRate: client.sampleRate, regions: engine.regionNames,
-                                                    regionModel: loaded.preset.regionModel)
-                warn(rejections: source.rejections, total: source.rejectedCount)
-                replaySource = ReplaySource(messages: source.messages, clock: JackFrameClock(engine: engine, client: client))
-                engine.addSource(replaySource!.ring)
-            }
-            if let record { recorder = try OutputRecorder(path: record, sampleRate: client.sampleRate, maxFrames: client.bufferSize) }
+            session = try LiveSession(configuration: configuration, log: { warn($0) }, say: { print($0) })
+            warn(rejections: session.replayRejections.first, total: session.replayRejections.total)
+            try session.activate()
         } catch {
-            server?.stop()
-            throw failOpen(error)
+            throw fail(error)
         }
-        /// Control thread: writes what the process thread reported since the last call.
-        func drainReports() {
-            if let recording {
-                var lines = ""
-                while let message = applied.consumer.pop() {
-                    if let line = SessionLog.line(for: message) { lines += line + "\n" }
-                }
-                if !lines.isEmpty { recording.write(Data(lines.utf8)) }
-            }
-            if let events { while let report = fired.consumer.pop() { events.write(report) } }
-        }
-        let controlRing = SPSCRing<ControlMessage>(minimumCapacity: 256)
-        engine.addSource(controlRing)
-        if let tempo = bpm ?? loaded.preset.bpm {
-            controlRing.producer.push(ControlMessage(.tempo(bpm: tempo)))
-        }
-        let meter = OutputMeter()
-        // The meters go to the OSC input's subscribers; the status reports the latest reading.
-        let meterOut = LockedBox<OSCInput?>(nil)
-        let publisher = MeterPublisher(meter: meter, sampleRate: client.sampleRate) { reading in
-            meterOut.withLockedValue { $0 }?.publish("/meter", reading.values)
-        }
-        let status = LiveStatus(engine: engine, client: client, recorder: recorder, nsm: nsm)
-        var osc: OSCInput?
-        if !noOSC {
-            var configuration = OSCInput.Configuration()
-            configuration.port = oscPort
-            configuration.bind = oscBind
-            configuration.replyTo = AddressRange.loopback + oscAllow.compactMap(AddressRange.init)
-            configuration.predictBeats = predictBeats
-            configuration.detectionLatency = beatLatency
-            (configuration.dropoutSeconds, configuration.dropoutFades) = loaded.dropoutRule
-            configuration.mood = loaded.preset.moodModel
-            configuration.regions = loaded.preset.regionModel
-            do {
-                osc = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: engine.voiceNames, regions: engine.regionNames),
-                                   clock: JackFrameClock(engine: engine, client: client),
-                                   status: { status.values(meters: publisher.reading) },
-                                   log: { warn($0) })
-            } catch {
-                server?.stop()
-                throw failOpen(error)
-            }
-            engine.addSource(osc!.ring)
-        }
-        meterOut.withLockedValue { $0 = osc }
-        // Track voices with a library: the next track follows the mood.
-        var djs: [MoodTrackDJ] = []
-        for voice in loaded.voices {
-            guard let library = voice.libraryPath, let scanned = libraries[library],
-                  let dj = MoodTrackDJ(engine: engine, voice: voice.definition.name, library: scanned,
-                                       seed: UInt64.random(in: 1...UInt64.max)) else { continue }
-            djs.append(dj)
-        }
-        let swapper = ClipSwapper(engine: engine, preset: loaded, offline: false)
-        var options = JackClient.Options()
-        options.timebase = timebaseForce ? .takeOver : timebase ? .conditional : .off
-        options.followTransport = followTransport
-        options.meter = meter
-        options.recorder = recorder
-        recorder?.start()
-        do { try client.activate(engine: engine, options: options) } catch {
-            server?.stop()
-            throw failOpen(error)
-        }
-        if let refusal = client.timebaseRefusal { warn("--timebase: \(refusal)") }
-        osc?.start()
-        replaySource?.start()
-        publisher.start()
-        // A session manager restores connections itself.
-        if nsm == nil { makeConnections(client) }
-        nsm?.opened()
-        print("pulsejack: playing '\(loaded.preset.name ?? "preset")' from \(loaded.file) on JACK server '\(JackClient.serverName)' as '\(client.name)' at \(client.sampleRate) Hz, \(client.bufferSize) frames a period; ports \(client.outputPortNames.joined(separator: ", ")), \(client.name):midi_out, \(client.name):midi_in" + (osc.map { "; OSC on \(oscBind):\($0.boundPort)" } ?? "") + (record.map { "; recording to \($0)" } ?? ""))
-
-        var reconnection = Reconnection()
-        var savedChanges = engine.settingChanges.load(ordering: .relaxed)
-        var lastConnectionCheck = Date.distantPast
-        while !signals.wait(milliseconds: 100) {
-            drainReports()
-            for dj in djs {
-                do {
-                    if let message = try dj.tick(mood: osc?.mood) { controlRing.producer.push(message) }
-                } catch {
-                    warn("\(error)")
-                }
-            }
-            swapper.releaseRetired()
-            if let nsm, let session {
-                for request in nsm.poll() where request == .save {
-                    do {
-                        savedChanges = engine.settingChanges.load(ordering: .relaxed)
-                        try loaded.save(to: session.path + "/preset.yaml", bpm: engine.publishedTempo,
-                                        states: engine.voiceStates(live: !reconnection.isWaiting))
-                        nsm.saved()
-                        print("pulsejack: saved the session to \(session.path)/preset.yaml")
-                    } catch {
-                        warn("\(error)")
-                        nsm.saved(error: "\(error)")
-                    }
-                }
-                nsm.setDirty(engine.settingChanges.load(ordering: .relaxed) != savedChanges)
-            }
-            if client.serverGone.load(ordering: .acquiring) && !reconnection.isWaiting {
-                warn("the JACK server stopped (\(client.shutdownMessage.isEmpty ? "no reason given" : client.shutdownMessage)); keeping the voices and their state, and reconnecting when a server is back")
-                reconnection.begin(connections: client.knownConnections)
-                client.releaseDeadClient()
-            }
-            if reconnection.isWaiting && reconnection.due {
-                do {
-                    try client.reconnect()
-                    print("pulsejack: reconnected to JACK server '\(JackClient.serverName)' as '\(client.name)' after \(reconnection.attempts) attempt(s)")
-                    reconnection.succeeded()
-                    if nsm == nil { makeConnections(client) }
-                } catch {
-                    reconnection.failed(error)
-                }
-            }
-            if !reconnection.isWaiting, Date().timeIntervalSince(lastConnectionCheck) >= 1 {
-                lastConnectionCheck = Date()
-                if !reconnection.pending.isEmpty { reconnection.pending = client.restoreConnections(reconnection.pending) }
-                client.connections()
-            }
-        }
-        osc?.stop()
-        replaySource?.stop()
-        publisher.stop()
-        if !reconnection.isWaiting { client.deactivate() }
-        drainReports()
-        if let recording {
-            recording.write(Data((SessionLog.endLine(frame: engine.framePosition) + "\n").utf8))
-            try? recording.close()
-        }
-        try? events?.close()
-        var recorded = ""
-        if let recorder {
-            do {
-                let frames = try recorder.finish()
-                recorded = "; recorded \(frames) frames to \(recorder.path)" + (recorder.overruns.load(ordering: .relaxed) > 0
-                    ? " (\(recorder.framesLost.load(ordering: .relaxed)) frames lost in \(recorder.overruns.load(ordering: .relaxed)) overruns)" : "")
-            } catch {
-                warn("\(error)")
-            }
-        }
-        if reconnection.isWaiting { client.releaseDeadClient() } else { client.close() }
-        let counts = engine.counters.snapshot()
-        print("pulsejack: stopped after \(counts.framesProcessed + counts.framesSkipped) frames: \(counts.beats) beats, \(counts.voicesFired) voices fired, \(counts.xruns) xruns (\(counts.framesSkipped) frames skipped), \(counts.rejectedTempos) tempo updates rejected, \(counts.lateMessages) late messages, \(counts.clippedSamples) clipped samples" + (counts.recordingOverruns > 0 ? ", \(counts.recordingOverruns) messages lost to a full recording ring" : "") + (client.reconnects > 0 ? ", \(client.reconnects) reconnects" : "") + recorded + "; stopped by \(signals.name)")
-        server?.stop()
+        let client = session.client
+        print("pulsejack: playing '\(session.loaded.preset.name ?? "preset")' from \(session.loaded.file) on JACK server '\(JackClient.serverName)' as '\(client.name)' at \(client.sampleRate) Hz, \(client.bufferSize) frames a period; ports \(client.outputPortNames.joined(separator: ", ")), \(client.name):midi_out, \(client.name):midi_in" + (session.osc.map { "; OSC on \(oscBind):\($0.boundPort)" } ?? "") + (record.map { "; recording to \($0)" } ?? ""))
+        while !signals.wait(milliseconds: 100) { session.tick() }
+        let summary = session.stop()
+        print("pulsejack: stopped after \(summary); stopped by \(signals.name)")
         reportHeldBackWarnings()
-    }
-
-    /// `--connect` and `--connect-port`: each failure is one warning, never fatal.
-    private func makeConnections(_ client: JackClient) {
-        if connect && client.connectToPlayback().isEmpty { warn("--connect: the server has no physical playback ports") }
-        for pair in connectPorts {
-            guard let request = ConnectRequest(pair) else { continue }
-            do { try client.connect(request.ours, request.theirs) } catch { warn("--connect-port \(pair): \(error)") }
-        }
-    }
-}
-
-/// `--connect-port OURS=THEIRS`.
-struct ConnectRequest {
-    var ours: String
-    var theirs: String
-
-    init?(_ text: String) {
-        guard let equals = text.firstIndex(of: "="), equals != text.startIndex, text.index(after: equals) != text.endIndex else { return nil }
-        ours = String(text[..<equals])
-        theirs = String(text[text.index(after: equals)...])
-    }
-}
-
-/// Retrying a server that went away: 0.5 s, doubling to at most 5 s between attempts.
-struct Reconnection {
-    private(set) var isWaiting = false
-    private(set) var attempts = 0
-    private var next = Date()
-    private var lastError = ""
-    /// Connections to remake once back (those whose other end is not there yet stay pending).
-    var pending: [(String, String)] = []
-
-    var due: Bool { Date() >= next }
-
-    mutating func begin(connections: [(String, String)]) {
-        isWaiting = true
-        attempts = 0
-        pending = connections
-        next = Date() + 0.5
-    }
-
-    mutating func failed(_ error: Error) {
-        attempts += 1
-        let message = "\(error)"
-        if message != lastError {
-            warn("reconnecting: \(message); retrying")
-            lastError = message
-        }
-        next = Date() + min(5, 0.5 * pow(2, Double(min(attempts, 4))))
-    }
-
-    mutating func succeeded() {
-        attempts += 1
-        isWaiting = false
-        lastError = ""
     }
 }

@@ -40,7 +40,7 @@ final class NSMSessionTests: XCTestCase {
         let run = try launch(manager: manager, server: server, oscPort: oscPort, output: output)
         defer { if run.isRunning { run.terminate() } }
         XCTAssertNotNil(manager.expect("/nsm/server/announce", timeout: 10), "no announce")
-        let nsmPort = UInt16(bigEndian: try XCTUnwrap(manager.lastSender).sin_port)
+        let nsmPort = try XCTUnwrap(manager.lastSender).port
         // The socket is bound to 127.0.0.1, not 0.0.0.0 (/proc/net/udp: local address in hex).
         let table = try String(contentsOfFile: "/proc/net/udp", encoding: .utf8)
         let row = table.split(separator: "\n").first { $0.contains(String(format: ":%04X ", nsmPort)) }

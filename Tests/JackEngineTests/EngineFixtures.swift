@@ -15,7 +15,7 @@ enum Fixtures {
                       rate: rates?[index] ?? .everyBeat, followsHeart: true, silenced: false)
         }
         return RealtimeEngine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots, noteVoices: [:],
-                              regionVoices: [], firedReports: fired?.producer)
+                              regionTargets: [], firedReports: fired?.producer)
     }
 
     /// Runs `engine` for `periods` of `sizes` frames (cycled), returning both channels.

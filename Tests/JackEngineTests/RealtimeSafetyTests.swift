@@ -58,7 +58,7 @@ final class RealtimeSafetyTests: XCTestCase {
         }
         // Drum regions: region 0 plays voice 1, region 1 cycles the mode, region 2 is the skipped beat.
         let engine = RealtimeEngine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots + extra,
-                                    noteVoices: [36: 0], regionVoices: [1, RealtimeEngine.modeCycle, 2], firedReports: nil)
+                                    noteVoices: [36: 0], regionTargets: [.voice(1), .modeCycle, .voice(2)], firedReports: nil)
         engine.configurePerformance(skipRegion: 2, modeVoices: [.recording: 0, .playing: 1, .freestyle: 2])
         engine.configureMaster(gainDB: 6, ceilingDB: -1)  // loud enough that the limiter works
         return engine

@@ -46,7 +46,7 @@ final class TrackPlayerTests: XCTestCase {
             let engine = RealtimeEngine(sampleRate: 48_000, maxFrames: 256,
                                         slots: [VoiceSlot(name: "track", voice: player, enabled: true, gain: 1, pan: 0,
                                                           rate: .everyBeat, followsHeart: true, silenced: false)],
-                                        noteVoices: [:], regionVoices: [], firedReports: nil)
+                                        noteVoices: [:], regionTargets: [], firedReports: nil)
             let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
             engine.addSource(ring)
             ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: heart)))

@@ -10,7 +10,7 @@ final class VoiceBankTests: XCTestCase {
     private let impulse = SampleBuffer(channelData: [[1]], sampleRate: 48_000)
 
     private func engine(_ slots: [VoiceSlot], fired: SPSCRing<FiredVoice>? = nil) -> (RealtimeEngine, SPSCRing<ControlMessage>) {
-        let engine = RealtimeEngine(sampleRate: 48_000, maxFrames: 256, slots: slots, noteVoices: [:], regionVoices: [],
+        let engine = RealtimeEngine(sampleRate: 48_000, maxFrames: 256, slots: slots, noteVoices: [:], regionTargets: [],
                                     firedReports: fired?.producer)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 256)
         engine.addSource(ring)
@@ -165,7 +165,7 @@ final class DropoutAndRegionTests: XCTestCase {
         let engine = RealtimeEngine(sampleRate: 48_000, maxFrames: 256,
                                     slots: [VoiceSlot(name: "c", voice: click, enabled: true, gain: 1, pan: 0, rate: BeatRate(subdivision: 4),
                                                       followsHeart: true, silenced: false)],
-                                    noteVoices: [:], regionVoices: [], firedReports: nil)
+                                    noteVoices: [:], regionTargets: [], firedReports: nil)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
         engine.addSource(ring)
         ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 120)))            // a click every 6 000 frames
@@ -183,7 +183,7 @@ final class DropoutAndRegionTests: XCTestCase {
         let engine = RealtimeEngine(sampleRate: 48_000, maxFrames: 256,
                                     slots: [VoiceSlot(name: "c", voice: ClickVoice(), enabled: true, gain: 1, pan: 0, rate: BeatRate(subdivision: 4),
                                                       followsHeart: true, silenced: false)],
-                                    noteVoices: [:], regionVoices: [], firedReports: nil)
+                                    noteVoices: [:], regionTargets: [], firedReports: nil)
         engine.heartFadeSeconds = 2
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
         engine.addSource(ring)

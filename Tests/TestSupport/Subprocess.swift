@@ -12,7 +12,11 @@ public struct Subprocess {
         return URL(fileURLWithPath: executable).deletingLastPathComponent()
     }
 
-    public static var pulsejack: String { productsFolder.appendingPathComponent("pulsejack").path }
+    /// The tool the tests run: `PULSEJACK_TOOL` when set (`make test-tsan` runs the plain build's
+    /// tool, so sanitizer slowdown never lands on a live subprocess's timing), else the one beside us.
+    public static var pulsejack: String {
+        ProcessInfo.processInfo.environment["PULSEJACK_TOOL"] ?? productsFolder.appendingPathComponent("pulsejack").path
+    }
 
     public struct MissingProduct: Error, CustomStringConvertible {
         public var description: String

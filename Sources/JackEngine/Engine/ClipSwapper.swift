@@ -26,16 +26,12 @@ public final class ClipSwapper {
         let buffer = try SampleFile.load(path: path, sampleRate: engine.sampleRate)
         let object: AnyObject = voice.definition.option("input")?.flag == true
             ? try DenseConvolutionVoice(clip: buffer, quantum: engine.maxFrames, waitsForWorkers: offline) : buffer
-        let handle = UInt(bitPattern: Unmanaged.passRetained(object).toOpaque())
-        return ControlMessage(frame: frame, .swapClip(voice: Int32(index), clip: handle))
+        return ControlMessage(frame: frame, .swapClip(voice: Int32(index), clip: RetainedObject(retaining: object)))
     }
 
     /// Control thread. Releases every object the engine has handed back; call it now and then.
     public func releaseRetired() {
         let consumer = engine.retiredClips.consumer
-        while let bits = consumer.pop() {
-            guard let pointer = UnsafeRawPointer(bitPattern: bits) else { continue }
-            Unmanaged<AnyObject>.fromOpaque(pointer).release()
-        }
+        while let retired = consumer.pop() { retired.release() }
     }
 }

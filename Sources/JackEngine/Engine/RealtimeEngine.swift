@@ -36,16 +36,12 @@ public final class RealtimeEngine: @unchecked Sendable {
         let bits = publishedBPM.load(ordering: .relaxed)
         return bits == 0 ? nil : Double(bitPattern: bits)
     }
-    /// MIDI note number → voice index (−1: none).
-    private let noteVoices: FixedBuffer<Int32>
-    /// MIDI note number → region index (−1: none); checked before `noteVoices`.
-    private let noteRegions: FixedBuffer<Int32>
+    /// What notes and controllers on `midi_in` play.
+    private let midiInput: MIDIInputMap
     /// Region names, by index (OSC `/region/<name>`).
     public internal(set) var regionNames: [String] = []
-    /// MIDI controller → (voice index, parameter); voice −1: unmapped.
-    private let controlVoices: FixedBuffer<(voice: Int32, parameter: MIDIControl)>
-    /// Region index → voice index (−1: none).
-    private let regionVoices: ContiguousArray<Int32>
+    /// Regions, the mode and the recorded pattern.
+    private var performance: TambourPerformance
     /// Silence, for input voices when the engine has no audio input (offline without --input).
     private let silentInput: FixedBuffer<Float>
     /// Frame of the last explicit beat, for the step length of pulse voices it fires.
@@ -58,18 +54,9 @@ public final class RealtimeEngine: @unchecked Sendable {
     public let publishedPeriodStart = ManagedAtomic<Int64>(0)
     /// Explicit beats received, for every-Nth-beat voices fired by them.
     private var explicitBeats: Int64 = 0
-    public private(set) var mode: PerformanceMode = .freestyle
-    /// A region target that cycles the mode instead of playing a voice.
-    public static let modeCycle: Int32 = -2
-    /// Tambour's recorded pattern: one step a beat, a region index or `skippedBeat`.
-    private let pattern: FixedBuffer<Int32>
-    public static let patternCapacity = 256
-    private static let skippedBeat: Int32 = -1
-    private var patternLength = 0
-    private var patternStep = 0
-    private var skipRegion: Int32 = -100
-    /// Voice announcing each mode (freestyle, recording, playing), −1: none.
-    private var modeVoices: (Int32, Int32, Int32) = (-1, -1, -1)
+    /// The performance mode (control thread while stopped; tests).
+    public var mode: PerformanceMode { performance.mode }
+    public static let patternCapacity = TambourPerformance.patternCapacity
     /// Level of the heart-driven voices: 1, or fading toward 0 over a second during a dropout
     /// whose preset action is "fade".
     private var heartLevel: Float = 1
@@ -94,12 +81,12 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// future events may fill only the rest.
     public static let eventQueueReserve = 1024
     /// Objects a clip swap no longer needs, on their way to a control thread to be released
-    /// there (bit patterns of retained references; `ClipSwapper` drains it).
-    public let retiredClips = SPSCRing<UInt>(minimumCapacity: 256)
-    private let retiredProducer: SPSCRing<UInt>.Producer
+    /// there (`ClipSwapper` drains it).
+    public let retiredClips = SPSCRing<RetainedObject>(minimumCapacity: 256)
+    private let retiredProducer: SPSCRing<RetainedObject>.Producer
 
     /// Control thread. `firedReports`, when given, receives a report for every fired voice.
-    init(sampleRate: Int, maxFrames: Int, slots: [VoiceSlot], noteVoices: [Int: Int], regionVoices: [Int32],
+    init(sampleRate: Int, maxFrames: Int, slots: [VoiceSlot], noteVoices: [Int: Int], regionTargets: [RegionTarget],
          firedReports: SPSCRing<FiredVoice>.Producer?) {
         precondition(maxFrames > 0)
         self.sampleRate = sampleRate
@@ -114,14 +101,8 @@ public final class RealtimeEngine: @unchecked Sendable {
         queue = EventQueue(capacity: Self.eventQueueCapacity, reserve: Self.eventQueueReserve)
         retiredProducer = retiredClips.producer
         clock = HeartbeatClock(sampleRate: sampleRate)
-        self.noteVoices = FixedBuffer(capacity: 128, repeating: -1)
-        for (note, voice) in noteVoices where (0..<128).contains(note) {
-            self.noteVoices[note] = Int32(voice)
-        }
-        self.regionVoices = ContiguousArray(regionVoices)
-        pattern = FixedBuffer(capacity: Self.patternCapacity, repeating: -1)
-        noteRegions = FixedBuffer(capacity: 128, repeating: -1)
-        controlVoices = FixedBuffer(capacity: 128, repeating: (-1, .gain))
+        midiInput = MIDIInputMap(noteVoices: noteVoices)
+        performance = TambourPerformance(targets: regionTargets)
         silentInput = FixedBuffer(capacity: maxFrames, repeating: 0)
         explicitBeatFrames = Double(sampleRate)
         for slot in slots { slot.voice.prepare(sampleRate: sampleRate, maxFrames: maxFrames) }
@@ -162,23 +143,21 @@ public final class RealtimeEngine: @unchecked Sendable {
 
     /// Control thread, before activation: the skipped-beat region and the voices that announce modes.
     public func configurePerformance(skipRegion: Int32?, modeVoices: [PerformanceMode: Int32]) {
-        self.skipRegion = skipRegion ?? -100
-        self.modeVoices = (modeVoices[.freestyle] ?? -1, modeVoices[.recording] ?? -1, modeVoices[.playing] ?? -1)
+        performance.configure(skipRegion: skipRegion, modeVoices: modeVoices)
     }
 
-    /// The recorded pattern: region indices, −1 for a skipped beat.
-    public var recordedPattern: [Int32] { Array(UnsafeBufferPointer(start: pattern.pointer, count: patternLength)) }
+    /// The recorded pattern (control thread while stopped; tests).
+    public var recordedPattern: [PatternStep] { performance.recorded }
 
     /// Control thread, before activation: MIDI note `note` hits region `region`.
     public func mapNoteToRegion(_ note: Int, region: Int32) {
-        guard (0..<128).contains(note) else { return }
-        noteRegions[note] = region
+        midiInput.mapNote(note, region: region)
     }
 
     /// Control thread, before activation: MIDI controller `controller` sets `parameter` of voice `voice`.
     public func mapControlChange(_ controller: Int, voice: Int, parameter: MIDIControl) {
-        guard (0..<128).contains(controller), voice < voiceNames.count else { return }
-        controlVoices[controller] = (Int32(voice), parameter)
+        guard voice < voiceNames.count else { return }
+        midiInput.mapController(controller, voice: Int32(voice), parameter: parameter)
     }
 
     /// Control thread, before activation: index of the voice named `name`.
@@ -187,9 +166,8 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// Control thread, before activation. Runs one silent period so that every lazy global and
     /// generic metadata the process path needs exists before the process thread first runs it.
     public func warmUp() {
-        let left = UnsafeMutablePointer<Float>.allocate(capacity: maxFrames)
-        let right = UnsafeMutablePointer<Float>.allocate(capacity: maxFrames)
-        defer { left.deallocate(); right.deallocate() }
+        let scratch = FixedBuffer<Float>(capacity: 2 * maxFrames, repeating: 0)
+        let left = scratch.pointer, right = scratch.pointer + maxFrames
         for slot in slots { slot.voice.render(left: left, right: right, frames: 1) }
         // A zero-frame chunk walks the drain and scheduling path: messages already waiting move
         // into the event queue at their frames, and nothing is rendered or lost.
@@ -199,11 +177,17 @@ public final class RealtimeEngine: @unchecked Sendable {
 
     // MARK: - The process path
 
+    /// Real-time safe. Before `process`: a MIDI channel message on `midi_in` at `offset` frames
+    /// into the coming period, scheduled at its frame if the map plays it. MIDI is always due in
+    /// this period, so it may use the queue's reserve. (`ProcessHost` decodes JACK's buffer.)
+    public func receiveMIDI(status: UInt8, key: UInt8, value: UInt8, offset: Int) {
+        guard let event = midiInput.event(status: status, key: key, value: value) else { return }
+        schedule(event, at: framePosition + Int64(offset), periodEnd: .max)
+    }
+
     /// Real-time safe. Renders `frames` frames into `left` and `right` (overwriting them), with
-    /// `midiIn` an optional JACK MIDI port buffer whose events are placed at their frame offsets,
-    /// and `inputLeft`/`inputRight` the audio input that input voices process.
+    /// `inputLeft`/`inputRight` the audio input that input voices process.
     public func process(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
-                        midiIn: UnsafeMutableRawPointer? = nil,
                         inputLeft: UnsafePointer<Float>? = nil, inputRight: UnsafePointer<Float>? = nil,
                         midiOut midiOutBuffer: UnsafeMutableRawPointer? = nil) {
         pj_rt_enter()
@@ -212,7 +196,6 @@ public final class RealtimeEngine: @unchecked Sendable {
         publishedPeriodStart.store(framePosition, ordering: .relaxed)
         left.update(repeating: 0, count: frames)
         right.update(repeating: 0, count: frames)
-        if let midiIn { receiveMIDI(midiIn) }
         var done = 0
         while done < frames {
             let chunk = min(maxFrames, frames - done)
@@ -326,39 +309,6 @@ public final class RealtimeEngine: @unchecked Sendable {
         }
     }
 
-    /// Real-time safe. Note-ons trigger the mapped voice and control changes set the mapped
-    /// parameter, each at the event's own frame offset. MIDI is always due in this period, so it
-    /// may use the queue's reserve.
-    private func receiveMIDI(_ buffer: UnsafeMutableRawPointer) {
-        let count = jack_midi_get_event_count(buffer)
-        var event = jack_midi_event_t()
-        for index in 0..<count {
-            guard jack_midi_event_get(&event, buffer, index) == 0, event.size >= 3, let bytes = event.buffer else { continue }
-            let status = bytes[0] & 0xF0
-            let key = Int(bytes[1] & 0x7F)
-            let value = bytes[2] & 0x7F
-            let frame = framePosition + Int64(event.time)
-            if status == 0x90 && value > 0 {
-                let region = noteRegions[key], voice = noteVoices[key]
-                if region >= 0 {
-                    schedule(.regionHit(region: region, velocity: Float(value) / 127), at: frame, periodEnd: .max)
-                } else if voice >= 0 {
-                    schedule(.voiceTrigger(voice: voice, velocity: Float(value) / 127), at: frame, periodEnd: .max)
-                }
-            } else if status == 0xB0 {
-                let target = controlVoices[key]
-                guard target.voice >= 0 else { continue }
-                let parameter: VoiceParameter
-                switch target.parameter {
-                case .gain: parameter = .gain(Float(value) / 127)
-                case .pan: parameter = .pan(min(1, Float(value) / 63.5 - 1))
-                case .enable: parameter = .enable(value >= 64)
-                }
-                schedule(.voiceParameter(voice: target.voice, parameter), at: frame, periodEnd: .max)
-            }
-        }
-    }
-
     /// Real-time safe.
     private func apply(_ event: ControlMessage.Event, at frame: Int64) {
         counters.messagesApplied.wrappingIncrement(ordering: .relaxed)
@@ -400,20 +350,13 @@ public final class RealtimeEngine: @unchecked Sendable {
                 slot.rate = rate
             }
         case .regionHit(let region, let velocity):
-            guard region >= 0, Int(region) < regionVoices.count, velocity.isFinite else { return invalid() }
-            let voice = regionVoices[Int(region)]
-            if voice == Self.modeCycle {
-                return enter(mode == .freestyle ? .recording : mode == .recording ? .playing : .freestyle, at: frame)
-            }
-            if region == skipRegion {
-                // A skipped beat: recorded, and its sound heard, only while recording.
-                guard mode == .recording else { return }
-                record(Self.skippedBeat)
-            } else if mode == .recording {
-                record(region)
-            }
-            if let slot = slot(voice), slot.enabled, !slot.silenced {
-                fire(slot, index: voice, velocity: velocity, at: frame)
+            guard velocity.isFinite else { return invalid() }
+            switch performance.hit(region: region) {
+            case .invalid: invalid()
+            case .silent: break
+            case .enter(let newMode): enter(newMode, at: frame)
+            case .play(let voice):
+                if let slot = slot(voice), slot.enabled, !slot.silenced { fire(slot, index: voice, velocity: velocity, at: frame) }
             }
         case .modeChange(let newMode):
             enter(newMode, at: frame)
@@ -422,8 +365,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         case .heartPresence(let present):
             heartTarget = present ? 1 : 0
         case .swapClip(let voice, let clip):
-            guard let bits = UnsafeRawPointer(bitPattern: clip) else { return invalid() }
-            let offered = Unmanaged<AnyObject>.fromOpaque(bits)
+            let offered = clip.unmanaged
             guard let clipVoice = slot(voice)?.clipVoice else {
                 retire(offered)
                 return invalid()
@@ -457,23 +399,14 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// Real-time safe. Sends an object a swap no longer needs back to the control thread. The
     /// ring holds 256; were it full, the object would leak rather than be released here.
     private func retire(_ object: Unmanaged<AnyObject>) {
-        retiredProducer.push(UInt(bitPattern: object.toOpaque()))
+        retiredProducer.push(RetainedObject(handingOver: object))
     }
 
     /// Real-time safe. Changes the performance mode and announces it with its voice.
     private func enter(_ newMode: PerformanceMode, at frame: Int64) {
-        mode = newMode
-        if newMode == .recording { patternLength = 0 }
-        if newMode == .playing { patternStep = 0 }
-        let announce = newMode == .freestyle ? modeVoices.0 : newMode == .recording ? modeVoices.1 : modeVoices.2
-        if let slot = slot(announce), !slot.silenced { fire(slot, index: announce, velocity: 1, at: frame) }
-    }
-
-    /// Real-time safe. Appends a step to the recorded pattern (full at `patternCapacity`).
-    private func record(_ step: Int32) {
-        guard patternLength < Self.patternCapacity else { return }
-        pattern[patternLength] = step
-        patternLength += 1
+        if let announce = performance.enter(newMode), let slot = slot(announce), !slot.silenced {
+            fire(slot, index: announce, velocity: 1, at: frame)
+        }
     }
 
     @inline(__always)
@@ -489,21 +422,18 @@ public final class RealtimeEngine: @unchecked Sendable {
         let position = clock.nextPulsePosition
         clock.consumePulse()
         // Playing: each beat plays the next step of the recorded pattern; skipped beats are silent.
-        if position.pulse == 0, let step = beatPassed(), step >= 0, Int(step) < regionVoices.count,
-           let slot = slot(regionVoices[Int(step)]), slot.enabled, !slot.silenced {
-            fire(slot, index: regionVoices[Int(step)], velocity: 1, at: frame)
+        if position.pulse == 0, let voice = beatPassed(), let slot = slot(voice), slot.enabled, !slot.silenced {
+            fire(slot, index: voice, velocity: 1, at: frame)
         }
         fireHeartVoices(beat: position.beat, pulse: position.pulse, velocity: 1,
                         framesPerBeat: 60 * Double(sampleRate) / clock.bpm, at: frame)
     }
 
-    /// Real-time safe. Counts a beat; while playing, returns the recorded pattern's step for it
-    /// (a region, or `skippedBeat`) and moves the pattern on.
+    /// Real-time safe. Counts a beat; while playing, the voice of the recorded pattern's step
+    /// for it (the pattern moves on, skipped beats included).
     private func beatPassed() -> Int32? {
         counters.beats.wrappingIncrement(ordering: .relaxed)
-        guard mode == .playing && patternLength > 0 else { return nil }
-        defer { patternStep += 1 }
-        return pattern[patternStep % patternLength]
+        return performance.beatPassed()
     }
 
     /// Real-time safe.

@@ -1,5 +1,6 @@
 import Atomics
 import Foundation
+import Voices
 import Control
 
 /// A voice's settings as the engine holds them now: what a session save keeps.
@@ -13,17 +14,15 @@ public struct VoiceState: Sendable, Equatable, BitwiseCopyable {
 /// Copies of the voices' settings taken on the process thread, which alone writes them, at a
 /// control thread's request: a save never reads a setting while the process thread changes it.
 final class VoiceStateSnapshot {
-    private let states: UnsafeMutablePointer<VoiceState>
+    private let states: FixedBuffer<VoiceState>
     let count: Int
     let requested = ManagedAtomic<Int>(0)
     let taken = ManagedAtomic<Int>(0)
 
     init(count: Int) {
         self.count = count
-        states = .allocate(capacity: max(count, 1))
+        states = FixedBuffer(capacity: count, repeating: VoiceState(enabled: false, gain: 0, pan: 0, rate: .everyBeat))
     }
-
-    deinit { states.deallocate() }
 
     /// Real-time safe. Takes the copy when one was asked for.
     @inline(__always)
@@ -55,5 +54,5 @@ final class VoiceStateSnapshot {
         return true
     }
 
-    var values: [VoiceState] { Array(UnsafeBufferPointer(start: states, count: count)) }
+    var values: [VoiceState] { Array(UnsafeBufferPointer(start: states.pointer, count: count)) }
 }

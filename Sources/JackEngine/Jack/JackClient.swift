@@ -2,6 +2,7 @@ import Atomics
 import CJack
 import Control
 import Foundation
+import Voices
 
 /// The JACK client: stereo outputs `out_L`/`out_R`, `midi_in`, `midi_out` and a stereo audio
 /// input `in_L`/`in_R` (for dense convolution), with the engine's process path as its process
@@ -90,7 +91,8 @@ public final class JackClient: @unchecked Sendable {
     private var options = Options()
     /// Set (like a signal handler would) when the server shuts the client down.
     public let serverGone = ManagedAtomic<Bool>(false)
-    private let shutdownReason = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
+    private let shutdownReasonBuffer = FixedBuffer<CChar>(capacity: 256, repeating: 0)
+    private var shutdownReason: UnsafeMutablePointer<CChar> { shutdownReasonBuffer.pointer }
     /// Why taking the timebase failed, if it did.
     public private(set) var timebaseRefusal: String?
     /// Connections of our ports, as last seen while the server ran: restored after a reconnect.
@@ -137,7 +139,6 @@ public final class JackClient: @unchecked Sendable {
         connection = LockedBox(Connection(handle: client, name: String(cString: jack_get_client_name(client)),
                                           bufferSize: Int(jack_get_buffer_size(client))))
         sampleRate = Int(jack_get_sample_rate(client))
-        shutdownReason.initialize(repeating: 0, count: 256)
     }
 
     /// Runs `body` with the live client while holding the lock, so the client cannot be closed
@@ -158,10 +159,7 @@ public final class JackClient: @unchecked Sendable {
         return client
     }
 
-    deinit {
-        close()
-        shutdownReason.deallocate()
-    }
+    deinit { close() }
 
     /// Deactivates (if active) and closes the client; later calls do nothing.
     public func close() {

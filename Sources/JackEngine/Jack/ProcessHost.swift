@@ -55,14 +55,24 @@ final class ProcessHost {
             jack_transport_query(handle, &position)
             if position.valid.rawValue & JackPositionBBT.rawValue != 0 { engine.followTransport(bpm: position.beats_per_minute) }
         }
+        receiveMIDI(jack_port_get_buffer(midiIn, frames))
         engine.process(frames: count, left: outLeft, right: outRight,
-                       midiIn: jack_port_get_buffer(midiIn, frames),
                        inputLeft: jack_port_get_buffer(inLeft, frames).assumingMemoryBound(to: Float.self),
                        inputRight: jack_port_get_buffer(inRight, frames).assumingMemoryBound(to: Float.self),
                        midiOut: jack_port_get_buffer(midiOut, frames))
         meter?.measure(left: outLeft, right: outRight, frames: count)
         recorder?.write(left: outLeft, right: outRight, frames: count)
         if let periodTimings { periodTimings.push(Self.monotonicNanoseconds() &- started) }
+    }
+
+    /// Real-time safe. Hands each three-byte message on `midi_in` to the engine at its frame
+    /// offset (JACK gives them in time order; shorter ones, sysex and realtime bytes are skipped).
+    private func receiveMIDI(_ buffer: UnsafeMutableRawPointer) {
+        var event = jack_midi_event_t()
+        for index in 0..<jack_midi_get_event_count(buffer) {
+            guard jack_midi_event_get(&event, buffer, index) == 0, event.size >= 3, let bytes = event.buffer else { continue }
+            engine.receiveMIDI(status: bytes[0], key: bytes[1], value: bytes[2], offset: Int(event.time))
+        }
     }
 
     /// Real-time safe. JACK's timebase callback, right after `process` on the same thread.

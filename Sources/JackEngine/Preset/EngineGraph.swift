@@ -50,7 +50,7 @@ public enum EngineGraph {
         }
         let regions = try loaded.regionTable()
         let engine = RealtimeEngine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots, noteVoices: notes,
-                                    regionVoices: regions.voices, firedReports: firedReports)
+                                    regionTargets: regions.targets, firedReports: firedReports)
         engine.regionNames = regions.names
         engine.heartFadeSeconds = Float(loaded.preset.dropout?.fadeSeconds ?? 1)
         if let master = loaded.preset.master {

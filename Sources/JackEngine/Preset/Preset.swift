@@ -405,20 +405,20 @@ public struct LoadedPreset: Sendable {
         return loaded
     }
 
-    /// Region names in index order (sorted), and the voice index each plays
-    /// (`RealtimeEngine.modeCycle` for a region whose target is "mode").
-    public func regionTable() throws -> (names: [String], voices: [Int32]) {
+    /// Region names in index order (sorted), and what each plays: a voice, or for a region
+    /// whose target is "mode", the mode cycle.
+    public func regionTable() throws -> (names: [String], targets: [RegionTarget]) {
         let names = (preset.regions ?? [:]).keys.sorted()
-        let voices = try names.map { name -> Int32 in
+        let targets = try names.map { name -> RegionTarget in
             let voice = preset.regions![name]!
-            if voice == "mode" { return RealtimeEngine.modeCycle }
+            if voice == "mode" { return .modeCycle }
             guard let index = self.voices.firstIndex(where: { $0.definition.name == voice }) else {
                 throw InputError(file: file, line: line("regions.\(name)") ?? line("regions"), field: "regions.\(name)",
                                  "no voice named '\(voice)'")
             }
-            return Int32(index)
+            return .voice(Int32(index))
         }
-        return (names, voices)
+        return (names, targets)
     }
 
     /// The skipped-beat region's index, and each mode's announcing voice index.

@@ -53,6 +53,6 @@ public final class MoodTrackDJ {
         next.prepare(sampleRate: engine.sampleRate, maxFrames: engine.maxFrames)
         pending = true
         current = track.path
-        return ControlMessage(.swapClip(voice: Int32(voiceIndex), clip: UInt(bitPattern: Unmanaged.passRetained(next as AnyObject).toOpaque())))
+        return ControlMessage(.swapClip(voice: Int32(voiceIndex), clip: RetainedObject(retaining: next)))
     }
 }

@@ -50,8 +50,13 @@ public final class OfflineRenderer {
     public static func messages(for session: HeartSession, sampleRate: Int, regions: [String] = [],
                                 regionModel model: RegionModel = RegionModel()) -> [ControlMessage] {
         var messages: [ControlMessage] = []
-        var regionModel = model
-        var detector: PPGBeatDetector?
+        // The pulse-wave detector's rate is the session's own sample spacing.
+        let ppgTimes = session.entries.compactMap { entry -> Double? in
+            if case .ppg = entry.event { return entry.time } else { return nil }
+        }
+        let spacing = ppgTimes.count > 1 ? (ppgTimes.last! - ppgTimes.first!) / Double(ppgTimes.count - 1) : 0.01
+        var sensors = SensorInterpreter(regionNames: regions, regionModel: model,
+                                        ppgRate: min(10_000, max(10, 1 / max(spacing, 1e-4))))
         for entry in session.entries {
             let frame = Int64((entry.time * Double(sampleRate)).rounded())
             switch entry.event {
@@ -62,23 +67,11 @@ public final class OfflineRenderer {
                 // either the clock or explicit beats, never both, or every beat would sound twice).
                 messages.append(ControlMessage(frame: frame, .tempo(bpm: 60 / seconds)))
             case .ppg(let sample):
-                if detector == nil {
-                    // The detector's rate is the session's own sample spacing.
-                    let times = session.entries.compactMap { entry -> Double? in
-                        if case .ppg = entry.event { return entry.time } else { return nil }
-                    }
-                    let spacing = times.count > 1 ? (times.last! - times.first!) / Double(times.count - 1) : 0.01
-                    detector = PPGBeatDetector(sampleRate: min(10_000, max(10, 1 / max(spacing, 1e-4))))
-                }
-                if detector!.process(sample) {
-                    messages.append(ControlMessage(frame: frame, .heartbeat(strength: 1)))
-                }
+                if sensors.pulseWave(sample) { messages.append(ControlMessage(frame: frame, .heartbeat(strength: 1))) }
             case .pose(let lx, let ly, let rx, let ry):
                 messages.append(ControlMessage(frame: frame, .pose(leftX: lx, leftY: ly, rightX: rx, rightY: ry)))
-                for hit in regionModel.update(frame: frame, leftX: Double(lx), leftY: Double(ly), rightX: Double(rx), rightY: Double(ry)) {
-                    if let region = regions.firstIndex(of: hit.region.name) {
-                        messages.append(ControlMessage(frame: hit.frame, .regionHit(region: Int32(region), velocity: 1)))
-                    }
+                for hit in sensors.pose(frame: frame, leftX: lx, leftY: ly, rightX: rx, rightY: ry) {
+                    messages.append(ControlMessage(frame: hit.frame, .regionHit(region: hit.region, velocity: 1)))
                 }
             case .bands(let alpha, let beta, let delta, let theta, let gamma):
                 for (band, value) in zip(EEGBand.allCases, [alpha, beta, delta, theta, gamma]) {
@@ -97,11 +90,10 @@ public final class OfflineRenderer {
                        progress: ((Double) -> Void)? = nil, shouldStop: (() -> Bool)? = nil) throws -> Summary {
         let writer = try WavWriter(path: outPath, sampleRate: engine.sampleRate)
         defer { writer.close() }
-        let left = UnsafeMutablePointer<Float>.allocate(capacity: periodFrames)
-        let right = UnsafeMutablePointer<Float>.allocate(capacity: periodFrames)
-        let inputLeft = UnsafeMutablePointer<Float>.allocate(capacity: periodFrames)
-        let inputRight = UnsafeMutablePointer<Float>.allocate(capacity: periodFrames)
-        defer { left.deallocate(); right.deallocate(); inputLeft.deallocate(); inputRight.deallocate() }
+        // Output, then input, left and right, a period each.
+        let buffers = FixedBuffer<Float>(capacity: 4 * periodFrames, repeating: 0)
+        let left = buffers.pointer, right = buffers.pointer + periodFrames
+        let inputLeft = buffers.pointer + 2 * periodFrames, inputRight = buffers.pointer + 3 * periodFrames
         let started = Date()
         var done: Int64 = 0
         var lastProgress = -1

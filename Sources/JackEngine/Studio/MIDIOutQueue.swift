@@ -1,3 +1,4 @@
+import Voices
 import Atomics
 import CJack
 
@@ -7,7 +8,7 @@ import CJack
 /// JACK will not sort an output port's events, so each period's events are written in frame
 /// order, a note-off before a note-on at the same frame (a retriggered note stays on).
 final class MIDIOutQueue {
-    struct Note {
+    struct Note: BitwiseCopyable {
         var frame: Int64
         var status: UInt8
         var key: UInt8
@@ -15,7 +16,7 @@ final class MIDIOutQueue {
     }
 
     let capacity: Int
-    private let pending: UnsafeMutablePointer<Note>
+    private let pending: FixedBuffer<Note>
     private var count = 0
     /// Notes the queue or the port had no room for (counted, never blocking).
     private let dropped: ManagedAtomic<Int>
@@ -23,10 +24,8 @@ final class MIDIOutQueue {
     init(capacity: Int = 1024, dropped: ManagedAtomic<Int>) {
         self.capacity = capacity
         self.dropped = dropped
-        pending = .allocate(capacity: capacity)
+        pending = FixedBuffer(capacity: capacity, repeating: Note(frame: 0, status: 0, key: 0, velocity: 0))
     }
-
-    deinit { pending.deallocate() }
 
     /// Real-time safe. A note-on at `frame` and its note-off `length` frames later.
     func noteOn(frame: Int64, channel: UInt8, key: UInt8, velocity: Float, length: Int64) {

@@ -2,6 +2,7 @@ import Atomics
 import CJack
 import Control
 import Foundation
+import Voices
 
 /// `run --record OUT.wav`: the process thread copies each period's output into a lock-free
 /// ring (jack_ringbuffer, one writer, one reader); a disk thread drains it into a 32-bit float
@@ -14,7 +15,8 @@ public final class OutputRecorder: @unchecked Sendable {
     private let file: WavWriter
     private let ring: UnsafeMutablePointer<jack_ringbuffer_t>
     /// Interleaving scratch for the process thread, `maxFrames` stereo frames.
-    private let interleaved: UnsafeMutablePointer<Float>
+    private let interleavedBlock: FixedBuffer<Float>
+    private var interleaved: UnsafeMutablePointer<Float> { interleavedBlock.pointer }
     private let maxFrames: Int
     /// Periods (and their frames) the ring had no room for.
     public let overruns = ManagedAtomic<Int>(0)
@@ -34,12 +36,11 @@ public final class OutputRecorder: @unchecked Sendable {
         let bytes = Int(seconds * Double(sampleRate)) * 2 * MemoryLayout<Float>.size
         ring = jack_ringbuffer_create(bytes)
         jack_ringbuffer_mlock(ring)
-        interleaved = .allocate(capacity: maxFrames * 2)
+        interleavedBlock = FixedBuffer(capacity: maxFrames * 2, repeating: 0)
     }
 
     deinit {
         jack_ringbuffer_free(ring)
-        interleaved.deallocate()
     }
 
     /// Frames of output still to leave out: silence was written for a skip that proved false.
@@ -94,8 +95,8 @@ public final class OutputRecorder: @unchecked Sendable {
         running.store(true, ordering: .releasing)
         let thread = Thread { [self] in
             let block = 4096
-            let buffer = UnsafeMutablePointer<Float>.allocate(capacity: block * 2)
-            defer { buffer.deallocate() }
+            let storage = FixedBuffer<Float>(capacity: block * 2, repeating: 0)
+            let buffer = storage.pointer
             while true {
                 let stopping = !running.load(ordering: .acquiring)
                 var drained = false

@@ -1,14 +1,14 @@
 import Control
-import JackEngine
+import Foundation
 
 /// What `/pulse/status` (and so `pulsejack status`) reports beside the OSC input's own counters.
-final class LiveStatus: Sendable {
+public final class LiveStatus: Sendable {
     private let engine: RealtimeEngine
     private let client: JackClient
     private let recorder: OutputRecorder?
     private let nsm: NSMClient?
 
-    init(engine: RealtimeEngine, client: JackClient, recorder: OutputRecorder?, nsm: NSMClient?) {
+    public init(engine: RealtimeEngine, client: JackClient, recorder: OutputRecorder?, nsm: NSMClient?) {
         self.engine = engine
         self.client = client
         self.recorder = recorder
@@ -16,7 +16,7 @@ final class LiveStatus: Sendable {
     }
 
     /// OSC thread.
-    func values(meters: MeterBallistics.Reading?) -> [(String, StatusValue)] {
+    public func values(meters: MeterBallistics.Reading?) -> [(String, StatusValue)] {
         let counts = engine.counters.snapshot()
         let connections = client.connections()
         var values: [(String, StatusValue)] = [

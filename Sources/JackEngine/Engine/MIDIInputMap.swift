@@ -1,0 +1,52 @@
+import Control
+import Voices
+
+/// What MIDI on `midi_in` plays: note → region (checked first) or voice, controller → a
+/// voice's gain, pan or enable. Owned by the engine by value; allocated before activation.
+struct MIDIInputMap: ~Copyable {
+    /// Note number → region index (−1: none).
+    private let noteRegions = FixedBuffer<Int32>(capacity: 128, repeating: -1)
+    /// Note number → voice index (−1: none).
+    private let noteVoices = FixedBuffer<Int32>(capacity: 128, repeating: -1)
+    /// Controller → (voice index, parameter); voice −1: unmapped.
+    private let controls = FixedBuffer<(voice: Int32, parameter: MIDIControl)>(capacity: 128, repeating: (-1, .gain))
+
+    init(noteVoices: [Int: Int]) {
+        for (note, voice) in noteVoices where (0..<128).contains(note) { self.noteVoices[note] = Int32(voice) }
+    }
+
+    /// Control thread, before activation.
+    func mapNote(_ note: Int, region: Int32) {
+        guard (0..<128).contains(note) else { return }
+        noteRegions[note] = region
+    }
+
+    /// Control thread, before activation.
+    func mapController(_ controller: Int, voice: Int32, parameter: MIDIControl) {
+        guard (0..<128).contains(controller) else { return }
+        controls[controller] = (voice, parameter)
+    }
+
+    /// Real-time safe. The event a three-byte channel message makes, if it is mapped: a note-on
+    /// hits its region or triggers its voice (velocity/127); a control change sets gain
+    /// (value/127), pan (−1…1) or enable (value ≥ 64).
+    func event(status: UInt8, key: UInt8, value: UInt8) -> ControlMessage.Event? {
+        let key = Int(key & 0x7F), value = value & 0x7F
+        switch status & 0xF0 {
+        case 0x90 where value > 0:
+            if noteRegions[key] >= 0 { return .regionHit(region: noteRegions[key], velocity: Float(value) / 127) }
+            if noteVoices[key] >= 0 { return .voiceTrigger(voice: noteVoices[key], velocity: Float(value) / 127) }
+            return nil
+        case 0xB0:
+            let target = controls[key]
+            guard target.voice >= 0 else { return nil }
+            switch target.parameter {
+            case .gain: return .voiceParameter(voice: target.voice, .gain(Float(value) / 127))
+            case .pan: return .voiceParameter(voice: target.voice, .pan(min(1, Float(value) / 63.5 - 1)))
+            case .enable: return .voiceParameter(voice: target.voice, .enable(value >= 64))
+            }
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Control
+import Voices
+
+/// What hitting a region does.
+public enum RegionTarget: Equatable, Sendable, BitwiseCopyable {
+    /// Nothing (a region the preset names with no voice the engine knows).
+    case none
+    case voice(Int32)
+    /// Cycles freestyle → recording → playing (Tambour's right hand up).
+    case modeCycle
+}
+
+/// One beat of a recorded pattern.
+public enum PatternStep: Equatable, Sendable, BitwiseCopyable {
+    /// The region hit on that beat.
+    case region(Int32)
+    /// A beat recorded as silence (the skip region), kept so playback keeps the pattern's shape.
+    case skippedBeat
+}
+
+/// Tambour's performance: region hits, the mode (freestyle → recording → playing), the
+/// recorded pattern with its skipped beats, and playback one step a beat. Owned by the engine
+/// by value; its tables are allocated before activation. Real-time safe after init.
+struct TambourPerformance: ~Copyable {
+    static let patternCapacity = 256
+
+    private(set) var mode: PerformanceMode = .freestyle
+    /// Region index → what hitting it does.
+    private let targets: FixedBuffer<RegionTarget>
+    private var pattern: FixedBuffer<PatternStep>
+    private var playbackStep = 0
+    private var skipRegion: Int32?
+    /// Voice announcing each mode as it begins: freestyle, recording, playing.
+    private var modeVoices: (Int32?, Int32?, Int32?) = (nil, nil, nil)
+
+    init(targets: [RegionTarget]) {
+        self.targets = FixedBuffer(capacity: targets.count, repeating: .none)
+        for (index, target) in targets.enumerated() { self.targets[index] = target }
+        pattern = FixedBuffer(capacity: Self.patternCapacity, count: 0, repeating: .skippedBeat)
+    }
+
+    /// Control thread, before activation.
+    mutating func configure(skipRegion: Int32?, modeVoices: [PerformanceMode: Int32]) {
+        self.skipRegion = skipRegion
+        self.modeVoices = (modeVoices[.freestyle], modeVoices[.recording], modeVoices[.playing])
+    }
+
+    /// What a region hit does.
+    enum Hit {
+        case play(voice: Int32)
+        case enter(PerformanceMode)
+        /// Heard nothing (a skipped beat outside recording, or a region without a voice).
+        case silent
+        /// No such region.
+        case invalid
+    }
+
+    /// Real-time safe. A hit on `region`: recorded while recording (the skip region as a
+    /// skipped beat, heard only then), and what to play.
+    mutating func hit(region: Int32) -> Hit {
+        guard region >= 0, Int(region) < targets.count else { return .invalid }
+        let target = targets[Int(region)]
+        if target == .modeCycle {
+            return .enter(mode == .freestyle ? .recording : mode == .recording ? .playing : .freestyle)
+        }
+        if region == skipRegion {
+            guard mode == .recording else { return .silent }
+            record(.skippedBeat)
+        } else if mode == .recording {
+            record(.region(region))
+        }
+        if case .voice(let voice) = target { return .play(voice: voice) }
+        return .silent
+    }
+
+    /// Real-time safe. Enters `newMode`: recording starts a new pattern, playing starts it from
+    /// its first step. The voice announcing the mode, if any.
+    mutating func enter(_ newMode: PerformanceMode) -> Int32? {
+        mode = newMode
+        if newMode == .recording { pattern.setCount(0) }
+        if newMode == .playing { playbackStep = 0 }
+        switch newMode {
+        case .freestyle: return modeVoices.0
+        case .recording: return modeVoices.1
+        case .playing: return modeVoices.2
+        }
+    }
+
+    /// Real-time safe. A beat passed: while playing, the voice of the pattern's step for it
+    /// (nil for a skipped beat, a region without a voice, or when not playing).
+    mutating func beatPassed() -> Int32? {
+        guard mode == .playing && pattern.count > 0 else { return nil }
+        defer { playbackStep += 1 }
+        guard case .region(let region) = pattern[playbackStep % pattern.count],
+              case .voice(let voice) = targets[Int(region)] else { return nil }
+        return voice
+    }
+
+    /// The recorded pattern (control thread, engine stopped; tests).
+    var recorded: [PatternStep] { (0..<pattern.count).map { pattern[$0] } }
+
+    /// Real-time safe. Appends a step (full at `patternCapacity`: later steps are not kept).
+    private mutating func record(_ step: PatternStep) {
+        pattern.append(step)
+    }
+}

@@ -1,0 +1,322 @@
+import Atomics
+import Control
+import Foundation
+
+/// A live run, from the preset to the summary: build (preset, JACK client, engine, OSC input,
+/// recordings) → `activate()` → `tick()` every ~100 ms (reports written, the mood DJ, retired
+/// clips released, the session manager's saves, a lost server reconnected) → `stop()`.
+/// The command line only parses options and prints. Control thread.
+public final class LiveSession {
+    public struct Configuration {
+        public var preset: String
+        /// A fixed tempo until a sensor says otherwise (else the preset's).
+        public var bpm: Double?
+        public var clientName = "pulsejack"
+        /// Start a JACK server when none runs.
+        public var startServer = false
+        /// nil: no OSC input.
+        public var osc: OSCInput.Configuration? = OSCInput.Configuration()
+        /// Record the output to this WAV file.
+        public var record: String?
+        public var timebase = JackClient.Timebase.off
+        public var followTransport = false
+        /// Write every applied control message to this session log.
+        public var recordSession: String?
+        /// Write every fired voice as JSON lines.
+        public var eventsOut: String?
+        /// Replay this session file live, from now.
+        public var replay: String?
+        /// Connect out_L/out_R to the system playback ports.
+        public var connectToPlayback = false
+        public var connections: [ConnectRequest] = []
+        /// Under a session manager (it restores connections itself).
+        public var sessionManager: SessionManagerJoin?
+
+        public init(preset: String) { self.preset = preset }
+    }
+
+    /// A session manager's open: the client, the session it opened, and our JACK name there.
+    public struct SessionManagerJoin {
+        public let client: NSMClient
+        public let session: NSMClient.Session
+        /// The session's saved preset, if there is one.
+        public let savedPreset: String?
+        public let clientName: String
+    }
+
+    public let loaded: LoadedPreset
+    public let client: JackClient
+    public let engine: RealtimeEngine
+    public let osc: OSCInput?
+    private let configuration: Configuration
+    private let server: JackServer?
+    private let log: @Sendable (String) -> Void
+    private let say: @Sendable (String) -> Void
+    private let fired = SPSCRing<FiredVoice>(minimumCapacity: 8192)
+    private let applied = SPSCRing<ControlMessage>(minimumCapacity: 16_384)
+    private let controlRing = SPSCRing<ControlMessage>(minimumCapacity: 256)
+    private let recording: FileHandle?
+    private let events: EventLog?
+    private let replaySource: ReplaySource?
+    private let recorder: OutputRecorder?
+    private let meter = OutputMeter()
+    private let publisher: MeterPublisher
+    private let djs: [MoodTrackDJ]
+    private let swapper: ClipSwapper
+    private var reconnection = Reconnection()
+    private var savedChanges = 0
+    private var lastConnectionCheck = Date.distantPast
+    private var stopped = false
+    /// Entries of the replayed session rejected on reading (the first ones), and how many in all.
+    public private(set) var replayRejections: (first: [HeartSession.Rejection], total: Int) = ([], 0)
+
+    /// Joins a session manager (NSM_URL): announces, waits for its open (or nil if `stop` says
+    /// so first), makes the session folder, and picks the JACK name its client id allows.
+    public static func joinSessionManager(url: String, stop: @escaping () -> Bool,
+                                          log: @escaping @Sendable (String) -> Void,
+                                          say: (String) -> Void) throws -> SessionManagerJoin? {
+        let client = try NSMClient(url: url, log: log)
+        guard let opened = try client.announce(application: "pulsejack", executable: "pulsejack", stop: stop) else { return nil }
+        try FileManager.default.createDirectory(atPath: opened.path, withIntermediateDirectories: true)
+        let saved = opened.path + "/preset.yaml"
+        var clientName = opened.clientID
+        if JackClient.problem(withName: clientName) != nil {
+            // A client id JACK cannot take (the server's own name): keep it recognisable.
+            let fixed = String(clientName.replacingOccurrences(of: ":", with: "_").prefix(50)) + ".pulsejack"
+            say("pulsejack: the session manager's client id '\(clientName)' cannot be a JACK client name; using '\(fixed)'")
+            clientName = fixed
+        }
+        say("pulsejack: session manager \(client.managerName ?? url) opened '\(opened.displayName)' at \(opened.path)")
+        return SessionManagerJoin(client: client, session: opened,
+                                  savedPreset: FileManager.default.fileExists(atPath: saved) ? saved : nil, clientName: clientName)
+    }
+
+    /// Builds everything the run needs, not yet active. Any failure is reported to the session
+    /// manager, and a server we started is stopped.
+    public init(configuration: Configuration, log: @escaping @Sendable (String) -> Void,
+                say: @escaping @Sendable (String) -> Void) throws {
+        self.configuration = configuration
+        self.log = log
+        self.say = say
+        let nsm = configuration.sessionManager
+        var server: JackServer?
+        // Track libraries, scanned once: for the graph's first track and for the mood DJ.
+        var libraries: [String: TrackLibrary] = [:]
+        do {
+            loaded = try LoadedPreset.load(path: nsm?.savedPreset ?? configuration.preset)
+            JackClient.silenceLibraryMessages()
+            if configuration.startServer && !JackServer.isRunning() {
+                server = try JackServer.start()
+                say("pulsejack: started JACK server '\(server!.name)' with the \(server!.driver) driver")
+            }
+            let client = try JackClient(name: nsm?.clientName ?? configuration.clientName)
+            self.client = client
+            for folder in loaded.voices.compactMap(\.libraryPath) where libraries[folder] == nil {
+                libraries[folder] = try TrackLibrary.scan(folder: folder)
+            }
+            let engine = try EngineGraph.build(preset: loaded, sampleRate: client.sampleRate, maxFrames: client.bufferSize,
+                                           firedReports: configuration.eventsOut == nil ? nil : fired.producer, libraries: libraries)
+            self.engine = engine
+            if let path = configuration.recordSession {
+                guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+                    throw InputError(file: path, "cannot write the session log")
+                }
+                handle.write(Data((SessionLog.headerLine(.init(pulsejack_session: 1, sample_rate: client.sampleRate,
+                                                                 voices: engine.voiceNames)) + "\n").utf8))
+                recording = handle
+                engine.recordApplied(into: applied)
+            } else {
+                recording = nil
+            }
+            events = try configuration.eventsOut.map { try EventLog(path: $0, voiceNames: engine.voiceNames) }
+            if let replay = configuration.replay {
+                let source = try SessionSource.load(path: replay, sampleRate: client.sampleRate, regions: engine.regionNames,
+                                                    regionModel: loaded.preset.regionModel)
+                replayRejections = (source.rejections, source.rejectedCount)
+                replaySource = ReplaySource(messages: source.messages, clock: JackFrameClock(engine: engine, client: client))
+                engine.addSource(replaySource!.ring)
+            } else {
+                replaySource = nil
+            }
+            recorder = try configuration.record.map {
+                try OutputRecorder(path: $0, sampleRate: client.sampleRate, maxFrames: client.bufferSize)
+            }
+            engine.addSource(controlRing)
+            if let tempo = configuration.bpm ?? loaded.preset.bpm { controlRing.producer.push(ControlMessage(.tempo(bpm: tempo))) }
+            // The meters go to the OSC input's subscribers; the status reports the latest reading.
+            let meterOut = LockedBox<OSCMeterOutput?>(nil)
+            publisher = MeterPublisher(meter: meter, sampleRate: client.sampleRate) { reading in
+                meterOut.withLockedValue { $0 }?.publish("/meter", reading.values)
+            }
+            if var oscConfiguration = configuration.osc {
+                (oscConfiguration.dropoutSeconds, oscConfiguration.dropoutFades) = loaded.dropoutRule
+                oscConfiguration.mood = loaded.preset.moodModel
+                oscConfiguration.regions = loaded.preset.regionModel
+                let status = LiveStatus(engine: engine, client: client, recorder: recorder, nsm: nsm?.client)
+                let publisher = publisher
+                let input = try OSCInput(configuration: oscConfiguration,
+                                         routes: OSCRoutes(voices: engine.voiceNames, regions: engine.regionNames),
+                                         clock: JackFrameClock(engine: engine, client: client),
+                                         status: { status.values(meters: publisher.reading) }, log: log)
+                engine.addSource(input.ring)
+                meterOut.withLockedValue { $0 = input.meters }
+                osc = input
+            } else {
+                osc = nil
+            }
+        } catch {
+            server?.stop()
+            nsm?.client.opened(error: "\(error)")
+            throw error
+        }
+        self.server = server
+        // Track voices with a library: the next track follows the mood.
+        let engine = engine
+        djs = loaded.voices.compactMap { voice in
+            guard let library = voice.libraryPath, let scanned = libraries[library] else { return nil }
+            return MoodTrackDJ(engine: engine, voice: voice.definition.name, library: scanned, seed: UInt64.random(in: 1...UInt64.max))
+        }
+        swapper = ClipSwapper(engine: engine, preset: loaded, offline: false)
+        savedChanges = engine.settingChanges.load(ordering: .relaxed)
+    }
+
+    /// Activates the client and starts the inputs; connects (unless a session manager does).
+    public func activate() throws {
+        var options = JackClient.Options()
+        options.timebase = configuration.timebase
+        options.followTransport = configuration.followTransport
+        options.meter = meter
+        options.recorder = recorder
+        recorder?.start()
+        do { try client.activate(engine: engine, options: options) } catch {
+            server?.stop()
+            configuration.sessionManager?.client.opened(error: "\(error)")
+            throw error
+        }
+        if let refusal = client.timebaseRefusal { log("--timebase: \(refusal)") }
+        osc?.start()
+        replaySource?.start()
+        publisher.start()
+        if configuration.sessionManager == nil { makeConnections() }
+        configuration.sessionManager?.client.opened()
+    }
+
+    /// Control thread, about every 100 ms: writes what the process thread reported, lets the
+    /// mood DJ pick tracks, releases retired clips, answers the session manager, and notices a
+    /// lost server and reconnects.
+    public func tick() {
+        drainReports()
+        for dj in djs {
+            do {
+                if let message = try dj.tick(mood: osc?.mood) { controlRing.producer.push(message) }
+            } catch {
+                log("\(error)")
+            }
+        }
+        swapper.releaseRetired()
+        if let nsm = configuration.sessionManager {
+            for request in nsm.client.poll() where request == .save { save(nsm) }
+            nsm.client.setDirty(engine.settingChanges.load(ordering: .relaxed) != savedChanges)
+        }
+        if client.serverGone.load(ordering: .acquiring) && !reconnection.isWaiting {
+            log("the JACK server stopped (\(client.shutdownMessage.isEmpty ? "no reason given" : client.shutdownMessage)); keeping the voices and their state, and reconnecting when a server is back")
+            reconnection.begin(connections: client.knownConnections)
+            client.releaseDeadClient()
+        }
+        if reconnection.isWaiting && reconnection.due {
+            do {
+                try client.reconnect()
+                say("pulsejack: reconnected to JACK server '\(JackClient.serverName)' as '\(client.name)' after \(reconnection.attempts) attempt(s)")
+                reconnection.succeeded()
+                if configuration.sessionManager == nil { makeConnections() }
+            } catch {
+                if let line = reconnection.failed(error) { log(line) }
+            }
+        }
+        if !reconnection.isWaiting, Date().timeIntervalSince(lastConnectionCheck) >= 1 {
+            lastConnectionCheck = Date()
+            if !reconnection.pending.isEmpty { reconnection.pending = client.restoreConnections(reconnection.pending) }
+            client.connections()
+        }
+    }
+
+    /// Whether the JACK server is gone and a reconnection is being tried.
+    public var isReconnecting: Bool { reconnection.isWaiting }
+
+    /// The session manager's save: the preset as it plays now, into the session folder.
+    private func save(_ nsm: SessionManagerJoin) {
+        do {
+            savedChanges = engine.settingChanges.load(ordering: .relaxed)
+            try loaded.save(to: nsm.session.path + "/preset.yaml", bpm: engine.publishedTempo,
+                            states: engine.voiceStates(live: !reconnection.isWaiting))
+            nsm.client.saved()
+            say("pulsejack: saved the session to \(nsm.session.path)/preset.yaml")
+        } catch {
+            log("\(error)")
+            nsm.client.saved(error: "\(error)")
+        }
+    }
+
+    /// Writes what the process thread reported since the last call.
+    private func drainReports() {
+        if let recording {
+            var lines = ""
+            while let message = applied.consumer.pop() {
+                if let line = SessionLog.line(for: message) { lines += line + "\n" }
+            }
+            if !lines.isEmpty { recording.write(Data(lines.utf8)) }
+        }
+        if let events { while let report = fired.consumer.pop() { events.write(report) } }
+    }
+
+    /// `connectToPlayback` and `connections`: each failure is one warning, never fatal.
+    private func makeConnections() {
+        if configuration.connectToPlayback && client.connectToPlayback().isEmpty { log("--connect: the server has no physical playback ports") }
+        for request in configuration.connections {
+            do { try client.connect(request.ours, request.theirs) } catch { log("--connect-port \(request.ours)=\(request.theirs): \(error)") }
+        }
+    }
+
+    /// What a run did, for its last line.
+    public struct Summary: CustomStringConvertible {
+        public var counts: EngineCounters.Snapshot
+        public var reconnects: Int
+        /// "; recorded N frames to PATH" (and its losses), or empty.
+        public var recorded: String
+
+        public var description: String {
+            "\(counts.framesProcessed + counts.framesSkipped) frames: \(counts.beats) beats, \(counts.voicesFired) voices fired, \(counts.xruns) xruns (\(counts.framesSkipped) frames skipped), \(counts.rejectedTempos) tempo updates rejected, \(counts.lateMessages) late messages, \(counts.clippedSamples) clipped samples" + (counts.recordingOverruns > 0 ? ", \(counts.recordingOverruns) messages lost to a full recording ring" : "") + (reconnects > 0 ? ", \(reconnects) reconnects" : "") + recorded
+        }
+    }
+
+    /// Stops the inputs, deactivates and closes the client, finishes every file, stops a
+    /// server we started; the summary of the run. Once.
+    public func stop() -> Summary {
+        precondition(!stopped, "a live session stops once")
+        stopped = true
+        osc?.stop()
+        replaySource?.stop()
+        publisher.stop()
+        if !reconnection.isWaiting { client.deactivate() }
+        drainReports()
+        if let recording {
+            recording.write(Data((SessionLog.endLine(frame: engine.framePosition) + "\n").utf8))
+            try? recording.close()
+        }
+        try? events?.close()
+        var recorded = ""
+        if let recorder {
+            do {
+                let frames = try recorder.finish()
+                recorded = "; recorded \(frames) frames to \(recorder.path)" + (recorder.overruns.load(ordering: .relaxed) > 0
+                    ? " (\(recorder.framesLost.load(ordering: .relaxed)) frames lost in \(recorder.overruns.load(ordering: .relaxed)) overruns)" : "")
+            } catch {
+                log("\(error)")
+            }
+        }
+        if reconnection.isWaiting { client.releaseDeadClient() } else { client.close() }
+        let summary = Summary(counts: engine.counters.snapshot(), reconnects: client.reconnects, recorded: recorded)
+        server?.stop()
+        return summary
+    }
+}
