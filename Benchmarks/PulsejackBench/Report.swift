@@ -23,7 +23,10 @@ enum Report {
     static func replacingSection(_ name: String, rows: [BenchRow], in text: String) -> String {
         let marker = "pulsejack-bench --only \(name)`"
         var lines = text.components(separatedBy: "\n")
-        guard let first = lines.firstIndex(where: { $0.hasSuffix(marker + " |") }) else { return text }
+        // A section not yet in the file goes after the last row of its number ("6. …").
+        let number = rows.first.map { String($0.row.prefix { $0 != " " }) } ?? ""
+        guard let first = lines.firstIndex(where: { $0.hasSuffix(marker + " |") })
+            ?? lines.lastIndex(where: { !number.isEmpty && $0.hasPrefix("| \(number) ") }).map({ $0 + 1 }) else { return text }
         lines.removeAll { $0.hasSuffix(marker + " |") }
         lines.insert(contentsOf: rows.map(line), at: first)
         return lines.joined(separator: "\n")

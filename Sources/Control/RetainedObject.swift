@@ -2,9 +2,9 @@
 /// one strong reference, taken off the real-time thread (`init(retaining:)`) and given up off it
 /// (`release()`), so the process thread neither retains nor frees anything. Exactly one owner
 /// releases it; a handle that is dropped unreleased leaks rather than freeing on the wrong thread.
+// @unchecked: it moves between threads on purpose; only the thread that ends up with it
+// touches the object (the process thread, or a control thread releasing it).
 public struct RetainedObject: @unchecked Sendable, BitwiseCopyable, Equatable {
-    // @unchecked: it moves between threads on purpose; only the thread that ends up with it
-    // touches the object (the process thread, or a control thread releasing it).
     private let reference: Unmanaged<AnyObject>
 
     /// Control thread: takes a strong reference to `object`.

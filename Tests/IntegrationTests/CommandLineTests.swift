@@ -28,6 +28,7 @@ final class CommandLineTests: XCTestCase {
         for (signal, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
             let out = folder.appendingPathComponent("long-\(name).wav").path
             let process = Process()
+            Subprocess.keepForTheSuite(process)
             process.executableURL = URL(fileURLWithPath: Subprocess.pulsejack)
             process.arguments = ["render", "--preset", presets.appendingPathComponent("click").path,
                                  "--session", presets.appendingPathComponent("sessions/73bpm.csv").path,

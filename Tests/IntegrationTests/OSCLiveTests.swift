@@ -37,6 +37,7 @@ final class OSCLiveTests: XCTestCase {
         guard let jackCapture = Subprocess.which("jack_capture") else { throw XCTSkip("jack_capture is not installed") }
         let wav = folder.appendingPathComponent("capture.wav").path
         let recorder = Process()
+        Subprocess.keepForTheSuite(recorder)
         recorder.executableURL = URL(fileURLWithPath: jackCapture)
         recorder.arguments = ["-d", "\(seconds)", "-c", "1", "-p", "\(client):out_L", "--daemon", wav]
         recorder.environment = ProcessInfo.processInfo.environment.merging(["JACK_DEFAULT_SERVER": server]) { $1 }

@@ -9,13 +9,20 @@ import XCTest
 /// that ThreadSanitizer (`make test-tsan`) reports them should the synchronisation go. Before the
 /// fix, each of these was a TSan "data race" report.
 final class CrossThreadTests: XCTestCase {
-    /// Runs `periods` periods of `frames` on a thread of its own (the process thread's stand-in).
-    private func processThread(_ engine: RealtimeEngine, periods: Int, frames: Int = 256) -> (Thread, DispatchSemaphore) {
+    /// Runs `periods` periods of `frames` on a thread of its own (the process thread's stand-in),
+    /// each taking at least `pace` seconds of wall time (as a sound card would pace it).
+    private func processThread(_ engine: RealtimeEngine, periods: Int, frames: Int = 256,
+                               pace: Double = 0) -> (Thread, DispatchSemaphore) {
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             let left = UnsafeMutablePointer<Float>.allocate(capacity: frames)
             let right = UnsafeMutablePointer<Float>.allocate(capacity: frames)
-            for _ in 0..<periods { engine.process(frames: frames, left: left, right: right) }
+            for _ in 0..<periods {
+                let started = Date()
+                engine.process(frames: frames, left: left, right: right)
+                let rest = pace - Date().timeIntervalSince(started)
+                if rest > 0 { usleep(useconds_t(rest * 1e6)) }
+            }
             left.deallocate()
             right.deallocate()
             done.signal()
@@ -47,7 +54,9 @@ final class CrossThreadTests: XCTestCase {
         engine.addSource(ring)
         ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 120)))  // stretched: the ratio is 0.75
         let swapper = ClipSwapper(engine: engine, preset: preset, offline: true)
-        let (thread, done) = processThread(engine, periods: 48_000 * 4 / 256)
+        // At half real time: the DJ, polling every 2 ms, sees every track's end however slow the
+        // build (ThreadSanitizer) makes loading the next one.
+        let (thread, done) = processThread(engine, periods: 48_000 * 4 / 256, pace: 0.5 * 256 / 48_000)
         thread.start()
         var swaps = 0
         while done.wait(timeout: .now() + .milliseconds(2)) == .timedOut {

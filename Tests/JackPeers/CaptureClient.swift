@@ -35,6 +35,8 @@ public final class CaptureClient {
         log = PeriodLog(capacity: capacity)
         levels = .allocate(capacity: capacity)
         jack_set_process_callback(client, { frames, context in
+            pj_process_order_begin()
+            defer { pj_process_order_end() }
             Unmanaged<CaptureClient>.fromOpaque(context!).takeUnretainedValue().process(frames)
             return 0
         }, Unmanaged.passUnretained(self).toOpaque())

@@ -25,6 +25,8 @@ public final class MidiSender {
         port = jack_port_register(client, "out", JACK_DEFAULT_MIDI_TYPE, UInt(JackPortIsOutput.rawValue), 0)!
         sent = .allocate(capacity: capacity)
         jack_set_process_callback(client, { frames, context in
+            pj_process_order_begin()
+            defer { pj_process_order_end() }
             Unmanaged<MidiSender>.fromOpaque(context!).takeUnretainedValue().process(frames)
             return 0
         }, Unmanaged.passUnretained(self).toOpaque())

@@ -27,6 +27,7 @@ public final class PrivateJackd {
     public func start() throws {
         guard !isRunning else { return }
         let process = Process()
+        Subprocess.keepForTheSuite(process)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
         process.arguments = ["--no-realtime", "-n", name, "-d", "dummy", "-r", "48000", "-p", "\(periodFrames)"]
         let log = Pipe()

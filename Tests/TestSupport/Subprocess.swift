@@ -30,6 +30,20 @@ public struct Subprocess {
         }
     }
 
+    /// Foundation's `Process` on Linux frees a finished process (and the pipes it holds) on its
+    /// own monitoring thread, and closing one of those descriptors there came after the number was
+    /// reused: ThreadSanitizer caught a finished test's process closing the next test's pipe. Every
+    /// process the tests start (a few dozen descriptors) is therefore kept until the suite ends.
+    private static let kept = KeptProcesses()
+    private final class KeptProcesses: @unchecked Sendable {
+        // @unchecked: the array is touched only under `lock`.
+        private let lock = NSLock()
+        private var processes: [Process] = []
+        func keep(_ process: Process) { lock.withLock { processes.append(process) } }
+    }
+
+    public static func keepForTheSuite(_ process: Process) { kept.keep(process) }
+
     /// The repository root (for shipped presets).
     public static var repository: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -41,6 +55,7 @@ public struct Subprocess {
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                            in folder: URL? = nil, timeout: Double? = nil) throws -> Subprocess {
         let process = Process()
+        keepForTheSuite(process)
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -68,6 +83,7 @@ public struct Subprocess {
     public static func startPulsejack(_ arguments: [String], server: String, output: Pipe? = nil,
                                       environment: [String: String] = [:]) throws -> Process {
         let process = Process()
+        keepForTheSuite(process)
         process.executableURL = URL(fileURLWithPath: pulsejack)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(["JACK_DEFAULT_SERVER": server]) { $1 }

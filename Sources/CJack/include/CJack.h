@@ -27,4 +27,13 @@ void pj_rt_enter(void);
 void pj_rt_exit(void);
 extern __thread int pj_rt_depth;
 
+/// JACK runs the process callbacks of connected clients in graph order, each cycle after the
+/// last; libjack orders them with futexes on shared memory, which ThreadSanitizer cannot see, so
+/// a port buffer one client writes and the next reads looks like a race. Every process callback
+/// in this process calls pj_process_order_begin first and pj_process_order_end last: under TSan
+/// they tell it that order (an acquire and a release of one token); otherwise they do nothing.
+/// Real-time safe.
+void pj_process_order_begin(void);
+void pj_process_order_end(void);
+
 #endif

@@ -34,8 +34,12 @@ final class ProcessHost {
 
     /// Real-time safe. The JACK process callback.
     func process(frames: jack_nframes_t) {
+        pj_process_order_begin()
         pj_rt_enter()
-        defer { pj_rt_exit() }
+        defer {
+            pj_rt_exit()
+            pj_process_order_end()
+        }
         let started = periodTimings == nil ? 0 : Self.monotonicNanoseconds()
         let count = Int(frames)
         let outLeft = jack_port_get_buffer(left, frames).assumingMemoryBound(to: Float.self)

@@ -1,0 +1,27 @@
+import Control
+@testable import JackEngine
+import XCTest
+
+/// The MIDI input map against the MIDI 1.0 meaning of the bytes, written out by hand.
+final class MIDIInputMapTests: XCTestCase {
+    func testNotesHitRegionsFirstThenVoicesAndControllersSetParameters() {
+        let map = MIDIInputMap(noteVoices: [36: 2, 38: 3])
+        map.mapNote(38, region: 1)
+        map.mapController(7, voice: 4, parameter: .gain)
+        map.mapController(10, voice: 4, parameter: .pan)
+        map.mapController(64, voice: 0, parameter: .enable)
+        XCTAssertEqual(map.event(status: 0x90, key: 36, value: 127), .voiceTrigger(voice: 2, velocity: 1))
+        XCTAssertEqual(map.event(status: 0x99, key: 36, value: 64), .voiceTrigger(voice: 2, velocity: 64 / 127), "any channel")
+        XCTAssertEqual(map.event(status: 0x90, key: 38, value: 127), .regionHit(region: 1, velocity: 1), "a region note wins")
+        XCTAssertNil(map.event(status: 0x90, key: 36, value: 0), "note-on with velocity 0 is a note-off")
+        XCTAssertNil(map.event(status: 0x80, key: 36, value: 100), "note-off")
+        XCTAssertNil(map.event(status: 0x90, key: 40, value: 100), "an unmapped note")
+        XCTAssertEqual(map.event(status: 0xB0, key: 7, value: 127), .voiceParameter(voice: 4, .gain(1)))
+        XCTAssertEqual(map.event(status: 0xB0, key: 10, value: 0), .voiceParameter(voice: 4, .pan(-1)))
+        XCTAssertEqual(map.event(status: 0xB0, key: 10, value: 127), .voiceParameter(voice: 4, .pan(1)))
+        XCTAssertEqual(map.event(status: 0xB0, key: 64, value: 63), .voiceParameter(voice: 0, .enable(false)))
+        XCTAssertEqual(map.event(status: 0xB0, key: 64, value: 64), .voiceParameter(voice: 0, .enable(true)))
+        XCTAssertNil(map.event(status: 0xB0, key: 11, value: 64), "an unmapped controller")
+        XCTAssertNil(map.event(status: 0xE0, key: 0, value: 64), "pitch bend is not mapped")
+    }
+}
