@@ -95,7 +95,7 @@ enum ScsynthBench {
         let first = try WavFile(path: a), second = try WavFile(path: b)
         // scsynth renders whole 64-frame blocks, so its file may run up to a block longer.
         let frames = seconds * sampleRate
-        guard first.frameCount >= frames, second.frameCount >= frames, second.frameCount - frames < 64 else {
+        guard first.frameCount >= frames, second.frameCount >= frames, second.frameCount - frames <= 64 else {
             throw BenchFailure("the renders are \(first.frameCount) and \(second.frameCount) frames long, not \(frames)")
         }
         var largest: Float = 0
