@@ -77,6 +77,17 @@ enum Report {
           0.04 % of it is the renderer itself (scheduling, mixing, writing the WAV), the same for every voice.
         - **Convolution** is CPU time of all threads (zita-convolver's workers included) per second of audio;
           jconvolver runs live against a private dummy jackd, ours offline on the same 64-frame blocks.
+        - **Beside scsynth** renders one score both ways: K sample voices (a 1.1 s stereo tone, gain 0.01,
+          pans spread over −1…1) fired on every beat at 60 BPM for 600 s, at 48 kHz in 64-frame blocks.
+          scsynth (Debian supercollider-server, non-real-time mode `-N`) plays the committed SynthDef
+          (`Benchmarks/scsynth/pj_sample.scsyndef`, written by `scripts/make-scsynth-synthdef.py`:
+          PlayBuf, each channel times the gain pulsejack's pan law gives, OffsetOut); pulsejack renders
+          in process. The figure is CPU time (pulsejack's process clock; scsynth's as a child) and the
+          largest sample difference between the two files over the score's length.
+        - **Instructions** (`scripts/callgrind-render.sh`) do not depend on the machine's load; the
+          other rows do, and the machine's own speed varies between days (libjack's
+          jack_ringbuffer, the ring's peer, measured 7.6 M msg/s on 2026-11-22 and 18.7 M msg/s on
+          2026-11-23): compare figures measured in the same run.
         - **Real-time safety** counts calls to malloc, calloc, realloc, memalign and
           pthread_mutex_lock made while the process callback runs (`Tests/CAllocCounter`).
         - **Reliability** is `make soak` (`scripts/soak.sh`, a debug build): pulsejack live on a private

@@ -1,14 +1,17 @@
 import Voices
 
-/// The voices' mix. Each voice renders into its own bus (two period buffers, its own memory), is
-/// faded there by its channel gains, and the bus is added into the output. Only sounding voices
-/// cost anything: a voice joins the active set when it fires and leaves it when it reports
-/// silence (`Voice.isSounding`), so a preset's silent voices are free.
+/// The voices' mix. Each voice renders into a voice bus (two period buffers), is faded there by
+/// its channel gains, and the bus is added into the output; the plugin host's inserts will run on
+/// the bus in the same pass. A bus holds one voice only while that voice renders and mixes, so
+/// one pair of buffers serves every voice in turn and stays in the first-level cache however many
+/// play (separate memory per voice cost a quarter of the 64-frame polyphony and a third at 256:
+/// BENCHMARKS.md row 3). Only sounding voices cost anything: a voice joins the active set when it
+/// fires and leaves it when it reports silence (`Voice.isSounding`), so silent voices are free.
 struct Mixer: ~Copyable {
     let slots: ContiguousArray<VoiceSlot>
     let maxFrames: Int
-    /// Voice `i`'s bus: left at `2 i maxFrames`, right right after it.
-    private let buses: FixedBuffer<Float>
+    /// The voice bus: left, then right, `maxFrames` each.
+    private let bus: FixedBuffer<Float>
     /// One bit per voice: set while it may sound. (Written `a[i] = a[i] | bit`: Swift 6.3.1 built with
     /// --sanitize=thread crashes on `|=` through this subscript, "Invalid bitcast".)
     private let active: FixedBuffer<UInt64>
@@ -19,7 +22,7 @@ struct Mixer: ~Copyable {
     init(slots: ContiguousArray<VoiceSlot>, sampleRate: Int, maxFrames: Int) {
         self.slots = slots
         self.maxFrames = maxFrames
-        buses = FixedBuffer(capacity: max(1, slots.count) * 2 * maxFrames, repeating: 0)
+        bus = FixedBuffer(capacity: 2 * maxFrames, repeating: 0)
         active = FixedBuffer(capacity: (slots.count + 63) / 64, repeating: 0)
         gainSlewPerFrame = 1 / (0.010 * Float(sampleRate))
         // Every voice starts in the set; the first render finds out which are silent.
@@ -51,7 +54,7 @@ struct Mixer: ~Copyable {
                     setActive(index, false)
                     continue
                 }
-                let (busLeft, busRight) = bus(index, offset: offset)
+                let (busLeft, busRight) = busBuffers()
                 busLeft.update(repeating: 0, count: frames)
                 busRight.update(repeating: 0, count: frames)
                 slot.voice.render(left: busLeft, right: busRight, frames: frames)
@@ -68,7 +71,7 @@ struct Mixer: ~Copyable {
         for index in 0..<slots.count {
             let slot = slots[index]
             guard let inputVoice = slot.inputVoice, !slot.silenced else { continue }
-            let (busLeft, busRight) = bus(index, offset: 0)
+            let (busLeft, busRight) = busBuffers()
             busLeft.update(repeating: 0, count: frames)
             busRight.update(repeating: 0, count: frames)
             inputVoice.process(inputLeft: inputLeft, inputRight: inputRight, left: busLeft, right: busRight, frames: frames)
@@ -90,9 +93,8 @@ struct Mixer: ~Copyable {
 
     /// Real-time safe.
     @inline(__always)
-    private func bus(_ index: Int, offset: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
-        let left = buses.pointer + index * 2 * maxFrames
-        return (left + offset, left + maxFrames + offset)
+    private func busBuffers() -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+        (bus.pointer, bus.pointer + maxFrames)
     }
 
     /// Real-time safe. The slot's channel gains, faded with the heart during a dropout.
