@@ -21,6 +21,8 @@ let package = Package(
         // Thin C shims: only what Swift cannot call directly.
         .target(name: "CJack", linkerSettings: [.linkedLibrary("jack")]),
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile"),
+        .systemLibrary(name: "CLilv", pkgConfig: "lilv-0"),
+        .target(name: "CLV2"),
         .systemLibrary(name: "CSamplerate", pkgConfig: "samplerate"),
         .systemLibrary(name: "CLiblo", pkgConfig: "liblo"),
         .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband"),
@@ -32,7 +34,7 @@ let package = Package(
         ], swiftSettings: strict),
         .target(name: "Voices", dependencies: ["CZitaConvolver", "CRubberBand"], swiftSettings: strict),
         .target(name: "JackEngine", dependencies: [
-            "CJack", "CSndfile", "CSamplerate", "Control", "Voices",
+            "CJack", "CSndfile", "CSamplerate", "CLilv", "CLV2", "Control", "Voices",
             .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Yams", package: "Yams"),

@@ -1,0 +1,154 @@
+import CLV2
+import CLilv
+import Control
+import Foundation
+
+/// One installed LV2 plugin as lilv describes it: what the `plugins` listing shows and what a
+/// preset refers to by URI.
+public struct PluginDescription: Codable, Sendable {
+    public struct Control: Codable, Sendable {
+        public var symbol: String
+        public var name: String
+        public var minimum: Float?
+        public var maximum: Float?
+        public var `default`: Float?
+        /// An output (a meter, a latency report) rather than a setting.
+        public var output: Bool
+    }
+
+    public var uri: String
+    public var name: String
+    public var pluginClass: String
+    public var audioInputs: Int
+    public var audioOutputs: Int
+    /// Atom (or old event) ports that take MIDI in, and that send it.
+    public var midiInputs: Int
+    public var midiOutputs: Int
+    public var controls: [Control]
+    /// Host features the plugin cannot run without.
+    public var requiredFeatures: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case uri, name, controls
+        case pluginClass = "class", audioInputs = "audio_inputs", audioOutputs = "audio_outputs"
+        case midiInputs = "midi_inputs", midiOutputs = "midi_outputs", requiredFeatures = "required_features"
+    }
+}
+
+/// The installed LV2 plugins: lilv's world, loaded once off the real-time thread from the
+/// standard locations or `LV2_PATH` (lilv reads it). Control thread.
+public final class PluginCatalog {
+    public let plugins: [PluginDescription]
+
+    public init() {
+        guard let world = lilv_world_new() else {
+            plugins = []
+            return
+        }
+        defer { lilv_world_free(world) }
+        lilv_world_load_all(world)
+        plugins = Self.describe(world: world).sorted { $0.uri < $1.uri }
+    }
+
+    /// The plugin at `uri`, or an error that names the closest installed URIs.
+    public func plugin(uri: String) throws -> PluginDescription {
+        if let found = plugins.first(where: { $0.uri == uri }) { return found }
+        let closest = plugins.map(\.uri).sorted { Self.distance($0, uri) < Self.distance($1, uri) }.prefix(3)
+        throw InputError(file: uri, closest.isEmpty
+            ? "no such LV2 plugin (none are installed here; LV2_PATH lists where to look)"
+            : "no such LV2 plugin; the closest installed: \(closest.joined(separator: ", "))")
+    }
+
+    /// The plugins whose URI, name or class contains `text` (any case).
+    public func matching(_ text: String) -> [PluginDescription] {
+        let needle = text.lowercased()
+        return plugins.filter { [$0.uri, $0.name, $0.pluginClass].contains { $0.lowercased().contains(needle) } }
+    }
+
+    private static func describe(world: OpaquePointer) -> [PluginDescription] {
+        let uris = (audio: lilv_new_uri(world, pj_lv2_audio_port()), control: lilv_new_uri(world, pj_lv2_control_port()),
+                    input: lilv_new_uri(world, pj_lv2_input_port()), output: lilv_new_uri(world, pj_lv2_output_port()),
+                    atom: lilv_new_uri(world, pj_lv2_atom_port()), event: lilv_new_uri(world, pj_lv2_event_port()),
+                    supports: lilv_new_uri(world, pj_lv2_atom_supports()), midi: lilv_new_uri(world, pj_lv2_midi_event()))
+        defer {
+            for node in [uris.audio, uris.control, uris.input, uris.output, uris.atom, uris.event, uris.supports, uris.midi] {
+                lilv_node_free(node)
+            }
+        }
+        var described: [PluginDescription] = []
+        let all = lilv_world_get_all_plugins(world)
+        var iterator = lilv_plugins_begin(all)
+        while !lilv_plugins_is_end(all, iterator) {
+            defer { iterator = lilv_plugins_next(all, iterator) }
+            guard let plugin = lilv_plugins_get(all, iterator) else { continue }
+            let name = lilv_plugin_get_name(plugin)
+            defer { lilv_node_free(name) }
+            let pluginClass = lilv_plugin_class_get_label(lilv_plugin_get_class(plugin))
+            var description = PluginDescription(
+                uri: string(lilv_plugin_get_uri(plugin)), name: string(name), pluginClass: string(pluginClass),
+                audioInputs: 0, audioOutputs: 0, midiInputs: 0, midiOutputs: 0, controls: [],
+                requiredFeatures: [])
+            let required = lilv_plugin_get_required_features(plugin)
+            description.requiredFeatures = strings(required)
+            lilv_nodes_free(required)
+            for index in 0..<lilv_plugin_get_num_ports(plugin) {
+                guard let port = lilv_plugin_get_port_by_index(plugin, index) else { continue }
+                let isInput = lilv_port_is_a(plugin, port, uris.input)
+                if lilv_port_is_a(plugin, port, uris.audio) {
+                    if isInput { description.audioInputs += 1 } else { description.audioOutputs += 1 }
+                } else if lilv_port_is_a(plugin, port, uris.control) {
+                    var minimum: OpaquePointer?, maximum: OpaquePointer?, fallback: OpaquePointer?
+                    lilv_port_get_range(plugin, port, &fallback, &minimum, &maximum)
+                    defer { lilv_node_free(fallback); lilv_node_free(minimum); lilv_node_free(maximum) }
+                    let portName = lilv_port_get_name(plugin, port)
+                    defer { lilv_node_free(portName) }
+                    description.controls.append(.init(symbol: string(lilv_port_get_symbol(plugin, port)), name: string(portName),
+                                                      minimum: number(minimum), maximum: number(maximum),
+                                                      default: number(fallback), output: !isInput))
+                } else if lilv_port_is_a(plugin, port, uris.atom) || lilv_port_is_a(plugin, port, uris.event) {
+                    let isMIDI = lilv_port_supports_event(plugin, port, uris.midi)
+                    if isMIDI { if isInput { description.midiInputs += 1 } else { description.midiOutputs += 1 } }
+                }
+            }
+            described.append(description)
+        }
+        return described
+    }
+
+    private static func string(_ node: OpaquePointer?) -> String {
+        guard let node, let text = lilv_node_as_string(node) else { return "" }
+        return String(cString: text)
+    }
+
+    private static func string(_ text: UnsafePointer<CChar>?) -> String { text.map { String(cString: $0) } ?? "" }
+
+    private static func number(_ node: OpaquePointer?) -> Float? {
+        guard let node, lilv_node_is_float(node) || lilv_node_is_int(node) else { return nil }
+        return lilv_node_as_float(node)
+    }
+
+    private static func strings(_ nodes: UnsafeMutableRawPointer?) -> [String] {
+        guard let nodes else { return [] }
+        var result: [String] = []
+        var iterator = lilv_nodes_begin(nodes)
+        while !lilv_nodes_is_end(nodes, iterator) {
+            result.append(string(lilv_nodes_get(nodes, iterator)))
+            iterator = lilv_nodes_next(nodes, iterator)
+        }
+        return result.sorted()
+    }
+
+    /// Edit distance, for suggesting the URI meant.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.utf8), b = Array(b.utf8)
+        var previous = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(b.count, 1) where !b.isEmpty {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

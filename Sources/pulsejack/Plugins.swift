@@ -1,0 +1,43 @@
+import ArgumentParser
+import Control
+import Foundation
+import JackEngine
+
+struct Plugins: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the installed LV2 plugins: URI, name, class, audio and MIDI ports, and each control.",
+        discussion: "Looks where lilv looks: LV2_PATH when set, else the standard folders (~/.lv2, /usr/lib/lv2 …).")
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    @Option(help: "Only plugins whose URI, name or class contains this text (any case).")
+    var filter: String?
+
+    @Option(help: "One plugin by its URI (an unknown URI names the closest installed ones).")
+    var uri: String?
+
+    func run() throws {
+        let catalog = PluginCatalog()
+        var plugins = catalog.plugins
+        if let uri {
+            do { plugins = [try catalog.plugin(uri: uri)] } catch let error as InputError { throw fail(error) }
+        }
+        if let filter { plugins = plugins.filter { catalog.matching(filter).map(\.uri).contains($0.uri) } }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(plugins), as: UTF8.self))
+            return
+        }
+        for plugin in plugins {
+            let midi = plugin.midiInputs + plugin.midiOutputs > 0 ? ", MIDI \(plugin.midiInputs) in / \(plugin.midiOutputs) out" : ""
+            print("\(plugin.uri)\n  \(plugin.name) (\(plugin.pluginClass)): audio \(plugin.audioInputs) in / \(plugin.audioOutputs) out\(midi)")
+            for control in plugin.controls {
+                func show(_ value: Float?) -> String { value.map { String(format: "%g", $0) } ?? "?" }
+                print("  \(control.output ? "out" : "in ") \(control.symbol.padding(toLength: 14, withPad: " ", startingAt: 0)) \(show(control.minimum))…\(show(control.maximum)), default \(show(control.default))  \(control.name)")
+            }
+            if !plugin.requiredFeatures.isEmpty { print("  requires \(plugin.requiredFeatures.joined(separator: ", "))") }
+        }
+    }
+}
