@@ -9,7 +9,6 @@ const char *pj_lv2_control_port(void) { return LV2_CORE__ControlPort; }
 const char *pj_lv2_input_port(void) { return LV2_CORE__InputPort; }
 const char *pj_lv2_output_port(void) { return LV2_CORE__OutputPort; }
 const char *pj_lv2_atom_port(void) { return LV2_ATOM__AtomPort; }
-const char *pj_lv2_cv_port(void) { return LV2_CORE__CVPort; }
 const char *pj_lv2_atom_supports(void) { return LV2_ATOM__supports; }
 const char *pj_lv2_midi_event(void) { return LV2_MIDI__MidiEvent; }
 const char *pj_lv2_event_port(void) { return LV2_EVENT__EventPort; }

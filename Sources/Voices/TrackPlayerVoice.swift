@@ -17,8 +17,14 @@ public final class TrackPlayerVoice: Voice, TempoFollowing, ClipSwapping {
     public private(set) var maxFrames = 0
     /// Eight period buffers in one block, made by `prepare`: feed, out, fade and mix, left and right.
     private var scratch = FixedBuffer<Float>(capacity: 0, repeating: 0)
-    private var feedLeft: UnsafeMutablePointer<Float>!, feedRight: UnsafeMutablePointer<Float>!
-    private var outLeft: UnsafeMutablePointer<Float>!, outRight: UnsafeMutablePointer<Float>!
+    private var feedLeft: UnsafeMutablePointer<Float> { scratch.pointer }
+    private var feedRight: UnsafeMutablePointer<Float> { scratch.pointer + maxFrames }
+    private var outLeft: UnsafeMutablePointer<Float> { scratch.pointer + 2 * maxFrames }
+    private var outRight: UnsafeMutablePointer<Float> { scratch.pointer + 3 * maxFrames }
+    private var fadeLeft: UnsafeMutablePointer<Float> { scratch.pointer + 4 * maxFrames }
+    private var fadeRight: UnsafeMutablePointer<Float> { scratch.pointer + 5 * maxFrames }
+    private var mixLeft: UnsafeMutablePointer<Float> { scratch.pointer + 6 * maxFrames }
+    private var mixRight: UnsafeMutablePointer<Float> { scratch.pointer + 7 * maxFrames }
     /// Rubber Band's channel pointer arrays (in and out).
     private let channelPointers = FixedBuffer<UnsafePointer<Float>?>(capacity: 2, repeating: nil)
     private let outPointers = FixedBuffer<UnsafeMutablePointer<Float>?>(capacity: 2, repeating: nil)
@@ -33,8 +39,6 @@ public final class TrackPlayerVoice: Voice, TempoFollowing, ClipSwapping {
     private var faded = 0
     /// Length of the crossfade between tracks.
     public var crossfadeFrames = 48_000
-    private var fadeLeft: UnsafeMutablePointer<Float>!, fadeRight: UnsafeMutablePointer<Float>!
-    private var mixLeft: UnsafeMutablePointer<Float>!, mixRight: UnsafeMutablePointer<Float>!
 
     /// Process thread: input frames of the track still to play.
     public var remainingFrames: Int { playing ? max(0, track.frameCount - position) : 0 }
@@ -76,10 +80,6 @@ public final class TrackPlayerVoice: Voice, TempoFollowing, ClipSwapping {
         stretcher = rubberband_new(UInt32(sampleRate), 2, options, 1, 1)
         rubberband_set_max_process_size(stretcher, UInt32(maxFrames))
         scratch = FixedBuffer(capacity: 8 * maxFrames, repeating: 0)
-        (feedLeft, feedRight) = (scratch.pointer, scratch.pointer + maxFrames)
-        (outLeft, outRight) = (scratch.pointer + 2 * maxFrames, scratch.pointer + 3 * maxFrames)
-        (fadeLeft, fadeRight) = (scratch.pointer + 4 * maxFrames, scratch.pointer + 5 * maxFrames)
-        (mixLeft, mixRight) = (scratch.pointer + 6 * maxFrames, scratch.pointer + 7 * maxFrames)
         // Prime with the preferred start pad of silence; drop the start delay from the output.
         let pad = Int(rubberband_get_preferred_start_pad(stretcher))
         var remaining = pad

@@ -23,7 +23,7 @@ struct Plugins: ParsableCommand {
         if let uri {
             do { plugins = [try catalog.plugin(uri: uri)] } catch let error as InputError { throw fail(error) }
         }
-        if let filter { plugins = plugins.filter { catalog.matching(filter).map(\.uri).contains($0.uri) } }
+        if let filter { plugins = plugins.filter { $0.matches(filter) } }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -1,3 +1,4 @@
+import Control
 import Foundation
 
 /// Runs a program and collects its output; for tests.
@@ -34,15 +35,9 @@ public struct Subprocess {
     /// own monitoring thread, and closing one of those descriptors there came after the number was
     /// reused: ThreadSanitizer caught a finished test's process closing the next test's pipe. Every
     /// process the tests start (a few dozen descriptors) is therefore kept until the suite ends.
-    private static let kept = KeptProcesses()
-    private final class KeptProcesses: @unchecked Sendable {
-        // @unchecked: the array is touched only under `lock`.
-        private let lock = NSLock()
-        private var processes: [Process] = []
-        func keep(_ process: Process) { lock.withLock { processes.append(process) } }
-    }
+    private static let kept = LockedBox<[Process]>([])
 
-    public static func keepForTheSuite(_ process: Process) { kept.keep(process) }
+    public static func keepForTheSuite(_ process: Process) { kept.withLockedValue { $0.append(process) } }
 
     /// The repository root (for shipped presets).
     public static var repository: URL {

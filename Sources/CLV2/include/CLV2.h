@@ -8,7 +8,6 @@ const char *pj_lv2_control_port(void);
 const char *pj_lv2_input_port(void);
 const char *pj_lv2_output_port(void);
 const char *pj_lv2_atom_port(void);
-const char *pj_lv2_cv_port(void);
 const char *pj_lv2_atom_supports(void);
 const char *pj_lv2_midi_event(void);
 const char *pj_lv2_event_port(void);

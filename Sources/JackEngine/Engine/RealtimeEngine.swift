@@ -54,9 +54,6 @@ public final class RealtimeEngine: @unchecked Sendable {
     public let publishedPeriodStart = ManagedAtomic<Int64>(0)
     /// Explicit beats received, for every-Nth-beat voices fired by them.
     private var explicitBeats: Int64 = 0
-    /// The performance mode (control thread while stopped; tests).
-    public var mode: PerformanceMode { performance.mode }
-    public static let patternCapacity = TambourPerformance.patternCapacity
     /// Level of the heart-driven voices: 1, or fading toward 0 over a second during a dropout
     /// whose preset action is "fade".
     private var heartLevel: Float = 1
@@ -145,9 +142,6 @@ public final class RealtimeEngine: @unchecked Sendable {
     public func configurePerformance(skipRegion: Int32?, modeVoices: [PerformanceMode: Int32]) {
         performance.configure(skipRegion: skipRegion, modeVoices: modeVoices)
     }
-
-    /// The recorded pattern (control thread while stopped; tests).
-    public var recordedPattern: [PatternStep] { performance.recorded }
 
     /// Control thread, before activation: MIDI note `note` hits region `region`.
     public func mapNoteToRegion(_ note: Int, region: Int32) {

@@ -65,9 +65,9 @@ struct TambourPerformance: ~Copyable {
         }
         if region == skipRegion {
             guard mode == .recording else { return .silent }
-            record(.skippedBeat)
+            pattern.append(.skippedBeat)  // full at `patternCapacity`: later steps are not kept
         } else if mode == .recording {
-            record(.region(region))
+            pattern.append(.region(region))
         }
         if case .voice(let voice) = target { return .play(voice: voice) }
         return .silent
@@ -99,8 +99,4 @@ struct TambourPerformance: ~Copyable {
     /// The recorded pattern (control thread, engine stopped; tests).
     var recorded: [PatternStep] { (0..<pattern.count).map { pattern[$0] } }
 
-    /// Real-time safe. Appends a step (full at `patternCapacity`: later steps are not kept).
-    private mutating func record(_ step: PatternStep) {
-        pattern.append(step)
-    }
 }

@@ -28,6 +28,11 @@ public struct PluginDescription: Codable, Sendable {
     /// Host features the plugin cannot run without.
     public var requiredFeatures: [String]
 
+    /// Whether its URI, name or class contains `text` (any case).
+    public func matches(_ text: String) -> Bool {
+        [uri, name, pluginClass].contains { $0.range(of: text, options: .caseInsensitive) != nil }
+    }
+
     enum CodingKeys: String, CodingKey {
         case uri, name, controls
         case pluginClass = "class", audioInputs = "audio_inputs", audioOutputs = "audio_outputs"
@@ -59,11 +64,6 @@ public final class PluginCatalog {
             : "no such LV2 plugin; the closest installed: \(closest.joined(separator: ", "))")
     }
 
-    /// The plugins whose URI, name or class contains `text` (any case).
-    public func matching(_ text: String) -> [PluginDescription] {
-        let needle = text.lowercased()
-        return plugins.filter { [$0.uri, $0.name, $0.pluginClass].contains { $0.lowercased().contains(needle) } }
-    }
 
     private static func describe(world: OpaquePointer) -> [PluginDescription] {
         let uris = (audio: lilv_new_uri(world, pj_lv2_audio_port()), control: lilv_new_uri(world, pj_lv2_control_port()),
@@ -138,14 +138,14 @@ public final class PluginCatalog {
         return result.sorted()
     }
 
-    /// Edit distance, for suggesting the URI meant.
+    /// Edit distance (Levenshtein), for suggesting the URI meant.
     static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a.utf8), b = Array(b.utf8)
         var previous = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...max(b.count, 1) where !b.isEmpty {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        for (i, byte) in a.enumerated() {
+            var current = [i + 1]
+            for (j, other) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (byte == other ? 0 : 1)))
             }
             previous = current
         }

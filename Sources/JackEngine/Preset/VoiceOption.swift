@@ -1,8 +1,8 @@
 import Foundation
 
 /// The value of a field only some voice kinds have (`chords`, `toe`, `track_bpm` …), decoded by
-/// the type its kind's descriptor gives it.
-public enum VoiceOption: Sendable, Equatable, Codable {
+/// the type its kind's descriptor gives it (`VoiceField.decode`).
+public enum VoiceOption: Sendable, Equatable, Encodable {
     case number(Double)
     case whole(Int)
     case text(String)
@@ -33,10 +33,5 @@ public enum VoiceOption: Sendable, Equatable, Codable {
         case .texts(let value): try container.encode(value)
         case .numbers(let value): try container.encode(value)
         }
-    }
-
-    /// Decoded only through `VoiceField.decode`, which knows the type.
-    public init(from decoder: any Decoder) throws {
-        throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a voice option needs its field's type"))
     }
 }

@@ -52,6 +52,8 @@ final class MIDIOutQueue {
     }
 
     let capacity: Int
+    /// Room in each queue: half the capacity (every note-on brings its note-off).
+    private let perKind: Int
     private var ons: SortedNotes
     private var offs: SortedNotes
     /// Notes the queue or the port had no room for (counted, never blocking).
@@ -60,8 +62,9 @@ final class MIDIOutQueue {
     init(capacity: Int = 1024, dropped: ManagedAtomic<Int>) {
         self.capacity = capacity
         self.dropped = dropped
-        ons = SortedNotes(capacity: capacity / 2)
-        offs = SortedNotes(capacity: capacity / 2)
+        perKind = capacity / 2
+        ons = SortedNotes(capacity: perKind)
+        offs = SortedNotes(capacity: perKind)
     }
 
     /// Notes waiting (tests).
@@ -69,7 +72,7 @@ final class MIDIOutQueue {
 
     /// Real-time safe. A note-on at `frame` and its note-off `length` frames later.
     func noteOn(frame: Int64, channel: UInt8, key: UInt8, velocity: Float, length: Int64) {
-        guard ons.count < capacity / 2 && offs.count < capacity / 2 else { dropped.wrappingIncrement(ordering: .relaxed); return }
+        guard ons.count < perKind && offs.count < perKind else { dropped.wrappingIncrement(ordering: .relaxed); return }
         let level = UInt8(min(max((velocity * 127).rounded(), 1), 127))
         ons.insert(Note(frame: frame, status: 0x90 | channel, key: key, velocity: level))
         offs.insert(Note(frame: frame + max(length, 1), status: 0x80 | channel, key: key, velocity: 0))
