@@ -35,6 +35,27 @@ public struct ControlMessage: Sendable, Equatable, BitwiseCopyable {
         /// A new clip for a convolution voice (or a new track for a track player), prepared off
         /// the real-time thread (see `ClipSwapper`, `MoodTrackDJ`).
         case swapClip(voice: Int32, clip: RetainedObject)
+        /// A control of an LV2 insert (or its bypass) takes a value at this frame.
+        case insertControl(InsertAddress, Float)
+    }
+}
+
+/// One control of one insert: on a voice's chain or the master's, by stage and port index.
+public struct InsertAddress: Sendable, Equatable, Hashable, BitwiseCopyable {
+    /// A voice index, or `InsertAddress.master`.
+    public var chain: Int32
+    /// The insert's position in its chain, from 0.
+    public var stage: UInt16
+    /// The plugin's port index, or `InsertAddress.bypass`.
+    public var port: UInt32
+
+    public static let master: Int32 = -1
+    public static let bypass = UInt32.max
+
+    public init(chain: Int32, stage: UInt16, port: UInt32) {
+        self.chain = chain
+        self.stage = stage
+        self.port = port
     }
 }
 

@@ -37,6 +37,8 @@ public enum SessionLog {
         var values: [Float]?
         var band: String?
         var end_frame: Int64?
+        var stage: UInt16?
+        var port: UInt32?
     }
 
     public struct Contents {
@@ -66,6 +68,9 @@ public enum SessionLog {
         case .pose(let lx, let ly, let rx, let ry): line.event = "pose"; line.values = [lx, ly, rx, ry]
         case .bandPower(let band, let value): line.event = "band_power"; line.band = band.name; line.values = [value]
         case .heartPresence(let present): line.event = "heart_presence"; line.enable = present
+        case .insertControl(let address, let value):
+            line.event = "insert_control"; line.voice = address.chain; line.stage = address.stage; line.port = address.port
+            line.values = [value]
         case .swapClip: return nil
         }
         return encode(line)
@@ -130,6 +135,10 @@ public enum SessionLog {
             switch kind {
             case "tempo": event = .tempo(bpm: try need(line.bpm, "bpm"))
             case "heartbeat": event = .heartbeat(strength: line.strength ?? 1)
+            case "insert_control":
+                let value = try need(line.values?.first, "values")
+                event = .insertControl(InsertAddress(chain: try need(line.voice, "voice"), stage: try need(line.stage, "stage"),
+                                                     port: try need(line.port, "port")), value)
             case "voice_trigger": event = .voiceTrigger(voice: try need(line.voice, "voice"), velocity: line.velocity ?? 1)
             case "voice_parameter":
                 let voice = try need(line.voice, "voice")

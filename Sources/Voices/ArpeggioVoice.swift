@@ -68,6 +68,8 @@ public final class ArpeggioVoice: PulseVoice {
 
     /// The pitch of the last note started.
     public private(set) var lastPitch = -1
+    /// When set (before activation), the notes play on this instrument instead of the oscillators.
+    public var instrument: (any NoteSink)?
 
     public init(settings: Settings) {
         self.settings = settings
@@ -124,6 +126,10 @@ public final class ArpeggioVoice: PulseVoice {
 
     private func start(pitch: Int, heldFrames: Int, velocity: Float) {
         lastPitch = pitch
+        if let instrument {
+            instrument.play(key: pitch, velocity: velocity, lengthFrames: max(1, heldFrames))
+            return
+        }
         let frequency = 440 * pow(2, Double(pitch - 69) / 12)
         let note = Note(phase: 0, increment: frequency / sampleRate, level: 0, held: max(1, heldFrames),
                         velocity: velocity, stage: .attack)

@@ -54,3 +54,19 @@ public protocol InputVoice: Voice {
     func process(inputLeft: UnsafePointer<Float>, inputRight: UnsafePointer<Float>,
                  left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int)
 }
+
+/// A voice that makes its sound once per block rather than per sub-block (a hosted plugin, run
+/// once a period). The mixer still calls `render` for every sub-block, without mixing it: the
+/// voice counts those frames, so a `trigger` lands at its offset into the block. After the
+/// block's last sub-block, `renderBlock` writes the whole block.
+public protocol BlockVoice: Voice {
+    /// Real-time safe. Writes (overwrites) the block's `frames` frames into `left` and `right`.
+    func renderBlock(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int)
+}
+
+/// An instrument another voice's figure can play (`instrument:`): the arpeggio's notes or the
+/// tap steps go to it instead of to their own sounds.
+public protocol NoteSink: AnyObject {
+    /// Real-time safe. Plays MIDI note `key` now, held for `lengthFrames`.
+    func play(key: Int, velocity: Float, lengthFrames: Int)
+}

@@ -1,6 +1,8 @@
 // Interposes the allocator for the whole test executable (the executable's definitions win over
 // libc's in ELF symbol resolution) and counts calls made inside real-time sections.
 #define _GNU_SOURCE
+#include <signal.h>
+#include <stdlib.h>
 #include "CAllocCounter.h"
 #include <stddef.h>
 #include <stdatomic.h>
@@ -37,10 +39,19 @@ static _Atomic uint64_t rt_allocations;
 static _Atomic uint64_t rt_locks;
 static _Atomic uint64_t total_allocations;
 
+// PJ_RT_ALLOC_TRAP=N in the environment: the Nth real-time allocation counted since the last
+// reset raises SIGTRAP, so a debugger shows who made it
+// (gdb --args .build/debug/pulsejackPackageTests.xctest JackEngineTests.RealtimeSafetyTests/…).
+static long trap_at = -1;
+static atomic_int trap_armed;
+
 static inline void count(void) {
     atomic_fetch_add_explicit(&total_allocations, 1, memory_order_relaxed);
-    if (pj_rt_depth > 0)
-        atomic_fetch_add_explicit(&rt_allocations, 1, memory_order_relaxed);
+    if (pj_rt_depth > 0) {
+        uint64_t made = atomic_fetch_add_explicit(&rt_allocations, 1, memory_order_relaxed) + 1;
+        if (trap_at < 0) { const char *trap = getenv("PJ_RT_ALLOC_TRAP"); trap_at = trap ? atol(trap) : 0; }
+        if (trap_at > 0 && atomic_load(&trap_armed) && made == (uint64_t)trap_at) raise(SIGTRAP);
+    }
 }
 
 void *malloc(size_t n) { count(); return __libc_malloc(n); }
@@ -81,6 +92,7 @@ uint64_t pj_rt_allocation_count(void) { return atomic_load(&rt_allocations); }
 uint64_t pj_rt_lock_count(void) { return atomic_load(&rt_locks); }
 uint64_t pj_total_allocation_count(void) { return atomic_load(&total_allocations); }
 void pj_rt_counters_reset(void) {
+    atomic_store(&trap_armed, 1);
     atomic_store(&rt_allocations, 0);
     atomic_store(&rt_locks, 0);
 }

@@ -57,9 +57,14 @@ final class PluginCatalogTests: XCTestCase {
             let controls = ports.filter { $0.types.contains { $0.hasSuffix("#ControlPort") } }
             XCTAssertEqual(plugin.controls.map(\.symbol), controls.map(\.symbol), plugin.uri)
             for (ours, theirs) in zip(plugin.controls, controls) {
-                XCTAssertEqual(ours.minimum, theirs.minimum, "\(plugin.uri) \(ours.symbol)")
-                XCTAssertEqual(ours.maximum, theirs.maximum, "\(plugin.uri) \(ours.symbol)")
-                XCTAssertEqual(ours.default, theirs.fallback, "\(plugin.uri) \(ours.symbol)")
+                // lv2info prints six decimals (printf's %f): equal to that precision.
+                func same(_ a: Float?, _ b: Float?) -> Bool {
+                    guard let a, let b else { return a == nil && b == nil }
+                    return abs(a - b) <= 5e-7 + abs(b) * Float.ulpOfOne * 4
+                }
+                XCTAssertTrue(same(ours.minimum, theirs.minimum), "\(plugin.uri) \(ours.symbol): \(String(describing: ours.minimum))")
+                XCTAssertTrue(same(ours.maximum, theirs.maximum), "\(plugin.uri) \(ours.symbol): \(String(describing: ours.maximum))")
+                XCTAssertTrue(same(ours.default, theirs.fallback), "\(plugin.uri) \(ours.symbol): \(String(describing: ours.default))")
                 XCTAssertEqual(ours.output, theirs.types.contains { $0.hasSuffix("#OutputPort") }, "\(plugin.uri) \(ours.symbol)")
             }
         }

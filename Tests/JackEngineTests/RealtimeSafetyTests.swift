@@ -43,9 +43,10 @@ final class RealtimeSafetyTests: XCTestCase {
         // Every registered voice kind, once per workout its descriptor names (sounds: a test
         // clip), so a new kind is in this test as soon as it is registered. A choke group too.
         let clip = Fixtures.presets.appendingPathComponent("sounds/uke.wav").path
-        let context = VoiceBuildContext(sampleRate: sampleRate, maxFrames: maxFrames, offline: false, libraries: [:]) { voice, field in
+        let plugins = PluginBuilder(sampleRate: sampleRate, maxFrames: maxFrames, offline: false, stateFolder: nil)
+        let context = VoiceBuildContext(sampleRate: sampleRate, maxFrames: maxFrames, offline: false, libraries: [:], load: { voice, field in
             try SampleFile.load(path: voice.sounds.first { $0.field == field }!.path, sampleRate: sampleRate)
-        }
+        }, plugins: plugins)
         for descriptor in VoiceKinds.all {
             for (number, workout) in descriptor.workouts.enumerated() {
                 var definition = Preset.VoiceDefinition(name: "\(descriptor.kind)-\(number)", kind: descriptor.kind, options: workout)
@@ -56,16 +57,43 @@ final class RealtimeSafetyTests: XCTestCase {
                                        silenced: false, chokeGroup: descriptor.kind == .convolution && number == 0 ? 1 : 0))
             }
         }
+        // The hosted side: an arpeggio playing the LV2 instrument, and a click through a chain of
+        // LV2 effects (a stereo effect, a mono one run per channel, an effect with a latency port)
+        // whose controls `feed` moves at odd frames.
+        let instrument = try XCTUnwrap(slots.first { $0.voice is LV2InstrumentVoice }?.voice as? LV2InstrumentVoice)
+        let arpeggio = ArpeggioVoice(settings: .init())
+        arpeggio.instrument = instrument
+        slots.append(VoiceSlot(name: "arpeggio-on-lv2", voice: arpeggio, enabled: true, gain: 1, pan: 0,
+                               rate: BeatRate(subdivision: 4), followsHeart: true, silenced: false))
+        let chain = try plugins.chain(Self.insertChain) { path, message in InputError(file: "test", field: path, message) }
+        slots.append(VoiceSlot(name: "click-through-inserts", voice: ClickVoice(), enabled: true, gain: 1, pan: 0,
+                               rate: BeatRate(subdivision: 2), followsHeart: true, silenced: false, inserts: chain))
+        insertVoice = Int32(slots.count - 1)
         // Drum regions: region 0 plays voice 1, region 1 cycles the mode, region 2 is the skipped beat.
         let engine = RealtimeEngine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots + extra,
                                     noteVoices: [36: 0], regionTargets: [.voice(1), .modeCycle, .voice(2)], firedReports: nil)
         engine.configurePerformance(skipRegion: 2, modeVoices: [.recording: 0, .playing: 1, .freestyle: 2])
         engine.configureMaster(gainDB: 6, ceilingDB: -1)  // loud enough that the limiter works
+        engine.masterInserts = try plugins.chain([.init(plugin: "http://drobilla.net/plugins/mda/Limiter")]) { path, message in
+            InputError(file: "test", field: path, message)
+        }
         return engine
     }
 
+    /// eg-amp and swh's lowpass are mono (two instances each), mda Overdrive stereo; eg-amp's gain is port 0.
+    static let insertChain: [Preset.Insert] = [
+        .init(plugin: "http://lv2plug.in/plugins/eg-amp", controls: ["gain": -3]),
+        .init(plugin: "http://plugin.org.uk/swh-plugins/lowpass_iir", controls: ["cutoff": 0.1]),
+        .init(plugin: "http://drobilla.net/plugins/mda/Overdrive"),
+    ]
+    private var insertVoice: Int32 = 0
+
     private func feed(_ ring: SPSCRing<ControlMessage>, at frame: Int64, step: Int) {
         let producer = ring.producer
+        producer.push(ControlMessage(frame: frame + Int64(step % 200), .insertControl(InsertAddress(chain: insertVoice, stage: 0, port: 0),
+                                                                                      Float(step % 12) - 6)))
+        producer.push(ControlMessage(frame: frame + 101, .insertControl(InsertAddress(chain: insertVoice, stage: 2, port: InsertAddress.bypass),
+                                                                        step % 3 == 0 ? 1 : 0)))
         producer.push(ControlMessage(.heartbeat(strength: 0.8)))
         producer.push(ControlMessage(frame: frame + 17, .voiceTrigger(voice: Int32(step % 4), velocity: 0.7)))
         producer.push(ControlMessage(.voiceParameter(voice: 1, .gain(Float(step % 10) / 10))))

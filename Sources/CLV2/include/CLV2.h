@@ -12,4 +12,6 @@ const char *pj_lv2_atom_supports(void);
 const char *pj_lv2_midi_event(void);
 const char *pj_lv2_event_port(void);
 
+#include "CLV2Host.h"
+
 #endif

@@ -1,8 +1,8 @@
 import Voices
 
 /// The voices' mix. Each voice renders into a voice bus (two period buffers), is faded there by
-/// its channel gains, and the bus is added into the output; the plugin host's inserts will run on
-/// the bus in the same pass. A bus holds one voice only while that voice renders and mixes, so
+/// its channel gains, and the bus is added into the output. Voices with LV2 inserts, and hosted
+/// instruments, have buses of their own, finished once per block (`finishBlock`). A bus holds one voice only while that voice renders and mixes, so
 /// one pair of buffers serves every voice in turn and stays in the first-level cache however many
 /// play (separate memory per voice cost a quarter of the 64-frame polyphony and a third at 256:
 /// BENCHMARKS.md row 3). Only sounding voices cost anything: a voice joins the active set when it
@@ -17,6 +17,12 @@ struct Mixer: ~Copyable {
     private let active: FixedBuffer<UInt64>
     /// Largest change of a channel gain per frame: a full-scale change takes 10 ms.
     private let gainSlewPerFrame: Float
+    /// Voices whose sound is finished per block (a hosted instrument, an insert chain): each
+    /// has a bus of its own that its sub-blocks fill and `finishBlock` processes and mixes.
+    private let blockSlots: ContiguousArray<Int>
+    /// Per slot: its own bus's number in `blockBuses`, or −1.
+    private let blockBusIndex: FixedBuffer<Int32>
+    private let blockBuses: FixedBuffer<Float>
 
     /// Control thread.
     init(slots: ContiguousArray<VoiceSlot>, sampleRate: Int, maxFrames: Int) {
@@ -25,6 +31,11 @@ struct Mixer: ~Copyable {
         bus = FixedBuffer(capacity: 2 * maxFrames, repeating: 0)
         active = FixedBuffer(capacity: (slots.count + 63) / 64, repeating: 0)
         gainSlewPerFrame = 1 / (0.010 * Float(sampleRate))
+        let blockSlots = slots.indices.filter { slots[$0].inputVoice == nil && (slots[$0].blockVoice != nil || slots[$0].inserts != nil) }
+        self.blockSlots = ContiguousArray(blockSlots)
+        blockBusIndex = FixedBuffer(capacity: slots.count, repeating: -1)
+        for (number, index) in blockSlots.enumerated() { blockBusIndex[index] = Int32(number) }
+        blockBuses = FixedBuffer(capacity: max(1, blockSlots.count) * 2 * maxFrames, repeating: 0)
         // Every voice starts in the set; the first render finds out which are silent.
         for index in 0..<slots.count { setActive(index, true) }
     }
@@ -54,6 +65,14 @@ struct Mixer: ~Copyable {
                     setActive(index, false)
                     continue
                 }
+                let own = blockBusIndex[index]
+                if own >= 0 {
+                    // Filled here sub-block by sub-block; processed and mixed in `finishBlock`.
+                    let (ownLeft, ownRight) = blockBus(Int(own))
+                    slot.voice.render(left: ownLeft + offset, right: ownRight + offset, frames: frames)
+                    if !slot.voice.isSounding { setActive(index, false) }
+                    continue
+                }
                 let (busLeft, busRight) = busBuffers()
                 busLeft.update(repeating: 0, count: frames)
                 busRight.update(repeating: 0, count: frames)
@@ -63,6 +82,32 @@ struct Mixer: ~Copyable {
                 if !slot.voice.isSounding { setActive(index, false) }
             }
         }
+    }
+
+    /// Real-time safe. After a block's sub-blocks: each hosted instrument runs over the whole
+    /// block, each insert chain processes its voice's bus, and those buses are mixed. A chain
+    /// runs even while its voice is silent, so a reverb's tail rings on.
+    func finishBlock(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, heartLevel: Float) {
+        guard frames > 0 else { return }
+        for number in 0..<blockSlots.count {
+            let slot = slots[blockSlots[number]]
+            let (ownLeft, ownRight) = blockBus(number)
+            defer {
+                ownLeft.update(repeating: 0, count: frames)
+                ownRight.update(repeating: 0, count: frames)
+            }
+            if slot.silenced { continue }
+            if let blockVoice = slot.blockVoice { blockVoice.renderBlock(left: ownLeft, right: ownRight, frames: frames) }
+            if let inserts = slot.inserts { inserts.process(left: ownLeft, right: ownRight, frames: frames) }
+            mix(slot, ownLeft, ownRight, into: left, right, frames: frames, target: Self.target(slot, heartLevel: heartLevel))
+        }
+    }
+
+    /// Real-time safe.
+    @inline(__always)
+    private func blockBus(_ number: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+        let base = blockBuses.pointer + number * 2 * maxFrames
+        return (base, base + maxFrames)
     }
 
     /// Real-time safe. Input voices run once per block: their output depends on the input only.
@@ -75,6 +120,7 @@ struct Mixer: ~Copyable {
             busLeft.update(repeating: 0, count: frames)
             busRight.update(repeating: 0, count: frames)
             inputVoice.process(inputLeft: inputLeft, inputRight: inputRight, left: busLeft, right: busRight, frames: frames)
+            if let inserts = slot.inserts { inserts.process(left: busLeft, right: busRight, frames: frames) }
             // A disabled input voice fades out rather than stopping short.
             mix(slot, busLeft, busRight, into: left, right, frames: frames,
                 target: slot.enabled ? Self.target(slot, heartLevel: heartLevel) : (0, 0))

@@ -71,6 +71,10 @@ public final class RealtimeEngine: @unchecked Sendable {
     public let settingChanges = ManagedAtomic<Int>(0)
     /// The master gain, safety limiter and clip count, last in every period.
     private var master: MasterStage
+    /// LV2 effects on the whole mix, before the master stage. Set before activation.
+    var masterInserts: InsertChain?
+    /// Absolute frame of the block being processed: insert control changes count from it.
+    private var blockStart: Int64 = 0
     /// Notes for `midi_out`: one per fired voice, and its note-off.
     let midiOut: MIDIOutQueue
     public static let eventQueueCapacity = 4096
@@ -162,10 +166,24 @@ public final class RealtimeEngine: @unchecked Sendable {
     public func warmUp() {
         let scratch = FixedBuffer<Float>(capacity: 2 * maxFrames, repeating: 0)
         let left = scratch.pointer, right = scratch.pointer + maxFrames
-        for slot in slots { slot.voice.render(left: left, right: right, frames: 1) }
+        for slot in slots {
+            slot.voice.render(left: left, right: right, frames: 1)
+            slot.blockVoice?.renderBlock(left: left, right: right, frames: 1)
+        }
         // A zero-frame chunk walks the drain and scheduling path: messages already waiting move
         // into the event queue at their frames, and nothing is rendered or lost.
         processChunk(frames: 0, left: left, right: right)
+        // The hosted plugins' paths: a no-op change on each chain (its first insert's bypass, set
+        // to what it is) and a one-frame block through every chain and instrument.
+        for index in -1..<slots.count {
+            guard let chain = insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0)), !chain.stages.isEmpty else { continue }
+            chain.change(stage: 0, port: InsertChain.bypassPort, value: chain.stages[0].bypass ? 1 : 0, atOffset: 0)
+        }
+        performance.warmUp()
+        _ = VoiceSlot.gainRange.contains(1) && VoiceSlot.panRange.contains(0)
+        left.update(repeating: 0, count: 2 * maxFrames)
+        mixer.finishBlock(frames: 1, left: left, right: right, heartLevel: heartLevel)
+        masterInserts?.process(left: left, right: right, frames: 1)
         _ = counters.snapshot()
     }
 
@@ -200,6 +218,7 @@ public final class RealtimeEngine: @unchecked Sendable {
             if let inputRight { chunkRight = inputRight + done }
             mixer.processInput(frames: chunk, inputLeft: chunkLeft, inputRight: chunkRight, left: left + done, right: right + done,
                                heartLevel: heartLevel)
+            masterInserts?.process(left: left + done, right: right + done, frames: chunk)
             done += chunk
         }
         master.process(left: left, right: right, frames: frames)
@@ -246,6 +265,7 @@ public final class RealtimeEngine: @unchecked Sendable {
     private func processChunk(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
         let start = framePosition
         let end = start + Int64(frames)
+        blockStart = start
         drainSources(periodStart: start, periodEnd: end)
         if heartLevel != heartTarget {
             let step = Float(frames) / (Float(sampleRate) * heartFadeSeconds)
@@ -270,6 +290,7 @@ public final class RealtimeEngine: @unchecked Sendable {
                 firePulse(at: cursor)
             }
         }
+        mixer.finishBlock(frames: frames, left: left, right: right, heartLevel: heartLevel)
         clock.advance(to: end)
         framePosition = end
         for index in 0..<slots.count {
@@ -358,6 +379,10 @@ public final class RealtimeEngine: @unchecked Sendable {
             break  // the region and mood models consume these
         case .heartPresence(let present):
             heartTarget = present ? 1 : 0
+        case .insertControl(let address, let value):
+            guard let chain = insertChain(address), Int(address.stage) < chain.stages.count, value.isFinite else { return invalid() }
+            settingChanges.wrappingIncrement(ordering: .relaxed)
+            chain.change(stage: Int(address.stage), port: address.port, value: value, atOffset: Int(frame - blockStart))
         case .swapClip(let voice, let clip):
             let offered = clip.unmanaged
             guard let clipVoice = slot(voice)?.clipVoice else {
@@ -401,6 +426,11 @@ public final class RealtimeEngine: @unchecked Sendable {
         if let announce = performance.enter(newMode), let slot = slot(announce), !slot.silenced {
             fire(slot, index: announce, velocity: 1, at: frame)
         }
+    }
+
+    /// Real-time safe. The chain an insert address names.
+    private func insertChain(_ address: InsertAddress) -> InsertChain? {
+        address.chain == InsertAddress.master ? masterInserts : slot(address.chain)?.inserts
     }
 
     @inline(__always)

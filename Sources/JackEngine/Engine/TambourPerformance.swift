@@ -73,6 +73,12 @@ struct TambourPerformance: ~Copyable {
         return .silent
     }
 
+    /// Control thread, before activation: the pattern's mutating calls once, so their generic
+    /// metadata exists before the process thread needs it (debug builds instantiate it lazily).
+    mutating func warmUp() {
+        pattern.setCount(pattern.count)
+    }
+
     /// Real-time safe. Enters `newMode`: recording starts a new pattern, playing starts it from
     /// its first step. The voice announcing the mode, if any.
     mutating func enter(_ newMode: PerformanceMode) -> Int32? {

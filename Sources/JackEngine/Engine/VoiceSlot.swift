@@ -12,6 +12,9 @@ final class VoiceSlot {
     let inputVoice: (any InputVoice)?
     let clipVoice: (any ClipSwapping)?
     let tempoVoice: (any TempoFollowing)?
+    let blockVoice: (any BlockVoice)?
+    /// LV2 effects on the voice's bus (nil: none).
+    let inserts: InsertChain?
     var enabled: Bool
     /// Linear gain and balance (−1 left … +1 right; centre leaves both channels at unity).
     var gain: Float
@@ -32,13 +35,15 @@ final class VoiceSlot {
     var appliedRight: Float
 
     init(name: String, voice: any Voice, enabled: Bool, gain: Float, pan: Float, rate: BeatRate,
-         followsHeart: Bool, silenced: Bool, velocity: Float = 1, chokeGroup: Int = 0) {
+         followsHeart: Bool, silenced: Bool, velocity: Float = 1, chokeGroup: Int = 0, inserts: InsertChain? = nil) {
         self.name = name
         self.voice = voice
         pulseVoice = voice as? any PulseVoice
         inputVoice = voice as? any InputVoice
         clipVoice = voice as? any ClipSwapping
         tempoVoice = voice as? any TempoFollowing
+        blockVoice = voice as? any BlockVoice
+        self.inserts = inserts
         self.enabled = enabled
         self.gain = gain
         self.pan = pan

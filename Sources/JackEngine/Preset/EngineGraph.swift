@@ -9,7 +9,7 @@ public enum EngineGraph {
     public static func build(preset loaded: LoadedPreset, sampleRate: Int, maxFrames: Int,
                              solo: String? = nil, offline: Bool = false,
                              firedReports: SPSCRing<FiredVoice>.Producer? = nil,
-                             libraries: [String: TrackLibrary] = [:]) throws -> RealtimeEngine {
+                             libraries: [String: TrackLibrary] = [:], pluginStateFolder: String? = nil) throws -> RealtimeEngine {
         let voices = loaded.voices
         if let solo, !voices.contains(where: { $0.definition.name == solo }) {
             throw InputError(file: loaded.file, field: "voices",
@@ -30,19 +30,28 @@ public enum EngineGraph {
                 throw voice.error(field, error.description)
             }
         }
-        let context = VoiceBuildContext(sampleRate: sampleRate, maxFrames: maxFrames, offline: offline, libraries: libraries,
-                                        load: sample)
+        let plugins = PluginBuilder(sampleRate: sampleRate, maxFrames: maxFrames, offline: offline, stateFolder: pluginStateFolder)
+        var context = VoiceBuildContext(sampleRate: sampleRate, maxFrames: maxFrames, offline: offline, libraries: libraries,
+                                        load: sample, plugins: plugins)
+        // Instruments first: the figures that play them (`instrument:`) need them built.
+        var built: [Int: any Voice] = [:]
+        for (index, voice) in voices.enumerated() where voice.definition.kind == .lv2 {
+            let instrument = try voice.definition.kind.descriptor.build(voice, in: context)
+            built[index] = instrument
+            if let sink = instrument as? any NoteSink { context.instruments[voice.definition.name] = sink }
+        }
         for (index, voice) in voices.enumerated() {
             let definition = voice.definition
             let descriptor = definition.kind.descriptor
-            let built = try descriptor.build(voice, in: context)
+            let built = try built[index] ?? descriptor.build(voice, in: context)
+            let inserts = try plugins.chain(definition.inserts ?? []) { path, message in voice.error("inserts\(path)", message) }
             slots.append(VoiceSlot(name: definition.name, voice: built,
                                    // Soloing a voice means hearing it, muted in the preset or not.
                                    enabled: solo == definition.name || ((definition.enabled ?? true) && !(definition.mute ?? false)),
                                    gain: definition.gain ?? 1, pan: definition.pan ?? 0, rate: definition.rate,
                                    followsHeart: (definition.onBeat ?? true) && descriptor.followsHeartbeat(definition),
                                    silenced: solo != nil && solo != definition.name,
-                                   velocity: definition.velocity ?? 1, chokeGroup: definition.choke ?? 0))
+                                   velocity: definition.velocity ?? 1, chokeGroup: definition.choke ?? 0, inserts: inserts))
             slots[slots.count - 1].midiOut = (channel: UInt8((definition.midiOutChannel ?? 1) - 1),
                                               key: UInt8(definition.midiOutNote ?? definition.midiNote ?? min(36 + index, 127)),
                                               length: max(1, Int64(((definition.midiOutLength ?? 0.1) * Double(sampleRate)).rounded())))
@@ -54,6 +63,10 @@ public enum EngineGraph {
         engine.regionNames = regions.names
         engine.heartFadeSeconds = Float(loaded.preset.dropout?.fadeSeconds ?? 1)
         if let master = loaded.preset.master {
+            engine.masterInserts = try plugins.chain(master.inserts ?? []) { path, message in
+                InputError(file: loaded.file, line: loaded.line("master.inserts\(path)") ?? loaded.line("master.inserts"),
+                           field: "master.inserts\(path)", message)
+            }
             engine.configureMaster(gainDB: master.gainDB ?? 0, ceilingDB: master.limiter == true ? master.ceilingDB ?? -1 : nil,
                                    releaseMS: master.releaseMS ?? 50)
         }

@@ -86,13 +86,31 @@ public struct Preset: Codable, Sendable {
         public var ceilingDB: Double?
         /// The limiter's release time constant in ms, 1…2000 (default 50).
         public var releaseMS: Double?
+        /// LV2 effects on the whole mix, before the gain and the limiter.
+        public var inserts: [Insert]?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case gainDB = "gain_db", limiter, ceilingDB = "ceiling_db", releaseMS = "release_ms"
+            case gainDB = "gain_db", limiter, ceilingDB = "ceiling_db", releaseMS = "release_ms", inserts
         }
     }
 
     public var master: Master?
+
+    /// One LV2 effect in a chain (`inserts:` of a voice or of `master:`).
+    public struct Insert: Codable, Sendable, Equatable {
+        /// The plugin's URI (`pulsejack plugins` lists them).
+        public var plugin: String
+        /// Control values by port symbol; the rest keep the plugin's defaults.
+        public var controls: [String: Double]?
+        /// Starts bypassed (the bus passes through unchanged).
+        public var bypass: Bool?
+
+        public init(plugin: String, controls: [String: Double]? = nil, bypass: Bool? = nil) {
+            self.plugin = plugin
+            self.controls = controls
+            self.bypass = bypass
+        }
+    }
 
     public struct Dropout: Codable, Sendable {
         /// Seconds without heart data before it counts as a dropout.
@@ -182,6 +200,8 @@ public struct Preset: Codable, Sendable {
         public var midiOutChannel: Int?
         /// Seconds from that note's note-on to its note-off (default 0.1).
         public var midiOutLength: Double?
+        /// LV2 effects on this voice's bus, in order.
+        public var inserts: [Insert]?
         /// The fields of this voice's kind, by YAML key (see its descriptor).
         public var options: [String: VoiceOption] = [:]
 
@@ -196,7 +216,7 @@ public struct Preset: Codable, Sendable {
         enum CodingKeys: String, CodingKey, CaseIterable {
             case name, kind, gain, pan, every, subdivide, enabled, mute, velocity, choke
             case onBeat = "on_beat", midiNote = "midi_note", midiOutNote = "midi_out_note", midiOutChannel = "midi_out_channel"
-            case midiOutLength = "midi_out_length"
+            case midiOutLength = "midi_out_length", inserts
         }
 
         /// The keys every voice may have, whatever its kind.
@@ -226,6 +246,7 @@ public struct Preset: Codable, Sendable {
             midiOutNote = try container.decodeIfPresent(Int.self, forKey: .midiOutNote)
             midiOutChannel = try container.decodeIfPresent(Int.self, forKey: .midiOutChannel)
             midiOutLength = try container.decodeIfPresent(Double.self, forKey: .midiOutLength)
+            inserts = try container.decodeIfPresent([Insert].self, forKey: .inserts)
             // A field of another kind decodes by that kind's type; validation then refuses it by name.
             let all = try decoder.container(keyedBy: AnyKey.self)
             for key in all.allKeys where CodingKeys(rawValue: key.stringValue) == nil {
@@ -251,6 +272,7 @@ public struct Preset: Codable, Sendable {
             try container.encodeIfPresent(midiOutNote, forKey: .midiOutNote)
             try container.encodeIfPresent(midiOutChannel, forKey: .midiOutChannel)
             try container.encodeIfPresent(midiOutLength, forKey: .midiOutLength)
+            try container.encodeIfPresent(inserts, forKey: .inserts)
             var all = encoder.container(keyedBy: AnyKey.self)
             for key in options.keys.sorted() { try all.encode(options[key]!, forKey: AnyKey(stringValue: key)) }
         }

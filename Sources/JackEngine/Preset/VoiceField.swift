@@ -21,6 +21,8 @@ public struct VoiceField: Sendable {
         case sound
         /// A folder, relative to the file that names it.
         case folder
+        /// A map of names to numbers (a plugin's control symbols and values).
+        case controls
 
         /// A file or folder, relative to the file that names it.
         public var isPath: Bool {
@@ -56,6 +58,7 @@ public struct VoiceField: Sendable {
         case .flag: "true | false"
         case .sound: "sound file"
         case .folder: "folder"
+        case .controls: "{symbol: value}"
         }
     }
 
@@ -73,6 +76,7 @@ public struct VoiceField: Sendable {
         case .texts: .texts(try container.decode([String].self, forKey: key))
         case .numbers: .numbers(try container.decode([Double].self, forKey: key))
         case .flag: .flag(try container.decode(Bool.self, forKey: key))
+        case .controls: .controls(try container.decode([String: Double].self, forKey: key))
         }
     }
 

@@ -46,6 +46,21 @@ public struct VoiceBuildContext {
     /// Track libraries already scanned, by folder.
     public let libraries: [String: TrackLibrary]
     let load: (LoadedVoice, String) throws -> SampleBuffer
+    /// Hosts LV2 plugins at the engine's rate and period.
+    let plugins: PluginBuilder
+    /// The preset's instrument voices (`kind: lv2`), by name, built before the voices that play them.
+    var instruments: [String: any NoteSink] = [:]
+
+    /// The instrument voice named by `field` (`instrument:`), if the voice names one.
+    func instrument(_ voice: LoadedVoice, _ field: String = "instrument") throws -> (any NoteSink)? {
+        guard let name = voice.definition.option(field)?.text else { return nil }
+        guard let instrument = instruments[name] else {
+            let known = instruments.keys.sorted()
+            throw voice.error(field, "no lv2 voice named '\(name)' in this preset"
+                              + (known.isEmpty ? "" : " (lv2 voices: \(known.joined(separator: ", ")))"))
+        }
+        return instrument
+    }
 
     /// The decoded sound named by `field` (voices that play the same file share one buffer).
     public func sample(_ voice: LoadedVoice, _ field: String) throws -> SampleBuffer { try load(voice, field) }
@@ -54,7 +69,7 @@ public struct VoiceBuildContext {
 /// The registry: every voice kind pulsejack plays, in the order the listing shows them.
 public enum VoiceKinds {
     public static let all: [any VoiceKindDescriptor] = [
-        ClickKind(), SampleKind(), TapKind(), ArpeggioKind(), ConvolutionKind(), TrackKind(),
+        ClickKind(), SampleKind(), TapKind(), ArpeggioKind(), ConvolutionKind(), TrackKind(), LV2Kind(),
     ]
 
     public static func descriptor(_ kind: Preset.VoiceKind) -> (any VoiceKindDescriptor)? {

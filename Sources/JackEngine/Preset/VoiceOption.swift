@@ -9,6 +9,7 @@ public enum VoiceOption: Sendable, Equatable, Encodable {
     case flag(Bool)
     case texts([String])
     case numbers([Double])
+    case controls([String: Double])
 
     public var number: Double? {
         switch self {
@@ -22,6 +23,7 @@ public enum VoiceOption: Sendable, Equatable, Encodable {
     public var flag: Bool? { if case .flag(let value) = self { value } else { nil } }
     public var texts: [String]? { if case .texts(let value) = self { value } else { nil } }
     public var numbers: [Double]? { if case .numbers(let value) = self { value } else { nil } }
+    public var controls: [String: Double]? { if case .controls(let value) = self { value } else { nil } }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
@@ -32,6 +34,7 @@ public enum VoiceOption: Sendable, Equatable, Encodable {
         case .flag(let value): try container.encode(value)
         case .texts(let value): try container.encode(value)
         case .numbers(let value): try container.encode(value)
+        case .controls(let value): try container.encode(value)
         }
     }
 }

@@ -52,9 +52,10 @@ enum YAMLFile {
             }
             if name == "master", let fields = value.mapping {
                 let known = Set(Preset.Master.CodingKeys.allCases.map(\.rawValue))
-                for (key, _) in fields {
+                for (key, fieldValue) in fields {
                     let field = key.string ?? ""
                     lines["master.\(field)"] = key.mark?.line
+                    if field == "inserts" { try checkInserts(fieldValue, at: "master.inserts", file: file, lines: &lines) }
                     guard known.contains(field) else {
                         throw InputError(file: file, line: key.mark?.line, field: "master.\(field)",
                                          "unknown field (known: \(known.sorted().joined(separator: ", ")))")
@@ -82,9 +83,32 @@ enum YAMLFile {
                                          "unknown field (known: \(voiceKeys.sorted().joined(separator: ", ")))")
                     }
                     lines["voices[\(index)].\(field)"] = voiceKey.mark?.line
+                    if field == "inserts" { try checkInserts(fieldValue, at: "voices[\(index)].inserts", file: file, lines: &lines) }
+                    for (symbol, _) in fieldValue.mapping ?? [:] {
+                        lines["voices[\(index)].\(field).\(symbol.string ?? "")"] = symbol.mark?.line
+                    }
                     for (item, element) in (fieldValue.sequence ?? []).enumerated() {
                         lines["voices[\(index)].\(field)[\(item)]"] = element.mark?.line
                     }
+                }
+            }
+        }
+    }
+
+    /// An `inserts:` list: each item's lines, down to its control symbols, and no unknown key.
+    private static func checkInserts(_ node: Node, at path: String, file: String, lines: inout [String: Int]) throws {
+        let known: Set<String> = ["plugin", "controls", "bypass"]
+        for (index, item) in (node.sequence ?? []).enumerated() {
+            lines["\(path)[\(index)]"] = item.mark?.line
+            for (key, value) in item.mapping ?? [:] {
+                let field = key.string ?? ""
+                lines["\(path)[\(index)].\(field)"] = key.mark?.line
+                guard known.contains(field) else {
+                    throw InputError(file: file, line: key.mark?.line, field: "\(path)[\(index)].\(field)",
+                                     "unknown field (known: \(known.sorted().joined(separator: ", ")))")
+                }
+                for (symbol, _) in value.mapping ?? [:] {
+                    lines["\(path)[\(index)].\(field).\(symbol.string ?? "")"] = symbol.mark?.line
                 }
             }
         }

@@ -16,6 +16,7 @@ struct ArpeggioKind: VoiceKindDescriptor {
         VoiceField("steps_per_chord", .whole(1...64), default: "4", "steps before the next chord"),
         VoiceField("waveform", .choice(ArpeggioVoice.Waveform.allCases.map(\.rawValue)), default: "saw", "the oscillator"),
         VoiceField("base_note", .whole(24...96), default: "60", "MIDI note whose octave the chords start in"),
+        VoiceField("instrument", .text, "an lv2 voice of this preset that plays the notes instead of the oscillators"),
     ]
 
     func check(_ voice: LoadedVoice) throws {
@@ -34,7 +35,9 @@ struct ArpeggioKind: VoiceKindDescriptor {
         settings.gate = definition.option("gate")?.number ?? 0.8
         settings.stepsPerChord = definition.option("steps_per_chord")?.whole ?? 4
         settings.waveform = definition.option("waveform")?.text.flatMap(ArpeggioVoice.Waveform.init(rawValue:)) ?? .saw
-        return ArpeggioVoice(settings: settings)
+        let arpeggio = ArpeggioVoice(settings: settings)
+        arpeggio.instrument = try context.instrument(voice)
+        return arpeggio
     }
 
     var workouts: [[String: VoiceOption]] { [["order": .text("random"), "octaves": .whole(3)]] }

@@ -14,9 +14,19 @@ struct TapKind: VoiceKindDescriptor {
         VoiceField("toe", .sound, "the toe tap"),
         VoiceField("heel", .sound, "the heel drop"),
         VoiceField("scuff", .sound, "the scuff"),
+        VoiceField("instrument", .text, "an lv2 voice of this preset that plays the steps instead of the three sounds"),
+        VoiceField("instrument_notes", .numbers, default: "[42, 36, 38]", "the MIDI notes of toe, heel and scuff on the instrument"),
     ]
 
+    func requiredSounds(_ voice: Preset.VoiceDefinition) -> [String] {
+        voice.option("instrument") == nil ? ["toe", "heel", "scuff"] : []
+    }
+
     func check(_ voice: LoadedVoice) throws {
+        if let notes = voice.definition.option("instrument_notes")?.numbers,
+           notes.count != 3 || !notes.allSatisfy({ $0 == $0.rounded() && (0...127).contains($0) }) {
+            throw voice.error("instrument_notes", "\(notes) is not three MIDI notes 0…127 (toe, heel, scuff)")
+        }
         guard let steps = voice.definition.option("choreography")?.texts else { return }
         if steps.isEmpty { throw voice.error("choreography", "an empty choreography") }
         for (index, step) in steps.enumerated() where TapStep(rawValue: step) == nil {
@@ -26,7 +36,12 @@ struct TapKind: VoiceKindDescriptor {
     }
 
     func build(_ voice: LoadedVoice, in context: VoiceBuildContext) throws -> any Voice {
-        TapDanceVoice(choreography: (voice.definition.option("choreography")?.texts ?? ["brush"]).compactMap(TapStep.init(rawValue:)),
+        let choreography = (voice.definition.option("choreography")?.texts ?? ["brush"]).compactMap(TapStep.init(rawValue:))
+        if let instrument = try context.instrument(voice) {
+            return TapDanceVoice(choreography: choreography, instrument: instrument,
+                                 notes: (voice.definition.option("instrument_notes")?.numbers ?? [42, 36, 38]).map { Int($0) })
+        }
+        return TapDanceVoice(choreography: choreography,
                       toe: try context.sample(voice, "toe"), heel: try context.sample(voice, "heel"),
                       scuff: try context.sample(voice, "scuff"))
     }

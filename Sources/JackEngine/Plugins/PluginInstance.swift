@@ -1,0 +1,244 @@
+import CLV2
+import CLilv
+import Foundation
+import Voices
+
+/// One hosted LV2 plugin: its instance, its host features, and a buffer for every port.
+///
+/// Instantiated, restored, activated and freed off the real-time thread (`init`, `deinit`);
+/// between those the process thread alone connects its audio and runs it, so `run` never meets
+/// `deactivate` (lv2core's threading classes). The owner publishes it to the process thread by
+/// building the engine before activation or through a swap message.
+final class PluginInstance: @unchecked Sendable {
+    let uri: String
+    let name: String
+    let ports: [PluginPort]
+    /// Audio ports' indices, in port order.
+    let audioInputs: [UInt32]
+    let audioOutputs: [UInt32]
+    /// Whether the plugin declares `bufsz:coarseBlockLength`: its run is never split for controls.
+    let coarseBlockLength: Bool
+    /// The port that reports latency, if any.
+    let latencyPort: UInt32?
+    /// Frames of latency it reported at activation (after a run on silence).
+    private(set) var latency = 0
+
+    private let instance: UnsafeMutablePointer<LilvInstance>
+    private let host: OpaquePointer
+    /// One value per port index (control ports are connected here).
+    private let controlValues: FixedBuffer<Float>
+    /// The MIDI input, and every other atom port's buffer.
+    private let midiInput: AtomSequence.Box?
+    private let otherAtoms: [AtomSequence.Box]
+    private let scratch: FixedBuffer<Float>
+    let maxFrames: Int
+    private let midiType: UInt32
+
+    static let sequenceBytes = 16_384
+
+    /// Control thread. `controls`: values by symbol (checked against the plugin's ranges).
+    /// `offline`: the worker runs synchronously, so renders are deterministic.
+    init(uri: String, sampleRate: Int, maxFrames: Int, controls: [String: Float] = [:], stateFolder: String? = nil,
+         offline: Bool) throws {
+        self.uri = uri
+        self.maxFrames = maxFrames
+        let sequenceType = pj_urid_map(pj_lv2_atom_sequence()), chunkType = pj_urid_map(pj_lv2_atom_chunk())
+        midiType = pj_urid_map(pj_lv2_midi_event())
+        guard let host = pj_host_new(Double(sampleRate), Int32(maxFrames), Int32(maxFrames), Int32(Self.sequenceBytes),
+                                     stateFolder, offline ? 1 : 0) else { throw PluginError("\(uri): out of memory") }
+        self.host = host
+        var failure: PluginError?
+        var built: (name: String, ports: [PluginPort], instance: UnsafeMutablePointer<LilvInstance>, coarse: Bool, latency: UInt32?)?
+        _ = PluginWorld.shared.withWorld { world in
+            do { built = try Self.instantiate(uri, in: world, sampleRate: sampleRate, host: host) } catch let error as PluginError {
+                failure = error
+            } catch {}
+        }
+        guard let built else {
+            pj_host_free(host)
+            throw failure ?? PluginError("\(uri): LV2 is not available here (lilv could not load its world)")
+        }
+        name = built.name
+        ports = built.ports
+        instance = built.instance
+        coarseBlockLength = built.coarse
+        latencyPort = built.latency
+        audioInputs = ports.filter { $0.kind == .audio && $0.isInput }.map(\.index)
+        audioOutputs = ports.filter { $0.kind == .audio && !$0.isInput }.map(\.index)
+
+        // Controls: the defaults, then the preset's values.
+        controlValues = FixedBuffer(capacity: ports.count, repeating: 0)
+        for port in ports where port.kind == .control {
+            controlValues[Int(port.index)] = port.defaultValue.isNaN ? (port.minimum.isNaN ? 0 : port.minimum) : port.defaultValue
+        }
+        for (symbol, value) in controls {
+            guard let port = ports.first(where: { $0.symbol == symbol && $0.kind == .control && $0.isInput }) else {
+                lilv_instance_free(instance)
+                pj_host_free(host)
+                let symbols = ports.filter { $0.kind == .control && $0.isInput }.map(\.symbol)
+                throw PluginError("\(name) (\(uri)) has no control '\(symbol)' (its controls: \(symbols.joined(separator: ", ")))",
+                                  control: symbol)
+            }
+            guard port.accepts(value) else {
+                lilv_instance_free(instance)
+                pj_host_free(host)
+                throw PluginError("\(name)'s control '\(symbol)' takes \(port.rangeDescription), not \(VoiceField.plain(Double(value)))",
+                                  control: symbol)
+            }
+            controlValues[Int(port.index)] = value
+        }
+
+        scratch = FixedBuffer(capacity: maxFrames, repeating: 0)
+        let midiPort = ports.first { $0.kind == .atom && $0.isInput && $0.carriesMIDI }
+        midiInput = midiPort.map { _ in
+            AtomSequence.Box(AtomSequence(capacityBytes: Self.sequenceBytes, sequenceType: sequenceType, chunkType: chunkType), isInput: true)
+        }
+        var others: [AtomSequence.Box] = []
+        for port in ports {
+            switch port.kind {
+            case .control:
+                lilv_instance_connect_port(instance, port.index, controlValues.pointer + Int(port.index))
+            case .cv:
+                lilv_instance_connect_port(instance, port.index, scratch.pointer)
+            case .atom:
+                if port.index == midiPort?.index, let midiInput {
+                    lilv_instance_connect_port(instance, port.index, midiInput.sequence.pointer)
+                    midiInput.reset()
+                } else {
+                    let box = AtomSequence.Box(AtomSequence(capacityBytes: Self.sequenceBytes, sequenceType: sequenceType,
+                                                            chunkType: chunkType), isInput: port.isInput)
+                    lilv_instance_connect_port(instance, port.index, box.sequence.pointer)
+                    box.reset()
+                    others.append(box)
+                }
+            case .audio:
+                lilv_instance_connect_port(instance, port.index, scratch.pointer)
+            }
+        }
+        otherAtoms = others
+
+        pj_host_attach_worker(host, Self.workerInterface(instance), lilv_instance_get_handle(instance))
+        lilv_instance_activate(instance)
+        if let latencyPort {
+            // A run on silence, as Ardour does, so the latency port holds the plugin's value.
+            scratch.pointer.update(repeating: 0, count: maxFrames)
+            for port in ports where port.kind == .audio { lilv_instance_connect_port(instance, port.index, scratch.pointer) }
+            run(frames: min(maxFrames, 256))
+            latency = max(0, Int(controlValues[Int(latencyPort)].rounded()))
+        }
+    }
+
+    deinit {
+        lilv_instance_deactivate(instance)
+        lilv_instance_free(instance)
+        pj_host_free(host)
+    }
+
+    var hasMIDIInput: Bool { midiInput != nil }
+
+    /// The port for `symbol` among the input controls.
+    func controlPort(_ symbol: String) -> PluginPort? {
+        ports.first { $0.symbol == symbol && $0.kind == .control && $0.isInput }
+    }
+
+    /// Control thread: what the plugin logged since the last call.
+    func drainLog() -> [String] {
+        var lines: [String] = []
+        var buffer = [CChar](repeating: 0, count: 512)
+        while pj_host_next_log(host, &buffer, buffer.count) != 0 {
+            lines.append(buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+        }
+        return lines
+    }
+
+    // MARK: - The process path
+
+    /// Real-time safe.
+    @inline(__always)
+    func connect(port: UInt32, to buffer: UnsafeMutablePointer<Float>) {
+        lilv_instance_connect_port(instance, port, buffer)
+    }
+
+    /// Real-time safe. The value of control port `port`.
+    @inline(__always)
+    func control(_ port: UInt32) -> Float { controlValues[Int(port)] }
+
+    /// Real-time safe. Sets control port `port` for the next run.
+    @inline(__always)
+    func setControl(_ port: UInt32, _ value: Float) { controlValues[Int(port)] = value }
+
+    /// Real-time safe. A MIDI message at `frame` of the next run (frames in order); false when
+    /// the sequence is full or the plugin takes no MIDI.
+    func addMIDI(frame: Int, _ bytes: (UInt8, UInt8, UInt8)) -> Bool {
+        midiInput?.sequence.append(frame: Int64(frame), type: midiType, bytes: bytes, count: 3) ?? false
+    }
+
+    /// Real-time safe. Runs the plugin for `frames` frames on the connected buffers, delivers the
+    /// worker's responses and ends the run, then empties the MIDI input for the next.
+    func run(frames: Int) {
+        for index in 0..<otherAtoms.count { otherAtoms[index].reset() }
+        lilv_instance_run(instance, UInt32(frames))
+        pj_host_after_run(host)
+        midiInput?.reset()
+    }
+
+    // MARK: - Building
+
+    private static func workerInterface(_ instance: UnsafeMutablePointer<LilvInstance>) -> UnsafePointer<LV2_Worker_Interface>? {
+        lilv_instance_get_extension_data(instance, "http://lv2plug.in/ns/ext/worker#interface")?
+            .assumingMemoryBound(to: LV2_Worker_Interface.self)
+    }
+
+    /// With the world held: finds, checks and instantiates `uri`, restoring its default state.
+    private static func instantiate(_ uri: String, in world: OpaquePointer, sampleRate: Int, host: OpaquePointer) throws
+        -> (name: String, ports: [PluginPort], instance: UnsafeMutablePointer<LilvInstance>, coarse: Bool, latency: UInt32?) {
+        guard let plugin = PluginWorld.plugin(uri, in: world) else {
+            let installed = PluginWorld.allURIs(in: world)
+            let closest = installed.sorted { PluginCatalog.distance($0, uri) < PluginCatalog.distance($1, uri) }.prefix(3)
+            throw PluginError(closest.isEmpty ? "no LV2 plugin \(uri) (none are installed here; LV2_PATH lists where to look)"
+                                              : "no LV2 plugin \(uri); the closest installed: \(closest.joined(separator: ", "))")
+        }
+        let bundle = PluginWorld.string(lilv_plugin_get_bundle_uri(plugin))
+        guard lilv_plugin_verify(plugin) else {
+            let folder = URL(string: bundle)?.path ?? bundle
+            let reason = PluginWorld.shared.diagnostics(mentioning: folder).first { $0.contains(":") && !$0.hasPrefix("lilv_") }
+            throw PluginError("\(uri) in \(folder) is not a valid plugin description"
+                              + (reason.map { " (\($0.trimmingCharacters(in: .whitespaces)))" } ?? " (broken Turtle, or no binary)"))
+        }
+        let nameNode = lilv_plugin_get_name(plugin)
+        let name = PluginWorld.string(nameNode)
+        lilv_node_free(nameNode)
+        if let missing = PluginWorld.unsupportedRequirement(of: plugin, in: world) {
+            throw PluginError("\(name) (\(uri)) requires \(missing), which pulsejack does not offer")
+        }
+        let ports = try PluginWorld.ports(of: plugin, in: world, name: name)
+        let coarse = PluginWorld.hasFeature(plugin, pj_lv2_coarse_block_length(), in: world)
+        let latency = PluginWorld.latencyPort(of: plugin, in: world)
+        guard let instance = lilv_plugin_instantiate(plugin, Double(sampleRate), pj_host_features(host)) else {
+            throw PluginError("\(name) (\(uri)) could not be instantiated")
+        }
+        // The plugin's default state (eg-sampler's sample), as `state:loadDefaultState` asks.
+        let pluginNode = lilv_new_uri(world, uri)
+        if let state = lilv_state_new_from_world(world, pj_host_map(host), pluginNode) {
+            lilv_state_restore(state, instance, nil, nil, 0, pj_host_features(host))
+            lilv_state_free(state)
+        }
+        lilv_node_free(pluginNode)
+        return (name, ports, instance, coarse, latency)
+    }
+}
+
+extension AtomSequence {
+    /// An atom port's buffer in a class, so an array of them can be kept.
+    final class Box {
+        let sequence: AtomSequence
+        let isInput: Bool
+        init(_ sequence: consuming AtomSequence, isInput: Bool) {
+            self.sequence = sequence
+            self.isInput = isInput
+        }
+
+        /// Real-time safe.
+        func reset() { if isInput { sequence.resetAsInput() } else { sequence.resetAsOutput() } }
+    }
+}

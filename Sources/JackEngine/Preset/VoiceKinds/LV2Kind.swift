@@ -1,0 +1,40 @@
+import Voices
+
+extension Preset.VoiceKind {
+    public static let lv2 = Preset.VoiceKind("lv2")
+}
+
+/// A hosted LV2 instrument: each firing is a MIDI note at its exact frame in the plugin's period.
+struct LV2Kind: VoiceKindDescriptor {
+    let kind = Preset.VoiceKind.lv2
+    let summary = "an LV2 instrument plugin (a piano, a synth), one MIDI note per firing at its exact frame"
+    let fields = [
+        VoiceField("plugin", .text, "the instrument's URI (pulsejack plugins --filter Instrument lists them)"),
+        VoiceField("controls", .controls, "control values by port symbol; the rest keep the plugin's defaults"),
+        VoiceField("note", .whole(0...127), default: "60", "the MIDI note a firing plays"),
+        VoiceField("length", .number(0.001...60), default: "0.5", "seconds from a note's note-on to its note-off"),
+        VoiceField("channel", .whole(1...16), default: "1", "the MIDI channel of the notes"),
+    ]
+
+    func check(_ voice: LoadedVoice) throws {
+        if voice.definition.option("plugin")?.text == nil { throw voice.error("plugin", "an lv2 voice needs the plugin's URI") }
+    }
+
+    func build(_ voice: LoadedVoice, in context: VoiceBuildContext) throws -> any Voice {
+        let definition = voice.definition
+        let plugin = try context.plugins.instance(definition.option("plugin")?.text ?? "",
+                                                  controls: definition.option("controls")?.controls ?? [:]) { field, message in
+            voice.error(field ?? "plugin", message)
+        }
+        guard plugin.hasMIDIInput, !plugin.audioOutputs.isEmpty else {
+            throw voice.error("plugin", "\(plugin.name) (\(plugin.uri)) is not an instrument: it needs a MIDI input and an audio output")
+        }
+        return LV2InstrumentVoice(plugin: plugin, note: definition.option("note")?.whole ?? 60,
+                                  lengthSeconds: definition.option("length")?.number ?? 0.5,
+                                  channel: UInt8((definition.option("channel")?.whole ?? 1) - 1))
+    }
+
+    var workouts: [[String: VoiceOption]] {
+        [["plugin": .text("http://drobilla.net/plugins/mda/EPiano"), "length": .number(0.05)]]
+    }
+}

@@ -1,0 +1,185 @@
+@testable import JackEngine
+import Control
+import Foundation
+import TestSupport
+import XCTest
+
+/// The plugin host against peers: an insert in pulsejack against `lv2apply` (lilv-utils) on the
+/// same plugin, input and controls, sample by sample; instruments fired at exact frames.
+final class PluginHostTests: XCTestCase {
+    static let amp = "http://lv2plug.in/plugins/eg-amp"
+    static let lowpass = "http://plugin.org.uk/swh-plugins/lowpass_iir"
+    static let epiano = "http://drobilla.net/plugins/mda/EPiano"
+
+    var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("pulsejack-plugins-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
+
+    /// A mono 32-bit float WAV of seeded noise, written here (not by pulsejack's writer).
+    func writeNoise(frames: Int, name: String = "noise.wav") throws -> (path: String, samples: [Float]) {
+        var random = SplitMix64(seed: 7)
+        let samples = (0..<frames).map { _ in Float(Double(random.next() % 2_000_001) / 1_000_000 - 1) * 0.5 }
+        var bytes: [UInt8] = []
+        func u32(_ value: Int) { bytes += withUnsafeBytes(of: UInt32(value).littleEndian, Array.init) }
+        func u16(_ value: Int) { bytes += withUnsafeBytes(of: UInt16(value).littleEndian, Array.init) }
+        bytes += Array("RIFF".utf8); u32(36 + 4 * frames); bytes += Array("WAVEfmt ".utf8)
+        u32(16); u16(3); u16(1); u32(48_000); u32(48_000 * 4); u16(4); u16(32)
+        bytes += Array("data".utf8); u32(4 * frames)
+        for sample in samples { bytes += withUnsafeBytes(of: sample.bitPattern.littleEndian, Array.init) }
+        let path = folder.appendingPathComponent(name).path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return (path, samples)
+    }
+
+    /// lv2apply's output for `input` through `uri` with `controls`, channel 0.
+    func lv2apply(_ uri: String, input: String, controls: [String: Double]) throws -> [Float] {
+        let output = folder.appendingPathComponent("ref-\(UUID().uuidString).wav").path
+        var arguments = ["-i", input, "-o", output]
+        for (symbol, value) in controls.sorted(by: { $0.key < $1.key }) { arguments += ["-c", symbol, String(value)] }
+        let run = try Subprocess.run("/usr/bin/lv2apply", arguments + [uri])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        return try WavFile(path: output).channels[0]
+    }
+
+    /// An engine playing the noise once from frame 0 on a sample voice with `inserts`.
+    func engine(inserts: String, period: Int) throws -> RealtimeEngine {
+        let preset = folder.appendingPathComponent("preset.yaml")
+        try """
+        name: insert test
+        voices:
+          - name: noise
+            kind: sample
+            file: noise.wav
+            on_beat: false
+            inserts:
+        \(inserts)
+        """.write(to: preset, atomically: true, encoding: .utf8)
+        return try EngineGraph.build(preset: LoadedPreset.load(path: preset.path), sampleRate: 48_000, maxFrames: period, offline: true)
+    }
+
+    /// Runs `engine` for `frames` frames in periods of `period`, with `messages` due at their frames.
+    func render(_ engine: RealtimeEngine, frames: Int, period: Int, messages: [ControlMessage]) -> (left: [Float], right: [Float]) {
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 256)
+        engine.addSource(ring)
+        XCTAssertTrue(ring.producer.push(ControlMessage(frame: 0, .voiceTrigger(voice: 0, velocity: 1))))
+        for message in messages { XCTAssertTrue(ring.producer.push(message)) }
+        return Fixtures.run(engine, sizes: [period], periods: (frames + period - 1) / period)
+    }
+
+    func maxDifference(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> Float {
+        zip(a, b).map { abs($0 - $1) }.max() ?? 0
+    }
+
+    func testAnInsertEqualsLv2applyWithItsControlChangedAtArbitraryFrames() throws {
+        let frames = 12_000
+        let noise = try writeNoise(frames: frames)
+        let engine = try engine(inserts: "      - plugin: \(Self.amp)\n        controls: {gain: -6}", period: 1024)
+        let chain = try XCTUnwrap(engine.slotForTesting(0)?.inserts)
+        let gainPort = try XCTUnwrap(chain.stages[0].plugin.controlPort("gain")).index
+        // Changes at frames no period boundary shares: the run is split there.
+        let changes: [(frame: Int, gain: Double)] = [(0, -6), (1_001, 3.5), (3_337, -20), (3_338, 0), (7_777, -90), (9_001, 6)]
+        let messages = changes.dropFirst().map {
+            ControlMessage(frame: Int64($0.frame), .insertControl(InsertAddress(chain: 0, stage: 0, port: gainPort), Float($0.gain)))
+        }
+        let output = render(engine, frames: frames, period: 1024, messages: messages)
+        // eg-amp is stateless and unsmoothed, so lv2apply over each segment at its gain is the reference.
+        var reference: [Float] = []
+        for (index, change) in changes.enumerated() {
+            let end = index + 1 < changes.count ? changes[index + 1].frame : frames
+            let whole = try lv2apply(Self.amp, input: noise.path, controls: ["gain": change.gain])
+            reference += whole[change.frame..<end]
+        }
+        XCTAssertEqual(reference.count, frames)
+        XCTAssertLessThanOrEqual(maxDifference(output.left[0..<frames], reference[0..<frames]), 1e-6)
+        XCTAssertLessThanOrEqual(maxDifference(output.right[0..<frames], reference[0..<frames]), 1e-6)
+        // And it did change: the segment at −90 dB is all but silent, the one at +6 dB is not.
+        XCTAssertLessThan(output.left[7_800..<9_000].map(abs).max()!, 1e-4)
+        XCTAssertGreaterThan(output.left[9_100..<12_000].map(abs).max()!, 0.5)
+    }
+
+    func testAStatefulInsertSplitAtControlFramesEqualsOneUnsplitLv2applyRun() throws {
+        let frames = 12_000
+        let noise = try writeNoise(frames: frames)
+        let engine = try engine(inserts: "      - plugin: \(Self.lowpass)\n        controls: {cutoff: 0.05, stages: 3}", period: 512)
+        let chain = try XCTUnwrap(engine.slotForTesting(0)?.inserts)
+        XCTAssertEqual(chain.stages[0].layout, .dualMono, "a mono plugin runs once per channel")
+        let cutoffPort = try XCTUnwrap(chain.stages[0].plugin.controlPort("cutoff")).index
+        // The same value at odd frames: every one splits the filter's run, which must not show.
+        let messages = [17, 513, 600, 2_047, 5_555, 5_556, 9_999].map {
+            ControlMessage(frame: $0, .insertControl(InsertAddress(chain: 0, stage: 0, port: cutoffPort), 0.05))
+        }
+        let output = render(engine, frames: frames, period: 512, messages: messages)
+        let reference = try lv2apply(Self.lowpass, input: noise.path, controls: ["cutoff": 0.05, "stages": 3])
+        XCTAssertLessThanOrEqual(maxDifference(output.left[0..<frames], reference[0..<frames]), 1e-6)
+        XCTAssertLessThanOrEqual(maxDifference(output.right[0..<frames], reference[0..<frames]), 1e-6)
+        // The filter filtered: its output differs from the noise.
+        XCTAssertGreaterThan(maxDifference(output.left[0..<frames], noise.samples[0..<frames]), 0.1)
+    }
+
+    /// Two bundles made from eg-amp under new URIs: one requires a feature nobody offers, one
+        // has a plugin file that is not Turtle.
+    func makeBadBundles() throws {
+        let amp = "/usr/lib/lv2/eg-amp.lv2"
+        for (name, uri) in [("telepathic", "http://example.org/pulsejack-test/telepathic-amp"),
+                            ("broken", "http://example.org/pulsejack-test/broken-amp")] {
+            let bundle = folder.appendingPathComponent("bundles/\(name).lv2")
+            try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: "\(amp)/amp.so", toPath: bundle.appendingPathComponent("amp.so").path)
+            let manifest = try String(contentsOfFile: "\(amp)/manifest.ttl", encoding: .utf8)
+                .replacingOccurrences(of: "http://lv2plug.in/plugins/eg-amp", with: uri)
+            try manifest.write(to: bundle.appendingPathComponent("manifest.ttl"), atomically: true, encoding: .utf8)
+            var plugin = try String(contentsOfFile: "\(amp)/amp.ttl", encoding: .utf8)
+                .replacingOccurrences(of: "http://lv2plug.in/plugins/eg-amp", with: uri)
+            if name == "telepathic" {
+                plugin = plugin.replacingOccurrences(of: "lv2:optionalFeature lv2:hardRTCapable ;",
+                                                     with: "lv2:optionalFeature lv2:hardRTCapable ;\n\tlv2:requiredFeature <http://example.org/ns#telepathy> ;")
+                XCTAssertTrue(plugin.contains("telepathy"), "the feature went in")
+            } else {
+                plugin = "@prefix lv2: <http://lv2plug.in/ns/lv2core#> .\n<\(uri)> a lv2:Plugin ; lv2:port [ a lv2:AudioPort ;;; broken\n"
+            }
+            try plugin.write(to: bundle.appendingPathComponent("amp.ttl"), atomically: true, encoding: .utf8)
+        }
+    }
+
+    /// Bad plugin input: one line naming the preset file and line, and no engine.
+    func testEachBadPluginIsOneLineNamingThePresetLineAndNothingRenders() throws {
+        try Subprocess.requirePulsejack()
+        try makeBadBundles()
+        let cases: [(plugin: String, controls: String, line: Int, says: String)] = [
+            ("http://drobilla.net/plugins/mda/EPianoo", "{}", 5,
+             "no LV2 plugin http://drobilla.net/plugins/mda/EPianoo; the closest installed: http://drobilla.net/plugins/mda/EPiano"),
+            ("http://example.org/pulsejack-test/telepathic-amp", "{}", 5, "requires http://example.org/ns#telepathy, which pulsejack does not offer"),
+            ("http://drobilla.net/plugins/mda/EPiano", "{hardnes: 0.5}", 6, "has no control 'hardnes'"),
+            ("http://drobilla.net/plugins/mda/EPiano", "{hardness: 7}", 6, "control 'hardness' takes 0…1, not 7"),
+            ("http://example.org/pulsejack-test/broken-amp", "{}", 5, "is not a valid plugin description"),
+        ]
+        let session = folder.appendingPathComponent("session.csv")
+        try "time,bpm\n0,80\n5,80\n".write(to: session, atomically: true, encoding: .utf8)
+        for (number, bad) in cases.enumerated() {
+            let preset = folder.appendingPathComponent("preset-\(number).yaml")
+            try """
+            name: bad plugin
+            voices:
+              - name: keys
+                kind: lv2
+                plugin: \(bad.plugin)
+                controls: \(bad.controls)
+            """.write(to: preset, atomically: true, encoding: .utf8)
+            let out = folder.appendingPathComponent("out-\(number).wav")
+            let run = try Subprocess.run(Subprocess.pulsejack, ["render", "--preset", preset.path, "--session", session.path,
+                                                                 "--out", out.path],
+                                         environment: ["LV2_PATH": "\(folder.path)/bundles:/usr/lib/lv2"])
+            XCTAssertNotEqual(run.status, 0, bad.says)
+            let lines = run.stderr.split(separator: "\n").filter { !$0.isEmpty }
+            XCTAssertEqual(lines.count, 1, "one line: \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains("\(preset.path):\(bad.line):"), "file and line: \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains(bad.says), "\(bad.says) in: \(run.stderr)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "nothing rendered")
+        }
+    }
+}
