@@ -2,16 +2,21 @@
 ///
 /// `/pulse/bpm f`, `/pulse/beat [f]`, `/pulse/rr f…`, `/voice/<name>/enable i`, `…/gain f`,
 /// `…/pan f`, `…/rate i [i]`, `…/trigger [f]`, `/region/<name> [f]`, `/mode s`,
-/// `/pose/hands f f f f`, `/muse/elements/<band>_absolute f…` (one float or one per sensor).
+/// `/pose/hands f f f f`, `/muse/elements/<band>_absolute f…` (one float or one per sensor),
+/// `/voice/<name>/insert/<n>/<symbol> f` and `/master/insert/<n>/<symbol> f` (an LV2 insert's
+/// control, inserts counted from 1; the symbol `bypass` takes 0 or 1).
 /// `/pulse/ppg …` and `/pulse/status` are handled by `OSCInput` itself.
 public struct OSCRoutes: Sendable {
     public var voices: [String: Int32]
     public var regions: [String: Int32]
     /// The region names in index order.
     public let regionNames: [String]
+    /// Insert controls by address ("voice/piano/insert/1/gain", "master/insert/1/bypass").
+    public var inserts: [String: InsertRoute]
 
-    public init(voices: [String], regions: [String] = []) {
+    public init(voices: [String], regions: [String] = [], inserts: [String: InsertRoute] = [:]) {
         regionNames = regions
+        self.inserts = inserts
         self.voices = Dictionary(uniqueKeysWithValues: voices.enumerated().map { ($1, Int32($0)) })
         self.regions = Dictionary(uniqueKeysWithValues: regions.enumerated().map { ($1, Int32($0)) })
     }
@@ -54,6 +59,12 @@ public struct OSCRoutes: Sendable {
                 return .events([.tempo(bpm: 60 / good.last!)])
             default: return .unknownAddress
             }
+        case "voice" where parts.count == 5, "master" where parts.count == 4:
+            guard let route = inserts[parts.joined(separator: "/")] else { return .unknownAddress }
+            guard let values = floats(1...1), values[0].isFinite, route.accepts(Float(values[0])) else {
+                return expecting("a value \(route.rangeDescription)")
+            }
+            return .events([.insertControl(route.address, Float(values[0]))])
         case "voice":
             guard parts.count == 3, let voice = voices[parts[1]] else { return .unknownAddress }
             switch parts[2] {

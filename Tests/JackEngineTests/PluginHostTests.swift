@@ -47,10 +47,11 @@ final class PluginHostTests: XCTestCase {
     }
 
     /// An engine playing the noise once from frame 0 on a sample voice with `inserts`.
-    func engine(inserts: String, period: Int) throws -> RealtimeEngine {
+    func engine(inserts: String, period: Int, extra: String = "") throws -> RealtimeEngine {
         let preset = folder.appendingPathComponent("preset.yaml")
         try """
         name: insert test
+        \(extra)
         voices:
           - name: noise
             kind: sample
@@ -100,6 +101,39 @@ final class PluginHostTests: XCTestCase {
         // And it did change: the segment at −90 dB is all but silent, the one at +6 dB is not.
         XCTAssertLessThan(output.left[7_800..<9_000].map(abs).max()!, 1e-4)
         XCTAssertGreaterThan(output.left[9_100..<12_000].map(abs).max()!, 0.5)
+    }
+
+    func testOSCAndMIDIControllersMoveAnInsertControlAtTheirFrame() throws {
+        let frames = 8_192
+        let noise = try writeNoise(frames: frames)
+        let engine = try engine(inserts: "      - plugin: \(Self.amp)\n        controls: {gain: 0}", period: 256,
+                                extra: "midi_cc: {21: noise.insert.1.gain, 22: noise.insert.1.bypass}")
+        let routes = OSCRoutes(voices: engine.voiceNames, inserts: engine.insertRoutes())
+        XCTAssertEqual(routes.route(OSCMessage(address: "/voice/noise/insert/1/gain", arguments: [.float(99)])),
+                       .badArguments("/voice/noise/insert/1/gain expects a value -90…24"), "eg-amp's range")
+        XCTAssertEqual(routes.route(OSCMessage(address: "/voice/noise/insert/2/gain", arguments: [.float(1)])), .unknownAddress)
+        guard case .events(let events) = routes.route(OSCMessage(address: "/voice/noise/insert/1/gain", arguments: [.float(-12)])) else {
+            return XCTFail("the OSC address routes")
+        }
+        // OSC: −12 dB from frame 3000; MIDI CC 21 at 0 (→ −90 dB) in the period holding 5000, at
+        // its offset; CC 22 at 127 (bypass) from 7000.
+        let messages = events.map { ControlMessage(frame: 3_000, $0) }
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+        engine.addSource(ring)
+        XCTAssertTrue(ring.producer.push(ControlMessage(frame: 0, .voiceTrigger(voice: 0, velocity: 1))))
+        for message in messages { XCTAssertTrue(ring.producer.push(message)) }
+        let output = Fixtures.run(engine, sizes: [256], periods: frames / 256) { start in
+            if start <= 5_000 && 5_000 < start + 256 { engine.receiveMIDI(status: 0xB0, key: 21, value: 0, offset: 5_000 - Int(start)) }
+            if start <= 7_000 && 7_000 < start + 256 { engine.receiveMIDI(status: 0xB0, key: 22, value: 127, offset: 7_000 - Int(start)) }
+        }
+        let gains: [(from: Int, to: Int, gain: Double)] = [(0, 3_000, 0), (3_000, 5_000, -12), (5_000, 7_000, -90)]
+        for segment in gains {
+            let reference = try lv2apply(Self.amp, input: noise.path, controls: ["gain": segment.gain])
+            XCTAssertLessThanOrEqual(maxDifference(output.left[segment.from..<segment.to], reference[segment.from..<segment.to]), 1e-6,
+                                     "\(segment.gain) dB from \(segment.from)")
+        }
+        // Bypassed: the noise itself.
+        XCTAssertEqual(Array(output.left[7_000..<frames]), Array(noise.samples[7_000..<frames]))
     }
 
     func testAStatefulInsertSplitAtControlFramesEqualsOneUnsplitLv2applyRun() throws {

@@ -16,8 +16,12 @@ public final class MidiSender {
     private var period = 0
     /// A control change to send once, at offset 0 of the next period: controller << 8 | value, or −1.
     public let pendingControlChange = ManagedAtomic<Int>(-1)
+    /// Periods from each note-on to its note-off, at the same offset (0: no note-offs).
+    let noteLengthPeriods: Int
+    private var noteOff: (period: Int, offset: Int)?
 
-    public init(name: String, note: UInt8, everyPeriods: Int) throws {
+    public init(name: String, note: UInt8, everyPeriods: Int, noteLengthPeriods: Int = 0) throws {
+        self.noteLengthPeriods = noteLengthPeriods
         let client = try openPeerClient(name, role: "MIDI sender")
         owned = OwnedClient(client)
         self.note = note
@@ -44,8 +48,16 @@ public final class MidiSender {
                 _ = jack_midi_event_write(buffer, 0, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), 3)
             }
         }
+        if let off = noteOff, off.period == period {
+            var message: (UInt8, UInt8, UInt8) = (0x80, note, 64)
+            withUnsafeBytes(of: &message) { bytes in
+                _ = jack_midi_event_write(buffer, jack_nframes_t(off.offset), bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), 3)
+            }
+            noteOff = nil
+        }
         guard period > 10, period % every == 0 else { return }
         let offset = (period * 37) % Int(frames)
+        if noteLengthPeriods > 0 { noteOff = (period + noteLengthPeriods, offset) }
         var message: (UInt8, UInt8, UInt8) = (0x90, note, 100)
         let stored = count.load(ordering: .relaxed)
         guard stored < capacity else { return }

@@ -91,9 +91,9 @@ public struct Subprocess {
 
     /// Waits (up to `seconds`) until the JACK client `client` has its ports on `server`; false if it never did.
     @discardableResult
-    public static func waitForPorts(of client: String, server: String, seconds: Double = 5) throws -> Bool {
+    public static func waitForPorts(of client: String, server: String, seconds: Double = 5, port: String = "out_L") throws -> Bool {
         for _ in 0..<Int(seconds * 10) {
-            if try run("/usr/bin/jack_lsp", [], environment: ["JACK_DEFAULT_SERVER": server]).stdout.contains("\(client):out_L") { return true }
+            if try run("/usr/bin/jack_lsp", [], environment: ["JACK_DEFAULT_SERVER": server]).stdout.contains("\(client):\(port)") { return true }
             usleep(100_000)
         }
         return false

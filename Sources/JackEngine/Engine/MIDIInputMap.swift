@@ -2,7 +2,7 @@ import Control
 import Voices
 
 /// What MIDI on `midi_in` plays: note → region (checked first) or voice, controller → a
-/// voice's gain, pan or enable. Owned by the engine by value; allocated before activation.
+/// voice's gain, pan or enable, or an LV2 insert's control (across its range). Owned by the engine by value; allocated before activation.
 struct MIDIInputMap: ~Copyable {
     /// Note number → region index (−1: none).
     private let noteRegions = FixedBuffer<Int32>(capacity: 128, repeating: -1)
@@ -10,6 +10,9 @@ struct MIDIInputMap: ~Copyable {
     private let noteVoices = FixedBuffer<Int32>(capacity: 128, repeating: -1)
     /// Controller → (voice index, parameter); voice −1: unmapped.
     private let controls = FixedBuffer<(voice: Int32, parameter: MIDIControl)>(capacity: 128, repeating: (-1, .gain))
+    /// Controller → an LV2 insert's control (checked first); `mapped` false: none.
+    private let insertControls = FixedBuffer<(mapped: Bool, route: InsertRoute)>(
+        capacity: 128, repeating: (false, InsertRoute(address: InsertAddress(chain: 0, stage: 0, port: 0), minimum: 0, maximum: 1)))
 
     init(noteVoices: [Int: Int]) {
         for (note, voice) in noteVoices where (0..<128).contains(note) { self.noteVoices[note] = Int32(voice) }
@@ -27,6 +30,12 @@ struct MIDIInputMap: ~Copyable {
         controls[controller] = (voice, parameter)
     }
 
+    /// Control thread, before activation.
+    func mapController(_ controller: Int, to route: InsertRoute) {
+        guard (0..<128).contains(controller) else { return }
+        insertControls[controller] = (true, route)
+    }
+
     /// Real-time safe. The event a three-byte channel message makes, if it is mapped: a note-on
     /// hits its region or triggers its voice (velocity/127); a control change sets gain
     /// (value/127), pan (−1…1) or enable (value ≥ 64).
@@ -38,6 +47,10 @@ struct MIDIInputMap: ~Copyable {
             if noteVoices[key] >= 0 { return .voiceTrigger(voice: noteVoices[key], velocity: Float(value) / 127) }
             return nil
         case 0xB0:
+            if insertControls[key].mapped {
+                let route = insertControls[key].route
+                return .insertControl(route.address, route.value(controller: value))
+            }
             let target = controls[key]
             guard target.voice >= 0 else { return nil }
             switch target.parameter {

@@ -158,6 +158,34 @@ public final class RealtimeEngine: @unchecked Sendable {
         midiInput.mapController(controller, voice: Int32(voice), parameter: parameter)
     }
 
+    /// Control thread, before activation: MIDI controller `controller` moves an insert's control.
+    public func mapControlChange(_ controller: Int, to route: InsertRoute) {
+        midiInput.mapController(controller, to: route)
+    }
+
+    /// Control thread: every insert control OSC and MIDI can reach, by OSC address without its
+    /// leading slash ("voice/piano/insert/1/gain", "master/insert/2/bypass"; inserts from 1).
+    public func insertRoutes() -> [String: InsertRoute] {
+        var routes: [String: InsertRoute] = [:]
+        for index in -1..<slots.count {
+            let address = InsertAddress(chain: Int32(index), stage: 0, port: 0)
+            guard let chain = insertChain(address) else { continue }
+            let prefix = index < 0 ? "master" : "voice/\(voiceNames[index])"
+            for (stage, insert) in chain.stages.enumerated() {
+                let place = "\(prefix)/insert/\(stage + 1)/"
+                routes[place + "bypass"] = InsertRoute(address: InsertAddress(chain: Int32(index), stage: UInt16(stage),
+                                                                              port: InsertAddress.bypass), minimum: 0, maximum: 1)
+                for port in insert.plugin.ports where port.kind == .control && port.isInput {
+                    routes[place + port.symbol] = InsertRoute(
+                        address: InsertAddress(chain: Int32(index), stage: UInt16(stage), port: port.index),
+                        minimum: port.minimum.isNaN ? -.greatestFiniteMagnitude : port.minimum,
+                        maximum: port.maximum.isNaN ? .greatestFiniteMagnitude : port.maximum)
+                }
+            }
+        }
+        return routes
+    }
+
     /// Control thread, before activation: index of the voice named `name`.
     public func voiceIndex(named name: String) -> Int? { voiceNames.firstIndex(of: name) }
 

@@ -155,7 +155,8 @@ public final class LiveSession {
                 let status = LiveStatus(engine: engine, client: client, recorder: recorder, nsm: nsm?.client)
                 let publisher = publisher
                 let input = try OSCInput(configuration: oscConfiguration,
-                                         routes: OSCRoutes(voices: engine.voiceNames, regions: engine.regionNames),
+                                         routes: OSCRoutes(voices: engine.voiceNames, regions: engine.regionNames,
+                                                            inserts: engine.insertRoutes()),
                                          clock: JackFrameClock(engine: engine, client: client),
                                          status: { status.values(meters: publisher.reading) }, log: log)
                 engine.addSource(input.ring)

@@ -73,8 +73,22 @@ public enum EngineGraph {
         for mapping in try loaded.regionNotes() { engine.mapNoteToRegion(mapping.note, region: mapping.region) }
         let performance = try loaded.performanceSettings()
         engine.configurePerformance(skipRegion: performance.skipRegion, modeVoices: performance.modeVoices)
+        let insertRoutes = engine.insertRoutes()
         for change in try loaded.controlChanges() {
-            engine.mapControlChange(change.controller, voice: change.voice, parameter: change.parameter)
+            switch change.target {
+            case .voice(let voice, let parameter):
+                engine.mapControlChange(change.controller, voice: voice, parameter: parameter)
+            case .insert(let key):
+                guard let route = insertRoutes[key] else {
+                    var error = change.place
+                    let prefix = key.prefix { $0 != "/" } == "master" ? key.split(separator: "/").prefix(3) : key.split(separator: "/").prefix(4)
+                    let known = insertRoutes.keys.filter { $0.hasPrefix(prefix.joined(separator: "/") + "/") }
+                        .map { $0.split(separator: "/").last.map(String.init) ?? "" }.sorted()
+                    error.message = "that insert has no control '\(key.split(separator: "/").last ?? "")' (its controls: \(known.joined(separator: ", ")))"
+                    throw error
+                }
+                engine.mapControlChange(change.controller, to: route)
+            }
         }
         return engine
     }

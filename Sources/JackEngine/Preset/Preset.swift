@@ -484,20 +484,40 @@ public struct LoadedPreset: Sendable {
     }
 
     /// The MIDI CC map as (controller, voice index, parameter), validated.
-    public func controlChanges() throws -> [(controller: Int, voice: Int, parameter: MIDIControl)] {
+    /// What a `midi_cc` controller moves: a voice's gain, pan or enable, or a control of an LV2
+    /// insert ("piano.insert.1.gain", "master.insert.2.bypass"; inserts counted from 1), whose
+    /// symbol the engine graph resolves once the plugin is loaded.
+    public enum ControlTarget: Equatable {
+        case voice(Int, MIDIControl)
+        /// An OSC-style route key ("voice/piano/insert/1/gain").
+        case insert(route: String)
+    }
+
+    public func controlChanges() throws -> [(controller: Int, target: ControlTarget, place: InputError)] {
         try (preset.midiCC ?? [:]).sorted { $0.key < $1.key }.map { controller, target in
             let field = "midi_cc.\(controller)"
-            let at = line(field) ?? line("midi_cc")
-            guard (0...127).contains(controller) else {
-                throw InputError(file: file, line: at, field: field, "a controller number is 0…127")
+            let place = InputError(file: file, line: line(field) ?? line("midi_cc"), field: field, "")
+            func fail(_ message: String) -> InputError {
+                var error = place
+                error.message = message
+                return error
             }
+            guard (0...127).contains(controller) else { throw fail("a controller number is 0…127") }
             let parts = target.split(separator: ".").map(String.init)
+            if parts.count == 4, parts[1] == "insert", let number = Int(parts[2]) {
+                let inserts = parts[0] == "master" ? preset.master?.inserts
+                    : voices.first { $0.definition.name == parts[0] }?.definition.inserts
+                guard let inserts, (1...inserts.count).contains(number) else {
+                    throw fail("'\(target)': \(parts[0]) has no insert \(number)")
+                }
+                let chain = parts[0] == "master" ? "master" : "voice/\(parts[0])"
+                return (controller, .insert(route: "\(chain)/insert/\(number)/\(parts[3])"), place)
+            }
             guard parts.count == 2, let voice = voices.firstIndex(where: { $0.definition.name == parts[0] }),
                   let parameter = MIDIControl(rawValue: parts[1]) else {
-                throw InputError(file: file, line: at, field: field,
-                                 "'\(target)' is not voice.gain, voice.pan or voice.enable for a voice of this preset")
+                throw fail("'\(target)' is not voice.gain, voice.pan, voice.enable or voice.insert.N.symbol for a voice of this preset")
             }
-            return (controller, voice, parameter)
+            return (controller, .voice(voice, parameter), place)
         }
     }
 

@@ -1,0 +1,104 @@
+import Foundation
+import JackPeers
+import TestSupport
+import XCTest
+
+/// pulsejack hosting an LV2 instrument against jalv hosting the same one: the same JACK MIDI
+/// into both, both outputs recorded by capture clients on the private server.
+final class PluginPeerTests: XCTestCase {
+    static let piano = "http://drobilla.net/plugins/mda/Piano"
+
+    func testPulsejackAndJalvPlayTheSameNotesOnTheSameFramesWithTheSameSamples() throws {
+        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/jalv") else { throw XCTSkip("jalv is not installed (make deps)") }
+        setenv("JACK_DEFAULT_SERVER", server, 1)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pulsejack-jalv-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // mda Piano without its random detuning: each note's samples depend on the note alone.
+        // The pad holds each note 8 periods (2048 frames at the server's 256), the voice's length.
+        let preset = folder.appendingPathComponent("preset.yaml")
+        try """
+        name: piano from the pad
+        voices:
+          - name: piano
+            kind: lv2
+            plugin: \(Self.piano)
+            controls: {random_detuning: 0}
+            on_beat: false
+            midi_note: 60
+            note: 60
+            velocity: 1
+            length: \(2048.0 / 48_000)
+        """.write(to: preset, atomically: true, encoding: .utf8)
+        let client = "pj-lv2-\(getpid())", jalvName = "pj-jalv-\(getpid())"
+        let log = Pipe()
+        let run = try Subprocess.startPulsejack(["run", "--name", client, "--no-osc", "--preset", preset.path], server: server, output: log)
+        defer { if run.isRunning { run.terminate() } }
+        try Subprocess.waitForPorts(of: client, server: server)
+
+        let jalv = Process()
+        Subprocess.keepForTheSuite(jalv)
+        jalv.executableURL = URL(fileURLWithPath: "/usr/bin/jalv")
+        jalv.arguments = ["-x", "-n", jalvName, "-c", "random_detuning=0", Self.piano]
+        jalv.environment = ProcessInfo.processInfo.environment.merging(["JACK_NO_START_SERVER": "1"]) { $1 }
+        let jalvInput = Pipe()  // kept open: jalv's console quits at the end of its input
+        jalv.standardInput = jalvInput
+        jalv.standardOutput = FileHandle.nullDevice
+        jalv.standardError = FileHandle.nullDevice
+        try jalv.run()
+        defer { if jalv.isRunning { jalv.interrupt(); jalv.waitUntilExit() } }
+        XCTAssertTrue(try Subprocess.waitForPorts(of: jalvName, server: server, port: "event_in"), "jalv's ports")
+
+        let ours = try CaptureClient(name: "pj-lv2-ear-\(getpid())", threshold: 0.01)
+        let theirs = try CaptureClient(name: "pj-jalv-ear-\(getpid())", threshold: 0.01)
+        try ours.connect(from: "\(client):out_L")
+        try theirs.connect(from: "\(jalvName):left_out")
+        let pad = try MidiSender(name: "pj-lv2-pad-\(getpid())", note: 60, everyPeriods: 24, noteLengthPeriods: 8)
+        try pad.connect(to: "\(client):midi_in")
+        try pad.connect(to: "\(jalvName):event_in")
+        usleep(4_000_000)
+        // Frames both ears heard: until the earlier of their last periods (minus one, in flight).
+        let heard = min(ours.frameTime, theirs.frameTime) - 256
+        pad.close()
+        ours.close()
+        theirs.close()
+        run.interrupt()
+        run.waitUntilExit()
+        jalv.interrupt()
+        jalv.waitUntilExit()
+        let output = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(run.terminationStatus, 0, output)
+
+        // Each note's first loud sample, in JACK's frame time; only notes both ears heard whole.
+        let sent = pad.sentFrames
+        XCTAssertGreaterThan(sent.count, 5, "the pad played")
+        func firstOnsets(_ ear: CaptureClient) -> [Int64: Int64] {
+            var first: [Int64: Int64] = [:]
+            for onset in ear.onsetJackFrames {
+                guard let note = sent.last(where: { $0 <= onset }), onset - note < 24 * 256 else { continue }
+                if first[note] == nil { first[note] = onset }
+            }
+            return first
+        }
+        let ourOnsets = firstOnsets(ours), theirOnsets = firstOnsets(theirs)
+        let both = Set(ourOnsets.keys).intersection(theirOnsets.keys).filter { $0 + 20 * 256 < heard }.sorted()
+        XCTAssertGreaterThan(both.count, 5, "notes both hosts played: \(ourOnsets.count) ours, \(theirOnsets.count) jalv's")
+        for note in both {
+            XCTAssertEqual(ourOnsets[note], theirOnsets[note], "note sent at \(note): the same onset frame")
+        }
+        // The same samples: every sample above the threshold, frame and value, in the notes both heard.
+        func samples(_ ear: CaptureClient) -> [Int64: Float] {
+            Dictionary(zip(ear.onsetJackFrames, ear.onsetLevels).filter { frame, _ in
+                both.contains { frame >= $0 && frame < $0 + 20 * 256 }
+            }, uniquingKeysWith: { first, _ in first })
+        }
+        let ourSamples = samples(ours), theirSamples = samples(theirs)
+        let onlyOne = Set(ourSamples.keys).symmetricDifference(theirSamples.keys).sorted()
+        XCTAssertTrue(onlyOne.isEmpty, "\(onlyOne.count) frames above the threshold in one host only (of \(ourSamples.count)), "
+                      + "first \(onlyOne.prefix(5)): ours \(onlyOne.prefix(5).map { ourSamples[$0] as Any }), "
+                      + "jalv's \(onlyOne.prefix(5).map { theirSamples[$0] as Any })")
+        let differences = ourSamples.compactMap { frame, value in theirSamples[frame].map { abs(value - $0) } }
+        XCTAssertLessThanOrEqual(differences.max() ?? .infinity, 1e-6, "the same sample values (\(differences.count) compared)")
+    }
+}
