@@ -145,6 +145,7 @@ struct PJPluginHost {
     int thread_running;
     atomic_int exiting;
     _Atomic uint64_t worker_overflows;
+    _Atomic uint64_t worker_requests;
 
     LogSlot log_slots[LOG_SLOTS];
     _Atomic size_t log_enqueue;
@@ -161,6 +162,7 @@ static LV2_Worker_Status respond(LV2_Worker_Respond_Handle handle, uint32_t size
 /// Real-time safe (asynchronous worker): a request into the ring and a semaphore post.
 static LV2_Worker_Status schedule_work(LV2_Worker_Schedule_Handle handle, uint32_t size, const void *data) {
     PJPluginHost *host = handle;
+    atomic_fetch_add_explicit(&host->worker_requests, 1, memory_order_relaxed);
     if (host->synchronous) {
         if (!host->worker) return LV2_WORKER_ERR_UNKNOWN;
         return host->worker->work(host->handle, respond, host, size, data);
@@ -345,6 +347,7 @@ void pj_host_after_run(PJPluginHost *host) {
 }
 
 uint64_t pj_host_worker_overflows(PJPluginHost *host) { return atomic_load(&host->worker_overflows); }
+uint64_t pj_host_worker_requests(PJPluginHost *host) { return atomic_load(&host->worker_requests); }
 uint64_t pj_host_log_overflows(PJPluginHost *host) { return atomic_load(&host->log_overflows); }
 
 void pj_host_free(PJPluginHost *host) {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A minimal RIFF/WAVE reader written for the tests, independent of libsndfile: 32-bit float
-/// or 16/24/32-bit integer PCM, any channel count, deinterleaved.
+/// or 8/16/24/32-bit integer PCM, any channel count, deinterleaved.
 public struct WavFile {
     public var sampleRate: Int
     public var channels: [[Float]]
@@ -47,6 +47,7 @@ public struct WavFile {
                 let value: Float
                 switch (format, bits) {
                 case (3, 32): value = Float(bitPattern: u32(at))
+                case (1, 8): value = (Float(bytes[at]) - 128) / 128  // 8-bit WAV is unsigned
                 case (1, 16): value = Float(Int16(bitPattern: u16(at))) / 32768
                 case (1, 24):
                     let raw = Int32(bitPattern: UInt32(bytes[at]) << 8 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 24)

@@ -35,6 +35,8 @@ void pj_host_after_run(PJPluginHost *host);
 int pj_host_next_log(PJPluginHost *host, char *buffer, size_t capacity);
 /// Counters: worker requests refused because the ring was full, log lines dropped likewise.
 uint64_t pj_host_worker_overflows(PJPluginHost *host);
+/// Work the plugin scheduled, ever.
+uint64_t pj_host_worker_requests(PJPluginHost *host);
 uint64_t pj_host_log_overflows(PJPluginHost *host);
 /// Control thread, after the instance is cleaned up: stops the worker and frees everything.
 void pj_host_free(PJPluginHost *host);

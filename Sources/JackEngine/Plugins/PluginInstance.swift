@@ -136,6 +136,9 @@ final class PluginInstance: @unchecked Sendable {
 
     var hasMIDIInput: Bool { midiInput != nil }
 
+    /// Any thread: work the plugin has scheduled so far.
+    var workerRequests: UInt64 { pj_host_worker_requests(host) }
+
     /// The port for `symbol` among the input controls.
     func controlPort(_ symbol: String) -> PluginPort? {
         ports.first { $0.symbol == symbol && $0.kind == .control && $0.isInput }
