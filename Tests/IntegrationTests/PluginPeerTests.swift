@@ -101,4 +101,55 @@ final class PluginPeerTests: XCTestCase {
         let differences = ourSamples.compactMap { frame, value in theirSamples[frame].map { abs(value - $0) } }
         XCTAssertLessThanOrEqual(differences.max() ?? .infinity, 1e-6, "the same sample values (\(differences.count) compared)")
     }
+
+    /// Live, through x42's nodelay reporting 1000 frames: the heartbeat's clicks through it reach
+    /// a capture client on the same frames as the straight clicks, and JACK is told the latency.
+    func testALatentInsertIsCompensatedOnTheBeatLive() throws {
+        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
+        setenv("JACK_DEFAULT_SERVER", server, 1)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pulsejack-latency-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let preset = folder.appendingPathComponent("preset.yaml")
+        try """
+        name: latency live
+        voices:
+          - name: straight
+            kind: click
+            pan: -1
+          - name: delayed
+            kind: click
+            pan: 1
+            inserts:
+              - plugin: http://gareus.org/oss/lv2/nodelay
+                controls: {delay: 1000, report_latency: 1}
+        """.write(to: preset, atomically: true, encoding: .utf8)
+        let client = "pj-latency-\(getpid())"
+        let log = Pipe()
+        let run = try Subprocess.startPulsejack(["run", "--bpm", "97", "--name", client, "--no-osc", "--preset", preset.path],
+                                                server: server, output: log)
+        defer { if run.isRunning { run.terminate() } }
+        try Subprocess.waitForPorts(of: client, server: server)
+        let left = try CaptureClient(name: "pj-latency-L-\(getpid())"), right = try CaptureClient(name: "pj-latency-R-\(getpid())")
+        try left.connect(from: "\(client):out_L")
+        try right.connect(from: "\(client):out_R")
+        let bothListening = right.frameTime + 256
+        usleep(4_000_000)
+        let ports = try Subprocess.run("/usr/bin/jack_lsp", ["-l", "\(client):out_L"], environment: ["JACK_DEFAULT_SERVER": server]).stdout
+        left.close()
+        right.close()
+        run.interrupt()
+        run.waitUntilExit()
+        let output = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(run.terminationStatus, 0, output)
+        XCTAssertTrue(output.contains("plugin latency 1000 frames"), output)
+        XCTAssertTrue(ports.contains("capture latency = [ 1000 1000 ]"), "JACK knows: \(ports)")
+        // Onsets both ears heard, after the look-ahead settled (the first beats, while nodelay
+        // glides to its delay, are skipped): the delayed click on the straight click's frame.
+        let straight = left.onsetJackFrames.filter { $0 >= bothListening + 48_000 }
+        let delayed = right.onsetJackFrames.filter { $0 >= bothListening + 48_000 && $0 <= (straight.last ?? 0) }
+        XCTAssertGreaterThanOrEqual(straight.count, 3, output)
+        XCTAssertEqual(delayed, Array(straight.prefix(delayed.count)), "0 frames off the beat")
+        XCTAssertEqual(delayed.count, straight.count)
+    }
 }

@@ -197,6 +197,43 @@ final class PluginHostTests: XCTestCase {
         XCTAssertLessThanOrEqual(difference, 1e-6, "the same samples offline and live")
     }
 
+    /// Two clicks on every beat, one straight to the left, one to the right through x42's
+    /// nodelay (1000 frames): reported and compensated it lands on the beat; unreported, late.
+    func testAHeartbeatVoiceThroughALatentInsertLandsOnTheBeatFrame() throws {
+        for (mode, late) in [(1, 0), (0, 1_000)] {
+            let preset = folder.appendingPathComponent("latency-\(mode).yaml")
+            try """
+            name: latency
+            voices:
+              - name: straight
+                kind: click
+                pan: -1
+              - name: delayed
+                kind: click
+                pan: 1
+                inserts:
+                  - plugin: http://gareus.org/oss/lv2/nodelay
+                    controls: {delay: 1000, report_latency: \(mode)}
+            """.write(to: preset, atomically: true, encoding: .utf8)
+            let engine = try EngineGraph.build(preset: LoadedPreset.load(path: preset.path), sampleRate: 48_000, maxFrames: 256,
+                                               offline: true)
+            // nodelay glides to its delay at start (and reports the delay it has): the heart
+            // starts half a second in, by when it reports 1000.
+            let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+            engine.addSource(ring)
+            XCTAssertTrue(ring.producer.push(ControlMessage(frame: 24_000, .tempo(bpm: 97))))
+            let output = Fixtures.run(engine, sizes: [256], periods: 48_000 * 6 / 256)
+            XCTAssertEqual(engine.publishedLatency.load(ordering: .relaxed), mode == 1 ? 1_000 : 0, "the path's latency")
+            let straight = WavFile.onsets(output.left), delayed = WavFile.onsets(output.right)
+            XCTAssertGreaterThanOrEqual(straight.count, 9, "beats played")
+            // Compensated, every beat lands on the straight click's frame but the first: the tempo
+            // that starts the heart arrives with it, so nothing could send it early.
+            let expected = mode == 1 ? [straight[0] + 1_000] + straight.dropFirst() : straight.map { $0 + late }
+            XCTAssertEqual(delayed, expected.filter { $0 < output.right.count }, "report_latency \(mode)")
+            XCTAssertEqual(straight.first, 24_000, "the straight click is on the contract's first beat")
+        }
+    }
+
     func testAStatefulInsertSplitAtControlFramesEqualsOneUnsplitLv2applyRun() throws {
         let frames = 12_000
         let noise = try writeNoise(frames: frames)

@@ -80,11 +80,13 @@ final class RealtimeSafetyTests: XCTestCase {
         return engine
     }
 
-    /// eg-amp and swh's lowpass are mono (two instances each), mda Overdrive stereo; eg-amp's gain is port 0.
+    /// eg-amp, swh's lowpass and nodelay are mono (two instances each), mda Overdrive stereo; eg-amp's gain is port 0.
     static let insertChain: [Preset.Insert] = [
         .init(plugin: "http://lv2plug.in/plugins/eg-amp", controls: ["gain": -3]),
         .init(plugin: "http://plugin.org.uk/swh-plugins/lowpass_iir", controls: ["cutoff": 0.1]),
         .init(plugin: "http://drobilla.net/plugins/mda/Overdrive"),
+        // Reports latency: the voice's heartbeat notes go early through the look-ahead.
+        .init(plugin: "http://gareus.org/oss/lv2/nodelay", controls: ["delay": 64, "report_latency": 1]),
     ]
     private var insertVoice: Int32 = 0
 
@@ -132,6 +134,7 @@ final class RealtimeSafetyTests: XCTestCase {
         let allocations = countRealtimeAllocations(engine: engine, periods: 2000)
         let counts = engine.counters.snapshot()
         XCTAssertGreaterThan(counts.voicesFired, 5000, "the voices really fired")
+        XCTAssertEqual(engine.publishedLatency.load(ordering: .relaxed), 64, "the look-ahead ran: nodelay's 64 frames were compensated")
         XCTAssertEqual(allocations, 0)
         XCTAssertEqual(pj_rt_lock_count(), 0)
     }

@@ -72,9 +72,15 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// The master gain, safety limiter and clip count, last in every period.
     private var master: MasterStage
     /// LV2 effects on the whole mix, before the master stage. Set before activation.
-    var masterInserts: InsertChain?
+    var masterInserts: InsertChain? {
+        didSet { configureLatency() }
+    }
     /// Absolute frame of the block being processed: insert control changes count from it.
     private var blockStart: Int64 = 0
+    /// Heart-driven voices with latent paths fire early (built with the master chain, `configureLatency`).
+    private var compensation: LatencyCompensation
+    /// The largest path latency in frames, for other threads (status, JACK's latency callback).
+    public let publishedLatency = ManagedAtomic<Int>(0)
     /// Notes for `midi_out`: one per fired voice, and its note-off.
     let midiOut: MIDIOutQueue
     public static let eventQueueCapacity = 4096
@@ -106,7 +112,9 @@ public final class RealtimeEngine: @unchecked Sendable {
         performance = TambourPerformance(targets: regionTargets)
         silentInput = FixedBuffer(capacity: maxFrames, repeating: 0)
         explicitBeatFrames = Double(sampleRate)
+        compensation = LatencyCompensation(slots: ContiguousArray(slots), masterHasInserts: false)
         for slot in slots { slot.voice.prepare(sampleRate: sampleRate, maxFrames: maxFrames) }
+        configureLatency()
     }
 
     /// Control thread, before activation: every control message the engine applies is also
@@ -140,6 +148,14 @@ public final class RealtimeEngine: @unchecked Sendable {
         let settings = MasterStage.Settings(gain: Float(pow(10, gainDB / 20)), ceiling: ceilingDB.map { Float(pow(10, $0 / 20)) },
                                             releaseSeconds: Float(releaseMS / 1000))
         master = MasterStage(settings: settings, sampleRate: sampleRate, clippedSamples: counters.clippedSamples)
+    }
+
+    /// Control thread, before activation, after the master's inserts are set: which voices can
+    /// have latency to compensate.
+    func configureLatency() {
+        compensation = LatencyCompensation(slots: slots, masterHasInserts: masterInserts != nil)
+        compensation.plan(clock: clock, slots: slots, master: masterInserts, sampleRate: sampleRate, start: 0, end: 0)
+        publishedLatency.store(compensation.largest, ordering: .relaxed)
     }
 
     /// Control thread, before activation: the skipped-beat region and the voices that announce modes.
@@ -299,20 +315,27 @@ public final class RealtimeEngine: @unchecked Sendable {
             let step = Float(frames) / (Float(sampleRate) * heartFadeSeconds)
             heartLevel = heartTarget > heartLevel ? min(heartTarget, heartLevel + step) : max(heartTarget, heartLevel - step)
         }
+        compensation.plan(clock: clock, slots: slots, master: masterInserts, sampleRate: sampleRate, start: start, end: end)
+        if compensation.largest != publishedLatency.load(ordering: .relaxed) {
+            publishedLatency.store(compensation.largest, ordering: .relaxed)
+        }
         var cursor = start
-        // Bounded: each pass either ends the chunk or consumes one queued event or one pulse,
-        // and both are finite within a chunk (queue capacity; at most 60 pulses a second).
+        // Bounded: each pass either ends the chunk or consumes one queued event, one pulse or one
+        // early firing, all finite within a chunk (queue and firing capacity; at most 60 pulses a second).
         while true {
             let eventFrame = queue.earliestFrame.map { max($0, cursor) } ?? end
             let pulseFrame = clock.nextPulseFrame.map { max($0, cursor) } ?? end
-            let next = min(eventFrame, pulseFrame, end)
+            let earlyFrame = compensation.nextFrame.map { max($0, cursor) } ?? end
+            let next = min(min(eventFrame, pulseFrame), min(earlyFrame, end))  // min of four would allocate its variadic array
             if next > cursor {
                 mixer.renderVoices(offset: Int(cursor - start), frames: Int(next - cursor), left: left, right: right,
                                    heartLevel: heartLevel)
                 cursor = next
             }
             if cursor == end { break }
-            if eventFrame == cursor, let scheduled = queue.popEarliest() {
+            if earlyFrame == cursor, let firing = compensation.pop() {
+                fireEarly(firing)
+            } else if eventFrame == cursor, let scheduled = queue.popEarliest() {
                 apply(scheduled.event, at: cursor)
             } else {
                 firePulse(at: cursor)
@@ -372,7 +395,7 @@ public final class RealtimeEngine: @unchecked Sendable {
             if let last = lastExplicitBeatFrame, frame > last { explicitBeatFrames = Double(frame - last) }
             lastExplicitBeatFrame = frame
             counters.beats.wrappingIncrement(ordering: .relaxed)
-            fireHeartVoices(beat: beat, pulse: 0, velocity: min(max(strength, 0), 1), framesPerBeat: explicitBeatFrames,
+            fireHeartVoices(beat: beat, pulse: 0, velocity: min(max(strength, 0), 1), framesPerBeat: explicitBeatFrames, fromClock: false,
                             at: frame)
         case .voiceTrigger(let voice, let velocity):
             guard let slot = slot(voice), velocity.isFinite else { return invalid() }
@@ -478,7 +501,7 @@ public final class RealtimeEngine: @unchecked Sendable {
             fire(slot, index: voice, velocity: 1, at: frame)
         }
         fireHeartVoices(beat: position.beat, pulse: position.pulse, velocity: 1,
-                        framesPerBeat: 60 * Double(sampleRate) / clock.bpm, at: frame)
+                        framesPerBeat: 60 * Double(sampleRate) / clock.bpm, fromClock: true, at: frame)
     }
 
     /// Real-time safe. Counts a beat; while playing, the voice of the recorded pattern's step
@@ -488,24 +511,41 @@ public final class RealtimeEngine: @unchecked Sendable {
         return performance.beatPassed()
     }
 
-    /// Real-time safe.
-    private func fireHeartVoices(beat: Int64, pulse: Int, velocity: Float, framesPerBeat: Double, at frame: Int64) {
+    /// Real-time safe. `fromClock`: the clock's pulse, which voices fired early (their latency
+    /// compensated) have already played.
+    private func fireHeartVoices(beat: Int64, pulse: Int, velocity: Float, framesPerBeat: Double, fromClock: Bool, at frame: Int64) {
         for index in 0..<slots.count {
-            let slot = slots[index]
-            guard slot.followsHeart && slot.enabled && !slot.silenced else { continue }
-            let noteVelocity = velocity * slot.velocity
-            if let pulseVoice = slot.pulseVoice {
-                let fires = pulseVoice.wantsEveryPulse
-                    ? beat % Int64(slot.rate.everyNthBeat) == 0 : slot.rate.fires(beat: beat, pulse: pulse)
-                guard fires else { continue }
-                let step = pulseVoice.wantsEveryPulse
-                    ? framesPerBeat / Double(BeatRate.pulsesPerBeat) : framesPerBeat / Double(slot.rate.subdivision)
-                if pulseVoice.pulse(beat: beat, pulse: pulse, stepFrames: step, velocity: noteVelocity) {
-                    report(slot, index: Int32(index), velocity: noteVelocity, at: frame)
-                }
-            } else if slot.rate.fires(beat: beat, pulse: pulse) {
-                fire(slot, index: Int32(index), velocity: noteVelocity, at: frame)
+            // A compensated voice played this pulse early, unless the look-ahead could not see it.
+            if fromClock && compensation.compensation(index) > 0 && !compensation.claim(index, beat: beat, pulse: pulse) { continue }
+            fireHeartVoice(index, beat: beat, pulse: pulse, velocity: velocity, framesPerBeat: framesPerBeat, at: frame, beatFrame: frame)
+        }
+    }
+
+    /// Real-time safe. A latent voice's pulse, `L` frames before the pulse's own frame.
+    private func fireEarly(_ firing: LatencyCompensation.Firing) {
+        fireHeartVoice(Int(firing.slot), beat: firing.beat, pulse: firing.pulse, velocity: 1, framesPerBeat: firing.framesPerBeat,
+                       at: firing.frame, beatFrame: firing.beatFrame)
+    }
+
+    /// Real-time safe. Voice `index` on pulse `pulse` of beat `beat`, if its rate fires there;
+    /// reported (fired report, MIDI out) at `beatFrame`, where it sounds.
+    private func fireHeartVoice(_ index: Int, beat: Int64, pulse: Int, velocity: Float, framesPerBeat: Double, at frame: Int64,
+                                beatFrame: Int64) {
+        let slot = slots[index]
+        guard slot.followsHeart && slot.enabled && !slot.silenced else { return }
+        let noteVelocity = velocity * slot.velocity
+        if let pulseVoice = slot.pulseVoice {
+            let fires = pulseVoice.wantsEveryPulse
+                ? beat % Int64(slot.rate.everyNthBeat) == 0 : slot.rate.fires(beat: beat, pulse: pulse)
+            guard fires else { return }
+            let step = pulseVoice.wantsEveryPulse
+                ? framesPerBeat / Double(BeatRate.pulsesPerBeat) : framesPerBeat / Double(slot.rate.subdivision)
+            if pulseVoice.pulse(beat: beat, pulse: pulse, stepFrames: step, velocity: noteVelocity) {
+                report(slot, index: Int32(index), velocity: noteVelocity, at: beatFrame)
             }
+        } else if slot.rate.fires(beat: beat, pulse: pulse) {
+            slot.voice.trigger(atFrame: 0, velocity: noteVelocity)
+            report(slot, index: Int32(index), velocity: noteVelocity, at: beatFrame)
         }
     }
 

@@ -141,6 +141,11 @@ public final class JackClient: @unchecked Sendable {
         sampleRate = Int(jack_get_sample_rate(client))
     }
 
+    /// Control thread: asks JACK to gather every client's latencies again (ours changed).
+    public func recomputeLatencies() {
+        withClient { handle, _ in _ = jack_recompute_total_latencies(handle) }
+    }
+
     /// Runs `body` with the live client while holding the lock, so the client cannot be closed
     /// under it; nil when there is none. `body` must not read `name` or `bufferSize` (same lock).
     private func withClient<Result>(_ body: (OpaquePointer, String) throws -> Result) rethrows -> Result? {
@@ -209,6 +214,9 @@ public final class JackClient: @unchecked Sendable {
         jack_set_process_callback(client, { frames, context in
             Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().process(frames: frames)
             return 0
+        }, context)
+        jack_set_latency_callback(client, { mode, context in
+            Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().reportLatency(mode)
         }, context)
         jack_set_xrun_callback(client, { context in
             Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().engine.counters.xruns

@@ -66,6 +66,8 @@ public final class LiveSession {
     private var reconnection = Reconnection()
     private var savedChanges = 0
     private var lastConnectionCheck = Date.distantPast
+    /// The path latency last reported to JACK (and said).
+    private var reportedLatency = 0
     private var stopped = false
     /// Entries of the replayed session rejected on reading (the first ones), and how many in all.
     public private(set) var replayRejections: (first: [HeartSession.Rejection], total: Int) = ([], 0)
@@ -207,6 +209,15 @@ public final class LiveSession {
     /// lost server and reconnects.
     public func tick() {
         drainReports()
+        let latency = engine.publishedLatency.load(ordering: .relaxed)
+        if latency != reportedLatency {
+            reportedLatency = latency
+            client.recomputeLatencies()
+            if latency > 0 {
+                say("pulsejack: plugin latency \(latency) frames: heartbeat notes go that much early and land on the beat; "
+                    + "the audio input, MIDI pads and triggers sound \(latency) frames late (reported to JACK)")
+            }
+        }
         for dj in djs {
             do {
                 if let message = try dj.tick(mood: osc?.mood) { controlRing.producer.push(message) }

@@ -29,6 +29,8 @@ public final class LiveStatus: Sendable {
             ("rejected_tempos", .int(counts.rejectedTempos)), ("invalid_messages", .int(counts.invalidMessages)),
             ("queue_overflows", .int(counts.queueOverflows)), ("midi_notes_dropped", .int(counts.midiNotesDropped)),
             ("clipped_samples", .int(counts.clippedSamples)),
+            // Heartbeat notes are sent this much early; pads, triggers and the audio input are this late.
+            ("plugin_latency_frames", .int(engine.publishedLatency.load(ordering: .relaxed))),
             ("connections", .int(connections.count)),
             ("connected", .text(connections.map { "\($0.0)>\($0.1)" }.joined(separator: ", "))),
         ]

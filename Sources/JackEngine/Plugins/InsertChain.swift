@@ -66,7 +66,12 @@ final class InsertChain {
     }
 
     /// The chain's latency in frames: its running stages' sum.
-    var latency: Int { stages.reduce(0) { $0 + $1.latency } }
+    /// Real-time safe (an index loop: `reduce` over the array allocates in debug builds).
+    var latency: Int {
+        var frames = 0
+        for index in 0..<stages.count { frames += stages[index].latency }
+        return frames
+    }
 
     /// Real-time safe. Control `port` of stage `stage` (or its bypass) becomes `value` at `offset`
     /// frames into the current block.

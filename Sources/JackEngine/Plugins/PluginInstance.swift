@@ -20,7 +20,8 @@ final class PluginInstance: @unchecked Sendable {
     let coarseBlockLength: Bool
     /// The port that reports latency, if any.
     let latencyPort: UInt32?
-    /// Frames of latency it reported at activation (after a run on silence).
+    /// Frames of latency it reports: read after a run on silence at activation, then after
+    /// every run (process thread).
     private(set) var latency = 0
 
     private let instance: UnsafeMutablePointer<LilvInstance>
@@ -119,12 +120,11 @@ final class PluginInstance: @unchecked Sendable {
 
         pj_host_attach_worker(host, Self.workerInterface(instance), lilv_instance_get_handle(instance))
         lilv_instance_activate(instance)
-        if let latencyPort {
+        if latencyPort != nil {
             // A run on silence, as Ardour does, so the latency port holds the plugin's value.
             scratch.pointer.update(repeating: 0, count: maxFrames)
             for port in ports where port.kind == .audio { lilv_instance_connect_port(instance, port.index, scratch.pointer) }
             run(frames: min(maxFrames, 256))
-            latency = max(0, Int(controlValues[Int(latencyPort)].rounded()))
         }
     }
 
@@ -182,6 +182,11 @@ final class PluginInstance: @unchecked Sendable {
         for index in 0..<otherAtoms.count { otherAtoms[index].reset() }
         lilv_instance_run(instance, UInt32(frames))
         pj_host_after_run(host)
+        if let latencyPort {
+            // Re-read after every run: a plugin may change its latency with its controls.
+            let reported = controlValues[Int(latencyPort)]
+            if reported.isFinite { latency = Int(min(max(reported, 0), 1_000_000).rounded()) }
+        }
         midiInput?.reset()
     }
 

@@ -1,0 +1,24 @@
+import CJack
+
+extension ProcessHost {
+    /// JACK's latency callback (a non-real-time JACK thread): what comes in at `in_L`/`in_R` or
+    /// `midi_in` leaves `out_L`/`out_R` the engine's largest path latency later (a hosted plugin's
+    /// or an insert chain's). Heartbeat notes are sent that much early, so they are on time; this
+    /// is the delay of everything that could not be known early (audio input, pads, triggers).
+    func reportLatency(_ mode: jack_latency_callback_mode_t) {
+        let frames = jack_nframes_t(max(0, engine.publishedLatency.load(ordering: .relaxed)))
+        let inputs = [midiIn, inLeft, inRight], outputs = [left, right, midiOut]
+        let (from, to) = mode == JackCaptureLatency ? (inputs, outputs) : (outputs, inputs)
+        var range = jack_latency_range_t(min: .max, max: 0)
+        for port in from {
+            var portRange = jack_latency_range_t()
+            jack_port_get_latency_range(port, mode, &portRange)
+            range.min = min(range.min, portRange.min)
+            range.max = max(range.max, portRange.max)
+        }
+        if range.min > range.max { range.min = range.max }
+        range.min += frames
+        range.max += frames
+        for port in to { jack_port_set_latency_range(port, mode, &range) }
+    }
+}
