@@ -17,11 +17,16 @@ final class VoiceKindTests: XCTestCase {
         return try LoadedPreset.load(path: folder)
     }
 
-    /// A voice of `descriptor`'s kind in YAML, its sounds given, plus `extra` lines.
+    /// A voice of `descriptor`'s kind in YAML, its sounds given (and the text fields its first
+    /// workout names, such as an lv2 voice's plugin), plus `extra` lines.
     private func voiceYAML(_ descriptor: any VoiceKindDescriptor, _ extra: String = "") -> String {
         let definition = Preset.VoiceDefinition(name: "v", kind: descriptor.kind)
         let sounds = descriptor.requiredSounds(definition).map { "    \($0): \(clip)\n" }.joined()
-        return "voices:\n  - name: v\n    kind: \(descriptor.kind)\n" + sounds + extra
+        let texts = (descriptor.workouts.first ?? [:]).sorted { $0.key < $1.key }.compactMap { key, value -> String? in
+            guard case .text = descriptor.field(key)?.value, let text = value.text else { return nil }
+            return "    \(key): \(text)\n"
+        }.joined()
+        return "voices:\n  - name: v\n    kind: \(descriptor.kind)\n" + sounds + texts + extra
     }
 
     func testEveryKindLoadsAndBuildsWithItsDefaults() throws {
@@ -91,7 +96,7 @@ final class VoiceKindTests: XCTestCase {
 
     func testKindsAreListedWithTheirFields() throws {
         let listing = VoiceKinds.all.map(\.kind.rawValue)
-        XCTAssertEqual(listing, ["click", "sample", "tap", "arpeggio", "convolution", "track"])
+        XCTAssertEqual(listing, ["click", "sample", "tap", "arpeggio", "convolution", "track", "lv2"])
         XCTAssertEqual(Set(listing).count, listing.count, "one descriptor per kind")
         // A field shared by several kinds has one type, or decoding it would depend on the kind.
         var types: [String: String] = [:]
