@@ -324,6 +324,7 @@ PJPluginHost *pj_host_new(double sample_rate, int32_t max_block, int32_t nominal
 
 const LV2_Feature *const *pj_host_features(PJPluginHost *host) { return host->feature_list; }
 LV2_URID_Map *pj_host_map(PJPluginHost *host) { return &host->map; }
+LV2_URID_Unmap *pj_host_unmap(PJPluginHost *host) { return &host->unmap; }
 
 void pj_host_attach_worker(PJPluginHost *host, const LV2_Worker_Interface *iface, LV2_Handle handle) {
     host->worker = iface;

@@ -8,8 +8,9 @@ import XCTest
 /// machine's package sources, so the manager here is a real OSC peer speaking the NSM 1.1
 /// protocol over UDP, written in the test: it announces, opens, saves and terminates.
 final class NSMSessionTests: XCTestCase {
-    private func launch(manager: UDPPeer, server: String, oscPort: UInt16, output: Pipe) throws -> Process {
-        try Subprocess.startPulsejack(["run", "--preset", Subprocess.repository.appendingPathComponent("presets/click").path,
+    private func launch(manager: UDPPeer, server: String, oscPort: UInt16, output: Pipe,
+                        preset: String = Subprocess.repository.appendingPathComponent("presets/click").path) throws -> Process {
+        try Subprocess.startPulsejack(["run", "--preset", preset,
                                        "--bpm", "80", "--osc-port", "\(oscPort)"],
                                       server: server, output: output,
                                       environment: ["NSM_URL": "osc.udp://127.0.0.1:\(manager.port)/"])
@@ -131,5 +132,59 @@ final class NSMSessionTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(ear.onsetLevels.count, 2)
         XCTAssertTrue(ear.onsetLevels.allSatisfy { $0 == 0.5 }, "\(ear.onsetLevels)")
         XCTAssertTrue(String(decoding: again.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains(sessionPath + "/preset.yaml"))
+    }
+
+    /// A plugin's state under the session manager: an insert's control moved over OSC is saved
+    /// in the session folder (its LV2 state and the preset), and the reopened session plays it.
+    func testAnInsertsStateIsSavedInTheSessionAndRestoredOnReopen() throws {
+        try Subprocess.requirePulsejack()
+        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
+        setenv("JACK_DEFAULT_SERVER", server, 1)
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-nsm-plugin-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let preset = folder.appendingPathComponent("preset.yaml").path
+        try """
+        name: click through eg-amp
+        voices:
+          - name: click
+            kind: click
+            inserts:
+              - plugin: http://lv2plug.in/plugins/eg-amp
+                controls: {gain: 0}
+        """.write(toFile: preset, atomically: true, encoding: .utf8)
+        let sessionPath = folder.appendingPathComponent("pulsejack.nPLUG").path
+        let clientID = "pulsejack.nPLUG\(getpid())"
+        let manager = UDPPeer(), oscPort = OSCEncoder.freePort(), output = Pipe()
+        let run = try launch(manager: manager, server: server, oscPort: oscPort, output: output, preset: preset)
+        defer { if run.isRunning { run.terminate() } }
+        _ = try open(manager, path: sessionPath, clientID: clientID)
+        XCTAssertTrue(try Subprocess.waitForPorts(of: clientID, server: server))
+        OSCEncoder.send(OSCEncoder.message("/voice/click/insert/1/gain", [.float(-6)]), port: oscPort)
+        XCTAssertNotNil(manager.expect("/nsm/client/is_dirty", timeout: 5))
+        manager.reply(OSCEncoder.message("/nsm/client/save"))
+        XCTAssertEqual(manager.expect("/reply", timeout: 5)?.arguments.first, .string("/nsm/client/save"))
+        run.terminate()
+        run.waitUntilExit()
+        let saved = try String(contentsOfFile: sessionPath + "/preset.yaml", encoding: .utf8)
+        XCTAssertTrue(saved.contains("gain: -6.0") && saved.contains("state: plugins/click.insert1"), saved)
+        let state = try String(contentsOfFile: sessionPath + "/plugins/click.insert1/1/state.ttl", encoding: .utf8)
+        XCTAssertTrue(state.contains("-6"), state)
+
+        // Reopened: the click (full scale) through −6 dB.
+        let again = Pipe(), manager2 = UDPPeer()
+        let rerun = try launch(manager: manager2, server: server, oscPort: oscPort, output: again, preset: preset)
+        defer { if rerun.isRunning { rerun.terminate() } }
+        _ = try open(manager2, path: sessionPath, clientID: clientID)
+        XCTAssertTrue(try Subprocess.waitForPorts(of: clientID, server: server))
+        let ear = try CaptureClient(name: "pj-nsm-plugin-ear-\(getpid())", threshold: 0.1)
+        try ear.connect(from: "\(clientID):out_L")
+        usleep(2_000_000)
+        ear.close()
+        rerun.terminate()
+        rerun.waitUntilExit()
+        let expected = Float(pow(10, -6.0 / 20))
+        XCTAssertGreaterThanOrEqual(ear.onsetLevels.count, 2)
+        XCTAssertTrue(ear.onsetLevels.allSatisfy { abs($0 - expected) < 1e-6 }, "\(ear.onsetLevels) vs \(expected)")
     }
 }

@@ -234,6 +234,64 @@ final class PluginHostTests: XCTestCase {
         }
     }
 
+    /// A session save writes each plugin's state (port values moved live, the plugin's own
+    /// state: eg-sampler's sample) in the session folder; the saved preset, rendered, plays
+    /// what the live engine plays.
+    func testASavedSessionRestoresThePluginsAndRendersTheSameSound() throws {
+        _ = try writeNoise(frames: 9_600)
+        let preset = folder.appendingPathComponent("live.yaml")
+        try """
+        name: session with plugins
+        voices:
+          - name: noise
+            kind: sample
+            file: noise.wav
+            on_beat: false
+            inserts:
+              - plugin: \(Self.amp)
+                controls: {gain: 0}
+          - name: sampler
+            kind: lv2
+            plugin: http://lv2plug.in/plugins/eg-sampler
+            on_beat: false
+        """.write(to: preset, atomically: true, encoding: .utf8)
+        let live = try EngineGraph.build(preset: LoadedPreset.load(path: preset.path), sampleRate: 48_000, maxFrames: 256, offline: true)
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+        live.addSource(ring)
+        let gainPort = try XCTUnwrap(live.slotForTesting(0)?.inserts?.stages[0].plugin.controlPort("gain")).index
+        ring.producer.push(ControlMessage(frame: 100, .insertControl(InsertAddress(chain: 0, stage: 0, port: gainPort), -12)))
+        _ = Fixtures.run(live, sizes: [256], periods: 4)
+
+        let session = folder.appendingPathComponent("session")
+        try FileManager.default.createDirectory(at: session, withIntermediateDirectories: true)
+        let states = live.voiceStates(live: false)
+        let plugins = try live.savePluginStates(into: session.appendingPathComponent("plugins").path)
+        try LoadedPreset.load(path: preset.path).save(to: session.appendingPathComponent("preset.yaml").path, bpm: nil,
+                                                      states: states, plugins: plugins)
+        let samplerState = try String(contentsOf: session.appendingPathComponent("plugins/sampler/1/state.ttl"), encoding: .utf8)
+        XCTAssertTrue(samplerState.contains("click.wav"), "eg-sampler's own state names its sample: \(samplerState)")
+        let ampState = try String(contentsOf: session.appendingPathComponent("plugins/noise.insert1/1/state.ttl"), encoding: .utf8)
+        XCTAssertTrue(ampState.contains("-12"), "the gain moved live is in the state: \(ampState)")
+        let savedYAML = try String(contentsOf: session.appendingPathComponent("preset.yaml"), encoding: .utf8)
+        XCTAssertTrue(savedYAML.contains("gain: -12"), savedYAML)
+        XCTAssertTrue(savedYAML.contains("state: plugins/noise.insert1\n"), "relative to the session: \(savedYAML)")
+
+        // The same notes into the live engine and into one built from the saved session.
+        let restored = try EngineGraph.build(preset: LoadedPreset.load(path: session.path), sampleRate: 48_000, maxFrames: 256,
+                                             offline: true)
+        var outputs: [[Float]] = []
+        for engine in [live, restored] {
+            let notes = SPSCRing<ControlMessage>(minimumCapacity: 16)
+            engine.addSource(notes)
+            let start = engine.framePosition + 256
+            notes.producer.push(ControlMessage(frame: start, .voiceTrigger(voice: 0, velocity: 1)))
+            notes.producer.push(ControlMessage(frame: start + 5_000, .voiceTrigger(voice: 1, velocity: 1)))
+            outputs.append(Fixtures.run(engine, sizes: [256], periods: 60).left)
+        }
+        XCTAssertGreaterThan(outputs[1].map(abs).max()!, 0.1, "it plays")
+        XCTAssertLessThanOrEqual(zip(outputs[0], outputs[1]).map { abs($0 - $1) }.max()!, 1e-6, "the saved session sounds as the live one")
+    }
+
     func testAStatefulInsertSplitAtControlFramesEqualsOneUnsplitLv2applyRun() throws {
         let frames = 12_000
         let noise = try writeNoise(frames: frames)

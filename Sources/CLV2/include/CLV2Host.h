@@ -26,6 +26,7 @@ PJPluginHost *pj_host_new(double sample_rate, int32_t max_block, int32_t nominal
 const LV2_Feature *const *pj_host_features(PJPluginHost *host);
 /// The host's URID map (for lilv's state functions).
 LV2_URID_Map *pj_host_map(PJPluginHost *host);
+LV2_URID_Unmap *pj_host_unmap(PJPluginHost *host);
 /// Control thread, after instantiation: the worker the plugin implements (NULL: none). Starts
 /// the worker thread unless the worker is synchronous.
 void pj_host_attach_worker(PJPluginHost *host, const LV2_Worker_Interface *iface, LV2_Handle handle);

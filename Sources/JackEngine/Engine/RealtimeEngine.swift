@@ -153,6 +153,7 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// Control thread, before activation, after the master's inserts are set: which voices can
     /// have latency to compensate.
     func configureLatency() {
+        stateSnapshot.plugins = ContiguousArray(hostedPlugins().flatMap(\.instances))
         compensation = LatencyCompensation(slots: slots, masterHasInserts: masterInserts != nil)
         compensation.plan(clock: clock, slots: slots, master: masterInserts, sampleRate: sampleRate, start: 0, end: 0)
         publishedLatency.store(compensation.largest, ordering: .relaxed)
@@ -177,6 +178,44 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// Control thread, before activation: MIDI controller `controller` moves an insert's control.
     public func mapControlChange(_ controller: Int, to route: InsertRoute) {
         midiInput.mapController(controller, to: route)
+    }
+
+    /// Control thread: every hosted plugin by its place in the preset — "piano" (an lv2 voice),
+    /// "piano.insert1", "master.insert2" — with its instances (two for a mono insert).
+    func hostedPlugins() -> [(place: String, instances: [PluginInstance])] {
+        var hosted: [(place: String, instances: [PluginInstance])] = []
+        for index in -1..<slots.count {
+            let name = index < 0 ? "master" : voiceNames[index]
+            if index >= 0, let instrument = slots[index].voice as? LV2InstrumentVoice { hosted.append((name, [instrument.plugin])) }
+            guard let chain = insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0)) else { continue }
+            for (stage, insert) in chain.stages.enumerated() { hosted.append(("\(name).insert\(stage + 1)", insert.instances)) }
+        }
+        return hosted
+    }
+
+    /// What a session save writes for one hosted plugin: its controls now and its state's folder.
+    public struct SavedPlugin: Sendable {
+        public var controls: [String: Double]
+        public var state: String
+    }
+
+    /// Control thread, right after `voiceStates(live:)` (whose snapshot holds the plugins'
+    /// controls): saves each hosted plugin's state under `folder`, one folder per place in the
+    /// preset and one numbered folder per instance inside it.
+    public func savePluginStates(into folder: String) throws -> [String: SavedPlugin] {
+        var saved: [String: SavedPlugin] = [:]
+        for (place, instances) in hostedPlugins() {
+            let placeFolder = URL(fileURLWithPath: folder).appendingPathComponent(place).path
+            for (number, instance) in instances.enumerated() {
+                do {
+                    try instance.saveState(to: "\(placeFolder)/\(number + 1)")
+                } catch let error as PluginError {
+                    throw InputError(file: placeFolder, error.description)
+                }
+            }
+            saved[place] = SavedPlugin(controls: instances[0].savedControls, state: placeFolder)
+        }
+        return saved
     }
 
     /// Control thread: every insert control OSC and MIDI can reach, by OSC address without its

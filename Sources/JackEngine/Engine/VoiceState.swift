@@ -11,13 +11,15 @@ public struct VoiceState: Sendable, Equatable, BitwiseCopyable {
     public var rate: BeatRate
 }
 
-/// Copies of the voices' settings taken on the process thread, which alone writes them, at a
+/// Copies of the voices' settings (and hosted plugins' controls) taken on the process thread, which alone writes them, at a
 /// control thread's request: a save never reads a setting while the process thread changes it.
 final class VoiceStateSnapshot {
     private let states: FixedBuffer<VoiceState>
     let count: Int
     let requested = ManagedAtomic<Int>(0)
     let taken = ManagedAtomic<Int>(0)
+    /// Hosted plugins whose control values are copied too (set before activation).
+    var plugins: ContiguousArray<PluginInstance> = []
 
     init(count: Int) {
         self.count = count
@@ -39,6 +41,7 @@ final class VoiceStateSnapshot {
             let slot = slots[index]
             states[index] = VoiceState(enabled: slot.enabled, gain: slot.gain, pan: slot.pan, rate: slot.rate)
         }
+        for index in 0..<plugins.count { plugins[index].snapshotControls() }
     }
 
     /// Control thread: asks the process thread for a copy and waits up to `timeout` seconds.

@@ -117,7 +117,8 @@ public final class LiveSession {
                 libraries[folder] = try TrackLibrary.scan(folder: folder)
             }
             let engine = try EngineGraph.build(preset: loaded, sampleRate: client.sampleRate, maxFrames: client.bufferSize,
-                                           firedReports: configuration.eventsOut == nil ? nil : fired.producer, libraries: libraries)
+                                           firedReports: configuration.eventsOut == nil ? nil : fired.producer, libraries: libraries,
+                                           pluginStateFolder: nsm.map { $0.session.path + "/plugins" })
             self.engine = engine
             if let path = configuration.recordSession {
                 guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
@@ -259,8 +260,10 @@ public final class LiveSession {
     private func save(_ nsm: SessionManagerJoin) {
         do {
             savedChanges = engine.settingChanges.load(ordering: .relaxed)
-            try loaded.save(to: nsm.session.path + "/preset.yaml", bpm: engine.publishedTempo,
-                            states: engine.voiceStates(live: !reconnection.isWaiting))
+            let states = engine.voiceStates(live: !reconnection.isWaiting)
+            // Plugin states inside the session folder (`state:makePath` files go there too).
+            let plugins = try engine.savePluginStates(into: nsm.session.path + "/plugins")
+            try loaded.save(to: nsm.session.path + "/preset.yaml", bpm: engine.publishedTempo, states: states, plugins: plugins)
             nsm.client.saved()
             say("pulsejack: saved the session to \(nsm.session.path)/preset.yaml")
         } catch {

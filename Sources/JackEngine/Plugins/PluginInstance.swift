@@ -24,10 +24,13 @@ final class PluginInstance: @unchecked Sendable {
     /// every run (process thread).
     private(set) var latency = 0
 
-    private let instance: UnsafeMutablePointer<LilvInstance>
-    private let host: OpaquePointer
+    let instance: UnsafeMutablePointer<LilvInstance>
+    let host: OpaquePointer
+    private(set) var activated = false
     /// One value per port index (control ports are connected here).
-    private let controlValues: FixedBuffer<Float>
+    let controlValues: FixedBuffer<Float>
+    /// The values as the process thread last copied them for a save (`snapshotControls`).
+    let controlSnapshot: FixedBuffer<Float>
     /// The MIDI input, and every other atom port's buffer.
     private let midiInput: AtomSequence.Box?
     private let otherAtoms: [AtomSequence.Box]
@@ -78,17 +81,19 @@ final class PluginInstance: @unchecked Sendable {
                 pj_host_free(host)
                 let symbols = ports.filter { $0.kind == .control && $0.isInput }.map(\.symbol)
                 throw PluginError("\(name) (\(uri)) has no control '\(symbol)' (its controls: \(symbols.joined(separator: ", ")))",
-                                  control: symbol)
+                                  field: "controls.\(symbol)")
             }
             guard port.accepts(value) else {
                 lilv_instance_free(instance)
                 pj_host_free(host)
                 throw PluginError("\(name)'s control '\(symbol)' takes \(port.rangeDescription), not \(VoiceField.plain(Double(value)))",
-                                  control: symbol)
+                                  field: "controls.\(symbol)")
             }
             controlValues[Int(port.index)] = value
         }
 
+        controlSnapshot = FixedBuffer(capacity: ports.count, repeating: 0)
+        for index in 0..<ports.count { controlSnapshot[index] = controlValues[index] }
         scratch = FixedBuffer(capacity: maxFrames, repeating: 0)
         let midiPort = ports.first { $0.kind == .atom && $0.isInput && $0.carriesMIDI }
         midiInput = midiPort.map { _ in
@@ -117,8 +122,13 @@ final class PluginInstance: @unchecked Sendable {
             }
         }
         otherAtoms = others
-
         pj_host_attach_worker(host, Self.workerInterface(instance), lilv_instance_get_handle(instance))
+    }
+
+    /// Control thread, after any state restore and before the process thread runs it.
+    func activate() {
+        guard !activated else { return }
+        activated = true
         lilv_instance_activate(instance)
         if latencyPort != nil {
             // A run on silence, as Ardour does, so the latency port holds the plugin's value.
@@ -129,7 +139,7 @@ final class PluginInstance: @unchecked Sendable {
     }
 
     deinit {
-        lilv_instance_deactivate(instance)
+        if activated { lilv_instance_deactivate(instance) }
         lilv_instance_free(instance)
         pj_host_free(host)
     }
@@ -165,6 +175,11 @@ final class PluginInstance: @unchecked Sendable {
     /// Real-time safe. The value of control port `port`.
     @inline(__always)
     func control(_ port: UInt32) -> Float { controlValues[Int(port)] }
+
+    /// Real-time safe. Copies the control values for a save (see `VoiceStateSnapshot`).
+    func snapshotControls() {
+        controlSnapshot.pointer.update(from: controlValues.pointer, count: ports.count)
+    }
 
     /// Real-time safe. Sets control port `port` for the next run.
     @inline(__always)

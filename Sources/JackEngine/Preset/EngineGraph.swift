@@ -44,7 +44,9 @@ public enum EngineGraph {
             let definition = voice.definition
             let descriptor = definition.kind.descriptor
             let built = try built[index] ?? descriptor.build(voice, in: context)
-            let inserts = try plugins.chain(definition.inserts ?? []) { path, message in voice.error("inserts\(path)", message) }
+            let inserts = try plugins.chain(definition.inserts ?? [], place: definition.name, folder: voice.folder) { path, message in
+                voice.error("inserts\(path)", message)
+            }
             slots.append(VoiceSlot(name: definition.name, voice: built,
                                    // Soloing a voice means hearing it, muted in the preset or not.
                                    enabled: solo == definition.name || ((definition.enabled ?? true) && !(definition.mute ?? false)),
@@ -63,7 +65,7 @@ public enum EngineGraph {
         engine.regionNames = regions.names
         engine.heartFadeSeconds = Float(loaded.preset.dropout?.fadeSeconds ?? 1)
         if let master = loaded.preset.master {
-            engine.masterInserts = try plugins.chain(master.inserts ?? []) { path, message in
+            engine.masterInserts = try plugins.chain(master.inserts ?? [], place: "master", folder: loaded.folder) { path, message in
                 InputError(file: loaded.file, line: loaded.line("master.inserts\(path)") ?? loaded.line("master.inserts"),
                            field: "master.inserts\(path)", message)
             }

@@ -104,11 +104,14 @@ public struct Preset: Codable, Sendable {
         public var controls: [String: Double]?
         /// Starts bypassed (the bus passes through unchanged).
         public var bypass: Bool?
+        /// A saved state's folder (a session save writes it), relative to the file naming it.
+        public var state: String?
 
-        public init(plugin: String, controls: [String: Double]? = nil, bypass: Bool? = nil) {
+        public init(plugin: String, controls: [String: Double]? = nil, bypass: Bool? = nil, state: String? = nil) {
             self.plugin = plugin
             self.controls = controls
             self.bypass = bypass
+            self.state = state
         }
     }
 

@@ -6,7 +6,9 @@ extension LoadedPreset {
     /// The preset as it plays now, standing alone: included voices inlined, per-preset settings
     /// folded in, every sound path absolute, and each voice's current enable, gain, pan and rate.
     /// Loading the result plays the same graph from any folder (a session manager's save).
-    public func standalone(bpm: Double?, states: [String: VoiceState]) -> Preset {
+    /// `plugins`: hosted plugins' controls and saved state folders by place ("piano",
+    /// "piano.insert1", "master.insert1"; `RealtimeEngine.savePluginStates`).
+    public func standalone(bpm: Double?, states: [String: VoiceState], plugins: [String: RealtimeEngine.SavedPlugin] = [:]) -> Preset {
         var saved = preset
         saved.include = nil
         saved.settings = nil
@@ -16,6 +18,15 @@ extension LoadedPreset {
             for field in definition.kind.descriptor.fields where field.value.isPath {
                 if let path = definition.options[field.key]?.text { definition.options[field.key] = .text(voice.soundPath(path)) }
             }
+            if let plugin = plugins[definition.name] {
+                definition.options["controls"] = .controls(plugin.controls)
+                definition.options["state"] = .text(plugin.state)
+            }
+            definition.inserts = Self.saved(definition.inserts?.map { insert in
+                var insert = insert
+                insert.state = insert.state.map(voice.soundPath)  // standing alone: absolute, like the sounds
+                return insert
+            }, place: definition.name, plugins: plugins)
             if let state = states[definition.name] {
                 definition.enabled = state.enabled
                 definition.mute = nil
@@ -26,7 +37,26 @@ extension LoadedPreset {
             }
             return definition
         }
+        let masterInserts = Self.saved(saved.master?.inserts?.map { insert in
+            var insert = insert
+            insert.state = insert.state.map { $0.hasPrefix("/") ? $0 : URL(fileURLWithPath: folder).appendingPathComponent($0).standardizedFileURL.path }
+            return insert
+        }, place: "master", plugins: plugins)
+        saved.master?.inserts = masterInserts
         return saved
+    }
+
+    /// Inserts with their controls now and their saved states.
+    private static func saved(_ inserts: [Preset.Insert]?, place: String, plugins: [String: RealtimeEngine.SavedPlugin])
+        -> [Preset.Insert]? {
+        inserts?.enumerated().map { index, insert in
+            var insert = insert
+            if let plugin = plugins["\(place).insert\(index + 1)"] {
+                insert.controls = plugin.controls
+                insert.state = plugin.state
+            }
+            return insert
+        }
     }
 
     /// Yams writes every float in exponent form (80 → `8e+1`); a person reads `80.0`.
@@ -39,10 +69,20 @@ extension LoadedPreset {
     }
 
     /// Writes `standalone(…)` as YAML to `path` (atomically: a crash mid-save keeps the old file).
-    public func save(to path: String, bpm: Double?, states: [String: VoiceState]) throws {
+    public func save(to path: String, bpm: Double?, states: [String: VoiceState],
+                     plugins: [String: RealtimeEngine.SavedPlugin] = [:]) throws {
+        // Plugin states inside the saved preset's folder are named relative to it, so the
+        // session folder can move (a session manager's archive, another machine).
+        let folder = (path as NSString).deletingLastPathComponent + "/"
+        let plugins = plugins.mapValues { plugin in
+            var plugin = plugin
+            if plugin.state.hasPrefix(folder) { plugin.state = String(plugin.state.dropFirst(folder.count)) }
+            return plugin
+        }
         let yaml: String
         do {
-            yaml = "# Saved by pulsejack from \(file)\n" + Self.plainNumbers(try YAMLEncoder().encode(standalone(bpm: bpm, states: states)))
+            yaml = "# Saved by pulsejack from \(file)\n"
+                + Self.plainNumbers(try YAMLEncoder().encode(standalone(bpm: bpm, states: states, plugins: plugins)))
         } catch {
             throw InputError(file: path, "cannot encode the preset: \(error)")
         }

@@ -14,6 +14,7 @@ struct LV2Kind: VoiceKindDescriptor {
         VoiceField("note", .whole(0...127), default: "60", "the MIDI note a firing plays"),
         VoiceField("length", .number(0.001...60), default: "0.5", "seconds from a note's note-on to its note-off"),
         VoiceField("channel", .whole(1...16), default: "1", "the MIDI channel of the notes"),
+        VoiceField("state", .folder, "a saved plugin state (a session save writes it)"),
     ]
 
     func check(_ voice: LoadedVoice) throws {
@@ -23,7 +24,9 @@ struct LV2Kind: VoiceKindDescriptor {
     func build(_ voice: LoadedVoice, in context: VoiceBuildContext) throws -> any Voice {
         let definition = voice.definition
         let plugin = try context.plugins.instance(definition.option("plugin")?.text ?? "",
-                                                  controls: definition.option("controls")?.controls ?? [:]) { field, message in
+                                                  controls: definition.option("controls")?.controls ?? [:],
+                                                  state: definition.option("state")?.text.map { voice.soundPath($0) + "/1" },
+                                                  key: "\(definition.name)/1") { field, message in
             voice.error(field ?? "plugin", message)
         }
         guard plugin.hasMIDIInput, !plugin.audioOutputs.isEmpty else {
