@@ -39,6 +39,7 @@ test-tsan: deps
 bench: deps
 	@./scripts/install-debs.sh jconvolver supercollider-server
 	$(SWIFT) build -c release --product pulsejack-bench
+	$(SWIFT) build -c release --product pulsejack  # the plugins row runs the tool beside jalv
 	.build/release/pulsejack-bench
 
 # Reliability: 10 minutes live at a 64-frame period with a changing-tempo replay, mutated OSC

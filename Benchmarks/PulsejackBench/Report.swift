@@ -23,10 +23,13 @@ enum Report {
     static func replacingSection(_ name: String, rows: [BenchRow], in text: String) -> String {
         let marker = "pulsejack-bench --only \(name)`"
         var lines = text.components(separatedBy: "\n")
-        // A section not yet in the file goes after the last row of its number ("6. …").
+        // A section not yet in the file goes after the last row of its number ("6. …"), or of a
+        // new number after the table's last row.
         let number = rows.first.map { String($0.row.prefix { $0 != " " }) } ?? ""
         guard let first = lines.firstIndex(where: { $0.hasSuffix(marker + " |") })
-            ?? lines.lastIndex(where: { !number.isEmpty && $0.hasPrefix("| \(number) ") }).map({ $0 + 1 }) else { return text }
+            ?? lines.lastIndex(where: { !number.isEmpty && $0.hasPrefix("| \(number) ") }).map({ $0 + 1 })
+            ?? lines.lastIndex(where: { $0.hasPrefix("| ") && $0.dropFirst(2).first?.isNumber == true }).map({ $0 + 1 })
+        else { return text }
         lines.removeAll { $0.hasSuffix(marker + " |") }
         lines.insert(contentsOf: rows.map(line), at: first)
         return lines.joined(separator: "\n")
@@ -84,6 +87,11 @@ enum Report {
           PlayBuf, each channel times the gain pulsejack's pan law gives, OffsetOut); pulsejack renders
           in process. The figure is CPU time (pulsejack's process clock; scsynth's as a child) and the
           largest sample difference between the two files over the score's length.
+        - **Plugin hosting**: the first row runs three processes on one dummy-driver server, all fed by
+          the same JACK MIDI pad: `pulsejack run` hosting mda EPiano, `pulsejack run` with a click voice
+          instead (the engine's own cost: its threads, status, meters), and jalv hosting EPiano. CPU is
+          each process's user + system time from /proc (10 ms ticks: ±0.3 ms/s over 30 s). The second
+          row is the process-callback cost (as row 3) with 16 EPiano instances fired by the heartbeat.
         - **Instructions** (`scripts/callgrind-render.sh`) do not depend on the machine's load; the
           other rows do, and the machine's own speed varies between days (libjack's
           jack_ringbuffer, the ring's peer, measured 7.6 M msg/s on 2026-11-22 and 18.7 M msg/s on
