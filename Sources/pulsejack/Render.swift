@@ -115,6 +115,9 @@ struct RenderJob {
                                           shouldStop: signals.map { signals in { signals.stopping } })
         if let metersPlot, let plot { try plot.write(to: metersPlot) }
         bar?.finish()
+        for message in renderer.engine.drainPluginLogs() {
+            FileHandle.standardError.write(Data("pulsejack: plugin \(message)\n".utf8))
+        }
         try events?.close()
         let rejected = source.rejectedCount + summary.rejectedTempos
         var line = String(format: "rendered %lld frames (%.2f s at %d Hz), %d beats, %d voices fired, in %.3f s (%.0f× real time) → %@",

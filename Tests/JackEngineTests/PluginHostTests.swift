@@ -156,7 +156,10 @@ final class PluginHostTests: XCTestCase {
         let click = try WavFile(path: "/usr/lib/lv2/eg-sampler.lv2/click.wav").channels[0]
         for offline in [true, false] {
             let engine = try instrumentEngine("http://lv2plug.in/plugins/eg-sampler", period: 256, offline: offline)
-            let voice = try XCTUnwrap(engine.slotForTesting(0)?.voice as? LV2InstrumentVoice)
+            XCTAssertTrue(engine.slotForTesting(0)?.voice is LV2InstrumentVoice)
+            // Its LV2 log (C-variadic, through the instance's ring) reaches the control thread.
+            XCTAssertTrue(engine.drainPluginLogs().contains("instrument: trace: Loading /usr/lib/lv2/eg-sampler.lv2/click.wav"))
+            XCTAssertEqual(engine.drainPluginLogs(), [], "each line once")
             let notes: [Int64] = [1_000, 30_123]
             let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
             engine.addSource(ring)
@@ -171,7 +174,6 @@ final class PluginHostTests: XCTestCase {
                 let difference = zip(played, click).map { abs($0 - $1) }.max() ?? 1
                 XCTAssertLessThanOrEqual(difference, 1e-6, "the bundle's click.wav from frame \(note) (offline: \(offline))")
             }
-            _ = voice
         }
     }
 

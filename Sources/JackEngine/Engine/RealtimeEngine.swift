@@ -193,6 +193,12 @@ public final class RealtimeEngine: @unchecked Sendable {
         return hosted
     }
 
+    /// Control thread: what the hosted plugins logged since the last call (LV2 log, through each
+    /// instance's ring), each line with the plugin's place in the preset.
+    public func drainPluginLogs() -> [String] {
+        hostedPlugins().flatMap { place, instances in instances.flatMap { $0.drainLog().map { "\(place): \($0)" } } }
+    }
+
     /// What a session save writes for one hosted plugin: its controls now and its state's folder.
     public struct SavedPlugin: Sendable {
         public var controls: [String: Double]

@@ -210,6 +210,7 @@ public final class LiveSession {
     /// lost server and reconnects.
     public func tick() {
         drainReports()
+        for line in engine.drainPluginLogs() { log("plugin \(line)") }
         let latency = engine.publishedLatency.load(ordering: .relaxed)
         if latency != reportedLatency {
             reportedLatency = latency
