@@ -84,22 +84,28 @@ final class PluginPeerTests: XCTestCase {
         let ourOnsets = firstOnsets(ours), theirOnsets = firstOnsets(theirs)
         let both = Set(ourOnsets.keys).intersection(theirOnsets.keys).filter { $0 + 20 * 256 < heard }.sorted()
         XCTAssertGreaterThan(both.count, 5, "notes both hosts played: \(ourOnsets.count) ours, \(theirOnsets.count) jalv's")
+        // Per note: the same onset frame, and every sample above the threshold at the same frame
+        // with the same value.
+        func samples(_ ear: CaptureClient, _ note: Int64) -> [Int64: Float] {
+            Dictionary(zip(ear.onsetJackFrames, ear.onsetLevels).filter { frame, _ in frame >= note && frame < note + 20 * 256 },
+                       uniquingKeysWith: { first, _ in first })
+        }
+        var differing: [String] = []
         for note in both {
-            XCTAssertEqual(ourOnsets[note], theirOnsets[note], "note sent at \(note): the same onset frame")
+            let ourSamples = samples(ours, note), theirSamples = samples(theirs, note)
+            let onlyOne = Set(ourSamples.keys).symmetricDifference(theirSamples.keys).count
+            let largest = ourSamples.compactMap { frame, value in theirSamples[frame].map { abs(value - $0) } }.max() ?? .infinity
+            if ourOnsets[note] != theirOnsets[note] || onlyOne > 0 || largest > 1e-6 {
+                differing.append("note at \(note): onsets \(ourOnsets[note]!) / \(theirOnsets[note]!), \(onlyOne) frames in one only, "
+                                 + "largest difference \(largest)")
+            }
         }
-        // The same samples: every sample above the threshold, frame and value, in the notes both heard.
-        func samples(_ ear: CaptureClient) -> [Int64: Float] {
-            Dictionary(zip(ear.onsetJackFrames, ear.onsetLevels).filter { frame, _ in
-                both.contains { frame >= $0 && frame < $0 + 20 * 256 }
-            }, uniquingKeysWith: { first, _ in first })
-        }
-        let ourSamples = samples(ours), theirSamples = samples(theirs)
-        let onlyOne = Set(ourSamples.keys).symmetricDifference(theirSamples.keys).sorted()
-        XCTAssertTrue(onlyOne.isEmpty, "\(onlyOne.count) frames above the threshold in one host only (of \(ourSamples.count)), "
-                      + "first \(onlyOne.prefix(5)): ours \(onlyOne.prefix(5).map { ourSamples[$0] as Any }), "
-                      + "jalv's \(onlyOne.prefix(5).map { theirSamples[$0] as Any })")
-        let differences = ourSamples.compactMap { frame, value in theirSamples[frame].map { abs(value - $0) } }
-        XCTAssertLessThanOrEqual(differences.max() ?? .infinity, 1e-6, "the same sample values (\(differences.count) compared)")
+        // A late cycle on the server (an xrun: on a loaded two-core machine the non-real-time
+        // jalv or pulsejack can miss one) changes what one host played of the note sounding
+        // then; pulsejack counts every xrun on the server. Without xruns every note is the same.
+        let xruns = LiveGrid.xruns(in: output).xruns
+        XCTAssertLessThanOrEqual(differing.count, 2 * xruns, "\(xruns) xruns; differing: \(differing.joined(separator: "; "))")
+        XCTAssertGreaterThanOrEqual(both.count - differing.count, 5, "notes identical in both hosts")
     }
 
     /// Live, through x42's nodelay reporting 1000 frames: the heartbeat's clicks through it reach
@@ -149,7 +155,10 @@ final class PluginPeerTests: XCTestCase {
         let straight = left.onsetJackFrames.filter { $0 >= bothListening + 48_000 }
         let delayed = right.onsetJackFrames.filter { $0 >= bothListening + 48_000 && $0 <= (straight.last ?? 0) }
         XCTAssertGreaterThanOrEqual(straight.count, 3, output)
-        XCTAssertEqual(delayed, Array(straight.prefix(delayed.count)), "0 frames off the beat")
-        XCTAssertEqual(delayed.count, straight.count)
+        // A cycle skipped between a note's early start and its beat (an xrun on a loaded
+        // machine) moves that one click; pulsejack's stop line counts them. Otherwise: 0 frames off.
+        let off = Set(delayed).symmetricDifference(straight).count
+        let xruns = LiveGrid.xruns(in: output).xruns
+        XCTAssertLessThanOrEqual(off, 2 * xruns, "\(xruns) xruns; delayed \(delayed) vs straight \(straight)")
     }
 }

@@ -45,14 +45,9 @@ public struct PluginDescription: Codable, Sendable {
 public final class PluginCatalog {
     public let plugins: [PluginDescription]
 
+    /// The process's one world (`PluginWorld`), so lilv's own messages are kept off the terminal.
     public init() {
-        guard let world = lilv_world_new() else {
-            plugins = []
-            return
-        }
-        defer { lilv_world_free(world) }
-        lilv_world_load_all(world)
-        plugins = Self.describe(world: world).sorted { $0.uri < $1.uri }
+        plugins = (PluginWorld.shared.withWorld { Self.describe(world: $0) } ?? []).sorted { $0.uri < $1.uri }
     }
 
     /// The plugin at `uri`, or an error that names the closest installed URIs.
@@ -85,11 +80,11 @@ public final class PluginCatalog {
             defer { lilv_node_free(name) }
             let pluginClass = lilv_plugin_class_get_label(lilv_plugin_get_class(plugin))
             var description = PluginDescription(
-                uri: string(lilv_plugin_get_uri(plugin)), name: string(name), pluginClass: string(pluginClass),
+                uri: PluginWorld.string(lilv_plugin_get_uri(plugin)), name: PluginWorld.string(name), pluginClass: PluginWorld.string(pluginClass),
                 audioInputs: 0, audioOutputs: 0, midiInputs: 0, midiOutputs: 0, controls: [],
                 requiredFeatures: [])
             let required = lilv_plugin_get_required_features(plugin)
-            description.requiredFeatures = strings(required)
+            description.requiredFeatures = PluginWorld.nodeStrings(required).sorted()
             lilv_nodes_free(required)
             for index in 0..<lilv_plugin_get_num_ports(plugin) {
                 guard let port = lilv_plugin_get_port_by_index(plugin, index) else { continue }
@@ -102,9 +97,9 @@ public final class PluginCatalog {
                     defer { lilv_node_free(fallback); lilv_node_free(minimum); lilv_node_free(maximum) }
                     let portName = lilv_port_get_name(plugin, port)
                     defer { lilv_node_free(portName) }
-                    description.controls.append(.init(symbol: string(lilv_port_get_symbol(plugin, port)), name: string(portName),
-                                                      minimum: number(minimum), maximum: number(maximum),
-                                                      default: number(fallback), output: !isInput))
+                    description.controls.append(.init(symbol: PluginWorld.string(lilv_port_get_symbol(plugin, port)), name: PluginWorld.string(portName),
+                                                      minimum: PluginWorld.number(minimum), maximum: PluginWorld.number(maximum),
+                                                      default: PluginWorld.number(fallback), output: !isInput))
                 } else if lilv_port_is_a(plugin, port, uris.atom) || lilv_port_is_a(plugin, port, uris.event) {
                     let isMIDI = lilv_port_supports_event(plugin, port, uris.midi)
                     if isMIDI { if isInput { description.midiInputs += 1 } else { description.midiOutputs += 1 } }
@@ -113,29 +108,6 @@ public final class PluginCatalog {
             described.append(description)
         }
         return described
-    }
-
-    private static func string(_ node: OpaquePointer?) -> String {
-        guard let node, let text = lilv_node_as_string(node) else { return "" }
-        return String(cString: text)
-    }
-
-    private static func string(_ text: UnsafePointer<CChar>?) -> String { text.map { String(cString: $0) } ?? "" }
-
-    private static func number(_ node: OpaquePointer?) -> Float? {
-        guard let node, lilv_node_is_float(node) || lilv_node_is_int(node) else { return nil }
-        return lilv_node_as_float(node)
-    }
-
-    private static func strings(_ nodes: UnsafeMutableRawPointer?) -> [String] {
-        guard let nodes else { return [] }
-        var result: [String] = []
-        var iterator = lilv_nodes_begin(nodes)
-        while !lilv_nodes_is_end(nodes, iterator) {
-            result.append(string(lilv_nodes_get(nodes, iterator)))
-            iterator = lilv_nodes_next(nodes, iterator)
-        }
-        return result.sorted()
     }
 
     /// Edit distance (Levenshtein), for suggesting the URI meant.

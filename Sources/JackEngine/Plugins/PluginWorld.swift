@@ -190,7 +190,7 @@ final class PluginWorld: @unchecked Sendable {
         return ports
     }
 
-    private static func number(_ node: OpaquePointer?) -> Float? {
+    static func number(_ node: OpaquePointer?) -> Float? {
         guard let node, lilv_node_is_float(node) || lilv_node_is_int(node) else { return nil }
         return lilv_node_as_float(node)
     }
