@@ -1,0 +1,73 @@
+import Control
+import Foundation
+
+/// The engine's hosted LV2 plugins seen from the control thread: their places in the preset,
+/// the insert controls OSC and MIDI reach, their logs, and a session save of their states.
+extension RealtimeEngine {
+    /// Control thread: every hosted plugin by its place in the preset — "piano" (an lv2 voice),
+    /// "piano.insert1", "master.insert2" — with its instances (two for a mono insert).
+    func hostedPlugins() -> [(place: String, instances: [PluginInstance])] {
+        var hosted: [(place: String, instances: [PluginInstance])] = []
+        for index in -1..<slots.count {
+            let name = index < 0 ? "master" : voiceNames[index]
+            if index >= 0, let instrument = slots[index].voice as? LV2InstrumentVoice { hosted.append((name, [instrument.plugin])) }
+            guard let chain = insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0)) else { continue }
+            for (stage, insert) in chain.stages.enumerated() { hosted.append(("\(name).insert\(stage + 1)", insert.instances)) }
+        }
+        return hosted
+    }
+
+    /// Control thread: what the hosted plugins logged since the last call (LV2 log, through each
+    /// instance's ring), each line with the plugin's place in the preset.
+    public func drainPluginLogs() -> [String] {
+        hostedPlugins().flatMap { place, instances in instances.flatMap { $0.drainLog().map { "\(place): \($0)" } } }
+    }
+
+    /// What a session save writes for one hosted plugin: its controls now and its state's folder.
+    public struct SavedPlugin: Sendable {
+        public var controls: [String: Double]
+        public var state: String
+    }
+
+    /// Control thread, right after `voiceStates(live:)` (whose snapshot holds the plugins'
+    /// controls): saves each hosted plugin's state under `folder`, one folder per place in the
+    /// preset and one numbered folder per instance inside it.
+    public func savePluginStates(into folder: String) throws -> [String: SavedPlugin] {
+        var saved: [String: SavedPlugin] = [:]
+        for (place, instances) in hostedPlugins() {
+            let placeFolder = URL(fileURLWithPath: folder).appendingPathComponent(place).path
+            for (number, instance) in instances.enumerated() {
+                do {
+                    try instance.saveState(to: "\(placeFolder)/\(number + 1)")
+                } catch let error as PluginError {
+                    throw InputError(file: placeFolder, error.description)
+                }
+            }
+            saved[place] = SavedPlugin(controls: instances[0].savedControls, state: placeFolder)
+        }
+        return saved
+    }
+
+    /// Control thread: every insert control OSC and MIDI can reach, by OSC address without its
+    /// leading slash ("voice/piano/insert/1/gain", "master/insert/2/bypass"; inserts from 1).
+    public func insertRoutes() -> [String: InsertRoute] {
+        var routes: [String: InsertRoute] = [:]
+        for index in -1..<slots.count {
+            let address = InsertAddress(chain: Int32(index), stage: 0, port: 0)
+            guard let chain = insertChain(address) else { continue }
+            let prefix = index < 0 ? "master" : "voice/\(voiceNames[index])"
+            for (stage, insert) in chain.stages.enumerated() {
+                let place = "\(prefix)/insert/\(stage + 1)/"
+                routes[place + "bypass"] = InsertRoute(address: InsertAddress(chain: Int32(index), stage: UInt16(stage),
+                                                                              port: InsertAddress.bypass), minimum: 0, maximum: 1)
+                for port in insert.plugin.ports where port.kind == .control && port.isInput {
+                    routes[place + port.symbol] = InsertRoute(
+                        address: InsertAddress(chain: Int32(index), stage: UInt16(stage), port: port.index),
+                        minimum: port.minimum.isNaN ? -.greatestFiniteMagnitude : port.minimum,
+                        maximum: port.maximum.isNaN ? .greatestFiniteMagnitude : port.maximum)
+                }
+            }
+        }
+        return routes
+    }
+}
