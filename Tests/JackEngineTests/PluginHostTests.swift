@@ -294,6 +294,31 @@ final class PluginHostTests: XCTestCase {
         XCTAssertLessThanOrEqual(zip(outputs[0], outputs[1]).map { abs($0 - $1) }.max()!, 1e-6, "the saved session sounds as the live one")
     }
 
+    /// A control change splits a plugin's run at its frame, except for a plugin that declares
+    /// `bufsz:coarseBlockLength` (x42's nodelay does), whose change applies at the block's start.
+    func testACoarseBlockPluginIsNotSplitForAControlChange() throws {
+        _ = try writeNoise(frames: 2_048)
+        let engine = try engine(inserts: """
+              - plugin: http://gareus.org/oss/lv2/nodelay
+                controls: {delay: 0, report_latency: 3}
+              - plugin: \(Self.amp)
+        """, period: 256)
+        let chain = try XCTUnwrap(engine.slotForTesting(0)?.inserts)
+        let (coarse, fine) = (chain.stages[0].plugin, chain.stages[1].plugin)
+        XCTAssertEqual([coarse.coarseBlockLength, fine.coarseBlockLength], [true, false], "what the plugins declare")
+        _ = Fixtures.run(engine, sizes: [256], periods: 1)
+        let before = (coarse.runs, fine.runs)
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+        engine.addSource(ring)
+        let delay = try XCTUnwrap(coarse.controlPort("delay")).index, gain = try XCTUnwrap(fine.controlPort("gain")).index
+        ring.producer.push(ControlMessage(frame: 300, .insertControl(InsertAddress(chain: 0, stage: 0, port: delay), 10)))
+        ring.producer.push(ControlMessage(frame: 300, .insertControl(InsertAddress(chain: 0, stage: 1, port: gain), -6)))
+        _ = Fixtures.run(engine, sizes: [256], periods: 2)
+        XCTAssertEqual(coarse.runs - before.0, 2, "nodelay: one run a block, the change at the block's start")
+        XCTAssertEqual(fine.runs - before.1, 3, "eg-amp: split at frame 300")
+        XCTAssertEqual([coarse.control(delay), fine.control(gain)], [10, -6])
+    }
+
     func testAStatefulInsertSplitAtControlFramesEqualsOneUnsplitLv2applyRun() throws {
         let frames = 12_000
         let noise = try writeNoise(frames: frames)

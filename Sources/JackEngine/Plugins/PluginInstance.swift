@@ -20,6 +20,8 @@ final class PluginInstance: @unchecked Sendable {
     let coarseBlockLength: Bool
     /// The port that reports latency, if any.
     let latencyPort: UInt32?
+    /// `run` calls so far (process thread; tests read it while the engine is stopped).
+    private(set) var runs = 0
     /// Frames of latency it reports: read after a run on silence at activation, then after
     /// every run (process thread).
     private(set) var latency = 0
@@ -196,6 +198,7 @@ final class PluginInstance: @unchecked Sendable {
     func run(frames: Int) {
         for index in 0..<otherAtoms.count { otherAtoms[index].reset() }
         lilv_instance_run(instance, UInt32(frames))
+        runs &+= 1
         pj_host_after_run(host)
         if let latencyPort {
             // Re-read after every run: a plugin may change its latency with its controls.
