@@ -37,6 +37,9 @@ public struct ControlMessage: Sendable, Equatable, BitwiseCopyable {
         case swapClip(voice: Int32, clip: RetainedObject)
         /// A control of an LV2 insert (or its bypass) takes a value at this frame.
         case insertControl(InsertAddress, Float)
+        /// New instances for an insert (its state loaded live), prepared off the real-time thread;
+        /// the address's port is unused. The replaced ones go back to be freed there.
+        case swapInsert(InsertAddress, RetainedObject)
     }
 }
 

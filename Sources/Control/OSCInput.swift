@@ -74,6 +74,8 @@ public final class OSCInput: @unchecked Sendable {
     private let routes: OSCRoutes
     private let clock: FrameClock?
     private let status: @Sendable () -> [(String, StatusValue)]
+    /// Where requests for the control thread go (nil: they are refused as unknown addresses).
+    private let requests: (@Sendable (OSCRequest) -> Void)?
     private let log: @Sendable (String) -> Void
     private let socket: UDPSocket
     /// The `/meter` subscribers, sent to from this input's port.
@@ -96,11 +98,13 @@ public final class OSCInput: @unchecked Sendable {
     /// Control thread. Binds the socket (port 0 picks a free one; see `boundPort`).
     public init(configuration: Configuration, routes: OSCRoutes, clock: FrameClock?,
                 status: @escaping @Sendable () -> [(String, StatusValue)] = { [] },
+                requests: (@Sendable (OSCRequest) -> Void)? = nil,
                 log: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.configuration = configuration
         self.routes = routes
         self.clock = clock
         self.status = status
+        self.requests = requests
         self.log = log
         sensors = SensorInterpreter(regionNames: routes.regionNames, regionModel: configuration.regions,
                                     moodModel: configuration.mood, ppgRate: configuration.ppgRate)
@@ -235,6 +239,12 @@ public final class OSCInput: @unchecked Sendable {
             for event in events { push(event, frame: frame) }
             if case .pose(let lx, let ly, let rx, let ry) = events.first { poseRegions(lx, ly, rx, ry, frame: frame) }
             if case .bandPower(let band, let value) = events.first { observeMood(band, Double(value)) }
+        case .request(let request):
+            guard let requests else {
+                counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
+                return report("\(message.address): not available here")
+            }
+            requests(request)
         case .implausible(let what):
             counters.implausible.wrappingIncrement(ordering: .relaxed)
             report("\(message.address): \(what) rejected (not a plausible heart)")

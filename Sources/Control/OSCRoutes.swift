@@ -4,7 +4,8 @@
 /// `…/pan f`, `…/rate i [i]`, `…/trigger [f]`, `/region/<name> [f]`, `/mode s`,
 /// `/pose/hands f f f f`, `/muse/elements/<band>_absolute f…` (one float or one per sensor),
 /// `/voice/<name>/insert/<n>/<symbol> f` and `/master/insert/<n>/<symbol> f` (an LV2 insert's
-/// control, inserts counted from 1; the symbol `bypass` takes 0 or 1).
+/// control, inserts counted from 1; the symbol `bypass` takes 0 or 1; `…/state s FOLDER` loads a
+/// saved plugin state, on the control thread).
 /// `/pulse/ppg …` and `/pulse/status` are handled by `OSCInput` itself.
 public struct OSCRoutes: Sendable {
     public var voices: [String: Int32]
@@ -23,6 +24,8 @@ public struct OSCRoutes: Sendable {
 
     public enum Outcome: Equatable {
         case events([ControlMessage.Event])
+        /// Work for the control thread, not a message for the engine (loading a plugin state).
+        case request(OSCRequest)
         /// Well-formed, but a value no heart has (counted as rejected).
         case implausible(String)
         case unknownAddress
@@ -60,6 +63,11 @@ public struct OSCRoutes: Sendable {
             default: return .unknownAddress
             }
         case "voice" where parts.count == 5, "master" where parts.count == 4:
+            if parts.last == "state", message.arguments.count == 1, case .string(let folder) = message.arguments[0] {
+                let insert = parts.dropLast().joined(separator: "/")
+                guard inserts[insert + "/bypass"] != nil, let number = Int(parts[parts.count - 2]) else { return .unknownAddress }
+                return .request(.loadInsertState(place: parts[0] == "master" ? "master" : parts[1], insert: number, folder: folder))
+            }
             guard let route = inserts[parts.joined(separator: "/")] else { return .unknownAddress }
             guard let values = floats(1...1), values[0].isFinite, route.accepts(Float(values[0])) else {
                 return expecting("a value \(route.rangeDescription)")

@@ -71,7 +71,7 @@ public enum SessionLog {
         case .insertControl(let address, let value):
             line.event = "insert_control"; line.voice = address.chain; line.stage = address.stage; line.port = address.port
             line.values = [value]
-        case .swapClip: return nil
+        case .swapClip, .swapInsert: return nil
         }
         return encode(line)
     }

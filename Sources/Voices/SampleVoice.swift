@@ -46,6 +46,9 @@ public final class SampleVoice: Voice {
 
     public func prepare(sampleRate: Int, maxFrames: Int) {
         precondition(sampleRate == sample.sampleRate, "sample must be resampled to the engine rate before prepare")
+        // A mutating call once here: debug builds instantiate its generic metadata lazily, which
+        // allocates, and the first note on the process thread must not be the one that does.
+        playheads.setCount(playheads.count)
     }
 
     /// Real-time safe. Makes `clip` (passed retained) the clip for new notes. Returns false,

@@ -319,6 +319,46 @@ final class PluginHostTests: XCTestCase {
         XCTAssertEqual([coarse.control(delay), fine.control(gain)], [10, -6])
     }
 
+    /// A saved state loaded live (`/voice/<name>/insert/<n>/state s FOLDER`): new instances are
+    /// built and restored off the process thread, swapped in at their frame, and the old ones come
+    /// back to be freed there.
+    func testAStateLoadedLiveSwapsTheInsertAtItsFrameAndFreesTheOldOne() throws {
+        let frames = 12_288
+        let noise = try writeNoise(frames: frames)
+        let engine = try engine(inserts: "      - plugin: \(Self.amp)\n        controls: {gain: 0}", period: 256)
+        let routes = OSCRoutes(voices: engine.voiceNames, inserts: engine.insertRoutes())
+        XCTAssertEqual(routes.route(OSCMessage(address: "/voice/noise/insert/1/state", arguments: [.string("/somewhere")])),
+                       .request(.loadInsertState(place: "noise", insert: 1, folder: "/somewhere")))
+        // A state with the gain at −20 dB, saved as a session save does.
+        let chain = try XCTUnwrap(engine.slotForTesting(0)?.inserts)
+        let gain = try XCTUnwrap(chain.stages[0].plugin.controlPort("gain")).index
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+        engine.addSource(ring)
+        ring.producer.push(ControlMessage(.insertControl(InsertAddress(chain: 0, stage: 0, port: gain), -20)))
+        _ = Fixtures.run(engine, sizes: [256], periods: 1)
+        _ = engine.voiceStates(live: false)
+        let saved = try engine.savePluginStates(into: folder.appendingPathComponent("states").path)
+        ring.producer.push(ControlMessage(.insertControl(InsertAddress(chain: 0, stage: 0, port: gain), 0)))
+        _ = Fixtures.run(engine, sizes: [256], periods: 1)
+
+        weak let old = chain.stages[0].plugin
+        let start = engine.framePosition
+        ring.producer.push(ControlMessage(frame: start, .voiceTrigger(voice: 0, velocity: 1)))
+        ring.producer.push(try engine.insertStateMessage(place: "noise", insert: 1, state: try XCTUnwrap(saved["noise.insert1"]).state,
+                                                         frame: start + 5_000))
+        let output = Fixtures.run(engine, sizes: [256], periods: frames / 256)
+        let at0 = try lv2apply(Self.amp, input: noise.path, controls: ["gain": 0])
+        let at20 = try lv2apply(Self.amp, input: noise.path, controls: ["gain": -20])
+        XCTAssertLessThanOrEqual(maxDifference(output.left[0..<5_000], at0[0..<5_000]), 1e-6, "the old instances until the frame")
+        XCTAssertLessThanOrEqual(maxDifference(output.left[5_000..<frames], at20[5_000..<frames]), 1e-6, "the loaded state from it")
+        XCTAssertNotNil(old, "the replaced instances are still alive: handed back, not freed on the process thread")
+        let retired = engine.retiredClips.consumer
+        var handedBack = 0
+        while let object = retired.pop() { object.release(); handedBack += 1 }
+        XCTAssertEqual(handedBack, 1)
+        XCTAssertNil(old, "freed on the control thread")
+    }
+
     func testAStatefulInsertSplitAtControlFramesEqualsOneUnsplitLv2applyRun() throws {
         let frames = 12_000
         let noise = try writeNoise(frames: frames)

@@ -111,7 +111,7 @@ final class RealtimeSafetyTests: XCTestCase {
         if step % 50 == 0 { producer.push(ControlMessage(.tempo(bpm: step % 100 == 0 ? 300 : 240))) }
     }
 
-    private func countRealtimeAllocations(engine: RealtimeEngine, periods: Int) -> UInt64 {
+    private func countRealtimeAllocations(engine: RealtimeEngine, periods: Int, at steps: [Int: ControlMessage] = [:]) -> UInt64 {
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
         engine.addSource(ring)
         ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 300)))
@@ -124,6 +124,10 @@ final class RealtimeSafetyTests: XCTestCase {
         pj_rt_counters_reset()
         for step in 0..<periods {
             feed(ring, at: engine.framePosition, step: step)
+            if var message = steps[step] {
+                message.frame = engine.framePosition + 77
+                ring.producer.push(message)
+            }
             engine.process(frames: 256, left: left, right: right, inputLeft: input, inputRight: input)
         }
         return pj_rt_allocation_count()
@@ -131,7 +135,20 @@ final class RealtimeSafetyTests: XCTestCase {
 
     func testTheProcessPathAllocatesNothingWhileEveryVoiceFires() throws {
         let engine = try busyEngine(sampleRate: 48_000, maxFrames: 256)
-        let allocations = countRealtimeAllocations(engine: engine, periods: 2000)
+        // Saved insert states loaded live three times: new instances swapped in mid-period (built
+        // here, before counting), the old ones handed back.
+        let states = FileManager.default.temporaryDirectory.appendingPathComponent("pulsejack-rt-states-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: states) }
+        _ = engine.voiceStates(live: false)
+        let saved = try engine.savePluginStates(into: states)
+        let swaps = try [300, 900, 1500].map { step in
+            (step, try engine.insertStateMessage(place: "click-through-inserts", insert: 1,
+                                                 state: try XCTUnwrap(saved["click-through-inserts.insert1"]).state))
+        }
+        let allocations = countRealtimeAllocations(engine: engine, periods: 2000, at: Dictionary(uniqueKeysWithValues: swaps))
+        var handedBack = 0
+        while let retired = engine.retiredClips.consumer.pop() { retired.release(); handedBack += 1 }
+        XCTAssertEqual(handedBack, 3, "each swap handed the replaced instances back")
         let counts = engine.counters.snapshot()
         XCTAssertGreaterThan(counts.voicesFired, 5000, "the voices really fired")
         XCTAssertEqual(engine.publishedLatency.load(ordering: .relaxed), 64, "the look-ahead ran: nodelay's 64 frames were compensated")

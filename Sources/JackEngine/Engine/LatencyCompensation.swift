@@ -37,7 +37,7 @@ struct LatencyCompensation: ~Copyable {
 
     init(slots: ContiguousArray<VoiceSlot>, masterHasInserts: Bool) {
         latentSlots = ContiguousArray(slots.indices.filter {
-            slots[$0].followsHeart && (masterHasInserts || slots[$0].inserts != nil || slots[$0].blockVoice is LV2InstrumentVoice)
+            slots[$0].followsHeart && (masterHasInserts || slots[$0].inserts != nil || slots[$0].instrument != nil)
         })
         early = FixedBuffer(capacity: max(1, slots.count), repeating: 0)
         lastFired = FixedBuffer(capacity: max(1, slots.count), repeating: -1)
@@ -52,7 +52,7 @@ struct LatencyCompensation: ~Copyable {
     private static func latency(of slot: VoiceSlot, master: InsertChain?) -> Int {
         var frames = master?.latency ?? 0
         if let inserts = slot.inserts { frames += inserts.latency }
-        if let instrument = slot.blockVoice as? LV2InstrumentVoice { frames += instrument.plugin.latency }
+        if let instrument = slot.instrument { frames += instrument.latency }
         return frames
     }
 

@@ -10,9 +10,9 @@ extension RealtimeEngine {
         var hosted: [(place: String, instances: [PluginInstance])] = []
         for index in -1..<slots.count {
             let name = index < 0 ? "master" : voiceNames[index]
-            if index >= 0, let instrument = slots[index].voice as? LV2InstrumentVoice { hosted.append((name, [instrument.plugin])) }
+            if index >= 0, let instrument = slots[index].instrument { hosted.append((name, [instrument])) }
             guard let chain = insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0)) else { continue }
-            for (stage, insert) in chain.stages.enumerated() { hosted.append(("\(name).insert\(stage + 1)", insert.instances)) }
+            for (stage, insert) in chain.stages.enumerated() { hosted.append(("\(name).insert\(stage + 1)", insert.published.instances)) }
         }
         return hosted
     }
@@ -60,7 +60,7 @@ extension RealtimeEngine {
                 let place = "\(prefix)/insert/\(stage + 1)/"
                 routes[place + "bypass"] = InsertRoute(address: InsertAddress(chain: Int32(index), stage: UInt16(stage),
                                                                               port: InsertAddress.bypass), minimum: 0, maximum: 1)
-                for port in insert.plugin.ports where port.kind == .control && port.isInput {
+                for port in insert.published.instances[0].ports where port.kind == .control && port.isInput {
                     routes[place + port.symbol] = InsertRoute(
                         address: InsertAddress(chain: Int32(index), stage: UInt16(stage), port: port.index),
                         minimum: port.minimum.isNaN ? -.greatestFiniteMagnitude : port.minimum,
@@ -69,5 +69,28 @@ extension RealtimeEngine {
             }
         }
         return routes
+    }
+
+    /// Control thread: a message that loads the saved state in `folder` (as a session save
+    /// writes it: one numbered folder per instance) into insert `number` (from 1) of voice
+    /// `place`'s chain, or the master's ("master"). The new instances are built, restored and
+    /// activated here; the process thread swaps them in at `frame` and hands the old ones back
+    /// (`ClipSwapper.releaseRetired` frees them).
+    public func insertStateMessage(place: String, insert number: Int, state folder: String,
+                                   frame: Int64 = ControlMessage.immediate) throws -> ControlMessage {
+        let chainIndex = place == "master" ? InsertAddress.master : voiceIndex(named: place).map(Int32.init) ?? -2
+        guard let chain = insertChain(InsertAddress(chain: chainIndex, stage: 0, port: 0)), (1...chain.stages.count).contains(number)
+        else { throw InputError(file: folder, field: "\(place).insert\(number)", "no such insert in this preset") }
+        let stage = chain.stages[number - 1]
+        let builder = PluginBuilder(sampleRate: sampleRate, maxFrames: maxFrames, offline: false, stateFolder: nil)
+        let instances = try (1...stage.width).map { instance in
+            try builder.instance(stage.uri, controls: [:], state: "\(folder)/\(instance)", key: "\(place).insert\(number)/\(instance)") {
+                _, message in InputError(file: folder, field: "\(place).insert\(number)", message)
+            }
+        }
+        let set = InsertChain.PluginSet(instances)
+        stage.published = set
+        return ControlMessage(frame: frame, .swapInsert(InsertAddress(chain: chainIndex, stage: UInt16(number - 1), port: 0),
+                                                        RetainedObject(retaining: set)))
     }
 }

@@ -126,7 +126,7 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// Control thread: every voice's settings now. While the process thread runs (`live`), it
     /// takes the copy; otherwise (stopped, or the server gone) they are read here.
     public func voiceStates(live: Bool) -> [String: VoiceState] {
-        if !(live && stateSnapshot.request(timeout: 1)) { stateSnapshot.copy(slots) }
+        if !(live && stateSnapshot.request(timeout: 1)) { stateSnapshot.copy(slots, master: masterInserts) }
         return Dictionary(uniqueKeysWithValues: zip(voiceNames, stateSnapshot.values))
     }
 
@@ -153,7 +153,9 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// Control thread, before activation, after the master's inserts are set: which voices can
     /// have latency to compensate.
     func configureLatency() {
-        stateSnapshot.plugins = ContiguousArray(hostedPlugins().flatMap(\.instances))
+        for index in -1..<slots.count {
+            insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0))?.retire = { [unowned self] in self.retire($0) }
+        }
         compensation = LatencyCompensation(slots: slots, masterHasInserts: masterInserts != nil)
         compensation.plan(clock: clock, slots: slots, master: masterInserts, sampleRate: sampleRate, start: 0, end: 0)
         publishedLatency.store(compensation.largest, ordering: .relaxed)
@@ -202,6 +204,9 @@ public final class RealtimeEngine: @unchecked Sendable {
             chain.change(stage: 0, port: InsertChain.bypassPort, value: chain.stages[0].bypass ? 1 : 0, atOffset: 0)
         }
         performance.warmUp()
+        // The retired ring's push, which a live plugin-state load hands instances back through.
+        let scratchRing = SPSCRing<RetainedObject>(minimumCapacity: 2)
+        if scratchRing.producer.push(RetainedObject(retaining: scratchRing)) { scratchRing.consumer.pop()?.release() }
         _ = VoiceSlot.gainRange.contains(1) && VoiceSlot.panRange.contains(0)
         left.update(repeating: 0, count: 2 * maxFrames)
         mixer.finishBlock(frames: 1, left: left, right: right, heartLevel: heartLevel)
@@ -249,7 +254,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         } else {
             midiOut.discard(before: framePosition)
         }
-        stateSnapshot.serve(slots)
+        stateSnapshot.serve(slots, master: masterInserts)
         counters.periods.wrappingIncrement(ordering: .relaxed)
         counters.framesProcessed.wrappingIncrement(by: frames, ordering: .relaxed)
     }
@@ -412,6 +417,16 @@ public final class RealtimeEngine: @unchecked Sendable {
             guard let chain = insertChain(address), Int(address.stage) < chain.stages.count, value.isFinite else { return invalid() }
             settingChanges.wrappingIncrement(ordering: .relaxed)
             chain.change(stage: Int(address.stage), port: address.port, value: value, atOffset: Int(frame - blockStart))
+        case .swapInsert(let address, let object):
+            guard let chain = insertChain(address), Int(address.stage) < chain.stages.count,
+                  object.unmanaged.takeUnretainedValue() is InsertChain.PluginSet else {
+                retire(object.unmanaged)
+                return invalid()
+            }
+            settingChanges.wrappingIncrement(ordering: .relaxed)
+            // The message's strong reference moves into the stage at its frame; the old set's goes back.
+            chain.swap(stage: Int(address.stage), to: Unmanaged<InsertChain.PluginSet>.fromOpaque(object.unmanaged.toOpaque()),
+                       atOffset: Int(frame - blockStart))
         case .swapClip(let voice, let clip):
             let offered = clip.unmanaged
             guard let clipVoice = slot(voice)?.clipVoice else {

@@ -13,6 +13,8 @@ final class VoiceSlot {
     let clipVoice: (any ClipSwapping)?
     let tempoVoice: (any TempoFollowing)?
     let blockVoice: (any BlockVoice)?
+    /// The hosted plugin, when the voice is an LV2 instrument.
+    let instrument: PluginInstance?
     /// LV2 effects on the voice's bus (nil: none).
     let inserts: InsertChain?
     var enabled: Bool
@@ -43,6 +45,7 @@ final class VoiceSlot {
         clipVoice = voice as? any ClipSwapping
         tempoVoice = voice as? any TempoFollowing
         blockVoice = voice as? any BlockVoice
+        instrument = (voice as? LV2InstrumentVoice)?.plugin
         self.inserts = inserts
         self.enabled = enabled
         self.gain = gain

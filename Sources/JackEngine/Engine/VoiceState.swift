@@ -18,8 +18,6 @@ final class VoiceStateSnapshot {
     let count: Int
     let requested = ManagedAtomic<Int>(0)
     let taken = ManagedAtomic<Int>(0)
-    /// Hosted plugins whose control values are copied too (set before activation).
-    var plugins: ContiguousArray<PluginInstance> = []
 
     init(count: Int) {
         self.count = count
@@ -28,20 +26,32 @@ final class VoiceStateSnapshot {
 
     /// Real-time safe. Takes the copy when one was asked for.
     @inline(__always)
-    func serve(_ slots: ContiguousArray<VoiceSlot>) {
+    func serve(_ slots: ContiguousArray<VoiceSlot>, master: InsertChain?) {
         let request = requested.load(ordering: .acquiring)
         guard request != taken.load(ordering: .relaxed) else { return }
-        copy(slots)
+        copy(slots, master: master)
         taken.store(request, ordering: .releasing)
     }
 
-    /// Real-time safe.
-    func copy(_ slots: ContiguousArray<VoiceSlot>) {
+    /// Real-time safe. Also each hosted plugin's controls (into its own snapshot).
+    func copy(_ slots: ContiguousArray<VoiceSlot>, master: InsertChain?) {
         for index in 0..<min(count, slots.count) {
             let slot = slots[index]
             states[index] = VoiceState(enabled: slot.enabled, gain: slot.gain, pan: slot.pan, rate: slot.rate)
         }
-        for index in 0..<plugins.count { plugins[index].snapshotControls() }
+        for index in 0..<slots.count {
+            slots[index].instrument?.snapshotControls()
+            if let inserts = slots[index].inserts { Self.snapshot(inserts) }
+        }
+        if let master { Self.snapshot(master) }
+    }
+
+    /// Real-time safe.
+    private static func snapshot(_ chain: InsertChain) {
+        for stage in 0..<chain.stages.count {
+            let instances = chain.stages[stage].instances
+            for index in 0..<instances.count { instances[index].snapshotControls() }
+        }
     }
 
     /// Control thread: asks the process thread for a copy and waits up to `timeout` seconds.

@@ -66,6 +66,8 @@ public final class LiveSession {
     private var reconnection = Reconnection()
     private var savedChanges = 0
     private var lastConnectionCheck = Date.distantPast
+    /// What OSC asked of the control thread (plugin states to load), done in `tick`.
+    private let requests = LockedBox<[OSCRequest]>([])
     /// The path latency last reported to JACK (and said).
     private var reportedLatency = 0
     private var stopped = false
@@ -161,7 +163,8 @@ public final class LiveSession {
                                          routes: OSCRoutes(voices: engine.voiceNames, regions: engine.regionNames,
                                                             inserts: engine.insertRoutes()),
                                          clock: JackFrameClock(engine: engine, client: client),
-                                         status: { status.values(meters: publisher.reading) }, log: log)
+                                         status: { status.values(meters: publisher.reading) },
+                                         requests: { [requests] request in requests.withLockedValue { $0.append(request) } }, log: log)
                 engine.addSource(input.ring)
                 meterOut.withLockedValue { $0 = input.meters }
                 osc = input
@@ -211,6 +214,22 @@ public final class LiveSession {
     public func tick() {
         drainReports()
         for line in engine.drainPluginLogs() { log("plugin \(line)") }
+        for request in requests.withLockedValue({ pending in defer { pending.removeAll() }; return pending }) {
+            switch request {
+            case .loadInsertState(let place, let insert, let folder):
+                do {
+                    let message = try engine.insertStateMessage(place: place, insert: insert, state: folder)
+                    if !controlRing.producer.push(message) {
+                        if case .swapInsert(_, let instances) = message.event { instances.release() }
+                        log("\(place) insert \(insert): the control ring is full; state not loaded")
+                    } else {
+                        say("pulsejack: loaded the plugin state \(folder) into \(place)'s insert \(insert)")
+                    }
+                } catch {
+                    log("\(error)")
+                }
+            }
+        }
         let latency = engine.publishedLatency.load(ordering: .relaxed)
         if latency != reportedLatency {
             reportedLatency = latency

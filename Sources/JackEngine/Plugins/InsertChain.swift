@@ -11,29 +11,60 @@ import Voices
 final class InsertChain {
     enum Layout: Sendable { case stereo, dualMono, monoIn, monoOut }
 
-    final class Stage {
+    /// The instances one insert runs (two for a mono plugin on the stereo bus), as one object
+    /// the control thread can hand to the process thread in a swap.
+    final class PluginSet {
         let instances: [PluginInstance]
+        init(_ instances: [PluginInstance]) { self.instances = instances }
+    }
+
+    final class Stage {
+        /// The instances running now (the process thread's, once active); replaced whole by
+        /// `swap` when a state is loaded live.
+        private(set) var current: PluginSet
+        /// The control thread's view: the set it built last (saves, logs and routes read this
+        /// one, never `current`, which the process thread may be swapping).
+        var published: PluginSet
         let layout: Layout
         var bypass: Bool
+        /// The plugin and how many instances it runs as: the same for every set.
+        let uri: String
+        let width: Int
         init(instances: [PluginInstance], layout: Layout, bypass: Bool) {
-            self.instances = instances
+            current = PluginSet(instances)
+            published = current
             self.layout = layout
             self.bypass = bypass
+            uri = instances[0].uri
+            width = instances.count
         }
-        var plugin: PluginInstance { instances[0] }
+        var instances: [PluginInstance] { current.instances }
+        var plugin: PluginInstance { current.instances[0] }
         /// The frames of latency this stage adds (0 while bypassed: it is not running).
         var latency: Int { bypass ? 0 : plugin.latency }
+
+        /// Real-time safe. Runs `new` from now on; the set it replaces comes back with its strong
+        /// reference handed over, for the control thread to free (deactivating its instances).
+        func swap(_ new: PluginSet) -> Unmanaged<AnyObject> {
+            let old = Unmanaged.passRetained(current as AnyObject)
+            current = new
+            return old
+        }
     }
 
     struct Change: BitwiseCopyable {
         var offset: Int
         var stage: Int
-        /// A control port, or `bypassPort`.
+        /// A control port, `bypassPort`, or `swapPort` (then `set` holds the new instances).
         var port: UInt32
         var value: Float
+        var set: UnsafeMutableRawPointer? = nil
     }
 
     static let bypassPort = UInt32.max
+    static let swapPort = UInt32.max - 1
+    /// Where replaced instance sets go (the engine's retired ring, to be freed off the process thread).
+    var retire: ((Unmanaged<AnyObject>) -> Void)?
 
     let stages: [Stage]
     let maxFrames: Int
@@ -85,10 +116,25 @@ final class InsertChain {
         changeCount += 1
     }
 
+    /// Real-time safe. Stage `stage` runs `set` (its strong reference handed over) from `offset`
+    /// frames into the current block; the run is split there, as for a control change.
+    func swap(stage: Int, to set: Unmanaged<PluginSet>, atOffset offset: Int) {
+        let change = Change(offset: offset, stage: stage, port: Self.swapPort, value: 0, set: set.toOpaque())
+        guard changeCount < changes.capacity else {
+            lateChanges += 1
+            return apply(change)
+        }
+        changes[changeCount] = change
+        changeCount += 1
+    }
+
     /// Real-time safe.
     private func apply(_ change: Change) {
         let stage = stages[change.stage]
-        if change.port == Self.bypassPort {
+        if change.port == Self.swapPort, let set = change.set {
+            let old = stage.swap(Unmanaged<PluginSet>.fromOpaque(set).takeRetainedValue())
+            if let retire { retire(old) } else { old.release() }
+        } else if change.port == Self.bypassPort {
             stage.bypass = change.value >= 0.5
         } else {
             // Index loops on the process path: an unspecialized array iterator allocates in debug builds.

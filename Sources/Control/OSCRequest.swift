@@ -1,0 +1,7 @@
+/// What an OSC message asks of the control thread rather than of the engine: work that allocates
+/// or touches files (`OSCInput` hands it to its `requests` callback).
+public enum OSCRequest: Sendable, Equatable {
+    /// `/voice/<name>/insert/<n>/state s FOLDER`, `/master/insert/<n>/state s FOLDER`: load the
+    /// saved state in FOLDER (a session save's `plugins/<place>`) into that insert, live.
+    case loadInsertState(place: String, insert: Int, folder: String)
+}
