@@ -40,6 +40,9 @@ struct Render: ParsableCommand {
     @Option(name: .customLong("plot-revolution"), help: "Seconds per revolution of the meters plot.")
     var plotRevolution: Double = 10
 
+    @Option(name: .customLong("web-report"), help: "Also write a self-contained HTML page: the radial level trace, the heart-rate curve and every fired voice on a timeline.")
+    var webReport: String?
+
     func validate() throws {
         guard (8000...192_000).contains(rate) else { throw ValidationError("--rate \(rate) is outside 8000…192000 Hz") }
         if let duration, !(duration.isFinite && duration > 0 && duration <= HeartSession.maximumSeconds) {
@@ -57,6 +60,7 @@ struct Render: ParsableCommand {
             var job = RenderJob(preset: preset, session: session, out: out, eventsOut: eventsOut, rate: rate,
                                 duration: duration, solo: solo, period: period, input: input,
                                 metersPlot: metersPlot, plotRevolution: plotRevolution)
+            job.webReport = webReport
             job.signals = signals
             print(try job.run())
         } catch let error as InputError {
@@ -80,6 +84,7 @@ struct RenderJob {
     var input: String?
     var metersPlot: String?
     var plotRevolution = 10.0
+    var webReport: String?
     /// SIGINT, SIGTERM or SIGHUP stop the render at the next period, with the file finished.
     var signals: StopSignals?
 
@@ -108,12 +113,27 @@ struct RenderJob {
         var events: EventLog?
         if let eventsOut { events = try EventLog(path: eventsOut, voiceNames: renderer.engine.voiceNames) }
         let bar = isatty(STDERR_FILENO) != 0 ? ProgressBar() : nil
-        var plot = metersPlot.map { _ in MetersPlot(sampleRate: rate, secondsPerRevolution: plotRevolution) }
-        let summary = try renderer.render(frames: frames, to: out, onFired: events.map { log in { log.write($0) } },
+        var plot = (metersPlot ?? webReport).map { _ in MetersPlot(sampleRate: rate, secondsPerRevolution: plotRevolution) }
+        var fired: [FiredVoice] = []
+        let keepsFired = webReport != nil
+        let summary = try renderer.render(frames: frames, to: out, onFired: events == nil && !keepsFired ? nil : { report in
+                                              events?.write(report)
+                                              if keepsFired { fired.append(report) }
+                                          },
                                           onPeriod: plot == nil ? nil : { plot!.add(left: $0, right: $1, frames: $2) },
                                           progress: bar.map { bar in { bar.show($0) } },
                                           shouldStop: signals.map { signals in { signals.stopping } })
         if let metersPlot, let plot { try plot.write(to: metersPlot) }
+        if let webReport, let plot {
+            var report = WebReport(title: "pulsejack: \(loaded.preset.name ?? "preset") on \((session as NSString).lastPathComponent)",
+                                   sampleRate: rate, frames: summary.frames, voiceNames: renderer.engine.voiceNames, meters: plot)
+            report.tempos = messages.compactMap { message in
+                if case .tempo(let bpm) = message.event, message.frame < summary.frames { return (max(0, message.frame), bpm) }
+                return nil
+            }
+            report.fired = fired
+            try report.write(to: webReport)
+        }
         bar?.finish()
         for message in renderer.engine.drainPluginLogs() {
             FileHandle.standardError.write(Data("pulsejack: plugin \(message)\n".utf8))
@@ -126,6 +146,7 @@ struct RenderJob {
         if rejected > 0 { line += "; \(rejected) tempo update\(rejected == 1 ? "" : "s") rejected" }
         line += "; \(summary.counters.clippedSamples) clipped samples"
         if let metersPlot { line += "; meters plot → \(metersPlot)" }
+        if let webReport { line += "; web report → \(webReport)" }
         if let soloed, summary.voicesFired == 0 { line += "; --solo \(soloed.name) fired nothing: \(Self.silence(of: soloed, beats: summary.beats, input: input))" }
         if let signals, signals.stopping { line = "interrupted by \(signals.name): " + line + " (a finished file)" }
         return line

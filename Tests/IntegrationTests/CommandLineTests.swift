@@ -1,5 +1,8 @@
 import Control
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 import TestSupport
 import XCTest
 
@@ -69,6 +72,45 @@ final class CommandLineTests: XCTestCase {
         let expected = (0..<146).map { k in Event(frame: (2 * k * 60 * 48_000 + 73) / (2 * 73), voice: "click", velocity: 1) }
         XCTAssertEqual(decoded, expected)
         XCTAssertEqual(WavFile.onsets(try WavFile(path: out).channels[0]), expected.map(\.frame))
+    }
+
+    /// `--web-report`: one XHTML page, read back by Foundation's XML parser: a mark on the
+    /// timeline for every fired voice the events log lists (same voice, same frame), the heart-rate
+    /// curve through every tempo of the session file (read here), four radial traces; nothing to
+    /// run or fetch.
+    func testTheWebReportShowsEveryFiredVoiceTheTempoCurveAndTheRadialTrace() throws {
+        let session = presets.appendingPathComponent("default/demo-session.csv").path
+        let report = folder.appendingPathComponent("report.html").path, events = folder.appendingPathComponent("events.jsonl").path
+        let result = try pulsejack(["render", "--session", session, "--out", folder.appendingPathComponent("demo.wav").path,
+                                    "--events-out", events, "--web-report", report])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("web report → \(report)"), result.stdout)
+        let page = try XMLDocument(contentsOf: URL(fileURLWithPath: report), options: [])
+        func elements(_ name: String, _ attribute: String? = nil, _ value: String? = nil) throws -> [XMLElement] {
+            try page.nodes(forXPath: "//*[local-name()='\(name)']").compactMap { $0 as? XMLElement }.filter { element in
+                guard let attribute else { return true }
+                return element.value(of: attribute) == value
+            }
+        }
+        struct Event: Decodable { var frame: Int; var voice: String }
+        let logged = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n")
+            .map { try JSONDecoder().decode(Event.self, from: Data($0.utf8)) }
+        let marks = try elements("line", "class", "fired").map {
+            ($0.value(of: "data-voice") ?? "", Int($0.value(of: "data-frame") ?? "") ?? -1)
+        }
+        XCTAssertGreaterThan(logged.count, 200)
+        XCTAssertEqual(marks.map(\.0), logged.map(\.voice))
+        XCTAssertEqual(marks.map(\.1), logged.map(\.frame))
+        // The session's own tempo rows, each a step of the curve (two points: from its time to the next).
+        let rows = try String(contentsOfFile: session, encoding: .utf8).split(separator: "\n")
+            .filter { $0.first?.isNumber == true }
+        let curve = try XCTUnwrap(try elements("polyline", "class", "bpm").first?.value(of: "points"))
+        XCTAssertEqual(curve.split(separator: " ").count, 2 * rows.count)
+        let traces = try elements("polyline", "class", "trace")
+        XCTAssertEqual(traces.count, 4, "peak and RMS of each channel")
+        XCTAssertTrue(traces.allSatisfy { ($0.value(of: "points")?.split(separator: " ").count ?? 0) > 1000 })
+        let text = try String(contentsOfFile: report, encoding: .utf8)
+        XCTAssertFalse(text.contains("<script") || text.contains("http://example") || text.contains("src="), "self-contained")
     }
 
     func testRenderHealthKitSessionAtAnotherRate() throws {
@@ -460,5 +502,12 @@ final class CommandLineTests: XCTestCase {
                                     "--session", demo, "--out", out, "--duration", "10"])
         XCTAssertEqual(silent.status, 0, silent.stderr)
         XCTAssertTrue(silent.stdout.contains("--solo snap fired nothing: it does not play on the beat (on_beat: false)"), silent.stdout)
+    }
+}
+
+private extension XMLElement {
+    /// An attribute's value by its local name (in the SVG namespace `attribute(forName:)` finds none).
+    func value(of name: String) -> String? {
+        attributes?.first { $0.localName == name || $0.name == name }?.stringValue
     }
 }
