@@ -73,11 +73,11 @@ public final class RealtimeEngine: @unchecked Sendable {
     private var master: MasterStage
     /// LV2 effects on the whole mix, before the master stage. Set before activation.
     var masterInserts: InsertChain? {
-        didSet { configureLatency() }
+        didSet { configurePlugins() }
     }
     /// Absolute frame of the block being processed: insert control changes count from it.
     private var blockStart: Int64 = 0
-    /// Heart-driven voices with latent paths fire early (built with the master chain, `configureLatency`).
+    /// Heart-driven voices with latent paths fire early (built with the master chain, `configurePlugins`).
     private var compensation: LatencyCompensation
     /// The largest path latency in frames, for other threads (status, JACK's latency callback).
     public let publishedLatency = ManagedAtomic<Int>(0)
@@ -114,7 +114,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         explicitBeatFrames = Double(sampleRate)
         compensation = LatencyCompensation(slots: ContiguousArray(slots), masterHasInserts: false)
         for slot in slots { slot.voice.prepare(sampleRate: sampleRate, maxFrames: maxFrames) }
-        configureLatency()
+        configurePlugins()
     }
 
     /// Control thread, before activation: every control message the engine applies is also
@@ -150,9 +150,10 @@ public final class RealtimeEngine: @unchecked Sendable {
         master = MasterStage(settings: settings, sampleRate: sampleRate, clippedSamples: counters.clippedSamples)
     }
 
-    /// Control thread, before activation, after the master's inserts are set: which voices can
-    /// have latency to compensate.
-    func configureLatency() {
+    /// Control thread, before activation (and again when the master's inserts are set): where
+    /// every insert chain hands replaced instances back, and which voices can have latency to
+    /// compensate.
+    func configurePlugins() {
         for index in -1..<slots.count {
             insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0))?.retire = { [unowned self] in self.retire($0) }
         }

@@ -108,18 +108,17 @@ final class InsertChain {
     /// frames into the current block.
     func change(stage: Int, port: UInt32, value: Float, atOffset offset: Int) {
         guard stage >= 0 && stage < stages.count else { return }
-        guard changeCount < changes.capacity else {
-            lateChanges += 1
-            return apply(Change(offset: 0, stage: stage, port: port, value: value))
-        }
-        changes[changeCount] = Change(offset: offset, stage: stage, port: port, value: value)
-        changeCount += 1
+        enqueue(Change(offset: offset, stage: stage, port: port, value: value))
     }
 
     /// Real-time safe. Stage `stage` runs `set` (its strong reference handed over) from `offset`
     /// frames into the current block; the run is split there, as for a control change.
     func swap(stage: Int, to set: Unmanaged<PluginSet>, atOffset offset: Int) {
-        let change = Change(offset: offset, stage: stage, port: Self.swapPort, value: 0, set: set.toOpaque())
+        enqueue(Change(offset: offset, stage: stage, port: Self.swapPort, value: 0, set: set.toOpaque()))
+    }
+
+    /// Real-time safe. Into this block's list; when it is full, applied at once (counted).
+    private func enqueue(_ change: Change) {
         guard changeCount < changes.capacity else {
             lateChanges += 1
             return apply(change)

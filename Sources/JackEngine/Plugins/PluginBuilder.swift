@@ -39,7 +39,7 @@ struct PluginBuilder {
                 fail("[\(index)]" + (field.map { ".\($0)" } ?? ""), message)
             }
             let key = "\(place).insert\(index + 1)"
-            let state = insert.state.map { URL(fileURLWithPath: $0, relativeTo: URL(fileURLWithPath: folder, isDirectory: true)).path }
+            let state = insert.state.map { LoadedPreset.resolve($0, in: folder) }
             let first = try instance(insert.plugin, controls: insert.controls ?? [:], state: state.map { "\($0)/1" }, key: "\(key)/1",
                                      fail: failHere)
             guard let layout = InsertChain.layout(inputs: first.audioInputs.count, outputs: first.audioOutputs.count) else {

@@ -53,7 +53,7 @@ public final class PluginCatalog {
     /// The plugin at `uri`, or an error that names the closest installed URIs.
     public func plugin(uri: String) throws -> PluginDescription {
         if let found = plugins.first(where: { $0.uri == uri }) { return found }
-        let closest = plugins.map(\.uri).sorted { Self.distance($0, uri) < Self.distance($1, uri) }.prefix(3)
+        let closest = Self.closest(to: uri, among: plugins.map(\.uri))
         throw InputError(file: uri, closest.isEmpty
             ? "no such LV2 plugin (none are installed here; LV2_PATH lists where to look)"
             : "no such LV2 plugin; the closest installed: \(closest.joined(separator: ", "))")
@@ -61,15 +61,6 @@ public final class PluginCatalog {
 
 
     private static func describe(world: OpaquePointer) -> [PluginDescription] {
-        let uris = (audio: lilv_new_uri(world, pj_lv2_audio_port()), control: lilv_new_uri(world, pj_lv2_control_port()),
-                    input: lilv_new_uri(world, pj_lv2_input_port()), output: lilv_new_uri(world, pj_lv2_output_port()),
-                    atom: lilv_new_uri(world, pj_lv2_atom_port()), event: lilv_new_uri(world, pj_lv2_event_port()),
-                    supports: lilv_new_uri(world, pj_lv2_atom_supports()), midi: lilv_new_uri(world, pj_lv2_midi_event()))
-        defer {
-            for node in [uris.audio, uris.control, uris.input, uris.output, uris.atom, uris.event, uris.supports, uris.midi] {
-                lilv_node_free(node)
-            }
-        }
         var described: [PluginDescription] = []
         let all = lilv_world_get_all_plugins(world)
         var iterator = lilv_plugins_begin(all)
@@ -78,36 +69,29 @@ public final class PluginCatalog {
             guard let plugin = lilv_plugins_get(all, iterator) else { continue }
             let name = lilv_plugin_get_name(plugin)
             defer { lilv_node_free(name) }
-            let pluginClass = lilv_plugin_class_get_label(lilv_plugin_get_class(plugin))
-            var description = PluginDescription(
-                uri: PluginWorld.string(lilv_plugin_get_uri(plugin)), name: PluginWorld.string(name), pluginClass: PluginWorld.string(pluginClass),
-                audioInputs: 0, audioOutputs: 0, midiInputs: 0, midiOutputs: 0, controls: [],
-                requiredFeatures: [])
             let required = lilv_plugin_get_required_features(plugin)
-            description.requiredFeatures = PluginWorld.nodeStrings(required).sorted()
-            lilv_nodes_free(required)
-            for index in 0..<lilv_plugin_get_num_ports(plugin) {
-                guard let port = lilv_plugin_get_port_by_index(plugin, index) else { continue }
-                let isInput = lilv_port_is_a(plugin, port, uris.input)
-                if lilv_port_is_a(plugin, port, uris.audio) {
-                    if isInput { description.audioInputs += 1 } else { description.audioOutputs += 1 }
-                } else if lilv_port_is_a(plugin, port, uris.control) {
-                    var minimum: OpaquePointer?, maximum: OpaquePointer?, fallback: OpaquePointer?
-                    lilv_port_get_range(plugin, port, &fallback, &minimum, &maximum)
-                    defer { lilv_node_free(fallback); lilv_node_free(minimum); lilv_node_free(maximum) }
-                    let portName = lilv_port_get_name(plugin, port)
-                    defer { lilv_node_free(portName) }
-                    description.controls.append(.init(symbol: PluginWorld.string(lilv_port_get_symbol(plugin, port)), name: PluginWorld.string(portName),
-                                                      minimum: PluginWorld.number(minimum), maximum: PluginWorld.number(maximum),
-                                                      default: PluginWorld.number(fallback), output: !isInput))
-                } else if lilv_port_is_a(plugin, port, uris.atom) || lilv_port_is_a(plugin, port, uris.event) {
-                    let isMIDI = lilv_port_supports_event(plugin, port, uris.midi)
-                    if isMIDI { if isInput { description.midiInputs += 1 } else { description.midiOutputs += 1 } }
-                }
+            defer { lilv_nodes_free(required) }
+            let ports = PluginWorld.ports(of: plugin, in: world)
+            func count(_ kinds: [PluginPort.Kind], input: Bool, midi: Bool = false) -> Int {
+                ports.filter { kinds.contains($0.kind) && $0.isInput == input && (!midi || $0.carriesMIDI) }.count
             }
-            described.append(description)
+            described.append(PluginDescription(
+                uri: PluginWorld.string(lilv_plugin_get_uri(plugin)), name: PluginWorld.string(name),
+                pluginClass: PluginWorld.string(lilv_plugin_class_get_label(lilv_plugin_get_class(plugin))),
+                audioInputs: count([.audio], input: true), audioOutputs: count([.audio], input: false),
+                midiInputs: count([.atom, .event], input: true, midi: true), midiOutputs: count([.atom, .event], input: false, midi: true),
+                controls: ports.filter { $0.kind == .control }.map {
+                    .init(symbol: $0.symbol, name: $0.name, minimum: PluginPort.given($0.minimum), maximum: PluginPort.given($0.maximum),
+                          default: PluginPort.given($0.defaultValue), output: !$0.isInput)
+                },
+                requiredFeatures: PluginWorld.nodeStrings(required).sorted()))
         }
         return described
+    }
+
+    /// The three installed URIs closest to `uri` (edit distance), for "did you mean".
+    static func closest(to uri: String, among installed: [String]) -> [String] {
+        Array(installed.sorted { distance($0, uri) < distance($1, uri) }.prefix(3))
     }
 
     /// Edit distance (Levenshtein), for suggesting the URI meant.

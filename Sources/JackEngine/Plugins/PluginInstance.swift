@@ -56,7 +56,7 @@ final class PluginInstance: @unchecked Sendable {
         var failure: PluginError?
         var built: (name: String, ports: [PluginPort], instance: UnsafeMutablePointer<LilvInstance>, coarse: Bool, latency: UInt32?)?
         _ = PluginWorld.shared.withWorld { world in
-            do { built = try Self.instantiate(uri, in: world, sampleRate: sampleRate, host: host) } catch let error as PluginError {
+            do { built = try Self.instantiate(uri, in: world, sampleRate: sampleRate, host: host, controls: controls) } catch let error as PluginError {
                 failure = error
             } catch {}
         }
@@ -72,26 +72,11 @@ final class PluginInstance: @unchecked Sendable {
         audioInputs = ports.filter { $0.kind == .audio && $0.isInput }.map(\.index)
         audioOutputs = ports.filter { $0.kind == .audio && !$0.isInput }.map(\.index)
 
-        // Controls: the defaults, then the preset's values.
+        // Controls: the defaults, then the preset's values (checked before instantiating).
         controlValues = FixedBuffer(capacity: ports.count, repeating: 0)
         for port in ports where port.kind == .control {
-            controlValues[Int(port.index)] = port.defaultValue.isNaN ? (port.minimum.isNaN ? 0 : port.minimum) : port.defaultValue
-        }
-        for (symbol, value) in controls {
-            guard let port = ports.first(where: { $0.symbol == symbol && $0.kind == .control && $0.isInput }) else {
-                lilv_instance_free(instance)
-                pj_host_free(host)
-                let symbols = ports.filter { $0.kind == .control && $0.isInput }.map(\.symbol)
-                throw PluginError("\(name) (\(uri)) has no control '\(symbol)' (its controls: \(symbols.joined(separator: ", ")))",
-                                  field: "controls.\(symbol)")
-            }
-            guard port.accepts(value) else {
-                lilv_instance_free(instance)
-                pj_host_free(host)
-                throw PluginError("\(name)'s control '\(symbol)' takes \(port.rangeDescription), not \(VoiceField.plain(Double(value)))",
-                                  field: "controls.\(symbol)")
-            }
-            controlValues[Int(port.index)] = value
+            controlValues[Int(port.index)] = controls[port.symbol]
+                ?? (port.defaultValue.isNaN ? (port.minimum.isNaN ? 0 : port.minimum) : port.defaultValue)
         }
 
         controlSnapshot = FixedBuffer(capacity: ports.count, repeating: 0)
@@ -121,6 +106,8 @@ final class PluginInstance: @unchecked Sendable {
                 }
             case .audio:
                 lilv_instance_connect_port(instance, port.index, scratch.pointer)
+            case .event, .unknown:
+                break  // optional (a plugin needing one is refused): left unconnected, as it allows
             }
         }
         otherAtoms = others
@@ -216,11 +203,11 @@ final class PluginInstance: @unchecked Sendable {
     }
 
     /// With the world held: finds, checks and instantiates `uri`, restoring its default state.
-    private static func instantiate(_ uri: String, in world: OpaquePointer, sampleRate: Int, host: OpaquePointer) throws
+    private static func instantiate(_ uri: String, in world: OpaquePointer, sampleRate: Int, host: OpaquePointer,
+                                    controls: [String: Float]) throws
         -> (name: String, ports: [PluginPort], instance: UnsafeMutablePointer<LilvInstance>, coarse: Bool, latency: UInt32?) {
         guard let plugin = PluginWorld.plugin(uri, in: world) else {
-            let installed = PluginWorld.allURIs(in: world)
-            let closest = installed.sorted { PluginCatalog.distance($0, uri) < PluginCatalog.distance($1, uri) }.prefix(3)
+            let closest = PluginCatalog.closest(to: uri, among: PluginWorld.allURIs(in: world))
             throw PluginError(closest.isEmpty ? "no LV2 plugin \(uri) (none are installed here; LV2_PATH lists where to look)"
                                               : "no LV2 plugin \(uri); the closest installed: \(closest.joined(separator: ", "))")
         }
@@ -237,7 +224,23 @@ final class PluginInstance: @unchecked Sendable {
         if let missing = PluginWorld.unsupportedRequirement(of: plugin, in: world) {
             throw PluginError("\(name) (\(uri)) requires \(missing), which pulsejack does not offer")
         }
-        let ports = try PluginWorld.ports(of: plugin, in: world, name: name)
+        let ports = PluginWorld.ports(of: plugin, in: world)
+        for port in ports where !port.optional && (port.kind == .event || port.kind == .unknown) {
+            throw PluginError(port.kind == .event
+                ? "\(name) has an old-style event port '\(port.symbol)' (LV2 event extension), which pulsejack does not host"
+                : "\(name)'s port '\(port.symbol)' is of a type pulsejack cannot connect")
+        }
+        let settable = ports.filter { $0.kind == .control && $0.isInput }
+        for (symbol, value) in controls.sorted(by: { $0.key < $1.key }) {
+            guard let port = settable.first(where: { $0.symbol == symbol }) else {
+                throw PluginError("\(name) (\(uri)) has no control '\(symbol)' (its controls: \(settable.map(\.symbol).joined(separator: ", ")))",
+                                  field: "controls.\(symbol)")
+            }
+            guard port.accepts(value) else {
+                throw PluginError("\(name)'s control '\(symbol)' takes \(port.rangeDescription), not \(VoiceField.plain(Double(value)))",
+                                  field: "controls.\(symbol)")
+            }
+        }
         let coarse = PluginWorld.hasFeature(plugin, pj_lv2_coarse_block_length(), in: world)
         let latency = PluginWorld.latencyPort(of: plugin, in: world)
         guard let instance = lilv_plugin_instantiate(plugin, Double(sampleRate), pj_host_features(host)) else {

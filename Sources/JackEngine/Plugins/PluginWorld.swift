@@ -150,8 +150,8 @@ final class PluginWorld: @unchecked Sendable {
         return nil
     }
 
-    /// Every port, classified; a port of a type we cannot connect, unless optional, refuses the plugin.
-    static func ports(of plugin: OpaquePointer, in world: OpaquePointer, name: String) throws -> [PluginPort] {
+    /// Every port, classified (the listing and the host both read this).
+    static func ports(of plugin: OpaquePointer, in world: OpaquePointer) -> [PluginPort] {
         let uri = { (text: UnsafePointer<CChar>) in lilv_new_uri(world, text) }
         let audio = uri(pj_lv2_audio_port()), control = uri(pj_lv2_control_port()), input = uri(pj_lv2_input_port())
         let atom = uri(pj_lv2_atom_port()), event = uri(pj_lv2_event_port()), cv = uri(pj_lv2_cv_port())
@@ -160,9 +160,11 @@ final class PluginWorld: @unchecked Sendable {
         var ports: [PluginPort] = []
         for index in 0..<lilv_plugin_get_num_ports(plugin) {
             guard let port = lilv_plugin_get_port_by_index(plugin, index) else { continue }
-            let symbol = string(lilv_port_get_symbol(plugin, port))
-            let isInput = lilv_port_is_a(plugin, port, input)
-            var described = PluginPort(index: index, symbol: symbol, kind: .audio, isInput: isInput)
+            let nameNode = lilv_port_get_name(plugin, port)
+            defer { lilv_node_free(nameNode) }
+            var described = PluginPort(index: index, symbol: string(lilv_port_get_symbol(plugin, port)), name: string(nameNode),
+                                       kind: .unknown, isInput: lilv_port_is_a(plugin, port, input),
+                                       optional: lilv_port_has_property(plugin, port, optional))
             if lilv_port_is_a(plugin, port, audio) {
                 described.kind = .audio
             } else if lilv_port_is_a(plugin, port, control) {
@@ -173,17 +175,11 @@ final class PluginWorld: @unchecked Sendable {
                 described.maximum = number(maximum) ?? .nan
                 described.defaultValue = number(fallback) ?? .nan
                 lilv_node_free(fallback); lilv_node_free(minimum); lilv_node_free(maximum)
-            } else if lilv_port_is_a(plugin, port, atom) {
-                described.kind = .atom
+            } else if lilv_port_is_a(plugin, port, atom) || lilv_port_is_a(plugin, port, event) {
+                described.kind = lilv_port_is_a(plugin, port, atom) ? .atom : .event
                 described.carriesMIDI = lilv_port_supports_event(plugin, port, midi)
             } else if lilv_port_is_a(plugin, port, cv) {
                 described.kind = .cv
-            } else if lilv_port_has_property(plugin, port, optional) {
-                continue
-            } else if lilv_port_is_a(plugin, port, event) {
-                throw PluginError("\(name) has an old-style event port '\(symbol)' (LV2 event extension), which pulsejack does not host")
-            } else {
-                throw PluginError("\(name)'s port '\(symbol)' is of a type pulsejack cannot connect")
             }
             ports.append(described)
         }

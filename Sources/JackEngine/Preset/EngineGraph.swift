@@ -1,3 +1,4 @@
+import Foundation
 import Control
 import Voices
 
@@ -83,10 +84,9 @@ public enum EngineGraph {
             case .insert(let key):
                 guard let route = insertRoutes[key] else {
                     var error = change.place
-                    let prefix = key.prefix { $0 != "/" } == "master" ? key.split(separator: "/").prefix(3) : key.split(separator: "/").prefix(4)
-                    let known = insertRoutes.keys.filter { $0.hasPrefix(prefix.joined(separator: "/") + "/") }
-                        .map { $0.split(separator: "/").last.map(String.init) ?? "" }.sorted()
-                    error.message = "that insert has no control '\(key.split(separator: "/").last ?? "")' (its controls: \(known.joined(separator: ", ")))"
+                    let insert = (key as NSString).deletingLastPathComponent + "/"
+                    let known = insertRoutes.keys.filter { $0.hasPrefix(insert) }.map { String($0.dropFirst(insert.count)) }.sorted()
+                    error.message = "that insert has no control '\((key as NSString).lastPathComponent)' (its controls: \(known.joined(separator: ", ")))"
                     throw error
                 }
                 engine.mapControlChange(change.controller, to: route)

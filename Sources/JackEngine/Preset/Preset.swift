@@ -306,10 +306,7 @@ public struct LoadedVoice: Sendable {
     public var folder: String { (file as NSString).deletingLastPathComponent }
 
     /// Absolute path of a sound named in this voice.
-    public func soundPath(_ name: String) -> String {
-        if name.hasPrefix("/") { return name }
-        return URL(fileURLWithPath: folder).appendingPathComponent(name).standardizedFileURL.path
-    }
+    public func soundPath(_ name: String) -> String { LoadedPreset.resolve(name, in: folder) }
 
     /// The absolute path of the voice's track library, if it has one.
     public var libraryPath: String? { definition.option("library")?.text.map(soundPath) }
@@ -337,6 +334,11 @@ public struct LoadedPreset: Sendable {
     public var folder: String { (file as NSString).deletingLastPathComponent }
 
     func line(_ path: String) -> Int? { lines[path] }
+
+    /// `path` as written in a file in `folder`: absolute as it is, else relative to the folder.
+    static func resolve(_ path: String, in folder: String) -> String {
+        path.hasPrefix("/") ? path : URL(fileURLWithPath: folder).appendingPathComponent(path).standardizedFileURL.path
+    }
 
     /// Control thread. Reads and validates the preset at `path` (a file or a folder).
     public static func load(path: String) throws -> LoadedPreset {

@@ -22,11 +22,7 @@ extension LoadedPreset {
                 definition.options["controls"] = .controls(plugin.controls)
                 definition.options["state"] = .text(plugin.state)
             }
-            definition.inserts = Self.saved(definition.inserts?.map { insert in
-                var insert = insert
-                insert.state = insert.state.map(voice.soundPath)  // standing alone: absolute, like the sounds
-                return insert
-            }, place: definition.name, plugins: plugins)
+            definition.inserts = Self.saved(definition.inserts, place: definition.name, folder: voice.folder, plugins: plugins)
             if let state = states[definition.name] {
                 definition.enabled = state.enabled
                 definition.mute = nil
@@ -37,20 +33,18 @@ extension LoadedPreset {
             }
             return definition
         }
-        let masterInserts = Self.saved(saved.master?.inserts?.map { insert in
-            var insert = insert
-            insert.state = insert.state.map { $0.hasPrefix("/") ? $0 : URL(fileURLWithPath: folder).appendingPathComponent($0).standardizedFileURL.path }
-            return insert
-        }, place: "master", plugins: plugins)
+        let masterInserts = Self.saved(saved.master?.inserts, place: "master", folder: folder, plugins: plugins)
         saved.master?.inserts = masterInserts
         return saved
     }
 
-    /// Inserts with their controls now and their saved states.
-    private static func saved(_ inserts: [Preset.Insert]?, place: String, plugins: [String: RealtimeEngine.SavedPlugin])
-        -> [Preset.Insert]? {
+    /// Inserts with their controls now and their saved states; a state they named already is
+    /// made absolute (standing alone, like the sounds), `folder` being the file's that named it.
+    private static func saved(_ inserts: [Preset.Insert]?, place: String, folder: String,
+                              plugins: [String: RealtimeEngine.SavedPlugin]) -> [Preset.Insert]? {
         inserts?.enumerated().map { index, insert in
             var insert = insert
+            insert.state = insert.state.map { resolve($0, in: folder) }
             if let plugin = plugins["\(place).insert\(index + 1)"] {
                 insert.controls = plugin.controls
                 insert.state = plugin.state
