@@ -360,8 +360,7 @@ public struct LoadedPreset: Sendable {
         }
         let folder = (file as NSString).deletingLastPathComponent
         for (index, include) in (preset.include ?? []).enumerated() {
-            let included = include.hasPrefix("/") ? include
-                : URL(fileURLWithPath: folder).appendingPathComponent(include).standardizedFileURL.path
+            let included = LoadedPreset.resolve(include, in: folder)
             guard FileManager.default.fileExists(atPath: included) else {
                 throw InputError(file: file, line: lines["include[\(index)]"] ?? lines["include"], field: "include[\(index)]",
                                  "voice file not found: \(included)")
