@@ -16,6 +16,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // Thin C shims: only what Swift cannot call directly.
@@ -39,8 +42,19 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Yams", package: "Yams"),
         ], swiftSettings: strict),
+        // The live page: an HTTP and WebSocket server on the session's live picture; the page's
+        // HTML, CSS and JavaScript are its resources.
+        .target(name: "WebSurface", dependencies: [
+            "JackEngine", "Control",
+            .product(name: "Atomics", package: "swift-atomics"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ], resources: [.copy("Page")], swiftSettings: strict),
         .executableTarget(name: "pulsejack", dependencies: [
-            "JackEngine", "Control", "Voices", "CJack",
+            "JackEngine", "Control", "Voices", "CJack", "WebSurface",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
@@ -61,7 +75,7 @@ let package = Package(
         .testTarget(name: "ControlTests", dependencies: ["Control", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "VoicesTests", dependencies: ["Voices"], swiftSettings: strict),
         .testTarget(name: "JackEngineTests", dependencies: [
-            "JackEngine", "Control", "Voices", "CJack", "CAllocCounter", "TestSupport", "JackPeers",
+            "JackEngine", "Control", "Voices", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface",
         ], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Control", "JackPeers"], swiftSettings: strict),
     ]

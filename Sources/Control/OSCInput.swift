@@ -88,6 +88,10 @@ public final class OSCInput: @unchecked Sendable {
     private var lastHeartData = Date()
     /// The mood last seen: written by the receiving thread, read by the control thread (the DJ).
     private let lastMood = LockedBox<String?>(nil)
+    /// The band powers averaged over the mood window, as the mood last saw them (live picture).
+    private let lastBands = LockedBox<[EEGBand: Double]>([:])
+    /// Whether heart data has stopped (`dropoutSeconds` without any), for a live picture.
+    private let dropout = ManagedAtomic<Bool>(false)
     private let started = Date()
     private var dropoutReported = false
     /// Bad packets and refusals said at most once a second in all (a flood of them must not flood the log).
@@ -260,7 +264,10 @@ public final class OSCInput: @unchecked Sendable {
     /// The mood the EEG band powers say, over a sliding window; logged when it changes and
     /// reported in /pulse/status.
     private func observeMood(_ band: EEGBand, _ value: Double) {
-        guard sensors.bandPower(band, value, at: Date().timeIntervalSince(started)) else { return }
+        let changed = sensors.bandPower(band, value, at: Date().timeIntervalSince(started))
+        let bands = Dictionary(uniqueKeysWithValues: EEGBand.allCases.compactMap { band in sensors.bandAverage(band).map { (band, $0) } })
+        lastBands.withLockedValue { $0 = bands }
+        guard changed else { return }
         let mood = sensors.mood
         lastMood.withLockedValue { $0 = mood }
         if let line = moodLines.admit("mood: \(mood ?? "undefined")", kind: "mood") { log(line) }
@@ -268,6 +275,12 @@ public final class OSCInput: @unchecked Sendable {
 
     /// The current mood (nil: undefined, no EEG data).
     public var mood: String? { lastMood.withLockedValue { $0 } }
+
+    /// The EEG band powers averaged over the mood window (bands not seen are absent).
+    public var bandPowers: [EEGBand: Double] { lastBands.withLockedValue { $0 } }
+
+    /// Whether heart data has stopped for `dropoutSeconds` (and not come back).
+    public var inDropout: Bool { dropout.load(ordering: .relaxed) }
 
     /// Hands crossing into a region the preset names: a hit at the interpolated crossing frame.
     private func poseRegions(_ lx: Float, _ ly: Float, _ rx: Float, _ ry: Float, frame: Int64) {
@@ -299,6 +312,7 @@ public final class OSCInput: @unchecked Sendable {
         lastHeartData = Date()
         if dropoutReported {
             dropoutReported = false
+            dropout.store(false, ordering: .relaxed)
             if configuration.dropoutFades { push(.heartPresence(true), frame: ControlMessage.immediate) }
             report("heart data is back")
         }
@@ -307,6 +321,7 @@ public final class OSCInput: @unchecked Sendable {
     private func checkDropout() {
         guard !dropoutReported, Date().timeIntervalSince(lastHeartData) > configuration.dropoutSeconds else { return }
         dropoutReported = true
+        dropout.store(true, ordering: .relaxed)
         counters.dropouts.wrappingIncrement(ordering: .relaxed)
         if configuration.dropoutFades { push(.heartPresence(false), frame: ControlMessage.immediate) }
         report(String(format: "no heart data for %.0f s: %@", configuration.dropoutSeconds,

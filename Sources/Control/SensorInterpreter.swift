@@ -40,6 +40,9 @@ public struct SensorInterpreter: Sendable {
             .compactMap { hit in regionNames.firstIndex(of: hit.region.name).map { (Int32($0), hit.frame) } }
     }
 
+    /// The band powers averaged over the mood window (nil: none seen).
+    public func bandAverage(_ band: EEGBand) -> Double? { moodModel.average(band) }
+
     /// One band power at `seconds`; true when the mood changed.
     public mutating func bandPower(_ band: EEGBand, _ value: Double, at seconds: Double) -> Bool {
         moodModel.add(band, value, at: seconds)

@@ -5,6 +5,7 @@ import Control
 import Dispatch
 import Foundation
 import JackEngine
+import WebSurface
 
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -74,6 +75,15 @@ struct Run: ParsableCommand {
     @Option(name: .customLong("beat-latency"), help: "With --predict-beats: seconds between a beat and its detection (sensor, radio, detector), 0…0.5.")
     var beatLatency: Double = 0.06
 
+    @Option(help: ArgumentHelp("Serve the live page (heart, radial meters, voice switches and faders, regions, mood, status) at [ADDR:]PORT; ADDR defaults to 127.0.0.1, port 0 picks one. Beyond loopback the page needs a token (printed).", valueName: "[ADDR:]PORT"))
+    var web: String?
+
+    @Option(name: .customLong("web-token"), help: "The token the page needs (default: a random one when --web is beyond loopback; none on loopback).")
+    var webToken: String?
+
+    @Option(name: .customLong("plot-revolution"), help: "Seconds per revolution of the page's radial trace.")
+    var plotRevolution: Double = 10
+
     func validate() throws {
         if let bpm, !HeartbeatClock.accepts(bpm: bpm) {
             throw ValidationError("--bpm \(bpm) is not a heart rate (above 0, at most 300)")
@@ -86,6 +96,15 @@ struct Run: ParsableCommand {
         }
         for range in oscAllow where AddressRange(range) == nil {
             throw ValidationError("--osc-allow \(range) is not an address or CIDR range (e.g. 192.168.1.0/24, ::1)")
+        }
+        if let web, WebAddress(web) == nil {
+            throw ValidationError("--web \(web) is not [ADDR:]PORT (e.g. 8080, 0.0.0.0:8080, [::1]:8080)")
+        }
+        if let webToken, webToken.isEmpty || webToken.contains(where: { !$0.isASCII || $0.isWhitespace || $0 == "&" || $0 == "#" }) {
+            throw ValidationError("--web-token must be non-empty ASCII without spaces, & or #")
+        }
+        guard plotRevolution.isFinite, (0.1...3600).contains(plotRevolution) else {
+            throw ValidationError("--plot-revolution \(plotRevolution) is outside 0.1…3600 s")
         }
         for pair in connectPorts where ConnectRequest(pair) == nil {
             throw ValidationError("--connect-port \(pair) is not OURS=THEIRS (e.g. out_L=system:playback_1)")
@@ -128,8 +147,11 @@ struct Run: ParsableCommand {
         configuration.replay = replay
         configuration.connectToPlayback = connect
         configuration.connections = connectPorts.compactMap(ConnectRequest.init)
+        configuration.liveView = web != nil
+        configuration.secondsPerRevolution = plotRevolution
 
         let session: LiveSession
+        var page: WebServer?
         do {
             session = try LiveSession(configuration: configuration, log: { warn($0) }, say: { print($0) })
             warn(rejections: session.replayRejections.first, total: session.replayRejections.total)
@@ -137,9 +159,21 @@ struct Run: ParsableCommand {
         } catch {
             throw fail(error)
         }
+        if let web, let address = WebAddress(web), let view = session.view {
+            do {
+                page = try WebServer(view: view, address: address, token: webToken)
+                try page?.start()
+            } catch {
+                // Nothing half-started stays behind: the client closes, a server we started stops.
+                _ = session.stop()
+                throw fail(error)
+            }
+        }
         let client = session.client
         print("pulsejack: playing '\(session.loaded.preset.name ?? "preset")' from \(session.loaded.file) on JACK server '\(JackClient.serverName)' as '\(client.name)' at \(client.sampleRate) Hz, \(client.bufferSize) frames a period; ports \(client.outputPortNames.joined(separator: ", ")), \(client.name):midi_out, \(client.name):midi_in" + (session.osc.map { "; OSC on \(oscBind):\($0.boundPort)" } ?? "") + (record.map { "; recording to \($0)" } ?? ""))
+        if let page { print("pulsejack: the live page is at \(page.url)") }
         while !signals.wait(milliseconds: 100) { session.tick() }
+        page?.stop()
         let summary = session.stop()
         print("pulsejack: stopped after \(summary); stopped by \(signals.name)")
         reportHeldBackWarnings()

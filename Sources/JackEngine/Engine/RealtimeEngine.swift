@@ -26,6 +26,10 @@ public final class RealtimeEngine: @unchecked Sendable {
     private let firedReports: SPSCRing<FiredVoice>.Producer?
     /// Every applied control message with its frame (`run --record-session`), when set.
     private var appliedReports: SPSCRing<ControlMessage>.Producer?
+    /// Heartbeats, region hits and mode changes for a live picture (`observe(into:)`), when set.
+    private var observations: SPSCRing<EngineObservation>.Producer?
+    /// The settings a live picture asked to see (`makeView`), when set.
+    private var view: EngineView?
     private var queue: EventQueue
     /// The heartbeat clock: the process thread's (tests read it while the engine is stopped).
     public private(set) var clock: HeartbeatClock
@@ -123,6 +127,63 @@ public final class RealtimeEngine: @unchecked Sendable {
         appliedReports = ring.producer
     }
 
+    /// Control thread, before activation: heartbeats, region hits and mode changes also go,
+    /// with their frames, into `ring` (for a live picture; full: dropped and counted).
+    public func observe(into ring: SPSCRing<EngineObservation>) {
+        observations = ring.producer
+    }
+
+    /// Control thread, before activation: the view a live picture reads the settings through —
+    /// the voices', the mode and pattern, and every insert's bypass and input controls (voices
+    /// in order, then the master).
+    public func makeView() -> EngineView {
+        var controls: [EngineView.InsertControl] = []
+        for index in Array(0..<slots.count) + [-1] {
+            guard let chain = insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0)) else { continue }
+            let place = index < 0 ? "master" : "voice/\(voiceNames[index])"
+            for (stage, insert) in chain.stages.enumerated() {
+                let plugin = insert.published.instances[0]
+                controls.append(.init(address: InsertAddress(chain: Int32(index), stage: UInt16(stage), port: InsertAddress.bypass),
+                                      place: place, number: stage + 1, plugin: plugin.name, symbol: "bypass", name: "Bypass",
+                                      minimum: 0, maximum: 1))
+                for port in plugin.ports where port.kind == .control && port.isInput {
+                    controls.append(.init(address: InsertAddress(chain: Int32(index), stage: UInt16(stage), port: port.index),
+                                          place: place, number: stage + 1, plugin: plugin.name, symbol: port.symbol, name: port.name,
+                                          minimum: port.minimum.isNaN ? 0 : port.minimum, maximum: port.maximum.isNaN ? 1 : port.maximum))
+                }
+            }
+        }
+        let made = EngineView(voiceCount: slots.count, controls: controls)
+        view = made
+        return made
+    }
+
+    /// Real-time safe. Copies the settings into the view when it asked.
+    private func serveView() {
+        guard let view, view.wanted else { return }
+        for index in 0..<slots.count {
+            let slot = slots[index]
+            view.set(voice: index, VoiceState(enabled: slot.enabled, gain: slot.gain, pan: slot.pan, rate: slot.rate))
+        }
+        for index in 0..<view.controls.count {
+            let address = view.controls[index].address
+            guard let chain = insertChain(address) else { continue }
+            let stage = chain.stages[Int(address.stage)]
+            view.set(control: index, address.port == InsertAddress.bypass
+                     ? (stage.bypass ? 1 : 0) : stage.current.instances[0].controlValues[Int(address.port)])
+        }
+        view.set(mode: performance.mode,
+                 patternCount: performance.copyPattern(to: view.patternStorage, capacity: TambourPerformance.patternCapacity))
+        view.publish()
+    }
+
+    /// Real-time safe. Tells the live picture; a full ring drops it (counted).
+    private func observed(_ kind: EngineObservation.Kind, _ index: Int32, at frame: Int64, value: Float) {
+        if let observations, !observations.push(EngineObservation(kind: kind, index: index, frame: frame, value: value)) {
+            counters.firedReportsDropped.wrappingIncrement(ordering: .relaxed)
+        }
+    }
+
     /// Control thread: every voice's settings now. While the process thread runs (`live`), it
     /// takes the copy; otherwise (stopped, or the server gone) they are read here.
     public func voiceStates(live: Bool) -> [String: VoiceState] {
@@ -213,6 +274,16 @@ public final class RealtimeEngine: @unchecked Sendable {
         mixer.finishBlock(frames: 1, left: left, right: right, heartLevel: heartLevel)
         masterInserts?.process(left: left, right: right, frames: 1)
         _ = counters.snapshot()
+        // The live picture's copy and report paths.
+        if let view {
+            view.request()
+            serveView()
+            _ = view.take()
+        }
+        if observations != nil {
+            let scratchObservations = SPSCRing<EngineObservation>(minimumCapacity: 2)
+            _ = scratchObservations.producer.push(EngineObservation(kind: .beat, index: 0, frame: 0, value: 1))
+        }
     }
 
     // MARK: - The process path
@@ -256,6 +327,7 @@ public final class RealtimeEngine: @unchecked Sendable {
             midiOut.discard(before: framePosition)
         }
         stateSnapshot.serve(slots, master: masterInserts)
+        serveView()
         counters.periods.wrappingIncrement(ordering: .relaxed)
         counters.framesProcessed.wrappingIncrement(by: frames, ordering: .relaxed)
     }
@@ -269,7 +341,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         guard frames > 0 else { return }
         let end = framePosition + Int64(frames)
         while let pulseFrame = clock.nextPulseFrame, pulseFrame < end {
-            if clock.nextPulsePosition.pulse == 0 { _ = beatPassed() }
+            if clock.nextPulsePosition.pulse == 0 { _ = beatPassed(at: nil) }
             clock.consumePulse()
         }
         clock.advance(to: end)
@@ -379,6 +451,7 @@ public final class RealtimeEngine: @unchecked Sendable {
             if let last = lastExplicitBeatFrame, frame > last { explicitBeatFrames = Double(frame - last) }
             lastExplicitBeatFrame = frame
             counters.beats.wrappingIncrement(ordering: .relaxed)
+            observed(.beat, 0, at: frame, value: min(max(strength, 0), 1))
             fireHeartVoices(beat: beat, pulse: 0, velocity: min(max(strength, 0), 1), framesPerBeat: explicitBeatFrames, fromClock: false,
                             at: frame)
         case .voiceTrigger(let voice, let velocity):
@@ -401,6 +474,7 @@ public final class RealtimeEngine: @unchecked Sendable {
             }
         case .regionHit(let region, let velocity):
             guard velocity.isFinite else { return invalid() }
+            if region >= 0 && Int(region) < regionNames.count { observed(.regionHit, region, at: frame, value: velocity) }
             switch performance.hit(region: region) {
             case .invalid: invalid()
             case .silent: break
@@ -468,6 +542,7 @@ public final class RealtimeEngine: @unchecked Sendable {
 
     /// Real-time safe. Changes the performance mode and announces it with its voice.
     private func enter(_ newMode: PerformanceMode, at frame: Int64) {
+        observed(.mode, Int32(newMode.rawValue), at: frame, value: 1)
         if let announce = performance.enter(newMode), let slot = slot(announce), !slot.silenced {
             fire(slot, index: announce, velocity: 1, at: frame)
         }
@@ -491,17 +566,18 @@ public final class RealtimeEngine: @unchecked Sendable {
         let position = clock.nextPulsePosition
         clock.consumePulse()
         // Playing: each beat plays the next step of the recorded pattern; skipped beats are silent.
-        if position.pulse == 0, let voice = beatPassed(), let slot = slot(voice), slot.enabled, !slot.silenced {
+        if position.pulse == 0, let voice = beatPassed(at: frame), let slot = slot(voice), slot.enabled, !slot.silenced {
             fire(slot, index: voice, velocity: 1, at: frame)
         }
         fireHeartVoices(beat: position.beat, pulse: position.pulse, velocity: 1,
                         framesPerBeat: 60 * Double(sampleRate) / clock.bpm, fromClock: true, at: frame)
     }
 
-    /// Real-time safe. Counts a beat; while playing, the voice of the recorded pattern's step
-    /// for it (the pattern moves on, skipped beats included).
-    private func beatPassed() -> Int32? {
+    /// Real-time safe. Counts a beat (heard at `frame`; nil: lost in a gap); while playing, the
+    /// voice of the recorded pattern's step for it (the pattern moves on, skipped beats included).
+    private func beatPassed(at frame: Int64?) -> Int32? {
         counters.beats.wrappingIncrement(ordering: .relaxed)
+        if let frame { observed(.beat, 0, at: frame, value: 1) }
         return performance.beatPassed()
     }
 

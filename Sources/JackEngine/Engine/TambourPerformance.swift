@@ -102,6 +102,13 @@ struct TambourPerformance: ~Copyable {
         return voice
     }
 
+    /// Real-time safe. Copies up to `capacity` recorded steps to `steps`; how many.
+    func copyPattern(to steps: UnsafeMutablePointer<PatternStep>, capacity: Int) -> Int {
+        let count = min(pattern.count, capacity)
+        steps.update(from: pattern.pointer, count: count)
+        return count
+    }
+
     /// The recorded pattern (control thread, engine stopped; tests).
     var recorded: [PatternStep] { (0..<pattern.count).map { pattern[$0] } }
 

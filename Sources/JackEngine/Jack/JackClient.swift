@@ -332,6 +332,22 @@ public final class JackClient: @unchecked Sendable {
         return withClient { client, _ in Int(jack_frames_since_cycle_start(client)) } ?? 0
     }
 
+    /// Any thread: frames from `out_L`/`out_R` to where they are heard, the larger of the two
+    /// (JACK's playback latency as the graph reports it); 0 while disconnected.
+    public var playbackLatency: Int {
+        guard !serverGone.load(ordering: .acquiring) else { return 0 }
+        return withClient { client, name in
+            var largest: jack_nframes_t = 0
+            for port in ["out_L", "out_R"] {
+                guard let handle = jack_port_by_name(client, name + ":" + port) else { continue }
+                var range = jack_latency_range_t()
+                jack_port_get_latency_range(handle, JackPlaybackLatency, &range)
+                largest = max(largest, range.max)
+            }
+            return Int(largest)
+        } ?? 0
+    }
+
     public func deactivate() {
         withClient { client, _ in _ = jack_deactivate(client) }
     }

@@ -31,6 +31,10 @@ public final class LiveSession {
         public var connections: [ConnectRequest] = []
         /// Under a session manager (it restores connections itself).
         public var sessionManager: SessionManagerJoin?
+        /// Keep a live picture (`view`) for the web page.
+        public var liveView = false
+        /// Seconds per revolution of the live picture's radial trace.
+        public var secondsPerRevolution = 10.0
 
         public init(preset: String) { self.preset = preset }
     }
@@ -48,6 +52,8 @@ public final class LiveSession {
     public let client: JackClient
     public let engine: RealtimeEngine
     public let osc: OSCInput?
+    /// The live picture, when `liveView` asked for one.
+    public let view: LiveView?
     private let configuration: Configuration
     private let server: JackServer?
     private let log: @Sendable (String) -> Void
@@ -119,7 +125,8 @@ public final class LiveSession {
                 libraries[folder] = try TrackLibrary.scan(folder: folder)
             }
             let engine = try EngineGraph.build(preset: loaded, sampleRate: client.sampleRate, maxFrames: client.bufferSize,
-                                           firedReports: configuration.eventsOut == nil ? nil : fired.producer, libraries: libraries,
+                                           firedReports: configuration.eventsOut == nil && !configuration.liveView ? nil : fired.producer,
+                                           libraries: libraries,
                                            pluginStateFolder: nsm.map { $0.session.path + "/plugins" })
             self.engine = engine
             if let path = configuration.recordSession {
@@ -150,18 +157,19 @@ public final class LiveSession {
             if let tempo = configuration.bpm ?? loaded.preset.bpm { controlRing.producer.push(ControlMessage(.tempo(bpm: tempo))) }
             // The meters go to the OSC input's subscribers; the status reports the latest reading.
             let meterOut = LockedBox<OSCMeterOutput?>(nil)
+            let meterView = LockedBox<LiveView?>(nil)
             publisher = MeterPublisher(meter: meter, sampleRate: client.sampleRate) { reading in
                 meterOut.withLockedValue { $0 }?.publish("/meter", reading.values)
+                meterView.withLockedValue { $0 }?.meter(reading)
             }
+            let routes = OSCRoutes(voices: engine.voiceNames, regions: engine.regionNames, inserts: engine.insertRoutes())
+            let status = LiveStatus(engine: engine, client: client, recorder: recorder, nsm: nsm?.client)
             if var oscConfiguration = configuration.osc {
                 (oscConfiguration.dropoutSeconds, oscConfiguration.dropoutFades) = loaded.dropoutRule
                 oscConfiguration.mood = loaded.preset.moodModel
                 oscConfiguration.regions = loaded.preset.regionModel
-                let status = LiveStatus(engine: engine, client: client, recorder: recorder, nsm: nsm?.client)
                 let publisher = publisher
-                let input = try OSCInput(configuration: oscConfiguration,
-                                         routes: OSCRoutes(voices: engine.voiceNames, regions: engine.regionNames,
-                                                            inserts: engine.insertRoutes()),
+                let input = try OSCInput(configuration: oscConfiguration, routes: routes,
                                          clock: JackFrameClock(engine: engine, client: client),
                                          status: { status.values(meters: publisher.reading) },
                                          requests: { [requests] request in requests.withLockedValue { $0.append(request) } }, log: log)
@@ -170,6 +178,18 @@ public final class LiveSession {
                 osc = input
             } else {
                 osc = nil
+            }
+            if configuration.liveView {
+                let input = osc, publisher = publisher
+                let made = LiveView(loaded: loaded, engine: engine, client: client, osc: osc, routes: routes, fired: fired,
+                                    keepFiredForLog: configuration.eventsOut != nil,
+                                    secondsPerRevolution: configuration.secondsPerRevolution) {
+                    (input?.counters.all ?? []).map { ("osc_" + $0, StatusValue.int($1)) } + status.values(meters: publisher.reading)
+                }
+                meterView.withLockedValue { $0 = made }
+                view = made
+            } else {
+                view = nil
             }
         } catch {
             server?.stop()
@@ -203,6 +223,7 @@ public final class LiveSession {
         if let refusal = client.timebaseRefusal { log("--timebase: \(refusal)") }
         osc?.start()
         replaySource?.start()
+        view?.start()
         publisher.start()
         if configuration.sessionManager == nil { makeConnections() }
         configuration.sessionManager?.client.opened()
@@ -246,6 +267,7 @@ public final class LiveSession {
                 log("\(error)")
             }
         }
+        if let view, let dj = djs.first { view.setTrack(dj.current) }
         swapper.releaseRetired()
         if let nsm = configuration.sessionManager {
             for request in nsm.client.poll() where request == .save { save(nsm) }
@@ -301,7 +323,13 @@ public final class LiveSession {
             }
             if !lines.isEmpty { recording.write(Data(lines.utf8)) }
         }
-        if let events { while let report = fired.consumer.pop() { events.write(report) } }
+        if let events {
+            if let view {
+                for report in view.takeFired() { events.write(report) }
+            } else {
+                while let report = fired.consumer.pop() { events.write(report) }
+            }
+        }
     }
 
     /// `connectToPlayback` and `connections`: each failure is one warning, never fatal.
@@ -332,6 +360,7 @@ public final class LiveSession {
         osc?.stop()
         replaySource?.stop()
         publisher.stop()
+        view?.stop()
         if !reconnection.isWaiting { client.deactivate() }
         drainReports()
         if let recording {

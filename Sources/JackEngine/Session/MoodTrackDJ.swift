@@ -13,7 +13,8 @@ public final class MoodTrackDJ {
     private let player: TrackPlayerVoice
     private var generator: SplitMix64
     private var pending = false
-    private var current: String?
+    /// The track chosen last (its file name).
+    public private(set) var current: String?
 
     public init?(engine: RealtimeEngine, voice name: String, library: TrackLibrary, seed: UInt64 = 1) {
         guard let index = engine.voiceIndex(named: name), let player = engine.trackPlayer(at: index) else { return nil }

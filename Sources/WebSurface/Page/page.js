@@ -1,0 +1,249 @@
+// pulsejack's live page: one WebSocket (snapshot, then deltas, meter frames and events), a
+// radial trace redrawn at the display's refresh rate, and commands as OSC messages in JSON.
+"use strict";
+
+const page = {
+  layout: null, state: {}, connected: false,
+  meterFrames: 0, beats: 0, flashes: [], offset: 0, bestRoundTrip: Infinity,
+  trace: [],  // {t (server ms), peak: [l, r], rms: [l, r]}
+};
+window.pulsejack = page;
+
+const $ = (id) => document.getElementById(id);
+const token = new URLSearchParams(location.search).get("token");
+let socket = null;
+
+function connect() {
+  const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws" +
+    (token ? "?token=" + encodeURIComponent(token) : "");
+  socket = new WebSocket(url);
+  socket.onopen = () => { setConnected(true); ping(); };
+  socket.onclose = () => { setConnected(false); setTimeout(connect, 1000); };
+  socket.onmessage = (event) => receive(JSON.parse(event.data));
+}
+
+function setConnected(on) {
+  page.connected = on;
+  $("connection").textContent = on ? "live" : "reconnecting…";
+  $("connection").className = on ? "on" : "off";
+}
+
+function send(address, args) {
+  if (socket && socket.readyState === WebSocket.OPEN) {
+    socket.send(JSON.stringify({ type: "control", address, args }));
+  }
+}
+
+// The server's wall clock on ours: the offset from the ping with the shortest round trip.
+function ping() {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: "ping", t: Date.now() }));
+}
+setInterval(ping, 2000);
+const serverNow = () => Date.now() + page.offset;
+
+function receive(message) {
+  switch (message.type) {
+    case "snapshot": page.layout = message.layout; page.state = message.state; build(); render(); break;
+    case "delta": Object.assign(page.state, message.state); render(); break;
+    case "meter": meter(message); break;
+    case "beat": page.beats += 1; at(message.heard, () => flash($("beat"), message)); break;
+    case "fired": { const light = document.querySelector(`.voice[data-index="${message.voice}"] .light`);
+      if (light) at(message.heard, () => flash(light)); break; }
+    case "region": { const cell = document.querySelector(`.region[data-index="${message.region}"]`);
+      if (cell) at(message.heard, () => flash(cell, null, "lit")); break; }
+    case "pong": {
+      const now = Date.now(), trip = now - message.t;
+      if (trip <= page.bestRoundTrip) { page.bestRoundTrip = trip; page.offset = message.server - (message.t + now) / 2; }
+      break;
+    }
+    case "error": $("error").textContent = message.message; setTimeout(() => { $("error").textContent = ""; }, 4000); break;
+  }
+}
+
+// Runs `action` when the server's clock reaches `when` (at once if that has passed).
+function at(when, action) {
+  const delay = when - serverNow();
+  if (delay > 1) setTimeout(action, delay); else action();
+}
+
+// Lights `element`, and for beats records when the light reached the screen (the next frame).
+function flash(element, beat, name = "flash") {
+  element.classList.add(name);
+  if (beat) {
+    requestAnimationFrame(() => {
+      page.flashes.push({ frame: beat.frame, at: beat.at, heard: beat.heard, shown: serverNow() });
+      if (page.flashes.length > 512) page.flashes.shift();
+    });
+  }
+  setTimeout(() => element.classList.remove(name), 90);
+}
+
+// --- the radial trace -----------------------------------------------------------------------
+
+function meter(frame) {
+  page.meterFrames += 1;
+  page.trace.push({ t: frame.t, peak: frame.peak, rms: frame.rms });
+  const keep = (page.layout ? page.layout.revolutionSeconds : 10) * 1000;
+  while (page.trace.length > 2 && frame.t - page.trace[0].t > keep) page.trace.shift();
+}
+
+function draw() {
+  const canvas = $("radial"), context = canvas.getContext("2d");
+  const size = canvas.width, centre = size / 2, inner = size * 0.075, outer = size * 0.45;
+  const floor = page.layout ? page.layout.floorDB : -60, revolution = (page.layout ? page.layout.revolutionSeconds : 10) * 1000;
+  const radius = (level) => inner + (Math.min(Math.max(level ?? floor, floor), 0) - floor) / -floor * (outer - inner);
+  context.clearRect(0, 0, size, size);
+  context.strokeStyle = "#2a3038"; context.lineWidth = 1;
+  for (const level of [-60, -40, -20, -6, 0]) {
+    context.beginPath(); context.arc(centre, centre, radius(level), 0, 2 * Math.PI); context.stroke();
+  }
+  const now = page.trace.length ? page.trace[page.trace.length - 1].t : 0;
+  // The hand: where the newest reading is drawn.
+  const hand = ((now % revolution) / revolution) * 2 * Math.PI - Math.PI / 2;
+  context.strokeStyle = "#555"; context.beginPath(); context.moveTo(centre, centre);
+  context.lineTo(centre + outer * Math.cos(hand), centre + outer * Math.sin(hand)); context.stroke();
+  const traces = [["peak", 0, "#ff5a7a"], ["rms", 0, "#ffb0c0"], ["peak", 1, "#4fb3ff"], ["rms", 1, "#b0dcff"]];
+  for (const [kind, channel, colour] of traces) {
+    context.strokeStyle = colour; context.lineWidth = kind === "peak" ? 1.5 : 2.5;
+    context.beginPath();
+    let previous = null;
+    for (const point of page.trace) {
+      const angle = ((point.t % revolution) / revolution) * 2 * Math.PI - Math.PI / 2;
+      const r = radius(point[kind][channel]);
+      const x = centre + r * Math.cos(angle), y = centre + r * Math.sin(angle);
+      // A new lap starts a new line (no chord across the circle).
+      if (previous === null || angle < previous) context.moveTo(x, y); else context.lineTo(x, y);
+      previous = angle;
+    }
+    context.stroke();
+  }
+  requestAnimationFrame(draw);
+}
+requestAnimationFrame(draw);
+
+// --- controls ---------------------------------------------------------------------------------
+
+function element(tag, attributes = {}, children = []) {
+  const made = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (key === "text") made.textContent = value; else made.setAttribute(key, value);
+  }
+  for (const child of children) made.append(child);
+  return made;
+}
+
+// A slider that sends while dragged (at most 20 times a second) and is not moved by deltas then.
+function slider(min, max, step, onValue) {
+  const input = element("input", { type: "range", min, max, step });
+  let last = 0, timer = null;
+  input.addEventListener("input", () => {
+    input.dataset.dragging = "1";
+    const wait = 50 - (Date.now() - last);
+    clearTimeout(timer);
+    if (wait <= 0) { last = Date.now(); onValue(Number(input.value)); } else timer = setTimeout(() => { last = Date.now(); onValue(Number(input.value)); }, wait);
+  });
+  input.addEventListener("change", () => { delete input.dataset.dragging; onValue(Number(input.value)); });
+  return input;
+}
+
+function setValue(input, value) {
+  if (input.dataset.dragging) return;
+  if (input.type === "checkbox") input.checked = value; else input.value = value;
+}
+
+function build() {
+  const layout = page.layout;
+  $("preset").textContent = layout.preset;
+  $("revolution").textContent = `one revolution per ${layout.revolutionSeconds} s`;
+  const strips = $("strips"); strips.replaceChildren();
+  layout.voices.forEach((voice, index) => {
+    const address = `/voice/${voice.name}`;
+    const enable = element("input", { type: "checkbox", class: "enable", "aria-label": `${voice.name} on` });
+    enable.addEventListener("change", () => send(address + "/enable", [enable.checked ? 1 : 0]));
+    const gain = slider(layout.gain[0], layout.gain[1], 0.01, (value) => send(address + "/gain", [value])); gain.classList.add("gain");
+    const pan = slider(layout.pan[0], layout.pan[1], 0.01, (value) => send(address + "/pan", [value])); pan.classList.add("pan");
+    const every = element("select", { class: "every" });
+    for (let n = layout.every[0]; n <= layout.every[1]; n++) every.append(element("option", { value: n, text: n }));
+    const subdivision = element("select", { class: "subdivision" });
+    for (const n of layout.subdivisions) subdivision.append(element("option", { value: n, text: n }));
+    const rate = () => send(address + "/rate", [Number(every.value), Number(subdivision.value)]);
+    every.addEventListener("change", rate); subdivision.addEventListener("change", rate);
+    const trigger = element("button", { type: "button", class: "trigger", text: "trigger" });
+    trigger.addEventListener("click", () => send(address + "/trigger", [1]));
+    strips.append(element("div", { class: "voice", "data-index": index, "data-voice": voice.name }, [
+      element("div", { class: "name" }, [element("span", { class: "light" }), voice.name, element("span", { class: "kind", text: voice.kind }), enable]),
+      element("label", { text: "gain" }), gain, element("label", { text: "pan" }), pan,
+      element("label", { text: "every" }), element("span", {}, [every, " beat ÷ ", subdivision]),
+      element("span"), trigger,
+    ]));
+  });
+  $("regions").replaceChildren(...layout.regions.map((name, index) => {
+    const cell = element("div", { class: "region", "data-index": index, text: name });
+    cell.addEventListener("click", () => send(`/region/${name}`, [1]));
+    return cell;
+  }));
+  $("modes").replaceChildren(...layout.modes.map((mode) => {
+    const button = element("button", { type: "button", "data-mode": mode, text: mode });
+    button.addEventListener("click", () => send("/mode", [mode]));
+    return button;
+  }));
+  $("bands").replaceChildren(...layout.bands.map((band) => element("div", { class: "band", "data-band": band }, [
+    element("span", { text: band }), element("div", { class: "bar" }, [element("div")]), element("span", { class: "value" })])));
+  const inserts = $("insert-list"); inserts.replaceChildren();
+  let group = null, key = null;
+  layout.controls.forEach((control, index) => {
+    const here = `${control.place}/insert/${control.number}`;
+    if (here !== key) {
+      key = here;
+      group = element("div", { class: "insert" }, [element("div", { text: `${control.place} · ${control.number}: ${control.plugin}` })]);
+      inserts.append(group);
+    }
+    const address = `/${here}/${control.symbol}`;
+    let input;
+    if (control.symbol === "bypass") {
+      input = element("input", { type: "checkbox" });
+      input.addEventListener("change", () => send(address, [input.checked ? 1 : 0]));
+    } else {
+      input = slider(control.min, control.max, (control.max - control.min) / 200, (value) => send(address, [value]));
+    }
+    input.dataset.control = index;
+    group.append(element("div", { class: "control" }, [element("label", { text: control.name }), input]));
+  });
+  $("inserts").hidden = layout.controls.length === 0;
+  $("tap").onclick = () => send("/pulse/beat", []);
+}
+
+function render() {
+  const state = page.state, layout = page.layout;
+  if (!layout) return;
+  $("bpm").textContent = state.bpm == null ? "–" : state.bpm.toFixed(1);
+  $("dropout").hidden = !state.dropout;
+  layout.voices.forEach((voice, index) => {
+    const setting = state[`voice.${index}`], strip = document.querySelector(`.voice[data-index="${index}"]`);
+    if (!setting || !strip) return;
+    strip.classList.toggle("off", !setting.enabled);
+    setValue(strip.querySelector(".enable"), setting.enabled);
+    setValue(strip.querySelector(".gain"), setting.gain);
+    setValue(strip.querySelector(".pan"), setting.pan);
+    setValue(strip.querySelector(".every"), setting.every);
+    setValue(strip.querySelector(".subdivision"), setting.subdivision);
+  });
+  for (const button of document.querySelectorAll("#modes button")) button.classList.toggle("active", button.dataset.mode === state.mode);
+  $("pattern").replaceChildren(...(state.pattern || []).map((step) => element("span", { text: step ?? "·" })));
+  $("mood-name").textContent = state.mood ?? "undefined";
+  $("track").textContent = state.track ?? "–";
+  for (const row of document.querySelectorAll(".band")) {
+    const value = (state.bands || {})[row.dataset.band];
+    row.querySelector(".bar div").style.width = value == null ? "0" : `${Math.min(Math.max(value, 0), 1) * 100}%`;
+    row.querySelector(".value").textContent = value == null ? "–" : value.toFixed(2);
+  }
+  for (const input of document.querySelectorAll("[data-control]")) {
+    const value = (state.controls || [])[Number(input.dataset.control)];
+    if (value != null) setValue(input, input.type === "checkbox" ? value >= 0.5 : value);
+  }
+  const status = state.status || {};
+  $("counters").replaceChildren(...Object.entries(status).filter(([name]) => !name.startsWith("connected"))
+    .map(([name, value]) => element("tr", {}, [element("td", { text: name }), element("td", { text: typeof value === "number" ? +value.toFixed(2) : value })])));
+}
+
+connect();

@@ -1,0 +1,280 @@
+import Atomics
+import Control
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import JackEngine
+import Logging
+
+/// `run --web`: serves the live page and one WebSocket per page (Hummingbird), on the session's
+/// live picture. The page gets a snapshot on connect, then deltas, meter frames and events
+/// (`LiveView`), each page through its own bounded queue (`PageConnection`); its commands go to
+/// the engine through `PageInput`. Who may connect: `WebAccess`.
+public final class WebServer: Sendable {
+    /// The largest message a page may send; larger ones are counted and close the connection.
+    public static let maximumMessageBytes = 4096
+    /// Messages a page may send a second (over a burst of `rateBurst`); faster closes it.
+    public static let messagesPerSecond = 100.0
+    public static let rateBurst = 200.0
+    /// Pages open at once.
+    public static let maximumPages = 64
+
+    public let address: WebAddress
+    /// The token pages need (nil on loopback unless given).
+    public let token: String?
+    public let counters = WebCounters()
+    private let view: LiveView
+    private let access: WebAccess
+    private let files: [String: (type: String, body: String)]
+    private let pages = LockedBox<[Int: PageConnection]>([:])
+    private let nextPage = ManagedAtomic<Int>(0)
+    private let port = ManagedAtomic<Int>(0)
+    private let running = LockedBox<Task<Void, Never>?>(nil)
+    private let started = DispatchSemaphore(value: 0)
+    private let failure = LockedBox<String?>(nil)
+
+    /// `token`: the one pages must give (`--web-token`); nil makes one when bound beyond loopback.
+    public init(view: LiveView, address: WebAddress, token: String?) throws {
+        self.view = view
+        self.address = address
+        let token = token ?? (address.isLoopback ? nil : WebAccess.makeToken())
+        self.token = token
+        access = WebAccess(token: token, loopback: address.isLoopback)
+        guard let folder = Bundle.module.url(forResource: "Page", withExtension: nil) else {
+            throw WebServerError("the page's files are missing from the package resources")
+        }
+        var files: [String: (String, String)] = [:]
+        for (name, type) in [("index.html", "text/html; charset=utf-8"), ("page.js", "text/javascript; charset=utf-8"),
+                             ("page.css", "text/css; charset=utf-8")] {
+            files[name] = (type, try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8))
+        }
+        self.files = files
+        let pages = pages, counters = counters
+        view.setSink { output in
+            let open = pages.withLockedValue { Array($0.values) }
+            switch output {
+            case .event(let message):
+                for page in open { page.offer(message) }
+            case .frame(let meter, let delta):
+                for page in open {
+                    if let delta { page.offer(delta) }
+                    page.offer(meter: meter)
+                }
+            }
+        }
+        view.setExtraStatus { counters.all }
+    }
+
+    /// The page's address, with the token when one is needed.
+    public var url: String {
+        let host = address.host == "0.0.0.0" || address.host == "::" ? WebServer.hostName() : address.host
+        let shown = host.contains(":") ? "[\(host)]" : host
+        return "http://\(shown):\(port.load(ordering: .relaxed))/" + (token.map { "?token=\($0)" } ?? "")
+    }
+
+    /// The port it listens on (the chosen one when asked for 0).
+    public var boundPort: Int { port.load(ordering: .relaxed) }
+
+    /// Starts listening; throws when the address cannot be bound.
+    public func start() throws {
+        var logger = Logger(label: "pulsejack-web")
+        logger.logLevel = .critical
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        router.get("/") { [self] request, _ in try serve("index.html", request: request) }
+        router.get("/page.js") { [self] request, _ in try serve("page.js", request: request, needsToken: false) }
+        router.get("/page.css") { [self] request, _ in try serve("page.css", request: request, needsToken: false) }
+        router.ws("/ws", shouldUpgrade: { [self] request, _ in
+            try admit(request)
+            return .upgrade([:])
+        }, onUpgrade: { [self] inbound, outbound, _ in
+            await converse(inbound: inbound, outbound: outbound)
+        })
+        let configuration = WebSocketServerConfiguration(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(20)),
+                                                         closeTimeout: .seconds(2), validateUTF8: true)
+        let webSocketResponder = router.buildResponder()
+        let server = HTTPServerBuilder { [self] responder in
+            GatedUpgradeChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
+                                                                    configuration: .init(ws: configuration))) { [self] target, fields in
+                do {
+                    if let refusal = access.check(target: target, fields: fields) { throw refuse(refusal) }
+                    try admitPage()
+                    return nil
+                } catch let error as HTTPError {
+                    return (Int(error.status.code), error.body ?? "\(error.status)")
+                } catch {
+                    return (403, "\(error)")
+                }
+            }
+        }
+        let app = Application(router: router, server: server,
+                              configuration: .init(address: .hostname(address.host, port: address.port), serverName: "pulsejack"),
+                              onServerRunning: { [port, started] channel in
+                                  port.store(channel.localAddress?.port ?? 0, ordering: .relaxed)
+                                  started.signal()
+                              }, logger: logger)
+        let task = Task { [failure, started] in
+            do { try await app.run() } catch {
+                failure.withLockedValue { $0 = "\(error)" }
+                started.signal()
+            }
+        }
+        running.withLockedValue { $0 = task }
+        guard started.wait(timeout: .now() + 10) == .success, boundPort != 0 else {
+            task.cancel()
+            let why = failure.withLockedValue { $0 } ?? "it did not start within 10 s"
+            throw WebServerError("--web \(address): cannot serve the page there: \(why)")
+        }
+    }
+
+    /// Closes every page and stops listening.
+    public func stop() {
+        guard let task = running.withLockedValue({ running in defer { running = nil }; return running }) else { return }
+        for page in pages.withLockedValue({ Array($0.values) }) { page.close() }
+        task.cancel()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            _ = await task.value
+            done.signal()
+        }
+        _ = done.wait(timeout: .now() + 5)
+    }
+
+    private func serve(_ name: String, request: Request, needsToken: Bool = true) throws -> Response {
+        if needsToken, let refusal = access.check(request, webSocket: false) { throw refuse(refusal) }
+        let file = files[name]!
+        var headers: HTTPFields = [.contentType: file.type, .cacheControl: "no-store"]
+        headers[.xContentTypeOptions] = "nosniff"
+        // Scripts, styles and the socket from here only; no forms, frames or plugins anywhere.
+        headers[.contentSecurityPolicy] =
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+            + "form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: file.body)))
+    }
+
+    private func admit(_ request: Request) throws {
+        if let refusal = access.check(request, webSocket: true) { throw refuse(refusal) }
+        try admitPage()
+    }
+
+    private func admitPage() throws {
+        guard counters.pagesOpen.load(ordering: .relaxed) < Self.maximumPages else {
+            counters.tooManyPages.wrappingIncrement(ordering: .relaxed)
+            throw HTTPError(.serviceUnavailable, message: "more than \(Self.maximumPages) pages are open")
+        }
+    }
+
+    private func refuse(_ refusal: WebAccess.Refusal) -> HTTPError {
+        switch refusal {
+        case .unauthorized:
+            counters.unauthorized.wrappingIncrement(ordering: .relaxed)
+            return HTTPError(.unauthorized, message: "this page needs the token pulsejack printed at start (?token=…)")
+        case .foreignOrigin(let origin):
+            counters.foreignOrigin.wrappingIncrement(ordering: .relaxed)
+            return HTTPError(.forbidden, message: "a WebSocket from \(origin) is not this page's")
+        case .foreignHost(let host):
+            counters.foreignOrigin.wrappingIncrement(ordering: .relaxed)
+            return HTTPError(.forbidden, message: "\(host) does not name this machine")
+        }
+    }
+
+    /// One page's connection: a snapshot, then what the view publishes; its commands to the engine.
+    private func converse(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+        let view = view, counters = counters
+        let connection = PageConnection(counters: counters)
+        let number = nextPage.wrappingIncrementThenLoad(ordering: .relaxed)
+        pages.withLockedValue { pages in
+            connection.offer(view.snapshot())
+            pages[number] = connection
+        }
+        counters.pagesOpen.wrappingIncrement(ordering: .relaxed)
+        counters.pagesTotal.wrappingIncrement(ordering: .relaxed)
+        defer {
+            _ = pages.withLockedValue { $0.removeValue(forKey: number) }
+            counters.pagesOpen.wrappingDecrement(ordering: .relaxed)
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do {
+                    for await _ in connection.doorbell {
+                        let batch = connection.take()
+                        if batch.snapshot { try await outbound.write(.text(view.snapshot())) }
+                        for message in batch.messages { try await outbound.write(.text(message)) }
+                        if let meter = batch.meter { try await outbound.write(.text(meter)) }
+                        counters.messagesSent.wrappingIncrement(by: batch.messages.count + (batch.meter == nil ? 0 : 1),
+                                                                ordering: .relaxed)
+                    }
+                } catch {}
+            }
+            switch await read(inbound, replyingThrough: connection) {
+            case nil: break
+            case .tooFast(let reason): try? await outbound.close(.policyViolation, reason: reason)
+            case .notCommand(let reason): try? await outbound.close(.unacceptableData, reason: reason)
+            case .tooLarge(let reason): try? await outbound.close(.messageTooLarge, reason: reason)
+            }
+            connection.close()
+            group.cancelAll()
+        }
+    }
+
+    /// A rule a page broke, and the reason its connection is closed with.
+    private enum Breach {
+        case tooFast(String), notCommand(String), tooLarge(String)
+    }
+
+    /// Reads the page's messages until it leaves (nil) or breaks a rule.
+    private func read(_ inbound: WebSocketInboundStream, replyingThrough connection: PageConnection) async -> Breach? {
+        var allowance = Self.rateBurst
+        var last = Date()
+        do {
+            for try await message in inbound.messages(maxSize: 1 << 16) {
+                let now = Date()
+                allowance = min(Self.rateBurst, allowance + now.timeIntervalSince(last) * Self.messagesPerSecond)
+                last = now
+                allowance -= 1
+                guard allowance >= 0 else {
+                    counters.rateLimited.wrappingIncrement(ordering: .relaxed)
+                    return .tooFast("more than \(Int(Self.messagesPerSecond)) messages a second")
+                }
+                guard case .text(let text) = message else {
+                    counters.malformed.wrappingIncrement(ordering: .relaxed)
+                    return .notCommand("commands are JSON text")
+                }
+                guard text.utf8.count <= Self.maximumMessageBytes else {
+                    counters.oversized.wrappingIncrement(ordering: .relaxed)
+                    return .tooLarge("a command is at most \(Self.maximumMessageBytes) bytes")
+                }
+                switch PageCommand(json: text) {
+                case .control(let command):
+                    if let why = view.page.handle(command) {
+                        connection.offer(JSONText.object([("type", "\"error\""), ("message", JSONText.string(why))]))
+                    }
+                case .ping(let time):
+                    var now = timespec()
+                    clock_gettime(CLOCK_REALTIME, &now)
+                    let server = Double(now.tv_sec) * 1000 + Double(now.tv_nsec) / 1_000_000
+                    connection.offer(JSONText.object([("type", "\"pong\""), ("t", JSONText.number(time)),
+                                                      ("server", JSONText.number(server))]))
+                case nil:
+                    counters.malformed.wrappingIncrement(ordering: .relaxed)
+                    return .notCommand("not a command: {\"type\":\"control\",\"address\":…,\"args\":[…]}")
+                }
+            }
+        } catch {
+            // A protocol error or a message over the frame limit: the library closes it.
+            counters.malformed.wrappingIncrement(ordering: .relaxed)
+        }
+        return nil
+    }
+
+    static func hostName() -> String {
+        var name = [CChar](repeating: 0, count: 256)
+        guard gethostname(&name, name.count) == 0 else { return "localhost" }
+        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+public struct WebServerError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,61 @@
+import Control
+import Foundation
+import TestSupport
+
+/// `pulsejack run --web ADDRESS` on a test server with a preset of the test's own: the page's
+/// URL, port and token as it printed them, and its OSC port. Interrupted (SIGINT) on `stop`.
+final class LiveWebRun {
+    let url: String
+    let port: Int
+    let token: String?
+    let osc: UInt16
+    let client: String
+    private let process: Process
+    private let folder: URL
+
+    init(preset: String, web: String, server: String) throws {
+        try Subprocess.requirePulsejack()
+        folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-web-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try preset.write(to: folder.appendingPathComponent("preset.yaml"), atomically: true, encoding: .utf8)
+        let pipe = Pipe(), output = LockedBox("")
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            output.withLockedValue { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        osc = OSCEncoder.freePort()
+        client = "pj-web-\(getpid())"
+        process = try Subprocess.startPulsejack(["run", "--preset", folder.path, "--name", client, "--osc-port", "\(osc)", "--web", web],
+                                                server: server, output: pipe)
+        for _ in 0..<100 {
+            if let line = output.withLockedValue({ $0 }).split(separator: "\n").first(where: { $0.contains("the live page is at ") }),
+               let components = URLComponents(string: String(line.split(separator: " ").last!)), let port = components.port {
+                url = String(line.split(separator: " ").last!)
+                self.port = port
+                token = components.queryItems?.first { $0.name == "token" }?.value
+                return
+            }
+            usleep(100_000)
+        }
+        process.interrupt()
+        throw PlainHTTP.Failure(description: "no page URL printed: \(output.withLockedValue { $0 })")
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    func stop() {
+        if process.isRunning { process.interrupt(); process.waitUntilExit() }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// The engine's `/pulse/status`, numbers only.
+    func status() throws -> [String: Double] {
+        try OSCStatusQuery.ask(host: "127.0.0.1", port: osc).reduce(into: [:]) { numbers, pair in
+            switch pair.1 {
+            case .int(let value): numbers[pair.0] = Double(value)
+            case .float(let value): numbers[pair.0] = value
+            case .text: break
+            }
+        }
+    }
+}
