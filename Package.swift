@@ -60,7 +60,7 @@ let package = Package(
         ], swiftSettings: strict),
 
         .executableTarget(name: "pulsejack-bench", dependencies: [
-            "JackEngine", "Control", "CJack", "CAllocCounter", "TestSupport", "JackPeers",
+            "JackEngine", "Control", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface",
             .product(name: "Atomics", package: "swift-atomics"),
         ], path: "Benchmarks/PulsejackBench", swiftSettings: strict),
 

@@ -63,7 +63,9 @@ public final class WebServer: Sendable {
                 }
             }
         }
-        view.setExtraStatus { counters.all }
+        // The page's commands, counted as OSC counts its messages.
+        let page = view.page
+        view.setExtraStatus { counters.all + page.counters.all.map { ("page_" + $0, StatusValue.int($1)) } }
     }
 
     /// The page's address, with the token when one is needed.

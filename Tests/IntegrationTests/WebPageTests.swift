@@ -19,8 +19,14 @@ final class WebPageTests: XCTestCase {
         bpm: 120
         voices:
           - {name: pulse, kind: click}
-          - {name: pad, kind: click, on_beat: false, gain: 0.5}
-        regions: {right-down: pad}
+          - name: pad
+            kind: click
+            on_beat: false
+            gain: 0.5
+            inserts: [{plugin: "http://lv2plug.in/plugins/eg-amp", controls: {gain: -6}}]
+          - {name: snap, kind: click, on_beat: false, pan: 0.5}
+        regions: {right-down: pad, left-down: pad, left-left: snap, right-right: snap, left-up: snap, right-up: mode}
+        skip_region: left-up
         """
 
     func testTheBrowserShowsTheEngineAndItsSwitchSilencesTheVoiceForAJackClient() throws {
@@ -97,11 +103,30 @@ final class WebPageTests: XCTestCase {
             OSCEncoder.send(OSCEncoder.message("/pulse/bpm", [.float(75)]), port: osc)
         }
         XCTAssertTrue(try browser.wait(until: "return document.getElementById('bpm').textContent === '75.0'"))
-        // A region hit over OSC lights its cell and, with the page's own commands, counts alike.
+        // Tambour: the mode from the page, region hits from the page and over OSC lit and recorded
+        // (a skipped beat as ·).
         try browser.execute("document.querySelector('#modes button[data-mode=\"recording\"]').click()")
         XCTAssertTrue(try browser.wait(until: "return document.querySelector('#modes button.active').dataset.mode === 'recording'"))
-        try browser.execute("document.querySelector('.region[data-index=\"0\"]').click()")
-        XCTAssertTrue(try browser.wait(until: "return document.querySelectorAll('#pattern span').length === 1"))
+        try browser.execute("[...document.querySelectorAll('.region')].find(cell => cell.textContent === 'right-down').click()")
+        XCTAssertTrue(try browser.wait(until: "return document.getElementById('pattern').textContent === 'right-down'"))
+        OSCEncoder.send(OSCEncoder.message("/region/left-up"), port: osc)
+        OSCEncoder.send(OSCEncoder.message("/region/left-left"), port: osc)
+        XCTAssertTrue(try browser.wait(until: "return document.getElementById('pattern').textContent === 'right-down·left-left'"))
+        XCTAssertTrue(try browser.wait(until: "return window.pulsejack.regionHits >= 3 && document.querySelector('.region.lit') !== null"))
+        // MusicMood: the band powers OSC sends, averaged, and the mood they make.
+        for (band, power) in [("alpha", 0.8), ("beta", 0.4), ("delta", 0.3), ("theta", 0.5), ("gamma", 0.2)] {
+            OSCEncoder.send(OSCEncoder.message("/muse/elements/\(band)_absolute", [.float(Float(power))]), port: osc)
+        }
+        XCTAssertTrue(try browser.wait(until: "return document.getElementById('mood-name').textContent === 'happy'"))
+        XCTAssertEqual(try browser.execute("return [...document.querySelectorAll('.band .value')].map(v => v.textContent).join(' ')") as? String,
+                       "0.80 0.40 0.30 0.50 0.20")
+        // The insert's controls, at the preset's value; moved from the page, the engine has it.
+        XCTAssertEqual(try browser.execute("return document.querySelector('.insert').textContent.includes('Simple Amplifier')") as? Bool, true)
+        XCTAssertTrue(try browser.wait(until: "return Number(document.querySelector('[data-control=\"1\"]').value) === -6"))
+        try browser.execute("const gain = document.querySelector('[data-control=\"1\"]'); gain.value = -20; gain.dispatchEvent(new Event('change'))")
+        try browser.switchTo(second)
+        XCTAssertTrue(try browser.wait(until: "return window.pulsejack.state.controls[1] === -20"), "the engine's copy, on the other page")
+        try browser.switchTo(first)
         XCTAssertEqual(try run.status()["bpm"], 75)
         usleep(500_000)
         try browser.screenshot().write(to: Self.screenshots.appendingPathComponent("web-page-3.png"))

@@ -6,15 +6,11 @@ import TestSupport
 import WebSurface
 import XCTest
 
-/// The live page beside the process thread: eight pages connected, sending commands and
-/// reading every frame, while JACK runs the engine — no allocation and no lock on its thread.
+/// The live page beside the process thread, in this process: eight pages connected, sending
+/// commands and reading every frame, while JACK runs the engine — no allocation and no lock on
+/// its thread (counted in `make test`; under `make test-tsan`, where the counter is built out,
+/// the same run is ThreadSanitizer's check of the page's threads).
 final class LivePageSafetyTests: XCTestCase {
-    override func setUpWithError() throws {
-        if pj_alloc_counter_live() == 0 {
-            throw XCTSkip("the allocation counter is left out under ThreadSanitizer; `make test` runs these")
-        }
-    }
-
     func testNoAllocationOnJacksProcessThreadWithEightPagesConnected() throws {
         guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
         setenv("JACK_DEFAULT_SERVER", server, 1)
@@ -68,8 +64,10 @@ final class LivePageSafetyTests: XCTestCase {
         let summary = session.stop()
         web.stop()
         XCTAssertEqual(readers.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(allocations, 0)
-        XCTAssertEqual(locks, 0)
+        if pj_alloc_counter_live() != 0 {
+            XCTAssertEqual(allocations, 0)
+            XCTAssertEqual(locks, 0)
+        }
         XCTAssertGreaterThan(summary.counts.voicesFired, 20, "240 BPM for 3 s")
         XCTAssertGreaterThan(summary.counts.messagesApplied, 400, "the pages' commands reached the engine")
         XCTAssertTrue(received.withLockedValue { $0 }.allSatisfy { $0 > 100 }, "every page got meter frames: \(received.withLockedValue { $0 })")

@@ -1,3 +1,4 @@
+import Control
 import Foundation
 
 /// Debian's headless chromium driven through Debian's chromedriver (the W3C WebDriver protocol:
@@ -16,29 +17,33 @@ public final class WebDriver {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver") && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
     }
 
-    /// Starts chromedriver on a free port and a headless chromium session (a window of `width`×`height`).
+    /// Starts chromedriver on a port it picks (it prints it) and a headless chromium session (a
+    /// window of `width`×`height`).
     public init(width: Int = 1280, height: Int = 1400) throws {
-        let port = Int(OSCEncoder.freePort())
         driver = Process()
         Subprocess.keepForTheSuite(driver)
         driver.executableURL = URL(fileURLWithPath: "/usr/bin/chromedriver")
-        driver.arguments = ["--port=\(port)"]
-        driver.standardOutput = FileHandle.nullDevice
-        driver.standardError = FileHandle.nullDevice
+        driver.arguments = ["--port=0"]
+        let pipe = Pipe(), said = LockedBox("")
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            said.withLockedValue { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        driver.standardOutput = pipe
+        driver.standardError = pipe
         try driver.run()
-        base = "http://127.0.0.1:\(port)"
-        var ready = false
-        for _ in 0..<100 {
-            if let status = try? Self.call("GET", base + "/status", nil)["value"] as? [String: Any], status["ready"] as? Bool == true {
-                ready = true
-                break
-            }
-            usleep(100_000)
+        var port: Int?
+        for _ in 0..<200 where port == nil {
+            // "ChromeDriver was started successfully on port 36959."
+            port = said.withLockedValue { $0 }.split(separator: "\n").first { $0.contains("started successfully on port") }
+                .flatMap { Int($0.split(separator: " ").last?.trimmingCharacters(in: CharacterSet(charactersIn: ".\r")) ?? "") }
+            if port == nil { usleep(50_000) }
         }
-        guard ready else {
+        guard let port else {
             driver.terminate()
-            throw Failure(description: "chromedriver did not start")
+            throw Failure(description: "chromedriver did not start: \(said.withLockedValue { $0 })")
         }
+        base = "http://127.0.0.1:\(port)"
         let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
             "browserName": "chrome",
             "goog:chromeOptions": ["binary": "/usr/bin/chromium",

@@ -4,7 +4,7 @@
 
 const page = {
   layout: null, state: {}, connected: false,
-  meterFrames: 0, beats: 0, flashes: [], offset: 0, bestRoundTrip: Infinity,
+  meterFrames: 0, beats: 0, regionHits: 0, flashes: [], offset: 0, bestRoundTrip: Infinity,
   trace: [],  // {t (server ms), peak: [l, r], rms: [l, r]}
 };
 window.pulsejack = page;
@@ -49,8 +49,8 @@ function receive(message) {
     case "beat": page.beats += 1; at(message.heard, () => flash($("beat"), message)); break;
     case "fired": { const light = document.querySelector(`.voice[data-index="${message.voice}"] .light`);
       if (light) at(message.heard, () => flash(light)); break; }
-    case "region": { const cell = document.querySelector(`.region[data-index="${message.region}"]`);
-      if (cell) at(message.heard, () => flash(cell, null, "lit")); break; }
+    case "region": { page.regionHits += 1; const cell = document.querySelector(`.region[data-index="${message.region}"]`);
+      if (cell) at(message.heard, () => flash(cell, null, "lit", 300)); break; }
     case "pong": {
       const now = Date.now(), trip = now - message.t;
       if (trip <= page.bestRoundTrip) { page.bestRoundTrip = trip; page.offset = message.server - (message.t + now) / 2; }
@@ -60,22 +60,29 @@ function receive(message) {
   }
 }
 
-// Runs `action` when the server's clock reaches `when` (at once if that has passed).
+// Lights due on the screen: each in the display frame nearest the server time it names (run
+// from the drawing loop, so a light lands on the frame, not one frame after a timer).
+const due = [];
 function at(when, action) {
-  const delay = when - serverNow();
-  if (delay > 1) setTimeout(action, delay); else action();
+  if (due.length > 256) due.shift();  // a hidden page draws nothing: keep the latest only
+  due.push({ when, action });
+}
+function runDue() {
+  const now = serverNow(), halfFrame = 8;
+  for (let index = 0; index < due.length;) {
+    if (due[index].when - now <= halfFrame) { due[index].action(); due.splice(index, 1); } else index += 1;
+  }
 }
 
-// Lights `element`, and for beats records when the light reached the screen (the next frame).
-function flash(element, beat, name = "flash") {
+// Lights `element` in this display frame; for beats, records that frame's time (the benchmark
+// reads `flashes` back).
+function flash(element, beat, name = "flash", hold = 90) {
   element.classList.add(name);
   if (beat) {
-    requestAnimationFrame(() => {
-      page.flashes.push({ frame: beat.frame, at: beat.at, heard: beat.heard, shown: serverNow() });
-      if (page.flashes.length > 512) page.flashes.shift();
-    });
+    page.flashes.push({ frame: beat.frame, at: beat.at, heard: beat.heard, shown: serverNow() });
+    if (page.flashes.length > 512) page.flashes.shift();
   }
-  setTimeout(() => element.classList.remove(name), 90);
+  setTimeout(() => element.classList.remove(name), hold);
 }
 
 // --- the radial trace -----------------------------------------------------------------------
@@ -88,6 +95,7 @@ function meter(frame) {
 }
 
 function draw() {
+  runDue();
   const canvas = $("radial"), context = canvas.getContext("2d");
   const size = canvas.width, centre = size / 2, inner = size * 0.075, outer = size * 0.45;
   const floor = page.layout ? page.layout.floorDB : -60, revolution = (page.layout ? page.layout.revolutionSeconds : 10) * 1000;
@@ -204,7 +212,7 @@ function build() {
       input = element("input", { type: "checkbox" });
       input.addEventListener("change", () => send(address, [input.checked ? 1 : 0]));
     } else {
-      input = slider(control.min, control.max, (control.max - control.min) / 200, (value) => send(address, [value]));
+      input = slider(control.min, control.max, "any", (value) => send(address, [value]));
     }
     input.dataset.control = index;
     group.append(element("div", { class: "control" }, [element("label", { text: control.name }), input]));
