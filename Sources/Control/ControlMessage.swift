@@ -7,12 +7,16 @@ public struct ControlMessage: Sendable, Equatable, BitwiseCopyable {
     /// Absolute engine frame at which the message takes effect, or `ControlMessage.immediate`.
     public var frame: Int64
     public var event: Event
+    /// Whose heart a tempo, beat or presence message is (an index into the preset's
+    /// `performers`; 0, the first, when the preset names none). Other messages ignore it.
+    public var performer: UInt8
 
     /// Takes effect at the start of the next period.
     public static let immediate = Int64.min
 
-    public init(frame: Int64 = ControlMessage.immediate, _ event: Event) {
+    public init(frame: Int64 = ControlMessage.immediate, performer: UInt8 = 0, _ event: Event) {
         self.frame = frame
+        self.performer = performer
         self.event = event
     }
 

@@ -6,7 +6,7 @@
 /// pulse k·pulsesPerBeat. Everything is integer arithmetic in "ticks": a tempo is stored in
 /// micro-BPM, and one beat is 60·sampleRate·10⁶ ticks, so a frame advances the phase by exactly
 /// `microBPM` ticks and nothing drifts, however long it runs.
-public struct HeartbeatClock: Sendable {
+public struct HeartbeatClock: Sendable, BitwiseCopyable {
 
     public let sampleRate: Int
     /// Phase ticks in one pulse: 60·sampleRate·10⁶ / pulsesPerBeat.

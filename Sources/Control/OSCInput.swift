@@ -178,6 +178,16 @@ public final class OSCInput: @unchecked Sendable {
     }
 
     private func handle(_ message: OSCMessage, replyTo: UDPSocket.Address?) {
+        var message = message
+        var performer: UInt8 = 0
+        if let split = routes.splitPerformer(message.address) {
+            guard let index = split.performer else {
+                counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
+                return report("unknown OSC address \(message.address) (performers: \(routes.performers.joined(separator: ", ")); each has /pulse/bpm, /pulse/beat and /pulse/rr)")
+            }
+            performer = index
+            message.address = split.address
+        }
         switch message.address {
         case "/pulse/status":
             if let replyTo, mayReply(to: replyTo, for: message.address) { reply(to: replyTo) }
@@ -219,7 +229,7 @@ public final class OSCInput: @unchecked Sendable {
             break
         }
         let outcome = routes.route(message)
-        if configuration.predictBeats, message.timetag == nil, case .events(let events) = outcome,
+        if configuration.predictBeats, performer == 0, message.timetag == nil, case .events(let events) = outcome,
            case .heartbeat(let strength) = events.first {
             heartData()
             return beatDetected(strength: strength)
@@ -240,7 +250,7 @@ public final class OSCInput: @unchecked Sendable {
                                          Double(frame - now) / Double(clock.sampleRate), configuration.horizonSeconds))
                 }
             }
-            for event in events { push(event, frame: frame) }
+            for event in events { push(event, frame: frame, performer: performer) }
             if case .pose(let lx, let ly, let rx, let ry) = events.first { poseRegions(lx, ly, rx, ry, frame: frame) }
             if case .bandPower(let band, let value) = events.first { observeMood(band, Double(value)) }
         case .request(let request):
@@ -302,8 +312,8 @@ public final class OSCInput: @unchecked Sendable {
         }
     }
 
-    private func push(_ event: ControlMessage.Event, frame: Int64) {
-        if !ring.producer.push(ControlMessage(frame: frame, event)) {
+    private func push(_ event: ControlMessage.Event, frame: Int64, performer: UInt8 = 0) {
+        if !ring.producer.push(ControlMessage(frame: frame, performer: performer, event)) {
             counters.dropped.wrappingIncrement(ordering: .relaxed)
         }
     }

@@ -6,7 +6,9 @@
 /// `/voice/<name>/insert/<n>/<symbol> f` and `/master/insert/<n>/<symbol> f` (an LV2 insert's
 /// control, inserts counted from 1; the symbol `bypass` takes 0 or 1; `…/state s FOLDER` loads a
 /// saved plugin state, on the control thread).
-/// `/pulse/ppg …` and `/pulse/status` are handled by `OSCInput` itself.
+/// `/pulse/ppg …` and `/pulse/status` are handled by `OSCInput` itself. With the preset's
+/// performers, `/performer/<name>/pulse/bpm`, `…/beat` and `…/rr` are that performer's heart
+/// (`splitPerformer`); the unprefixed ones are the first performer's.
 public struct OSCRoutes: Sendable {
     public var voices: [String: Int32]
     public var regions: [String: Int32]
@@ -14,10 +16,13 @@ public struct OSCRoutes: Sendable {
     public let regionNames: [String]
     /// Insert controls by address ("voice/piano/insert/1/gain", "master/insert/1/bypass").
     public var inserts: [String: InsertRoute]
+    /// The preset's performers, in order (empty: one unnamed heart).
+    public let performers: [String]
 
-    public init(voices: [String], regions: [String] = [], inserts: [String: InsertRoute] = [:]) {
+    public init(voices: [String], regions: [String] = [], inserts: [String: InsertRoute] = [:], performers: [String] = []) {
         regionNames = regions
         self.inserts = inserts
+        self.performers = performers
         self.voices = Dictionary(uniqueKeysWithValues: voices.enumerated().map { ($1, Int32($0)) })
         self.regions = Dictionary(uniqueKeysWithValues: regions.enumerated().map { ($1, Int32($0)) })
     }
@@ -30,6 +35,21 @@ public struct OSCRoutes: Sendable {
         case implausible(String)
         case unknownAddress
         case badArguments(String)
+    }
+
+    /// `/performer/<name>/pulse/…` → the performer's index and `/pulse/…`; nil for an address
+    /// without the prefix; a nil index for an unknown name or an address a performer does not
+    /// have (their heart only: bpm, beat, rr).
+    public func splitPerformer(_ address: String) -> (performer: UInt8?, address: String)? {
+        guard address.hasPrefix("/performer/") else { return nil }
+        let parts = address.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
+        // ["", "performer", "<name>/rest"]
+        guard parts.count == 3, let slash = parts[2].firstIndex(of: "/") else { return (nil, address) }
+        let name = String(parts[2][..<slash]), rest = String(parts[2][slash...])
+        guard let index = performers.firstIndex(of: name), ["/pulse/bpm", "/pulse/beat", "/pulse/rr"].contains(rest) else {
+            return (nil, address)
+        }
+        return (UInt8(index), rest)
     }
 
     public func route(_ message: OSCMessage) -> Outcome {

@@ -20,6 +20,16 @@ public final class PageInput: Sendable {
     /// A page's command: nil when it went to the engine, else why not (counted).
     public func handle(_ message: OSCMessage) -> String? {
         counters.received.wrappingIncrement(ordering: .relaxed)
+        var message = message
+        var performer: UInt8 = 0
+        if let split = routes.splitPerformer(message.address) {
+            guard let index = split.performer else {
+                counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
+                return "unknown address \(message.address)"
+            }
+            performer = index
+            message.address = split.address
+        }
         let head = message.address.split(separator: "/").first
         guard head != "pose" && head != "muse" else {
             counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
@@ -28,7 +38,7 @@ public final class PageInput: Sendable {
         switch routes.route(message) {
         case .events(let events):
             let refused = producer.withLockedValue { producer in
-                events.contains { !producer.push(ControlMessage(frame: ControlMessage.immediate, $0)) }
+                events.contains { !producer.push(ControlMessage(frame: ControlMessage.immediate, performer: performer, $0)) }
             }
             if refused {
                 counters.dropped.wrappingIncrement(ordering: .relaxed)

@@ -3,8 +3,9 @@ import Foundation
 /// pulsejack's own session log: every control message the engine applied, with its frame, as
 /// JSON lines after a header, so a live performance re-renders offline identically.
 ///
-///     {"pulsejack_session":1,"sample_rate":48000,"voices":["heart","tick"]}
+///     {"pulsejack_session":1,"sample_rate":48000,"voices":["heart","tick"],"performers":["alice","bob"]}
 ///     {"frame":0,"event":"tempo","bpm":72}
+///     {"frame":0,"event":"tempo","bpm":64,"performer":1}
 ///     {"frame":52224,"event":"voice_trigger","voice":1,"velocity":0.5}
 ///     {"end_frame":480000}
 public enum SessionLog {
@@ -12,11 +13,14 @@ public enum SessionLog {
         public var pulsejack_session: Int
         public var sample_rate: Int
         public var voices: [String]
+        /// The preset's performers, when it names them (`performer` in a line indexes these).
+        public var performers: [String]?
 
-        public init(pulsejack_session: Int = 1, sample_rate: Int, voices: [String]) {
+        public init(pulsejack_session: Int = 1, sample_rate: Int, voices: [String], performers: [String]? = nil) {
             self.pulsejack_session = pulsejack_session
             self.sample_rate = sample_rate
             self.voices = voices
+            self.performers = performers
         }
     }
 
@@ -39,6 +43,8 @@ public enum SessionLog {
         var end_frame: Int64?
         var stage: UInt16?
         var port: UInt32?
+        /// Whose heart (tempo, heartbeat, heart presence), when not the first performer's.
+        var performer: UInt8?
     }
 
     public struct Contents {
@@ -50,6 +56,7 @@ public enum SessionLog {
     /// One line for `message`, or nil for messages that cannot be replayed (a clip swap).
     public static func line(for message: ControlMessage) -> String? {
         var line = Line(frame: message.frame)
+        if message.performer != 0 { line.performer = message.performer }
         switch message.event {
         case .tempo(let bpm): line.event = "tempo"; line.bpm = bpm
         case .heartbeat(let strength): line.event = "heartbeat"; line.strength = strength
@@ -169,7 +176,14 @@ public enum SessionLog {
             default:
                 throw InputError(file: path, line: lineNumber, field: "event", "unknown event '\(kind)'")
             }
-            messages.append(ControlMessage(frame: frame, event))
+            let performer = line.performer ?? 0
+            if performer != 0 {
+                guard let names = header?.performers, Int(performer) < names.count else {
+                    throw InputError(file: path, line: lineNumber, field: "performer",
+                                     "\(performer) names no performer of the header's \(header?.performers ?? [])")
+                }
+            }
+            messages.append(ControlMessage(frame: frame, performer: performer, event))
         }
         guard let header else { throw InputError(file: path, "the session log is empty") }
         return Contents(header: header, messages: messages, endFrame: endFrame)

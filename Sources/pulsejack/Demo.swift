@@ -11,7 +11,7 @@ struct Demo: ParsableCommand {
 
     func run() throws {
         do {
-            let summary = try RenderJob(preset: ShippedPresets.defaultPreset, session: ShippedPresets.demoSession,
+            let summary = try RenderJob(preset: ShippedPresets.defaultPreset, sessions: [ShippedPresets.demoSession],
                                         out: out, eventsOut: nil, rate: 48000, duration: nil, solo: nil,
                                         period: 256, input: nil).run()
             print(summary)

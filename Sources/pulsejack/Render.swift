@@ -10,8 +10,8 @@ struct Render: ParsableCommand {
     @Option(help: "The preset: a preset.yaml file or a folder holding one.")
     var preset: String = ShippedPresets.defaultPreset
 
-    @Option(help: "The session: HealthKit heart-rate JSON, a CSV (time,bpm | time,beat | time,rr | time,ppg | time,lx,ly,rx,ry | time,alpha,beta,delta,theta,gamma), or a session log from run --record-session.")
-    var session: String
+    @Option(help: ArgumentHelp("The session: HealthKit heart-rate JSON, a CSV (time,bpm | time,beat | time,rr | time,ppg | time,lx,ly,rx,ry | time,alpha,beta,delta,theta,gamma), or a session log from run --record-session. With the preset's performers, one per performer as NAME=FILE (repeatable; without a name: the first performer).", valueName: "[PERFORMER=]FILE"))
+    var session: [String] = []
 
     @Option(help: "The WAV file to write.")
     var out: String
@@ -44,6 +44,7 @@ struct Render: ParsableCommand {
     var webReport: String?
 
     func validate() throws {
+        guard !session.isEmpty else { throw ValidationError("Missing expected argument '--session <[PERFORMER=]FILE>'") }
         guard (8000...192_000).contains(rate) else { throw ValidationError("--rate \(rate) is outside 8000…192000 Hz") }
         if let duration, !(duration.isFinite && duration > 0 && duration <= HeartSession.maximumSeconds) {
             throw ValidationError("--duration \(duration) is not a number of seconds in (0, 86400]")
@@ -57,7 +58,7 @@ struct Render: ParsableCommand {
     func run() throws {
         let signals = StopSignals()
         do {
-            var job = RenderJob(preset: preset, session: session, out: out, eventsOut: eventsOut, rate: rate,
+            var job = RenderJob(preset: preset, sessions: session, out: out, eventsOut: eventsOut, rate: rate,
                                 duration: duration, solo: solo, period: period, input: input,
                                 metersPlot: metersPlot, plotRevolution: plotRevolution)
             job.webReport = webReport
@@ -74,7 +75,8 @@ struct Render: ParsableCommand {
 /// One offline render, shared by `render` and `demo`.
 struct RenderJob {
     var preset: String
-    var session: String
+    /// `[PERFORMER=]FILE` each.
+    var sessions: [String]
     var out: String
     var eventsOut: String?
     var rate: Int
@@ -90,18 +92,10 @@ struct RenderJob {
 
     func run() throws -> String {
         let loaded = try LoadedPreset.load(path: preset)
-        let source = try SessionSource.load(path: session, sampleRate: rate, regions: try loaded.regionTable().names,
-                                            regionModel: loaded.preset.regionModel)
+        let source = try PerformerSessions.load(sessions.map(PerformerSessions.Spec.init), preset: loaded, sampleRate: rate)
         warn(rejections: source.rejections, total: source.rejectedCount)
         let isLog = source.isSessionLog
-        var messages = source.messages
-        // A session log holds the tempo the live run had; other sessions start at the preset's.
-        let tempoAtStart = messages.contains { message in
-            if case .tempo = message.event { return message.frame == 0 } else { return false }
-        }
-        if !isLog, let bpm = loaded.preset.bpm, !tempoAtStart {
-            messages.insert(ControlMessage(frame: 0, .tempo(bpm: bpm)), at: 0)
-        }
+        let messages = source.messages
         let soloed = solo.flatMap { name in loaded.voices.first { $0.definition.name == name }?.definition }
         if let soloed, soloed.mute == true || soloed.enabled == false {
             FileHandle.standardError.write(Data("pulsejack: --solo \(soloed.name): the preset mutes it; playing it anyway\n".utf8))
@@ -125,10 +119,13 @@ struct RenderJob {
                                           shouldStop: signals.map { signals in { signals.stopping } })
         if let metersPlot, let plot { try plot.write(to: metersPlot) }
         if let webReport, let plot {
-            var report = WebReport(title: "pulsejack: \(loaded.preset.name ?? "preset") on \((session as NSString).lastPathComponent)",
+            var report = WebReport(title: "pulsejack: \(loaded.preset.name ?? "preset") on \(sessions.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "))",
                                    sampleRate: rate, frames: summary.frames, voiceNames: renderer.engine.voiceNames, meters: plot)
             report.tempos = messages.compactMap { message in
-                if case .tempo(let bpm) = message.event, message.frame < summary.frames { return (max(0, message.frame), bpm) }
+                // The first performer's heart rate.
+                if case .tempo(let bpm) = message.event, message.performer == 0, message.frame < summary.frames {
+                    return (max(0, message.frame), bpm)
+                }
                 return nil
             }
             report.fired = fired

@@ -66,8 +66,8 @@ struct Run: ParsableCommand {
     @Option(name: .customLong("events-out"), help: "Write every fired voice as one JSON object per line.")
     var eventsOut: String?
 
-    @Option(help: "Replay a session (HealthKit JSON, CSV, or a session log) live, from now.")
-    var replay: String?
+    @Option(help: ArgumentHelp("Replay a session (HealthKit JSON, CSV, or a session log) live, from now; with the preset's performers one per performer as NAME=FILE (repeatable).", valueName: "[PERFORMER=]FILE"))
+    var replay: [String] = []
 
     @Flag(name: .customLong("predict-beats"), help: "Schedule each detected beat's successor from recent intervals (PPG and /pulse/beat), so sound lands on the beat.")
     var predictBeats = false

@@ -221,3 +221,51 @@ final class LiveReplayTests: XCTestCase {
         XCTAssertEqual(Set(zip(distinct.dropFirst(), distinct).map { $0 - $1 }), [24_000], "\(distinct)")
     }
 }
+
+/// Two performers live: each replays their own session and sends OSC under their name; the
+/// session log keeps whose heart each message was, and re-renders offline identically.
+final class PerformersLiveTests: XCTestCase {
+    func testTwoPerformersReplayedLiveRecordWhoseHeartAndReRenderIdentically() throws {
+        try Subprocess.requirePulsejack()
+        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-duo-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func write(_ text: String, _ name: String) throws -> String {
+            let path = folder.appendingPathComponent(name).path
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let preset = try write("performers: [alice, bob]\nvoices:\n  - {name: a, kind: click, heart: alice}\n"
+                               + "  - {name: b, kind: click, heart: bob}\n", "preset.yaml")
+        let alice = try write("time,bpm\n0,150\n1.5,170\n", "alice.csv"), bob = try write("time,bpm\n0,110\n", "bob.csv")
+        let log = folder.appendingPathComponent("session.jsonl").path, liveEvents = folder.appendingPathComponent("live.jsonl").path
+        let port = OSCEncoder.freePort()
+        let run = try Subprocess.startPulsejack(["run", "--preset", preset, "--name", "pj-duo-\(getpid())", "--osc-port", "\(port)",
+                                                 "--replay", "alice=\(alice)", "--replay", "bob=\(bob)",
+                                                 "--record-session", log, "--events-out", liveEvents], server: server)
+        usleep(2_000_000)
+        OSCEncoder.send(OSCEncoder.message("/performer/bob/pulse/bpm", [.float(125)]), port: port)
+        usleep(1_500_000)
+        let status = try OSCStatusQuery.ask(host: "127.0.0.1", port: port)
+        run.interrupt()
+        run.waitUntilExit()
+        XCTAssertEqual(run.terminationStatus, 0)
+        XCTAssertEqual(status.first { $0.0 == "bpm_alice" }?.1, .float(170))
+        XCTAssertEqual(status.first { $0.0 == "bpm_bob" }?.1, .float(125))
+
+        let recorded = try String(contentsOfFile: log, encoding: .utf8)
+        XCTAssertTrue(recorded.contains("\"performers\":[\"alice\",\"bob\"]"), recorded)
+        XCTAssertTrue(recorded.contains("\"bpm\":125,\"event\":\"tempo\",\"frame\":") && recorded.contains("\"performer\":1"), recorded)
+        let offlineEvents = folder.appendingPathComponent("offline.jsonl").path
+        let render = try Subprocess.run(Subprocess.pulsejack, ["render", "--preset", preset, "--session", log, "--out",
+                                                               folder.appendingPathComponent("offline.wav").path,
+                                                               "--events-out", offlineEvents])
+        XCTAssertEqual(render.status, 0, render.stderr)
+        let live = try String(contentsOfFile: liveEvents, encoding: .utf8).split(separator: "\n")
+        let offline = try String(contentsOfFile: offlineEvents, encoding: .utf8).split(separator: "\n")
+        XCTAssertGreaterThan(live.filter { $0.contains("\"voice\":\"a\"") }.count, 5)
+        XCTAssertGreaterThan(live.filter { $0.contains("\"voice\":\"b\"") }.count, 4)
+        XCTAssertEqual(offline, live)
+    }
+}

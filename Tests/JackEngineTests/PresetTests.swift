@@ -12,7 +12,7 @@ final class PresetTests: XCTestCase {
     }
 
     func testShippedPresetsLoad() throws {
-        for name in ["click", "default", "pulsonify", "tambour", "musicmood", "ensemble"] {
+        for name in ["click", "default", "pulsonify", "tambour", "musicmood", "ensemble", "duo"] {
             let loaded = try LoadedPreset.load(path: Fixtures.presets.appendingPathComponent(name).path)
             XCTAssertFalse(loaded.voices.isEmpty)
             for voice in loaded.voices {

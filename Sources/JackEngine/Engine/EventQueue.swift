@@ -7,6 +7,8 @@ struct ScheduledEvent: BitwiseCopyable {
     /// Arrival order: events at the same frame apply in the order they came.
     var sequence: UInt64
     var event: ControlMessage.Event
+    /// Whose heart a tempo, beat or presence event is.
+    var performer: UInt8 = 0
 }
 
 /// The time-ordered queue of pending events: a binary min-heap on (frame, arrival) in storage
@@ -37,10 +39,10 @@ struct EventQueue: ~Copyable {
     /// Real-time safe. Returns false when the queue is full: for an event due before
     /// `dueBefore` (the current period's end), only when every slot is taken; for a later one,
     /// when all but the reserve are.
-    mutating func insert(frame: Int64, _ event: ControlMessage.Event, dueBefore: Int64 = .max) -> Bool {
+    mutating func insert(frame: Int64, _ event: ControlMessage.Event, performer: UInt8 = 0, dueBefore: Int64 = .max) -> Bool {
         guard count < (frame < dueBefore ? capacity : capacity - reserve) else { return false }
         var child = count
-        let item = ScheduledEvent(frame: frame, sequence: nextSequence, event: event)
+        let item = ScheduledEvent(frame: frame, sequence: nextSequence, event: event, performer: performer)
         nextSequence &+= 1
         count += 1
         while child > 0 {

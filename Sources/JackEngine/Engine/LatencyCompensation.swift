@@ -36,8 +36,11 @@ struct LatencyCompensation: ~Copyable {
     private(set) var largest = 0
 
     init(slots: ContiguousArray<VoiceSlot>, masterHasInserts: Bool) {
+        // The first performer's voices: the look-ahead follows that heart's clock (the others' play
+        // on their pulses, their path latency late).
         latentSlots = ContiguousArray(slots.indices.filter {
-            slots[$0].followsHeart && (masterHasInserts || slots[$0].inserts != nil || slots[$0].instrument != nil)
+            slots[$0].followsHeart && slots[$0].performer == 0
+                && (masterHasInserts || slots[$0].inserts != nil || slots[$0].instrument != nil)
         })
         early = FixedBuffer(capacity: max(1, slots.count), repeating: 0)
         lastFired = FixedBuffer(capacity: max(1, slots.count), repeating: -1)

@@ -31,13 +31,21 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// The settings a live picture asked to see (`makeView`), when set.
     private var view: EngineView?
     private var queue: EventQueue
-    /// The heartbeat clock: the process thread's (tests read it while the engine is stopped).
-    public private(set) var clock: HeartbeatClock
-    /// The tempo, for other threads: the bits of the last BPM applied, 0 until one is.
-    private let publishedBPM = ManagedAtomic<UInt64>(0)
-    /// Any thread: the tempo the engine plays at, nil until it has one.
-    public var publishedTempo: Double? {
-        let bits = publishedBPM.load(ordering: .relaxed)
+    /// Each performer's heart (one when the preset names none): the process thread's.
+    private var hearts: FixedBuffer<PerformerHeart>
+    /// How many performers (`configurePerformers`).
+    public private(set) var performerCount = 1
+    /// The first performer's heartbeat clock (tests read it while the engine is stopped).
+    public var clock: HeartbeatClock { hearts[0].clock }
+    /// Performer `index`'s heartbeat clock (engine stopped).
+    public func clock(of index: Int) -> HeartbeatClock { hearts[index].clock }
+    /// The tempi, for other threads: the bits of each performer's last BPM applied, 0 until one is.
+    private var publishedBPMs: ContiguousArray<ManagedAtomic<UInt64>> = [ManagedAtomic(0)]
+    /// Any thread: the tempo the first performer's heart plays at, nil until it has one.
+    public var publishedTempo: Double? { publishedTempo(of: 0) }
+    /// Any thread: performer `index`'s tempo, nil until it has one.
+    public func publishedTempo(of index: Int) -> Double? {
+        let bits = publishedBPMs[index].load(ordering: .relaxed)
         return bits == 0 ? nil : Double(bitPattern: bits)
     }
     /// What notes and controllers on `midi_in` play.
@@ -48,16 +56,11 @@ public final class RealtimeEngine: @unchecked Sendable {
     private var performance: TambourPerformance
     /// Silence, for input voices when the engine has no audio input (offline without --input).
     private let silentInput: FixedBuffer<Float>
-    /// Frame of the last explicit beat, for the step length of pulse voices it fires.
-    private var lastExplicitBeatFrame: Int64?
-    private var explicitBeatFrames: Double
 
     /// Absolute engine frame of the next frame to render (frames since the engine started).
     public private(set) var framePosition: Int64 = 0
     /// `framePosition` at the start of the current period, for other threads (`JackFrameClock`).
     public let publishedPeriodStart = ManagedAtomic<Int64>(0)
-    /// Explicit beats received, for every-Nth-beat voices fired by them.
-    private var explicitBeats: Int64 = 0
     /// Level of the heart-driven voices: 1, or fading toward 0 over a second during a dropout
     /// whose preset action is "fade".
     private var heartLevel: Float = 1
@@ -111,11 +114,10 @@ public final class RealtimeEngine: @unchecked Sendable {
         self.firedReports = firedReports
         queue = EventQueue(capacity: Self.eventQueueCapacity, reserve: Self.eventQueueReserve)
         retiredProducer = retiredClips.producer
-        clock = HeartbeatClock(sampleRate: sampleRate)
+        hearts = FixedBuffer(capacity: 1, repeating: PerformerHeart(sampleRate: sampleRate))
         midiInput = MIDIInputMap(noteVoices: noteVoices)
         performance = TambourPerformance(targets: regionTargets)
         silentInput = FixedBuffer(capacity: maxFrames, repeating: 0)
-        explicitBeatFrames = Double(sampleRate)
         compensation = LatencyCompensation(slots: ContiguousArray(slots), masterHasInserts: false)
         for slot in slots { slot.voice.prepare(sampleRate: sampleRate, maxFrames: maxFrames) }
         configurePlugins()
@@ -125,6 +127,16 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// pushed, with the frame it took effect at, into `ring` (a session recording).
     public func recordApplied(into ring: SPSCRing<ControlMessage>) {
         appliedReports = ring.producer
+    }
+
+    /// Control thread, before activation: `count` performers, each with a heart of their own
+    /// (voices follow the one their slot names).
+    public func configurePerformers(count: Int) {
+        precondition((1...Int(UInt8.max)).contains(count))
+        performerCount = count
+        hearts = FixedBuffer(capacity: count, repeating: PerformerHeart(sampleRate: sampleRate))
+        publishedBPMs = ContiguousArray((0..<count).map { _ in ManagedAtomic<UInt64>(0) })
+        configurePlugins()
     }
 
     /// Control thread, before activation: heartbeats, region hits and mode changes also go,
@@ -219,7 +231,7 @@ public final class RealtimeEngine: @unchecked Sendable {
             insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0))?.retire = { [unowned self] in self.retire($0) }
         }
         compensation = LatencyCompensation(slots: slots, masterHasInserts: masterInserts != nil)
-        compensation.plan(clock: clock, slots: slots, master: masterInserts, sampleRate: sampleRate, start: 0, end: 0)
+        compensation.plan(clock: hearts[0].clock, slots: slots, master: masterInserts, sampleRate: sampleRate, start: 0, end: 0)
         publishedLatency.store(compensation.largest, ordering: .relaxed)
     }
 
@@ -340,11 +352,14 @@ public final class RealtimeEngine: @unchecked Sendable {
     public func skip(frames: Int) {
         guard frames > 0 else { return }
         let end = framePosition + Int64(frames)
-        while let pulseFrame = clock.nextPulseFrame, pulseFrame < end {
-            if clock.nextPulsePosition.pulse == 0 { _ = beatPassed(at: nil) }
-            clock.consumePulse()
+        for performer in 0..<performerCount {
+            let heart = hearts.pointer + performer
+            while let pulseFrame = heart.pointee.clock.nextPulseFrame, pulseFrame < end {
+                if heart.pointee.clock.nextPulsePosition.pulse == 0 { _ = beatPassed(performer: performer, at: nil) }
+                heart.pointee.clock.consumePulse()
+            }
+            heart.pointee.clock.advance(to: end)
         }
-        clock.advance(to: end)
         // Note-offs due in the gap stay queued: they go out at the next period's start, so no
         // note hangs.
         framePosition = end
@@ -371,7 +386,7 @@ public final class RealtimeEngine: @unchecked Sendable {
             let step = Float(frames) / (Float(sampleRate) * heartFadeSeconds)
             heartLevel = heartTarget > heartLevel ? min(heartTarget, heartLevel + step) : max(heartTarget, heartLevel - step)
         }
-        compensation.plan(clock: clock, slots: slots, master: masterInserts, sampleRate: sampleRate, start: start, end: end)
+        compensation.plan(clock: hearts[0].clock, slots: slots, master: masterInserts, sampleRate: sampleRate, start: start, end: end)
         if compensation.largest != publishedLatency.load(ordering: .relaxed) {
             publishedLatency.store(compensation.largest, ordering: .relaxed)
         }
@@ -380,7 +395,14 @@ public final class RealtimeEngine: @unchecked Sendable {
         // early firing, all finite within a chunk (queue and firing capacity; at most 60 pulses a second).
         while true {
             let eventFrame = queue.earliestFrame.map { max($0, cursor) } ?? end
-            let pulseFrame = clock.nextPulseFrame.map { max($0, cursor) } ?? end
+            // The earliest pulse of any performer's heart (the first performer's on a tie).
+            var pulseFrame = end, pulsePerformer = 0
+            for performer in 0..<performerCount {
+                if let frame = hearts.pointer[performer].clock.nextPulseFrame, max(frame, cursor) < pulseFrame {
+                    pulseFrame = max(frame, cursor)
+                    pulsePerformer = performer
+                }
+            }
             let earlyFrame = compensation.nextFrame.map { max($0, cursor) } ?? end
             let next = min(min(eventFrame, pulseFrame), min(earlyFrame, end))  // min of four would allocate its variadic array
             if next > cursor {
@@ -392,13 +414,13 @@ public final class RealtimeEngine: @unchecked Sendable {
             if earlyFrame == cursor, let firing = compensation.pop() {
                 fireEarly(firing)
             } else if eventFrame == cursor, let scheduled = queue.popEarliest() {
-                apply(scheduled.event, at: cursor)
+                apply(scheduled.event, at: cursor, performer: scheduled.performer)
             } else {
-                firePulse(at: cursor)
+                firePulse(performer: pulsePerformer, at: cursor)
             }
         }
         mixer.finishBlock(frames: frames, left: left, right: right, heartLevel: heartLevel)
-        clock.advance(to: end)
+        for performer in 0..<performerCount { hearts.pointer[performer].clock.advance(to: end) }
         framePosition = end
         for index in 0..<slots.count {
             if let clipVoice = slots[index].clipVoice { clipVoice.reclaim(retire: retire) }
@@ -419,41 +441,43 @@ public final class RealtimeEngine: @unchecked Sendable {
                     counters.lateMessages.wrappingIncrement(ordering: .relaxed)
                     frame = periodStart
                 }
-                schedule(message.event, at: frame, periodEnd: periodEnd)
+                schedule(message.event, at: frame, performer: message.performer, periodEnd: periodEnd)
             }
         }
     }
 
     /// Real-time safe. `periodEnd`: events before it are due now and may use the reserve.
-    private func schedule(_ event: ControlMessage.Event, at frame: Int64, periodEnd: Int64) {
-        if !queue.insert(frame: frame, event, dueBefore: periodEnd) {
+    private func schedule(_ event: ControlMessage.Event, at frame: Int64, performer: UInt8 = 0, periodEnd: Int64) {
+        if !queue.insert(frame: frame, event, performer: performer, dueBefore: periodEnd) {
             counters.queueOverflows.wrappingIncrement(ordering: .relaxed)
         }
     }
 
     /// Real-time safe.
-    private func apply(_ event: ControlMessage.Event, at frame: Int64) {
+    private func apply(_ event: ControlMessage.Event, at frame: Int64, performer: UInt8 = 0) {
         counters.messagesApplied.wrappingIncrement(ordering: .relaxed)
-        if let appliedReports, !appliedReports.push(ControlMessage(frame: frame, event)) {
+        if let appliedReports, !appliedReports.push(ControlMessage(frame: frame, performer: performer, event)) {
             counters.recordingOverruns.wrappingIncrement(ordering: .relaxed)
         }
         switch event {
         case .tempo(let bpm):
-            if tempoFollowsTransport {
+            guard Int(performer) < performerCount else { return invalid() }
+            if tempoFollowsTransport && performer == 0 {
                 counters.ignoredTempos.wrappingIncrement(ordering: .relaxed)
                 return
             }
-            setTempo(bpm, at: frame)
+            setTempo(bpm, at: frame, performer: Int(performer))
         case .heartbeat(let strength):
-            guard strength.isFinite else { return invalid() }
-            let beat = explicitBeats
-            explicitBeats += 1
-            if let last = lastExplicitBeatFrame, frame > last { explicitBeatFrames = Double(frame - last) }
-            lastExplicitBeatFrame = frame
+            guard strength.isFinite, Int(performer) < performerCount else { return invalid() }
+            let heart = hearts.pointer + Int(performer)
+            let beat = heart.pointee.explicitBeats
+            heart.pointee.explicitBeats += 1
+            if let last = heart.pointee.lastExplicitBeatFrame, frame > last { heart.pointee.explicitBeatFrames = Double(frame - last) }
+            heart.pointee.lastExplicitBeatFrame = frame
             counters.beats.wrappingIncrement(ordering: .relaxed)
-            observed(.beat, 0, at: frame, value: min(max(strength, 0), 1))
-            fireHeartVoices(beat: beat, pulse: 0, velocity: min(max(strength, 0), 1), framesPerBeat: explicitBeatFrames, fromClock: false,
-                            at: frame)
+            observed(.beat, Int32(performer), at: frame, value: min(max(strength, 0), 1))
+            fireHeartVoices(performer: Int(performer), beat: beat, pulse: 0, velocity: min(max(strength, 0), 1),
+                            framesPerBeat: heart.pointee.explicitBeatFrames, fromClock: false, at: frame)
         case .voiceTrigger(let voice, let velocity):
             guard let slot = slot(voice), velocity.isFinite else { return invalid() }
             if slot.enabled && !slot.silenced { fire(slot, index: voice, velocity: velocity, at: frame) }
@@ -487,7 +511,8 @@ public final class RealtimeEngine: @unchecked Sendable {
         case .pose, .bandPower:
             break  // the region and mood models consume these
         case .heartPresence(let present):
-            heartTarget = present ? 1 : 0
+            // The fade is the first performer's (one level for the heart-driven voices).
+            if performer == 0 { heartTarget = present ? 1 : 0 }
         case .insertControl(let address, let value):
             guard let chain = insertChain(address), Int(address.stage) < chain.stages.count, value.isFinite else { return invalid() }
             settingChanges.wrappingIncrement(ordering: .relaxed)
@@ -517,20 +542,21 @@ public final class RealtimeEngine: @unchecked Sendable {
         }
     }
 
-    /// Real-time safe.
-    private func setTempo(_ bpm: Double, at frame: Int64) {
-        if !clock.setTempo(bpm: bpm, atFrame: frame) {
+    /// Real-time safe. Performer `performer`'s tempo; their tempo-following voices follow it.
+    private func setTempo(_ bpm: Double, at frame: Int64, performer: Int = 0) {
+        let heart = hearts.pointer + performer
+        if !heart.pointee.clock.setTempo(bpm: bpm, atFrame: frame) {
             counters.rejectedTempos.wrappingIncrement(ordering: .relaxed)
             return
         }
-        publishedBPM.store(clock.bpm.bitPattern, ordering: .relaxed)
-        for index in 0..<slots.count { slots[index].tempoVoice?.follow(bpm: bpm) }
+        publishedBPMs[performer].store(heart.pointee.clock.bpm.bitPattern, ordering: .relaxed)
+        for index in 0..<slots.count where slots[index].performer == performer { slots[index].tempoVoice?.follow(bpm: bpm) }
     }
 
     /// Real-time safe. Before `process`: the external transport's tempo, taking effect at the
     /// start of this period when it changed.
     public func followTransport(bpm: Double) {
-        guard bpm != clock.bpm || !clock.isRunning else { return }
+        guard bpm != hearts[0].clock.bpm || !hearts[0].clock.isRunning else { return }
         setTempo(bpm, at: framePosition)
     }
 
@@ -562,29 +588,33 @@ public final class RealtimeEngine: @unchecked Sendable {
     }
 
     /// Real-time safe.
-    private func firePulse(at frame: Int64) {
-        let position = clock.nextPulsePosition
-        clock.consumePulse()
+    private func firePulse(performer: Int, at frame: Int64) {
+        let heart = hearts.pointer + performer
+        let position = heart.pointee.clock.nextPulsePosition
+        heart.pointee.clock.consumePulse()
         // Playing: each beat plays the next step of the recorded pattern; skipped beats are silent.
-        if position.pulse == 0, let voice = beatPassed(at: frame), let slot = slot(voice), slot.enabled, !slot.silenced {
+        if position.pulse == 0, let voice = beatPassed(performer: performer, at: frame), let slot = slot(voice), slot.enabled,
+           !slot.silenced {
             fire(slot, index: voice, velocity: 1, at: frame)
         }
-        fireHeartVoices(beat: position.beat, pulse: position.pulse, velocity: 1,
-                        framesPerBeat: 60 * Double(sampleRate) / clock.bpm, fromClock: true, at: frame)
+        fireHeartVoices(performer: performer, beat: position.beat, pulse: position.pulse, velocity: 1,
+                        framesPerBeat: 60 * Double(sampleRate) / heart.pointee.clock.bpm, fromClock: true, at: frame)
     }
 
-    /// Real-time safe. Counts a beat (heard at `frame`; nil: lost in a gap); while playing, the
-    /// voice of the recorded pattern's step for it (the pattern moves on, skipped beats included).
-    private func beatPassed(at frame: Int64?) -> Int32? {
+    /// Real-time safe. Counts a beat of `performer`'s heart (heard at `frame`; nil: lost in a
+    /// gap); on the first performer's, while playing, the voice of the recorded pattern's step for
+    /// it (the pattern moves on, skipped beats included).
+    private func beatPassed(performer: Int, at frame: Int64?) -> Int32? {
         counters.beats.wrappingIncrement(ordering: .relaxed)
-        if let frame { observed(.beat, 0, at: frame, value: 1) }
-        return performance.beatPassed()
+        if let frame { observed(.beat, Int32(performer), at: frame, value: 1) }
+        return performer == 0 ? performance.beatPassed() : nil
     }
 
     /// Real-time safe. `fromClock`: the clock's pulse, which voices fired early (their latency
     /// compensated) have already played.
-    private func fireHeartVoices(beat: Int64, pulse: Int, velocity: Float, framesPerBeat: Double, fromClock: Bool, at frame: Int64) {
-        for index in 0..<slots.count {
+    private func fireHeartVoices(performer: Int, beat: Int64, pulse: Int, velocity: Float, framesPerBeat: Double, fromClock: Bool,
+                                 at frame: Int64) {
+        for index in 0..<slots.count where slots[index].performer == performer {
             // A compensated voice played this pulse early, unless the look-ahead could not see it.
             if fromClock && compensation.compensation(index) > 0 && !compensation.claim(index, beat: beat, pulse: pulse) { continue }
             fireHeartVoice(index, beat: beat, pulse: pulse, velocity: velocity, framesPerBeat: framesPerBeat, at: frame, beatFrame: frame)

@@ -32,6 +32,8 @@ final class VoiceSlot {
     let silenced: Bool
     /// The note it sends on `midi_out` when it fires: status channel 0…15, key, length in frames.
     var midiOut: (channel: UInt8, key: UInt8, length: Int64) = (0, 60, 4800)
+    /// Whose heart it follows (an index into the preset's performers). Set before activation.
+    var performer = 0
     /// The channel gains in effect; they slew toward `channelGains` so no change clicks.
     var appliedLeft: Float
     var appliedRight: Float

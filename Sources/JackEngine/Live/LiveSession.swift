@@ -24,8 +24,8 @@ public final class LiveSession {
         public var recordSession: String?
         /// Write every fired voice as JSON lines.
         public var eventsOut: String?
-        /// Replay this session file live, from now.
-        public var replay: String?
+        /// Replay these session files live, from now (`[PERFORMER=]FILE` each).
+        public var replay: [String] = []
         /// Connect out_L/out_R to the system playback ports.
         public var connectToPlayback = false
         public var connections: [ConnectRequest] = []
@@ -133,17 +133,18 @@ public final class LiveSession {
                 guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
                     throw InputError(file: path, "cannot write the session log")
                 }
-                handle.write(Data((SessionLog.headerLine(.init(pulsejack_session: 1, sample_rate: client.sampleRate,
-                                                                 voices: engine.voiceNames)) + "\n").utf8))
+                let performers = loaded.performerNames
+                handle.write(Data((SessionLog.headerLine(.init(pulsejack_session: 1, sample_rate: client.sampleRate, voices: engine.voiceNames,
+                                                                 performers: performers.isEmpty ? nil : performers)) + "\n").utf8))
                 recording = handle
                 engine.recordApplied(into: applied)
             } else {
                 recording = nil
             }
             events = try configuration.eventsOut.map { try EventLog(path: $0, voiceNames: engine.voiceNames) }
-            if let replay = configuration.replay {
-                let source = try SessionSource.load(path: replay, sampleRate: client.sampleRate, regions: engine.regionNames,
-                                                    regionModel: loaded.preset.regionModel)
+            if !configuration.replay.isEmpty {
+                let source = try PerformerSessions.load(configuration.replay.map(PerformerSessions.Spec.init), preset: loaded,
+                                                        sampleRate: client.sampleRate, presetTempo: false)
                 replayRejections = (source.rejections, source.rejectedCount)
                 replaySource = ReplaySource(messages: source.messages, clock: JackFrameClock(engine: engine, client: client))
                 engine.addSource(replaySource!.ring)
@@ -162,8 +163,9 @@ public final class LiveSession {
                 meterOut.withLockedValue { $0 }?.publish("/meter", reading.values)
                 meterView.withLockedValue { $0 }?.meter(reading)
             }
-            let routes = OSCRoutes(voices: engine.voiceNames, regions: engine.regionNames, inserts: engine.insertRoutes())
-            let status = LiveStatus(engine: engine, client: client, recorder: recorder, nsm: nsm?.client)
+            let routes = OSCRoutes(voices: engine.voiceNames, regions: engine.regionNames, inserts: engine.insertRoutes(),
+                                   performers: loaded.performerNames)
+            let status = LiveStatus(engine: engine, client: client, recorder: recorder, nsm: nsm?.client, performers: loaded.performerNames)
             if var oscConfiguration = configuration.osc {
                 (oscConfiguration.dropoutSeconds, oscConfiguration.dropoutFades) = loaded.dropoutRule
                 oscConfiguration.mood = loaded.preset.moodModel

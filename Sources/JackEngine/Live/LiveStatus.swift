@@ -7,8 +7,11 @@ public final class LiveStatus: Sendable {
     private let client: JackClient
     private let recorder: OutputRecorder?
     private let nsm: NSMClient?
+    /// The preset's performers (empty: one unnamed heart).
+    private let performers: [String]
 
-    public init(engine: RealtimeEngine, client: JackClient, recorder: OutputRecorder?, nsm: NSMClient?) {
+    public init(engine: RealtimeEngine, client: JackClient, recorder: OutputRecorder?, nsm: NSMClient?, performers: [String] = []) {
+        self.performers = performers
         self.engine = engine
         self.client = client
         self.recorder = recorder
@@ -34,6 +37,8 @@ public final class LiveStatus: Sendable {
             ("connections", .int(connections.count)),
             ("connected", .text(connections.map { "\($0.0)>\($0.1)" }.joined(separator: ", "))),
         ]
+        // Each performer's heart rate, beside the first one's `bpm`.
+        for (index, name) in performers.enumerated() { values.append(("bpm_" + name, .float(engine.publishedTempo(of: index) ?? 0))) }
         if let recorder {
             values += [("recorded_frames", .int(recorder.framesQueued.load(ordering: .relaxed))),
                        ("recording_overruns", .int(recorder.overruns.load(ordering: .relaxed)))]

@@ -58,12 +58,14 @@ public enum EngineGraph {
             slots[slots.count - 1].midiOut = (channel: UInt8((definition.midiOutChannel ?? 1) - 1),
                                               key: UInt8(definition.midiOutNote ?? definition.midiNote ?? min(36 + index, 127)),
                                               length: max(1, Int64(((definition.midiOutLength ?? 0.1) * Double(sampleRate)).rounded())))
+            slots[slots.count - 1].performer = loaded.performerIndex(of: voice)
             if let note = definition.midiNote { notes[note] = index }
         }
         let regions = try loaded.regionTable()
         let engine = RealtimeEngine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots, noteVoices: notes,
                                     regionTargets: regions.targets, firedReports: firedReports)
         engine.regionNames = regions.names
+        engine.configurePerformers(count: max(1, loaded.performerNames.count))
         engine.heartFadeSeconds = Float(loaded.preset.dropout?.fadeSeconds ?? 1)
         if let master = loaded.preset.master {
             engine.masterInserts = try plugins.chain(master.inserts ?? [], place: "master", folder: loaded.folder) { path, message in

@@ -13,6 +13,10 @@ public struct Preset: Codable, Sendable {
     public var description: String?
     /// The tempo until a sensor says otherwise (`run --bpm` overrides it).
     public var bpm: Double?
+    /// The performers whose hearts the voices follow (`heart:` of a voice), each with a clock of
+    /// their own; none named: one heart. Their OSC goes under `/performer/<name>/…`; the
+    /// unprefixed addresses are the first performer's.
+    public var performers: [String]?
     public var include: [String]?
     public var voices: [VoiceDefinition]?
     /// Per-preset switches for voices defined here or included: mute, gain, pan, rate, velocity.
@@ -127,7 +131,7 @@ public struct Preset: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, description, bpm, include, voices, settings, regions, dropout, moods, master
+        case name, description, bpm, performers, include, voices, settings, regions, dropout, moods, master
         case moodWindow = "mood_window", pose
         case midiCC = "midi_cc", midiRegions = "midi_regions", skipRegion = "skip_region", modeSounds = "mode_sounds"
     }
@@ -205,6 +209,8 @@ public struct Preset: Codable, Sendable {
         public var midiOutLength: Double?
         /// LV2 effects on this voice's bus, in order.
         public var inserts: [Insert]?
+        /// Whose heart it follows: one of the preset's `performers` (default: the first).
+        public var heart: String?
         /// The fields of this voice's kind, by YAML key (see its descriptor).
         public var options: [String: VoiceOption] = [:]
 
@@ -219,7 +225,7 @@ public struct Preset: Codable, Sendable {
         enum CodingKeys: String, CodingKey, CaseIterable {
             case name, kind, gain, pan, every, subdivide, enabled, mute, velocity, choke
             case onBeat = "on_beat", midiNote = "midi_note", midiOutNote = "midi_out_note", midiOutChannel = "midi_out_channel"
-            case midiOutLength = "midi_out_length", inserts
+            case midiOutLength = "midi_out_length", inserts, heart
         }
 
         /// The keys every voice may have, whatever its kind.
@@ -250,6 +256,7 @@ public struct Preset: Codable, Sendable {
             midiOutChannel = try container.decodeIfPresent(Int.self, forKey: .midiOutChannel)
             midiOutLength = try container.decodeIfPresent(Double.self, forKey: .midiOutLength)
             inserts = try container.decodeIfPresent([Insert].self, forKey: .inserts)
+            heart = try container.decodeIfPresent(String.self, forKey: .heart)
             // A field of another kind decodes by that kind's type; validation then refuses it by name.
             let all = try decoder.container(keyedBy: AnyKey.self)
             for key in all.allKeys where CodingKeys(rawValue: key.stringValue) == nil {
@@ -276,6 +283,7 @@ public struct Preset: Codable, Sendable {
             try container.encodeIfPresent(midiOutChannel, forKey: .midiOutChannel)
             try container.encodeIfPresent(midiOutLength, forKey: .midiOutLength)
             try container.encodeIfPresent(inserts, forKey: .inserts)
+            try container.encodeIfPresent(heart, forKey: .heart)
             var all = encoder.container(keyedBy: AnyKey.self)
             for key in options.keys.sorted() { try all.encode(options[key]!, forKey: AnyKey(stringValue: key)) }
         }
@@ -537,6 +545,46 @@ public struct LoadedPreset: Sendable {
             try VoiceValidation.check(voice)
             if !seen.insert(voice.definition.name).inserted {
                 throw voice.error("name", "a second voice named '\(voice.definition.name)'")
+            }
+        }
+        try validatePerformers()
+    }
+
+    /// The most performers one engine follows.
+    public static let maximumPerformers = 16
+
+    /// The performers' names (one unnamed heart when the preset names none).
+    public var performerNames: [String] { preset.performers ?? [] }
+
+    /// The index of the performer voice `voice` follows (0: the first).
+    public func performerIndex(of voice: LoadedVoice) -> Int {
+        voice.definition.heart.flatMap { performerNames.firstIndex(of: $0) } ?? 0
+    }
+
+    private func validatePerformers() throws {
+        let names = performerNames
+        if preset.performers != nil {
+            guard (1...Self.maximumPerformers).contains(names.count) else {
+                throw InputError(file: file, line: line("performers"), field: "performers",
+                                 "\(names.count) performers: one engine follows 1…\(Self.maximumPerformers)")
+            }
+            for name in names {
+                guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }),
+                      name != "ensemble" else {
+                    throw InputError(file: file, line: line("performers"), field: "performers",
+                                     "'\(name)' is not a performer name (letters, digits, - and _; not 'ensemble')")
+                }
+            }
+            if Set(names).count != names.count {
+                throw InputError(file: file, line: line("performers"), field: "performers", "a performer is named twice")
+            }
+        }
+        for voice in voices {
+            guard let heart = voice.definition.heart else { continue }
+            guard names.contains(heart) else {
+                throw voice.error("heart", names.isEmpty
+                    ? "'\(heart)': the preset names no performers (performers: [\(heart), …])"
+                    : "'\(heart)' is not one of performers (\(names.joined(separator: ", ")))")
             }
         }
     }

@@ -1,0 +1,136 @@
+import CAllocCounter
+import Control
+import Foundation
+import JackEngine
+import TestSupport
+import XCTest
+
+/// Several performers' hearts in one engine: each voice follows its own performer's heart under
+/// the exact contract.
+final class PerformerTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-performers-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: folder) }
+
+    private func write(_ text: String, _ name: String) throws -> String {
+        let path = folder.appendingPathComponent(name).path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    private static let duo = """
+        name: duo
+        bpm: 60
+        performers: [alice, bob, carol]
+        voices:
+          - {name: a, kind: click, heart: alice}
+          - {name: b, kind: click, heart: bob}
+          - {name: c, kind: click, heart: carol}
+          - {name: first, kind: click}
+        """
+
+    func testTwoPerformersSessionsEachVoiceOnItsOwnPerformersContractFrames() throws {
+        let preset = try LoadedPreset.load(path: try write(Self.duo, "preset.yaml"))
+        // Integer tempi at whole frames, so the independent reference applies as is.
+        let alice = try write("time,bpm\n0,72\n7.3,81\n15,64\n", "alice.csv")
+        let bob = try write("time,bpm\n0.5,90\n4.1,110\n12.7,95\n", "bob.csv")
+        let source = try PerformerSessions.load([.init("alice=\(alice)"), .init("bob=\(bob)")], preset: preset, sampleRate: 48_000)
+        let renderer = try OfflineRenderer(preset: preset, sampleRate: 48_000, periodFrames: 256, messages: source.messages)
+        var frames: [String: [Int64]] = [:]
+        let end: Int64 = 48_000 * 20
+        _ = try renderer.render(frames: end, to: folder.appendingPathComponent("duo.wav").path) { fired in
+            frames[renderer.engine.voiceNames[Int(fired.voice)], default: []].append(fired.frame)
+        }
+        XCTAssertEqual(frames["a"], ReferenceBeats.frames(sampleRate: 48_000, changes: [(0, 72), (350_400, 81), (720_000, 64)], end: end))
+        // Bob's session starts at 0.5 s: until then his heart has the preset's tempo.
+        XCTAssertEqual(frames["b"], ReferenceBeats.frames(sampleRate: 48_000, changes: [(0, 60), (24_000, 90), (196_800, 110), (609_600, 95)],
+                                                          end: end))
+        // Carol has no session: the preset's tempo from the start; the unnamed voice is Alice's.
+        XCTAssertEqual(frames["c"], ReferenceBeats.frames(sampleRate: 48_000, changes: [(0, 60)], end: end))
+        XCTAssertEqual(frames["first"], frames["a"])
+        XCTAssertEqual(renderer.engine.performerCount, 3)
+        XCTAssertEqual(renderer.engine.publishedTempo(of: 1), 95)
+    }
+
+    func testBadPerformersAreOneErrorNamingTheLineOrTheSession() throws {
+        let unknownHeart = try write("performers: [alice]\nvoices:\n  - {name: a, kind: click, heart: zed}\n", "unknown.yaml")
+        XCTAssertThrowsError(try LoadedPreset.load(path: unknownHeart)) { error in
+            XCTAssertEqual("\(error)", "\(unknownHeart):3: voices[0].heart: 'zed' is not one of performers (alice)")
+        }
+        let twice = try write("performers: [alice, alice]\nvoices:\n  - {name: a, kind: click}\n", "twice.yaml")
+        XCTAssertThrowsError(try LoadedPreset.load(path: twice)) { XCTAssertTrue("\($0)".contains("named twice"), "\($0)") }
+        let ensemble = try write("performers: [ensemble]\nvoices:\n  - {name: a, kind: click}\n", "ensemble.yaml")
+        XCTAssertThrowsError(try LoadedPreset.load(path: ensemble)) { XCTAssertTrue("\($0)".contains("not a performer name"), "\($0)") }
+        let preset = try LoadedPreset.load(path: try write(Self.duo, "preset.yaml"))
+        let session = try write("time,bpm\n0,70\n", "s.csv")
+        XCTAssertThrowsError(try PerformerSessions.load([.init("dave=\(session)")], preset: preset, sampleRate: 48_000)) { error in
+            XCTAssertEqual("\(error)", "\(session): dave=: not one of the preset's performers (alice, bob, carol)")
+        }
+        XCTAssertThrowsError(try PerformerSessions.load([.init(session), .init("alice=\(session)")], preset: preset, sampleRate: 48_000)) {
+            XCTAssertTrue("\($0)".contains("a second session for performer 'alice'"), "\($0)")
+        }
+        // A path with "=" in it is still a path.
+        XCTAssertEqual(PerformerSessions.Spec("takes/a=b.csv"), PerformerSessions.Spec("takes/a=b.csv"))
+        XCTAssertNil(PerformerSessions.Spec("takes/a=b.csv").performer)
+        XCTAssertEqual(PerformerSessions.Spec("bob=b.csv").performer, "bob")
+    }
+
+    func testOSCUnderAPerformersNameReachesTheirHeartAndTheSessionLogKeepsIt() throws {
+        var configuration = OSCInput.Configuration()
+        configuration.port = 0
+        let input = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: ["a"], performers: ["alice", "bob"]), clock: nil)
+        for packet in [OSCEncoder.message("/performer/bob/pulse/bpm", [.float(88)]), OSCEncoder.message("/pulse/bpm", [.float(70)]),
+                       OSCEncoder.message("/performer/bob/pulse/beat"), OSCEncoder.message("/performer/zed/pulse/bpm", [.float(80)]),
+                       OSCEncoder.message("/performer/bob/voice/a/gain", [.float(1)])] {
+            packet.withUnsafeBytes { input.handle(datagram: $0) }
+        }
+        var messages: [ControlMessage] = []
+        while let message = input.ring.consumer.pop() { messages.append(message) }
+        XCTAssertEqual(messages.map(\.performer), [1, 0, 1])
+        XCTAssertEqual(messages.map(\.event), [.tempo(bpm: 88), .tempo(bpm: 70), .heartbeat(strength: 1)])
+        XCTAssertEqual(input.counters.unknownAddress.load(ordering: .relaxed), 2, "an unknown performer, and an address a performer has not")
+
+        let header = SessionLog.headerLine(.init(sample_rate: 48_000, voices: ["a"], performers: ["alice", "bob"]))
+        let log = ([header] + messages.map { SessionLog.line(for: ControlMessage(frame: 100, performer: $0.performer, $0.event))! })
+            .joined(separator: "\n")
+        let parsed = try SessionLog.parse(log, path: "log.jsonl")
+        XCTAssertEqual(parsed.messages.map(\.performer), [1, 0, 1])
+        XCTAssertEqual(parsed.header.performers, ["alice", "bob"])
+        let withoutPerformers = SessionLog.headerLine(.init(sample_rate: 48_000, voices: ["a"]))
+        XCTAssertThrowsError(try SessionLog.parse(withoutPerformers + "\n{\"frame\":0,\"event\":\"tempo\",\"bpm\":70,\"performer\":1}",
+                                                  path: "log.jsonl")) {
+            XCTAssertTrue("\($0)".contains("log.jsonl:2: performer"), "\($0)")
+        }
+    }
+
+    func testThreeHeartsOnTheProcessThreadAllocateNothing() throws {
+        guard pj_alloc_counter_live() != 0 else { throw XCTSkip("the allocation counter is left out under ThreadSanitizer") }
+        let preset = try LoadedPreset.load(path: try write(Self.duo, "preset.yaml"))
+        let engine = try EngineGraph.build(preset: preset, sampleRate: 48_000, maxFrames: 256)
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
+        engine.addSource(ring)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 512)
+        defer { buffer.deallocate() }
+        engine.warmUp()
+        pj_rt_counters_reset()
+        for period in 0..<2000 {
+            // Each heart's tempo changes, and explicit beats arrive, at odd frames of the period.
+            if period % 50 == 0 {
+                for performer in UInt8(0)..<3 {
+                    ring.producer.push(ControlMessage(frame: engine.framePosition + 17 + Int64(performer) * 31, performer: performer,
+                                                      .tempo(bpm: 200 + Double(period % 300) / 10 + Double(performer))))
+                }
+            }
+            if period % 37 == 0 { ring.producer.push(ControlMessage(frame: engine.framePosition + 101, performer: 2, .heartbeat(strength: 1))) }
+            engine.process(frames: 256, left: buffer, right: buffer + 256)
+        }
+        XCTAssertEqual(pj_rt_allocation_count(), 0)
+        XCTAssertEqual(pj_rt_lock_count(), 0)
+        XCTAssertGreaterThan(engine.counters.snapshot().voicesFired, 150, "three hearts near 200 BPM for 10.7 s, four voices")
+    }
+}
