@@ -160,6 +160,9 @@ extension RenderJob {
             return "it does not play on the beat (on_beat: false); only triggers, MIDI notes or regions fire it, and the session has none for it"
         }
         if beats == 0 { return "the session has no heartbeat (no bpm, rr, ppg or beat entries)" }
+        if let pair = voice.together {
+            return "it fires only where \(pair.joined(separator: "'s and "))'s beats fall within \(Int(voice.windowMS ?? 30)) ms of each other, and they never did"
+        }
         let every = voice.every ?? 1
         return "it plays every \(every == 1 ? "beat" : "\(every)th beat"), and the session's \(beats) beat\(beats == 1 ? "" : "s") gave it none"
     }

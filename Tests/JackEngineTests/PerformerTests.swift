@@ -108,10 +108,64 @@ final class PerformerTests: XCTestCase {
         }
     }
 
+    func testTheEnsembleFollowsTheMeanTempoAndTogetherFiresWhereTheHeartsAlign() throws {
+        let preset = try LoadedPreset.load(path: try write("""
+            performers: [alice, bob]
+            ensemble: {tempo: mean}
+            voices:
+              - {name: a, kind: click, heart: alice}
+              - {name: b, kind: click, heart: bob}
+              - {name: all, kind: click, heart: ensemble}
+              - {name: aligned, kind: click, together: [alice, bob], window_ms: 30}
+            """, "ensemble.yaml"))
+        let alice = try write("time,bpm\n0,70\n20,80\n", "alice.csv"), bob = try write("time,bpm\n0,72\n35,110\n", "bob.csv")
+        let source = try PerformerSessions.load([.init("alice=\(alice)"), .init("bob=\(bob)")], preset: preset, sampleRate: 48_000)
+        let renderer = try OfflineRenderer(preset: preset, sampleRate: 48_000, periodFrames: 256, messages: source.messages)
+        var frames: [String: [Int64]] = [:]
+        let end: Int64 = 48_000 * 60
+        _ = try renderer.render(frames: end, to: folder.appendingPathComponent("ensemble.wav").path) { fired in
+            frames[renderer.engine.voiceNames[Int(fired.voice)], default: []].append(fired.frame)
+        }
+        let aliceBeats = ReferenceBeats.frames(sampleRate: 48_000, changes: [(0, 70), (960_000, 80)], end: end)
+        let bobBeats = ReferenceBeats.frames(sampleRate: 48_000, changes: [(0, 72), (1_680_000, 110)], end: end)
+        XCTAssertEqual(frames["a"], aliceBeats)
+        XCTAssertEqual(frames["b"], bobBeats)
+        // The mean of the two tempi, changing where either changes: 71, then 76, then 95.
+        XCTAssertEqual(frames["all"], ReferenceBeats.frames(sampleRate: 48_000, changes: [(0, 71), (960_000, 76), (1_680_000, 95)],
+                                                            end: end))
+        // Every pair of beats, one of each, at most 30 ms (1440 frames) apart, sounds at the later
+        // one (the beats are far sparser than the window, so no beat has two partners).
+        var aligned: [Int64] = []
+        for a in aliceBeats { for b in bobBeats where abs(a - b) <= 1440 { aligned.append(max(a, b)) } }
+        XCTAssertGreaterThan(aligned.count, 3, "the two hearts drift through alignment several times in a minute")
+        XCTAssertEqual(frames["aligned"], aligned.sorted())
+        XCTAssertEqual(renderer.engine.publishedTempo(of: 2), 95, "the ensemble's tempo")
+    }
+
+    func testEnsembleAndTogetherMistakesAreOneErrorEach() throws {
+        for (yaml, expected) in [
+            ("performers: [a, b]\nensemble: {tempo: loudest}\nvoices:\n  - {name: x, kind: click, heart: ensemble}\n", "ensemble.tempo: 'loudest'"),
+            ("performers: [a, b]\nensemble: {tempo: leader}\nvoices:\n  - {name: x, kind: click, heart: ensemble}\n", "needs a leader"),
+            ("performers: [a, b]\nvoices:\n  - {name: x, kind: click, together: [a, a]}\n", "voices[0].together: needs two different"),
+            ("performers: [a, b]\nvoices:\n  - {name: x, kind: click, together: [a, b], window_ms: 5000}\n", "outside 1…1000 ms"),
+            ("voices:\n  - {name: x, kind: click, heart: ensemble}\n", "the preset names no performers"),
+        ] {
+            let path = try write(yaml, "bad-\(UUID().uuidString).yaml")
+            XCTAssertThrowsError(try LoadedPreset.load(path: path)) { XCTAssertTrue("\($0)".contains(expected), "\($0) lacks \(expected)") }
+        }
+    }
+
     func testThreeHeartsOnTheProcessThreadAllocateNothing() throws {
         guard pj_alloc_counter_live() != 0 else { throw XCTSkip("the allocation counter is left out under ThreadSanitizer") }
-        let preset = try LoadedPreset.load(path: try write(Self.duo, "preset.yaml"))
+        // Three hearts, the ensemble's (a median) and a voice on aligned beats.
+        let preset = try LoadedPreset.load(path: try write(Self.duo + """
+
+              - {name: group, kind: click, heart: ensemble}
+              - {name: aligned, kind: click, together: [alice, carol], window_ms: 200}
+            ensemble: {tempo: median}
+            """, "preset.yaml"))
         let engine = try EngineGraph.build(preset: preset, sampleRate: 48_000, maxFrames: 256)
+        XCTAssertEqual(engine.ensemble, .median)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
         engine.addSource(ring)
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 512)
@@ -132,5 +186,6 @@ final class PerformerTests: XCTestCase {
         XCTAssertEqual(pj_rt_allocation_count(), 0)
         XCTAssertEqual(pj_rt_lock_count(), 0)
         XCTAssertGreaterThan(engine.counters.snapshot().voicesFired, 150, "three hearts near 200 BPM for 10.7 s, four voices")
+        XCTAssertNotNil(engine.publishedTempo(of: 3), "the ensemble's heart ran")
     }
 }

@@ -2,12 +2,15 @@ import Control
 
 /// One performer's heart as the process thread keeps it: their heartbeat clock (the exact
 /// contract, from their own tempo messages) and their explicit beats (`/pulse/beat`), with the
-/// spacing of the last two (the step of pulse voices those beats fire).
-struct PerformerHeart: BitwiseCopyable {
+/// spacing of the last two (the step of pulse voices those beats fire). A class, made before
+/// activation: the process thread changes it in place.
+final class PerformerHeart {
     var clock: HeartbeatClock
     var explicitBeats: Int64 = 0
-    var lastExplicitBeatFrame: Int64?
+    var lastExplicitBeatFrame: Int64 = -1
     var explicitBeatFrames: Double
+    /// The last beat's frame (clock or explicit), −1 before the first: `together` voices pair them.
+    var lastBeat: Int64 = -1
 
     init(sampleRate: Int) {
         clock = HeartbeatClock(sampleRate: sampleRate)

@@ -32,9 +32,17 @@ public final class RealtimeEngine: @unchecked Sendable {
     private var view: EngineView?
     private var queue: EventQueue
     /// Each performer's heart (one when the preset names none): the process thread's.
-    private var hearts: FixedBuffer<PerformerHeart>
+    private var hearts: ContiguousArray<PerformerHeart>
     /// How many performers (`configurePerformers`).
     public private(set) var performerCount = 1
+    /// Hearts: the performers', and the ensemble's after them when a voice follows it.
+    private var heartCount = 1
+    /// The ensemble heart's rule (nil: no ensemble heart).
+    public private(set) var ensemble: EnsembleTempo?
+    /// Scratch for the ensemble's tempo (the performers' tempi, sorted for the median).
+    private let tempi: FixedBuffer<Double>
+    /// Slots of `together` voices.
+    private var togetherSlots: ContiguousArray<Int> = []
     /// The first performer's heartbeat clock (tests read it while the engine is stopped).
     public var clock: HeartbeatClock { hearts[0].clock }
     /// Performer `index`'s heartbeat clock (engine stopped).
@@ -114,7 +122,8 @@ public final class RealtimeEngine: @unchecked Sendable {
         self.firedReports = firedReports
         queue = EventQueue(capacity: Self.eventQueueCapacity, reserve: Self.eventQueueReserve)
         retiredProducer = retiredClips.producer
-        hearts = FixedBuffer(capacity: 1, repeating: PerformerHeart(sampleRate: sampleRate))
+        hearts = [PerformerHeart(sampleRate: sampleRate)]
+        tempi = FixedBuffer(capacity: 256, repeating: 0)
         midiInput = MIDIInputMap(noteVoices: noteVoices)
         performance = TambourPerformance(targets: regionTargets)
         silentInput = FixedBuffer(capacity: maxFrames, repeating: 0)
@@ -130,12 +139,16 @@ public final class RealtimeEngine: @unchecked Sendable {
     }
 
     /// Control thread, before activation: `count` performers, each with a heart of their own
-    /// (voices follow the one their slot names).
-    public func configurePerformers(count: Int) {
-        precondition((1...Int(UInt8.max)).contains(count))
+    /// (voices follow the one their slot names), and the ensemble's heart after them when
+    /// `ensemble` says how it takes its tempo.
+    public func configurePerformers(count: Int, ensemble: EnsembleTempo? = nil) {
+        precondition((1...Int(UInt8.max) - 1).contains(count))
         performerCount = count
-        hearts = FixedBuffer(capacity: count, repeating: PerformerHeart(sampleRate: sampleRate))
-        publishedBPMs = ContiguousArray((0..<count).map { _ in ManagedAtomic<UInt64>(0) })
+        self.ensemble = ensemble
+        heartCount = count + (ensemble == nil ? 0 : 1)
+        hearts = ContiguousArray((0..<heartCount).map { _ in PerformerHeart(sampleRate: sampleRate) })
+        publishedBPMs = ContiguousArray((0..<heartCount).map { _ in ManagedAtomic<UInt64>(0) })
+        togetherSlots = ContiguousArray(slots.indices.filter { slots[$0].together != nil })
         configurePlugins()
     }
 
@@ -352,13 +365,13 @@ public final class RealtimeEngine: @unchecked Sendable {
     public func skip(frames: Int) {
         guard frames > 0 else { return }
         let end = framePosition + Int64(frames)
-        for performer in 0..<performerCount {
-            let heart = hearts.pointer + performer
-            while let pulseFrame = heart.pointee.clock.nextPulseFrame, pulseFrame < end {
-                if heart.pointee.clock.nextPulsePosition.pulse == 0 { _ = beatPassed(performer: performer, at: nil) }
-                heart.pointee.clock.consumePulse()
+        for performer in 0..<heartCount {
+            let heart = hearts[performer]
+            while let pulseFrame = heart.clock.nextPulseFrame, pulseFrame < end {
+                if heart.clock.nextPulsePosition.pulse == 0 { _ = beatPassed(performer: performer, at: nil) }
+                heart.clock.consumePulse()
             }
-            heart.pointee.clock.advance(to: end)
+            heart.clock.advance(to: end)
         }
         // Note-offs due in the gap stay queued: they go out at the next period's start, so no
         // note hangs.
@@ -397,8 +410,8 @@ public final class RealtimeEngine: @unchecked Sendable {
             let eventFrame = queue.earliestFrame.map { max($0, cursor) } ?? end
             // The earliest pulse of any performer's heart (the first performer's on a tie).
             var pulseFrame = end, pulsePerformer = 0
-            for performer in 0..<performerCount {
-                if let frame = hearts.pointer[performer].clock.nextPulseFrame, max(frame, cursor) < pulseFrame {
+            for performer in 0..<heartCount {
+                if let frame = hearts[performer].clock.nextPulseFrame, max(frame, cursor) < pulseFrame {
                     pulseFrame = max(frame, cursor)
                     pulsePerformer = performer
                 }
@@ -420,7 +433,7 @@ public final class RealtimeEngine: @unchecked Sendable {
             }
         }
         mixer.finishBlock(frames: frames, left: left, right: right, heartLevel: heartLevel)
-        for performer in 0..<performerCount { hearts.pointer[performer].clock.advance(to: end) }
+        for performer in 0..<heartCount { hearts[performer].clock.advance(to: end) }
         framePosition = end
         for index in 0..<slots.count {
             if let clipVoice = slots[index].clipVoice { clipVoice.reclaim(retire: retire) }
@@ -469,15 +482,18 @@ public final class RealtimeEngine: @unchecked Sendable {
             setTempo(bpm, at: frame, performer: Int(performer))
         case .heartbeat(let strength):
             guard strength.isFinite, Int(performer) < performerCount else { return invalid() }
-            let heart = hearts.pointer + Int(performer)
-            let beat = heart.pointee.explicitBeats
-            heart.pointee.explicitBeats += 1
-            if let last = heart.pointee.lastExplicitBeatFrame, frame > last { heart.pointee.explicitBeatFrames = Double(frame - last) }
-            heart.pointee.lastExplicitBeatFrame = frame
+            let heart = hearts[Int(performer)]
+            let beat = heart.explicitBeats
+            heart.explicitBeats += 1
+            if heart.lastExplicitBeatFrame >= 0, frame > heart.lastExplicitBeatFrame {
+                heart.explicitBeatFrames = Double(frame - heart.lastExplicitBeatFrame)
+            }
+            heart.lastExplicitBeatFrame = frame
             counters.beats.wrappingIncrement(ordering: .relaxed)
             observed(.beat, Int32(performer), at: frame, value: min(max(strength, 0), 1))
+            heartBeat(Int(performer), at: frame)
             fireHeartVoices(performer: Int(performer), beat: beat, pulse: 0, velocity: min(max(strength, 0), 1),
-                            framesPerBeat: heart.pointee.explicitBeatFrames, fromClock: false, at: frame)
+                            framesPerBeat: heart.explicitBeatFrames, fromClock: false, at: frame)
         case .voiceTrigger(let voice, let velocity):
             guard let slot = slot(voice), velocity.isFinite else { return invalid() }
             if slot.enabled && !slot.silenced { fire(slot, index: voice, velocity: velocity, at: frame) }
@@ -544,13 +560,41 @@ public final class RealtimeEngine: @unchecked Sendable {
 
     /// Real-time safe. Performer `performer`'s tempo; their tempo-following voices follow it.
     private func setTempo(_ bpm: Double, at frame: Int64, performer: Int = 0) {
-        let heart = hearts.pointer + performer
-        if !heart.pointee.clock.setTempo(bpm: bpm, atFrame: frame) {
+        let heart = hearts[performer]
+        if !heart.clock.setTempo(bpm: bpm, atFrame: frame) {
             counters.rejectedTempos.wrappingIncrement(ordering: .relaxed)
             return
         }
-        publishedBPMs[performer].store(heart.pointee.clock.bpm.bitPattern, ordering: .relaxed)
+        publishedBPMs[performer].store(heart.clock.bpm.bitPattern, ordering: .relaxed)
         for index in 0..<slots.count where slots[index].performer == performer { slots[index].tempoVoice?.follow(bpm: bpm) }
+        if let ensemble, performer < performerCount {
+            for index in 0..<performerCount {
+                tempi[index] = hearts[index].clock.isRunning ? hearts[index].clock.bpm : 0
+            }
+            let whole = performerCount
+            if let tempo = ensemble.tempo(of: tempi.pointer, count: performerCount),
+               tempo != hearts[whole].clock.bpm || !hearts[whole].clock.isRunning {
+                setTempo(tempo, at: frame, performer: whole)
+            }
+        }
+    }
+
+    /// Real-time safe. A beat of heart `performer` at `frame`: a `together` voice of that
+    /// performer and another fires when the other's last beat is within its window and neither
+    /// beat has fired it yet (at this, the second, beat's frame).
+    private func heartBeat(_ performer: Int, at frame: Int64) {
+        hearts[performer].lastBeat = frame
+        for number in 0..<togetherSlots.count {
+            let index = togetherSlots[number]
+            let slot = slots[index]
+            guard let pair = slot.together, pair.first == performer || pair.second == performer else { continue }
+            let other = pair.first == performer ? pair.second : pair.first
+            let otherFrame = hearts[other].lastBeat
+            let (usedMine, usedOther) = pair.first == performer ? slot.togetherUsed : (slot.togetherUsed.second, slot.togetherUsed.first)
+            guard otherFrame >= 0, frame - otherFrame <= pair.window, otherFrame > usedOther, frame > usedMine else { continue }
+            slot.togetherUsed = pair.first == performer ? (frame, otherFrame) : (otherFrame, frame)
+            if slot.enabled && !slot.silenced { fire(slot, index: Int32(index), velocity: slot.velocity, at: frame) }
+        }
     }
 
     /// Real-time safe. Before `process`: the external transport's tempo, taking effect at the
@@ -589,16 +633,16 @@ public final class RealtimeEngine: @unchecked Sendable {
 
     /// Real-time safe.
     private func firePulse(performer: Int, at frame: Int64) {
-        let heart = hearts.pointer + performer
-        let position = heart.pointee.clock.nextPulsePosition
-        heart.pointee.clock.consumePulse()
+        let heart = hearts[performer]
+        let position = heart.clock.nextPulsePosition
+        heart.clock.consumePulse()
         // Playing: each beat plays the next step of the recorded pattern; skipped beats are silent.
         if position.pulse == 0, let voice = beatPassed(performer: performer, at: frame), let slot = slot(voice), slot.enabled,
            !slot.silenced {
             fire(slot, index: voice, velocity: 1, at: frame)
         }
         fireHeartVoices(performer: performer, beat: position.beat, pulse: position.pulse, velocity: 1,
-                        framesPerBeat: 60 * Double(sampleRate) / heart.pointee.clock.bpm, fromClock: true, at: frame)
+                        framesPerBeat: 60 * Double(sampleRate) / heart.clock.bpm, fromClock: true, at: frame)
     }
 
     /// Real-time safe. Counts a beat of `performer`'s heart (heard at `frame`; nil: lost in a
@@ -606,7 +650,10 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// it (the pattern moves on, skipped beats included).
     private func beatPassed(performer: Int, at frame: Int64?) -> Int32? {
         counters.beats.wrappingIncrement(ordering: .relaxed)
-        if let frame { observed(.beat, Int32(performer), at: frame, value: 1) }
+        if let frame {
+            observed(.beat, Int32(performer), at: frame, value: 1)
+            heartBeat(performer, at: frame)
+        }
         return performer == 0 ? performance.beatPassed() : nil
     }
 

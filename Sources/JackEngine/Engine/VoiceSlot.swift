@@ -32,8 +32,13 @@ final class VoiceSlot {
     let silenced: Bool
     /// The note it sends on `midi_out` when it fires: status channel 0…15, key, length in frames.
     var midiOut: (channel: UInt8, key: UInt8, length: Int64) = (0, 60, 4800)
-    /// Whose heart it follows (an index into the preset's performers). Set before activation.
+    /// Whose heart it follows (an index into the preset's performers, the ensemble's after them,
+    /// or −1 for a `together` voice). Set before activation.
     var performer = 0
+    /// A `together` voice: the two performers and the window in frames. Set before activation.
+    var together: (first: Int, second: Int, window: Int64)?
+    /// The last beat frame of each of the two that a firing of this voice used (each beat once).
+    var togetherUsed: (first: Int64, second: Int64) = (-1, -1)
     /// The channel gains in effect; they slew toward `channelGains` so no change clicks.
     var appliedLeft: Float
     var appliedRight: Float

@@ -39,6 +39,7 @@ public final class LiveStatus: Sendable {
         ]
         // Each performer's heart rate, beside the first one's `bpm`.
         for (index, name) in performers.enumerated() { values.append(("bpm_" + name, .float(engine.publishedTempo(of: index) ?? 0))) }
+        if engine.ensemble != nil { values.append(("bpm_ensemble", .float(engine.publishedTempo(of: performers.count) ?? 0))) }
         if let recorder {
             values += [("recorded_frames", .int(recorder.framesQueued.load(ordering: .relaxed))),
                        ("recording_overruns", .int(recorder.overruns.load(ordering: .relaxed)))]

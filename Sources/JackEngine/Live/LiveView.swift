@@ -90,6 +90,8 @@ public final class LiveView: @unchecked Sendable {
             ("revolutionSeconds", JSONText.number(secondsPerRevolution)), ("floorDB", JSONText.number(MetersPlot.floor)),
             ("voices", JSONText.array(voices)),
             ("regions", JSONText.array(engine.regionNames.map(JSONText.string))),
+            // The hearts: each performer's, then the ensemble's (empty: one unnamed heart).
+            ("performers", JSONText.array((loaded.performerNames + (engine.ensemble == nil ? [] : ["ensemble"])).map(JSONText.string))),
             ("bands", JSONText.array(EEGBand.allCases.map { JSONText.string($0.name) })),
             ("modes", JSONText.array(PerformanceMode.allCases.map { JSONText.string("\($0)") })),
             ("controls", JSONText.array(controls)),
@@ -191,7 +193,8 @@ public final class LiveView: @unchecked Sendable {
             let (at, heard) = times(observation.frame)
             switch observation.kind {
             case .beat:
-                events.append(JSONText.object([("type", "\"beat\""), ("frame", String(observation.frame)), ("at", at),
+                events.append(JSONText.object([("type", "\"beat\""), ("performer", String(observation.index)),
+                                               ("frame", String(observation.frame)), ("at", at),
                                                ("heard", heard), ("strength", JSONText.number(observation.value))]))
             case .regionHit:
                 events.append(JSONText.object([("type", "\"region\""), ("region", String(observation.index)),
@@ -218,7 +221,9 @@ public final class LiveView: @unchecked Sendable {
             })
         }
         frameNumber += 1
+        let hearts = engine.performerCount + (engine.ensemble == nil ? 0 : 1)
         var state: [(String, String)] = [("bpm", JSONText.number(engine.publishedTempo)),
+                                         ("performers", JSONText.array((0..<hearts).map { JSONText.number(engine.publishedTempo(of: $0)) })),
                                          ("dropout", JSONText.bool(osc?.inDropout ?? false))]
         if let picture {
             state.append(("mode", JSONText.string("\(picture.mode)")))

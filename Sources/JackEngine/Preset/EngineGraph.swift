@@ -59,13 +59,14 @@ public enum EngineGraph {
                                               key: UInt8(definition.midiOutNote ?? definition.midiNote ?? min(36 + index, 127)),
                                               length: max(1, Int64(((definition.midiOutLength ?? 0.1) * Double(sampleRate)).rounded())))
             slots[slots.count - 1].performer = loaded.performerIndex(of: voice)
+            slots[slots.count - 1].together = loaded.together(of: voice, sampleRate: sampleRate)
             if let note = definition.midiNote { notes[note] = index }
         }
         let regions = try loaded.regionTable()
         let engine = RealtimeEngine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots, noteVoices: notes,
                                     regionTargets: regions.targets, firedReports: firedReports)
         engine.regionNames = regions.names
-        engine.configurePerformers(count: max(1, loaded.performerNames.count))
+        engine.configurePerformers(count: max(1, loaded.performerNames.count), ensemble: loaded.ensembleTempo())
         engine.heartFadeSeconds = Float(loaded.preset.dropout?.fadeSeconds ?? 1)
         if let master = loaded.preset.master {
             engine.masterInserts = try plugins.chain(master.inserts ?? [], place: "master", folder: loaded.folder) { path, message in

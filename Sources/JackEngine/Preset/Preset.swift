@@ -17,6 +17,16 @@ public struct Preset: Codable, Sendable {
     /// their own; none named: one heart. Their OSC goes under `/performer/<name>/…`; the
     /// unprefixed addresses are the first performer's.
     public var performers: [String]?
+    /// The ensemble's heart (`heart: ensemble`): its tempo is the performers' mean, median, or a
+    /// leader's (default: mean).
+    public var ensemble: Ensemble?
+
+    public struct Ensemble: Codable, Sendable {
+        /// "mean", "median" or "leader".
+        public var tempo: String?
+        /// With `tempo: leader`: whose.
+        public var leader: String?
+    }
     public var include: [String]?
     public var voices: [VoiceDefinition]?
     /// Per-preset switches for voices defined here or included: mute, gain, pan, rate, velocity.
@@ -131,7 +141,7 @@ public struct Preset: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, description, bpm, performers, include, voices, settings, regions, dropout, moods, master
+        case name, description, bpm, performers, ensemble, include, voices, settings, regions, dropout, moods, master
         case moodWindow = "mood_window", pose
         case midiCC = "midi_cc", midiRegions = "midi_regions", skipRegion = "skip_region", modeSounds = "mode_sounds"
     }
@@ -209,8 +219,13 @@ public struct Preset: Codable, Sendable {
         public var midiOutLength: Double?
         /// LV2 effects on this voice's bus, in order.
         public var inserts: [Insert]?
-        /// Whose heart it follows: one of the preset's `performers` (default: the first).
+        /// Whose heart it follows: one of the preset's `performers`, or `ensemble` (default: the first).
         public var heart: String?
+        /// Fires when these two performers' beats fall within `window_ms` of each other (at the
+        /// second of the two), instead of on a heart's beats.
+        public var together: [String]?
+        /// The window for `together`, in ms, 1…1000 (default 30).
+        public var windowMS: Double?
         /// The fields of this voice's kind, by YAML key (see its descriptor).
         public var options: [String: VoiceOption] = [:]
 
@@ -225,7 +240,7 @@ public struct Preset: Codable, Sendable {
         enum CodingKeys: String, CodingKey, CaseIterable {
             case name, kind, gain, pan, every, subdivide, enabled, mute, velocity, choke
             case onBeat = "on_beat", midiNote = "midi_note", midiOutNote = "midi_out_note", midiOutChannel = "midi_out_channel"
-            case midiOutLength = "midi_out_length", inserts, heart
+            case midiOutLength = "midi_out_length", inserts, heart, together, windowMS = "window_ms"
         }
 
         /// The keys every voice may have, whatever its kind.
@@ -257,6 +272,8 @@ public struct Preset: Codable, Sendable {
             midiOutLength = try container.decodeIfPresent(Double.self, forKey: .midiOutLength)
             inserts = try container.decodeIfPresent([Insert].self, forKey: .inserts)
             heart = try container.decodeIfPresent(String.self, forKey: .heart)
+            together = try container.decodeIfPresent([String].self, forKey: .together)
+            windowMS = try container.decodeIfPresent(Double.self, forKey: .windowMS)
             // A field of another kind decodes by that kind's type; validation then refuses it by name.
             let all = try decoder.container(keyedBy: AnyKey.self)
             for key in all.allKeys where CodingKeys(rawValue: key.stringValue) == nil {
@@ -284,6 +301,8 @@ public struct Preset: Codable, Sendable {
             try container.encodeIfPresent(midiOutLength, forKey: .midiOutLength)
             try container.encodeIfPresent(inserts, forKey: .inserts)
             try container.encodeIfPresent(heart, forKey: .heart)
+            try container.encodeIfPresent(together, forKey: .together)
+            try container.encodeIfPresent(windowMS, forKey: .windowMS)
             var all = encoder.container(keyedBy: AnyKey.self)
             for key in options.keys.sorted() { try all.encode(options[key]!, forKey: AnyKey(stringValue: key)) }
         }
@@ -556,9 +575,29 @@ public struct LoadedPreset: Sendable {
     /// The performers' names (one unnamed heart when the preset names none).
     public var performerNames: [String] { preset.performers ?? [] }
 
-    /// The index of the performer voice `voice` follows (0: the first).
+    /// The heart voice `voice` follows: a performer's index (0: the first), the ensemble's
+    /// (`performerNames.count`), or −1 for a `together` voice (it fires on aligned beats only).
     public func performerIndex(of voice: LoadedVoice) -> Int {
-        voice.definition.heart.flatMap { performerNames.firstIndex(of: $0) } ?? 0
+        if voice.definition.together != nil { return -1 }
+        if voice.definition.heart == "ensemble" { return performerNames.count }
+        return voice.definition.heart.flatMap { performerNames.firstIndex(of: $0) } ?? 0
+    }
+
+    /// The ensemble heart's tempo rule, when a voice follows it (nil: no ensemble heart).
+    public func ensembleTempo() -> EnsembleTempo? {
+        guard voices.contains(where: { $0.definition.heart == "ensemble" }) else { return nil }
+        switch preset.ensemble?.tempo ?? "mean" {
+        case "median": return .median
+        case "leader": return .leader(preset.ensemble?.leader.flatMap { performerNames.firstIndex(of: $0) } ?? 0)
+        default: return .mean
+        }
+    }
+
+    /// The performer pair and window (frames) of a `together` voice.
+    public func together(of voice: LoadedVoice, sampleRate: Int) -> (first: Int, second: Int, window: Int64)? {
+        guard let pair = voice.definition.together, pair.count == 2,
+              let first = performerNames.firstIndex(of: pair[0]), let second = performerNames.firstIndex(of: pair[1]) else { return nil }
+        return (first, second, Int64(((voice.definition.windowMS ?? 30) / 1000 * Double(sampleRate)).rounded()))
     }
 
     private func validatePerformers() throws {
@@ -579,8 +618,34 @@ public struct LoadedPreset: Sendable {
                 throw InputError(file: file, line: line("performers"), field: "performers", "a performer is named twice")
             }
         }
+        if let ensemble = preset.ensemble {
+            guard ["mean", "median", "leader"].contains(ensemble.tempo ?? "mean") else {
+                throw InputError(file: file, line: line("ensemble"), field: "ensemble.tempo",
+                                 "'\(ensemble.tempo ?? "")' is not mean, median or leader")
+            }
+            if (ensemble.tempo ?? "mean") == "leader" {
+                guard let leader = ensemble.leader, names.contains(leader) else {
+                    throw InputError(file: file, line: line("ensemble"), field: "ensemble.leader",
+                                     "tempo: leader needs a leader, one of performers (\(names.joined(separator: ", ")))")
+                }
+            }
+        }
         for voice in voices {
+            if let pair = voice.definition.together {
+                guard pair.count == 2, pair[0] != pair[1], pair.allSatisfy(names.contains) else {
+                    throw voice.error("together", "needs two different performers of performers (\(names.joined(separator: ", ")))")
+                }
+                guard voice.definition.heart == nil else { throw voice.error("heart", "a together voice follows no single heart") }
+            }
+            if let window = voice.definition.windowMS {
+                guard voice.definition.together != nil else { throw voice.error("window_ms", "only with together") }
+                guard window.isFinite, (1...1000).contains(window) else { throw voice.error("window_ms", "\(window) is outside 1…1000 ms") }
+            }
             guard let heart = voice.definition.heart else { continue }
+            if heart == "ensemble" {
+                guard !names.isEmpty else { throw voice.error("heart", "ensemble: the preset names no performers") }
+                continue
+            }
             guard names.contains(heart) else {
                 throw voice.error("heart", names.isEmpty
                     ? "'\(heart)': the preset names no performers (performers: [\(heart), …])"

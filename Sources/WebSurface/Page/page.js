@@ -46,7 +46,14 @@ function receive(message) {
     case "snapshot": page.layout = message.layout; page.state = message.state; build(); render(); break;
     case "delta": Object.assign(page.state, message.state); render(); break;
     case "meter": meter(message); break;
-    case "beat": page.beats += 1; at(message.heard, () => flash($("beat"), message)); break;
+    case "beat": {
+      page.beats += 1;
+      // The big light is the first performer's heart; each performer has a small one too.
+      if (!message.performer) at(message.heard, () => flash($("beat"), message));
+      const light = document.querySelector(`.performer[data-index="${message.performer}"] .light`);
+      if (light) at(message.heard, () => flash(light));
+      break;
+    }
     case "fired": { const light = document.querySelector(`.voice[data-index="${message.voice}"] .light`);
       if (light) at(message.heard, () => flash(light)); break; }
     case "region": { page.regionHits += 1; const cell = document.querySelector(`.region[data-index="${message.region}"]`);
@@ -219,12 +226,18 @@ function build() {
   });
   $("inserts").hidden = layout.controls.length === 0;
   $("tap").onclick = () => send("/pulse/beat", []);
+  $("performers").replaceChildren(...(layout.performers || []).map((name, index) => element("span", { class: "performer", "data-index": index },
+    [element("span", { class: "light" }), ` ${name} `, element("b", { class: "performer-bpm", text: "–" })])));
 }
 
 function render() {
   const state = page.state, layout = page.layout;
   if (!layout) return;
   $("bpm").textContent = state.bpm == null ? "–" : state.bpm.toFixed(1);
+  document.querySelectorAll(".performer").forEach((element, index) => {
+    const bpm = (state.performers || [])[index];
+    element.querySelector(".performer-bpm").textContent = bpm == null ? "–" : bpm.toFixed(1);
+  });
   $("dropout").hidden = !state.dropout;
   layout.voices.forEach((voice, index) => {
     const setting = state[`voice.${index}`], strip = document.querySelector(`.voice[data-index="${index}"]`);
