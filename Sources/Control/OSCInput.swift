@@ -84,16 +84,19 @@ public final class OSCInput: @unchecked Sendable {
     public private(set) var receiveBufferBytes = 0
     private let running = ManagedAtomic<Bool>(false)
     private var thread: Thread?
-    private var sensors: SensorInterpreter
-    private var lastHeartData = Date()
+    /// Per performer (one when the preset names none): their PPG detector and beat predictor;
+    /// the first performer's also reads pose regions and mood.
+    private var sensors: [SensorInterpreter]
+    /// Per performer: when their heart data last came, and whether their dropout was reported.
+    private var lastHeartData: [Date]
+    private var dropoutReported: [Bool]
     /// The mood last seen: written by the receiving thread, read by the control thread (the DJ).
     private let lastMood = LockedBox<String?>(nil)
     /// The band powers averaged over the mood window, as the mood last saw them (live picture).
     private let lastBands = LockedBox<[EEGBand: Double]>([:])
-    /// Whether heart data has stopped (`dropoutSeconds` without any), for a live picture.
-    private let dropout = ManagedAtomic<Bool>(false)
+    /// Whether each performer's heart data has stopped (`dropoutSeconds` without any), for a live picture.
+    private let dropout: [ManagedAtomic<Bool>]
     private let started = Date()
-    private var dropoutReported = false
     /// Bad packets and refusals said at most once a second in all (a flood of them must not flood the log).
     private let reports = WarningLimiter()
     /// Mood changes said at most once a second (EEG flickering between two moods must not flood).
@@ -110,8 +113,14 @@ public final class OSCInput: @unchecked Sendable {
         self.status = status
         self.requests = requests
         self.log = log
-        sensors = SensorInterpreter(regionNames: routes.regionNames, regionModel: configuration.regions,
-                                    moodModel: configuration.mood, ppgRate: configuration.ppgRate)
+        let hearts = max(1, routes.performers.count)
+        sensors = (0..<hearts).map { _ in
+            SensorInterpreter(regionNames: routes.regionNames, regionModel: configuration.regions, moodModel: configuration.mood,
+                              ppgRate: configuration.ppgRate)
+        }
+        lastHeartData = Array(repeating: Date(), count: hearts)
+        dropoutReported = Array(repeating: false, count: hearts)
+        dropout = (0..<hearts).map { _ in ManagedAtomic(false) }
         guard let address = UDPSocket.Address(host: configuration.bind, port: configuration.port) else {
             throw OSCInputError("--osc-bind \(configuration.bind) is not an IP address")
         }
@@ -183,7 +192,7 @@ public final class OSCInput: @unchecked Sendable {
         if let split = routes.splitPerformer(message.address) {
             guard let index = split.performer else {
                 counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
-                return report("unknown OSC address \(message.address) (performers: \(routes.performers.joined(separator: ", ")); each has /pulse/bpm, /pulse/beat and /pulse/rr)")
+                return report("unknown OSC address \(message.address) (performers: \(routes.performers.joined(separator: ", ")); each has /pulse/bpm, /pulse/beat, /pulse/rr and /pulse/ppg)")
             }
             performer = index
             message.address = split.address
@@ -210,33 +219,33 @@ public final class OSCInput: @unchecked Sendable {
                 counters.badArguments.wrappingIncrement(ordering: .relaxed)
                 return report("/pulse/ppg/rate expects a rate 10…10000 Hz")
             }
-            sensors.setPPGRate(rate)
+            sensors[Int(performer)].setPPGRate(rate)
             return
         case "/pulse/ppg":
             guard let samples = message.numbers, !samples.isEmpty else {
                 counters.badArguments.wrappingIncrement(ordering: .relaxed)
                 return report("/pulse/ppg expects pulse-wave samples")
             }
-            heartData()
-            for sample in samples where sensors.pulseWave(sample) {
+            heartData(performer: Int(performer))
+            for sample in samples where sensors[Int(performer)].pulseWave(sample) {
                 counters.ppgBeats.wrappingIncrement(ordering: .relaxed)
                 // Explicit beats only: a tempo too would start the clock's own beats beside them.
                 // The rate is published in /pulse/status.
-                beatDetected(strength: 1)
+                beatDetected(strength: 1, performer: performer)
             }
             return
         default:
             break
         }
         let outcome = routes.route(message)
-        if configuration.predictBeats, performer == 0, message.timetag == nil, case .events(let events) = outcome,
+        if configuration.predictBeats, message.timetag == nil, case .events(let events) = outcome,
            case .heartbeat(let strength) = events.first {
-            heartData()
-            return beatDetected(strength: strength)
+            heartData(performer: Int(performer))
+            return beatDetected(strength: strength, performer: performer)
         }
         switch outcome {
         case .events(let events):
-            if message.address.hasPrefix("/pulse/") { heartData() }
+            if message.address.hasPrefix("/pulse/") { heartData(performer: Int(performer)) }
             var frame = ControlMessage.immediate
             if let timetag = message.timetag, let clock {
                 frame = clock.frame(forTimetag: timetag)
@@ -274,11 +283,11 @@ public final class OSCInput: @unchecked Sendable {
     /// The mood the EEG band powers say, over a sliding window; logged when it changes and
     /// reported in /pulse/status.
     private func observeMood(_ band: EEGBand, _ value: Double) {
-        let changed = sensors.bandPower(band, value, at: Date().timeIntervalSince(started))
-        let bands = Dictionary(uniqueKeysWithValues: EEGBand.allCases.compactMap { band in sensors.bandAverage(band).map { (band, $0) } })
+        let changed = sensors[0].bandPower(band, value, at: Date().timeIntervalSince(started))
+        let bands = Dictionary(uniqueKeysWithValues: EEGBand.allCases.compactMap { band in sensors[0].bandAverage(band).map { (band, $0) } })
         lastBands.withLockedValue { $0 = bands }
         guard changed else { return }
-        let mood = sensors.mood
+        let mood = sensors[0].mood
         lastMood.withLockedValue { $0 = mood }
         if let line = moodLines.admit("mood: \(mood ?? "undefined")", kind: "mood") { log(line) }
     }
@@ -290,25 +299,28 @@ public final class OSCInput: @unchecked Sendable {
     public var bandPowers: [EEGBand: Double] { lastBands.withLockedValue { $0 } }
 
     /// Whether heart data has stopped for `dropoutSeconds` (and not come back).
-    public var inDropout: Bool { dropout.load(ordering: .relaxed) }
+    public var inDropout: Bool { inDropout(performer: 0) }
+
+    /// Whether performer `index`'s heart data has stopped.
+    public func inDropout(performer index: Int) -> Bool { dropout[index].load(ordering: .relaxed) }
 
     /// Hands crossing into a region the preset names: a hit at the interpolated crossing frame.
     private func poseRegions(_ lx: Float, _ ly: Float, _ rx: Float, _ ry: Float, frame: Int64) {
         let at = frame == ControlMessage.immediate ? (clock?.currentFrame() ?? 0) : frame
-        for hit in sensors.pose(frame: at, leftX: lx, leftY: ly, rightX: rx, rightY: ry) {
+        for hit in sensors[0].pose(frame: at, leftX: lx, leftY: ly, rightX: rx, rightY: ry) {
             push(.regionHit(region: hit.region, velocity: 1), frame: frame == ControlMessage.immediate ? frame : hit.frame)
         }
     }
 
     /// A beat just detected: played now, or with prediction, the next beat scheduled from
     /// recent intervals (the detected one is already past when it is known).
-    private func beatDetected(strength: Float) {
+    private func beatDetected(strength: Float, performer: UInt8) {
         guard configuration.predictBeats, let clock else {
-            return push(.heartbeat(strength: strength), frame: ControlMessage.immediate)
+            return push(.heartbeat(strength: strength), frame: ControlMessage.immediate, performer: performer)
         }
-        if let next = sensors.predictNextBeat(detectedAt: clock.currentFrame(),
-                                              latencyFrames: Int64(configuration.detectionLatency * Double(clock.sampleRate))) {
-            push(.heartbeat(strength: strength), frame: next)
+        if let next = sensors[Int(performer)].predictNextBeat(detectedAt: clock.currentFrame(),
+                                                              latencyFrames: Int64(configuration.detectionLatency * Double(clock.sampleRate))) {
+            push(.heartbeat(strength: strength), frame: next, performer: performer)
         }
     }
 
@@ -318,24 +330,34 @@ public final class OSCInput: @unchecked Sendable {
         }
     }
 
-    private func heartData() {
-        lastHeartData = Date()
-        if dropoutReported {
-            dropoutReported = false
-            dropout.store(false, ordering: .relaxed)
-            if configuration.dropoutFades { push(.heartPresence(true), frame: ControlMessage.immediate) }
-            report("heart data is back")
+    /// "alice's " when the preset names performers, else "".
+    private func whose(_ performer: Int) -> String {
+        routes.performers.isEmpty ? "" : routes.performers[performer] + "'s "
+    }
+
+    private func heartData(performer: Int) {
+        lastHeartData[performer] = Date()
+        if dropoutReported[performer] {
+            dropoutReported[performer] = false
+            dropout[performer].store(false, ordering: .relaxed)
+            if configuration.dropoutFades { push(.heartPresence(true), frame: ControlMessage.immediate, performer: UInt8(performer)) }
+            report("\(whose(performer))heart data is back")
         }
     }
 
+    /// Each performer's dropout on its own: their voices fade (or hold), the others play on.
     private func checkDropout() {
-        guard !dropoutReported, Date().timeIntervalSince(lastHeartData) > configuration.dropoutSeconds else { return }
-        dropoutReported = true
-        dropout.store(true, ordering: .relaxed)
-        counters.dropouts.wrappingIncrement(ordering: .relaxed)
-        if configuration.dropoutFades { push(.heartPresence(false), frame: ControlMessage.immediate) }
-        report(String(format: "no heart data for %.0f s: %@", configuration.dropoutSeconds,
-                      configuration.dropoutFades ? "fading the heart-driven voices out" : "holding the last tempo"))
+        for performer in 0..<lastHeartData.count {
+            guard !dropoutReported[performer], Date().timeIntervalSince(lastHeartData[performer]) > configuration.dropoutSeconds else {
+                continue
+            }
+            dropoutReported[performer] = true
+            dropout[performer].store(true, ordering: .relaxed)
+            counters.dropouts.wrappingIncrement(ordering: .relaxed)
+            if configuration.dropoutFades { push(.heartPresence(false), frame: ControlMessage.immediate, performer: UInt8(performer)) }
+            report(String(format: "no %@heart data for %.0f s: %@", whose(performer), configuration.dropoutSeconds,
+                          configuration.dropoutFades ? "fading \(whose(performer))heart-driven voices out" : "holding the last tempo"))
+        }
     }
 
     /// At most one log line a second, whatever its kind; the rest are counted and summarised.
@@ -349,7 +371,7 @@ public final class OSCInput: @unchecked Sendable {
     /// Replies to the sender: `/pulse/status` with name, value pairs.
     private func reply(to destination: UDPSocket.Address) {
         // The PPG detector's last inter-beat interval (ms) and rate, when it has found beats.
-        let heart = sensors.ppgInterval.map { [("ppg_ibi_ms", Int(($0 * 1000).rounded())), ("ppg_bpm", Int((60 / $0).rounded()))] } ?? []
+        let heart = sensors[0].ppgInterval.map { [("ppg_ibi_ms", Int(($0 * 1000).rounded())), ("ppg_bpm", Int((60 / $0).rounded()))] } ?? []
         let values = (counters.all + heart).map { ($0, StatusValue.int($1)) }
             + [("receive_buffer_bytes", StatusValue.int(receiveBufferBytes))] + status()
             + [("mood", StatusValue.text(mood ?? "undefined"))]

@@ -7,7 +7,7 @@
 /// control, inserts counted from 1; the symbol `bypass` takes 0 or 1; `…/state s FOLDER` loads a
 /// saved plugin state, on the control thread).
 /// `/pulse/ppg …` and `/pulse/status` are handled by `OSCInput` itself. With the preset's
-/// performers, `/performer/<name>/pulse/bpm`, `…/beat` and `…/rr` are that performer's heart
+/// performers, `/performer/<name>/pulse/bpm`, `…/beat`, `…/rr` and `…/ppg` are that performer's heart
 /// (`splitPerformer`); the unprefixed ones are the first performer's.
 public struct OSCRoutes: Sendable {
     public var voices: [String: Int32]
@@ -39,14 +39,15 @@ public struct OSCRoutes: Sendable {
 
     /// `/performer/<name>/pulse/…` → the performer's index and `/pulse/…`; nil for an address
     /// without the prefix; a nil index for an unknown name or an address a performer does not
-    /// have (their heart only: bpm, beat, rr).
+    /// have (their heart only: bpm, beat, rr, ppg, ppg/rate).
     public func splitPerformer(_ address: String) -> (performer: UInt8?, address: String)? {
         guard address.hasPrefix("/performer/") else { return nil }
         let parts = address.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
         // ["", "performer", "<name>/rest"]
         guard parts.count == 3, let slash = parts[2].firstIndex(of: "/") else { return (nil, address) }
         let name = String(parts[2][..<slash]), rest = String(parts[2][slash...])
-        guard let index = performers.firstIndex(of: name), ["/pulse/bpm", "/pulse/beat", "/pulse/rr"].contains(rest) else {
+        guard let index = performers.firstIndex(of: name),
+              ["/pulse/bpm", "/pulse/beat", "/pulse/rr", "/pulse/ppg", "/pulse/ppg/rate"].contains(rest) else {
             return (nil, address)
         }
         return (UInt8(index), rest)

@@ -155,6 +155,66 @@ final class PerformerTests: XCTestCase {
         }
     }
 
+    func testOnePerformersDropoutFadesOnlyTheirVoicesAndTheirPPGIsTheirs() throws {
+        // Alice on the left, Bob on the right (full pan: each channel carries one of them).
+        let preset = try LoadedPreset.load(path: try write("""
+            performers: [alice, bob]
+            dropout: {seconds: 0.5, action: fade, fade_seconds: 0.25}
+            voices:
+              - {name: a, kind: click, heart: alice, pan: -1}
+              - {name: b, kind: click, heart: bob, pan: 1}
+            """, "fade.yaml"))
+        let messages = [ControlMessage(frame: 0, performer: 0, .tempo(bpm: 120)), ControlMessage(frame: 0, performer: 1, .tempo(bpm: 120)),
+                        ControlMessage(frame: 48_000, performer: 1, .heartPresence(false))]
+        let renderer = try OfflineRenderer(preset: preset, sampleRate: 48_000, periodFrames: 256, messages: messages)
+        let out = folder.appendingPathComponent("fade.wav").path
+        _ = try renderer.render(frames: 48_000 * 3, to: out)
+        let wav = try WavFile(path: out)
+        let beats = stride(from: 0, to: 48_000 * 3, by: 24_000)
+        XCTAssertEqual(beats.map { wav.channels[0][$0] }, Array(repeating: 1, count: 6), "Alice plays on at full level")
+        // Bob's beats: full before his dropout (at 1 s), silent once the 0.25 s fade is over.
+        XCTAssertEqual(beats.map { wav.channels[1][$0] }.prefix(2), [1, 1])
+        XCTAssertEqual(beats.map { wav.channels[1][$0] }.suffix(3), [0, 0, 0], "Bob's voice faded out")
+
+        // Live: a pulse wave under Bob's name is Bob's detector's, and only his data arrives.
+        var configuration = OSCInput.Configuration()
+        configuration.port = 0
+        configuration.dropoutSeconds = 0.5
+        configuration.dropoutFades = true
+        let input = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: ["a", "b"], performers: ["alice", "bob"]),
+                                 clock: nil)
+        // 6 s of a 72 BPM pulse wave at 100 samples a second: a rise, then an exponential fall.
+        let wave = (0..<600).map { sample -> Float in
+            let since = (Double(sample) / 100).truncatingRemainder(dividingBy: 60.0 / 72)
+            return Float(since < 0.12 ? since / 0.12 : exp(-(since - 0.12) / 0.2))
+        }
+        for chunk in stride(from: 0, to: wave.count, by: 10) {
+            OSCEncoder.message("/performer/bob/pulse/ppg", wave[chunk..<chunk + 10].map { .float($0) }).withUnsafeBytes { input.handle(datagram: $0) }
+        }
+        var bobsBeats = 0, others = 0
+        while let message = input.ring.consumer.pop() {
+            if case .heartbeat = message.event, message.performer == 1 { bobsBeats += 1 } else { others += 1 }
+        }
+        XCTAssertGreaterThanOrEqual(bobsBeats, 5, "Bob's beats, found by his own detector (7 in 6 s at 72 BPM)")
+        XCTAssertEqual(others, 0)
+        // Dropouts, each on its own: Alice sends nothing, Bob keeps sending; after 0.5 s only Alice's fades.
+        input.start()
+        defer { input.stop() }
+        let started = Date()
+        while Date().timeIntervalSince(started) < 1.2 {
+            OSCEncoder.send(OSCEncoder.message("/performer/bob/pulse/bpm", [.float(72)]), port: input.boundPort)
+            usleep(100_000)
+        }
+        XCTAssertTrue(input.inDropout(performer: 0))
+        XCTAssertFalse(input.inDropout(performer: 1))
+        var presence: [(UInt8, Bool)] = []
+        while let message = input.ring.consumer.pop() {
+            if case .heartPresence(let present) = message.event { presence.append((message.performer, present)) }
+        }
+        XCTAssertEqual(presence.map(\.0), [0])
+        XCTAssertEqual(presence.map(\.1), [false])
+    }
+
     func testThreeHeartsOnTheProcessThreadAllocateNothing() throws {
         guard pj_alloc_counter_live() != 0 else { throw XCTSkip("the allocation counter is left out under ThreadSanitizer") }
         // Three hearts, the ensemble's (a median) and a voice on aligned beats.
@@ -181,6 +241,10 @@ final class PerformerTests: XCTestCase {
                 }
             }
             if period % 37 == 0 { ring.producer.push(ControlMessage(frame: engine.framePosition + 101, performer: 2, .heartbeat(strength: 1))) }
+            // Bob's dropout fades his voices out and back.
+            if period == 500 || period == 1200 {
+                ring.producer.push(ControlMessage(frame: engine.framePosition + 7, performer: 1, .heartPresence(period == 1200)))
+            }
             engine.process(frames: 256, left: buffer, right: buffer + 256)
         }
         XCTAssertEqual(pj_rt_allocation_count(), 0)

@@ -42,19 +42,18 @@ struct Mixer: ~Copyable {
 
     /// Real-time safe. Voice `index` fired: it renders from now on until it is silent again. A
     /// voice woken from silence starts at its target gains (nothing of it was audible to slew).
-    func wake(_ index: Int, heartLevel: Float) {
+    func wake(_ index: Int) {
         guard active[index >> 6] & Self.bit(index) == 0 else { return }
         setActive(index, true)
         let slot = slots[index]
-        let target = Self.target(slot, heartLevel: heartLevel)
+        let target = Self.target(slot)
         slot.appliedLeft = target.left
         slot.appliedRight = target.right
     }
 
     /// Real-time safe. Renders every active voice that plays (not the input voices) for `frames`
     /// frames into the output at `offset`.
-    func renderVoices(offset: Int, frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
-                      heartLevel: Float) {
+    func renderVoices(offset: Int, frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
         for word in 0..<active.capacity {
             var bits = active[word]
             while bits != 0 {
@@ -78,7 +77,7 @@ struct Mixer: ~Copyable {
                 busRight.update(repeating: 0, count: frames)
                 slot.voice.render(left: busLeft, right: busRight, frames: frames)
                 mix(slot, busLeft, busRight, into: left + offset, right + offset, frames: frames,
-                    target: Self.target(slot, heartLevel: heartLevel))
+                    target: Self.target(slot))
                 if !slot.voice.isSounding { setActive(index, false) }
             }
         }
@@ -87,7 +86,7 @@ struct Mixer: ~Copyable {
     /// Real-time safe. After a block's sub-blocks: each hosted instrument runs over the whole
     /// block, each insert chain processes its voice's bus, and those buses are mixed. A chain
     /// runs even while its voice is silent, so a reverb's tail rings on.
-    func finishBlock(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, heartLevel: Float) {
+    func finishBlock(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
         guard frames > 0 else { return }
         for number in 0..<blockSlots.count {
             let slot = slots[blockSlots[number]]
@@ -99,7 +98,7 @@ struct Mixer: ~Copyable {
             if slot.silenced { continue }
             if let blockVoice = slot.blockVoice { blockVoice.renderBlock(left: ownLeft, right: ownRight, frames: frames) }
             if let inserts = slot.inserts { inserts.process(left: ownLeft, right: ownRight, frames: frames) }
-            mix(slot, ownLeft, ownRight, into: left, right, frames: frames, target: Self.target(slot, heartLevel: heartLevel))
+            mix(slot, ownLeft, ownRight, into: left, right, frames: frames, target: Self.target(slot))
         }
     }
 
@@ -112,7 +111,7 @@ struct Mixer: ~Copyable {
 
     /// Real-time safe. Input voices run once per block: their output depends on the input only.
     func processInput(frames: Int, inputLeft: UnsafePointer<Float>, inputRight: UnsafePointer<Float>,
-                      left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, heartLevel: Float) {
+                      left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
         for index in 0..<slots.count {
             let slot = slots[index]
             guard let inputVoice = slot.inputVoice, !slot.silenced else { continue }
@@ -123,7 +122,7 @@ struct Mixer: ~Copyable {
             if let inserts = slot.inserts { inserts.process(left: busLeft, right: busRight, frames: frames) }
             // A disabled input voice fades out rather than stopping short.
             mix(slot, busLeft, busRight, into: left, right, frames: frames,
-                target: slot.enabled ? Self.target(slot, heartLevel: heartLevel) : (0, 0))
+                target: slot.enabled ? Self.target(slot) : (0, 0))
         }
     }
 
@@ -143,12 +142,12 @@ struct Mixer: ~Copyable {
         (bus.pointer, bus.pointer + maxFrames)
     }
 
-    /// Real-time safe. The slot's channel gains, faded with the heart during a dropout.
+    /// Real-time safe. The slot's channel gains, faded with its performer's heart during a dropout.
     @inline(__always)
-    private static func target(_ slot: VoiceSlot, heartLevel: Float) -> (left: Float, right: Float) {
+    private static func target(_ slot: VoiceSlot) -> (left: Float, right: Float) {
         let gains = slot.channelGains
-        guard slot.followsHeart && heartLevel < 1 else { return gains }
-        return (gains.left * heartLevel, gains.right * heartLevel)
+        guard slot.followsHeart && slot.heartLevel < 1 else { return gains }
+        return (gains.left * slot.heartLevel, gains.right * slot.heartLevel)
     }
 
     /// Real-time safe. Applies the slot's gains to its bus and adds the bus into the output,

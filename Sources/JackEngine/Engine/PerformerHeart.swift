@@ -11,6 +11,10 @@ final class PerformerHeart {
     var explicitBeatFrames: Double
     /// The last beat's frame (clock or explicit), −1 before the first: `together` voices pair them.
     var lastBeat: Int64 = -1
+    /// The level of this heart's voices: 1, or fading toward 0 during a dropout whose preset
+    /// action is "fade" (and back when data returns).
+    var level: Float = 1
+    var levelTarget: Float = 1
 
     init(sampleRate: Int) {
         clock = HeartbeatClock(sampleRate: sampleRate)

@@ -69,10 +69,6 @@ public final class RealtimeEngine: @unchecked Sendable {
     public private(set) var framePosition: Int64 = 0
     /// `framePosition` at the start of the current period, for other threads (`JackFrameClock`).
     public let publishedPeriodStart = ManagedAtomic<Int64>(0)
-    /// Level of the heart-driven voices: 1, or fading toward 0 over a second during a dropout
-    /// whose preset action is "fade".
-    private var heartLevel: Float = 1
-    private var heartTarget: Float = 1
     /// Seconds a dropout's fade (and the return) takes (preset `dropout.fade_seconds`). Set
     /// before activation.
     public var heartFadeSeconds: Float = 1
@@ -296,7 +292,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         if scratchRing.producer.push(RetainedObject(retaining: scratchRing)) { scratchRing.consumer.pop()?.release() }
         _ = VoiceSlot.gainRange.contains(1) && VoiceSlot.panRange.contains(0)
         left.update(repeating: 0, count: 2 * maxFrames)
-        mixer.finishBlock(frames: 1, left: left, right: right, heartLevel: heartLevel)
+        mixer.finishBlock(frames: 1, left: left, right: right)
         masterInserts?.process(left: left, right: right, frames: 1)
         _ = counters.snapshot()
         // The live picture's copy and report paths.
@@ -340,8 +336,7 @@ public final class RealtimeEngine: @unchecked Sendable {
             var chunkLeft = UnsafePointer(silentInput.pointer), chunkRight = UnsafePointer(silentInput.pointer)
             if let inputLeft { chunkLeft = inputLeft + done }
             if let inputRight { chunkRight = inputRight + done }
-            mixer.processInput(frames: chunk, inputLeft: chunkLeft, inputRight: chunkRight, left: left + done, right: right + done,
-                               heartLevel: heartLevel)
+            mixer.processInput(frames: chunk, inputLeft: chunkLeft, inputRight: chunkRight, left: left + done, right: right + done)
             masterInserts?.process(left: left + done, right: right + done, frames: chunk)
             done += chunk
         }
@@ -395,10 +390,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         let end = start + Int64(frames)
         blockStart = start
         drainSources(periodStart: start, periodEnd: end)
-        if heartLevel != heartTarget {
-            let step = Float(frames) / (Float(sampleRate) * heartFadeSeconds)
-            heartLevel = heartTarget > heartLevel ? min(heartTarget, heartLevel + step) : max(heartTarget, heartLevel - step)
-        }
+        fadeHearts(frames: frames)
         compensation.plan(clock: hearts[0].clock, slots: slots, master: masterInserts, sampleRate: sampleRate, start: start, end: end)
         if compensation.largest != publishedLatency.load(ordering: .relaxed) {
             publishedLatency.store(compensation.largest, ordering: .relaxed)
@@ -419,8 +411,7 @@ public final class RealtimeEngine: @unchecked Sendable {
             let earlyFrame = compensation.nextFrame.map { max($0, cursor) } ?? end
             let next = min(min(eventFrame, pulseFrame), min(earlyFrame, end))  // min of four would allocate its variadic array
             if next > cursor {
-                mixer.renderVoices(offset: Int(cursor - start), frames: Int(next - cursor), left: left, right: right,
-                                   heartLevel: heartLevel)
+                mixer.renderVoices(offset: Int(cursor - start), frames: Int(next - cursor), left: left, right: right)
                 cursor = next
             }
             if cursor == end { break }
@@ -432,7 +423,7 @@ public final class RealtimeEngine: @unchecked Sendable {
                 firePulse(performer: pulsePerformer, at: cursor)
             }
         }
-        mixer.finishBlock(frames: frames, left: left, right: right, heartLevel: heartLevel)
+        mixer.finishBlock(frames: frames, left: left, right: right)
         for performer in 0..<heartCount { hearts[performer].clock.advance(to: end) }
         framePosition = end
         for index in 0..<slots.count {
@@ -527,8 +518,8 @@ public final class RealtimeEngine: @unchecked Sendable {
         case .pose, .bandPower:
             break  // the region and mood models consume these
         case .heartPresence(let present):
-            // The fade is the first performer's (one level for the heart-driven voices).
-            if performer == 0 { heartTarget = present ? 1 : 0 }
+            guard Int(performer) < performerCount else { return invalid() }
+            hearts[Int(performer)].levelTarget = present ? 1 : 0
         case .insertControl(let address, let value):
             guard let chain = insertChain(address), Int(address.stage) < chain.stages.count, value.isFinite else { return invalid() }
             settingChanges.wrappingIncrement(ordering: .relaxed)
@@ -550,7 +541,7 @@ public final class RealtimeEngine: @unchecked Sendable {
                 return invalid()
             }
             if clipVoice.swapClip(offered, retire: retire) {
-                mixer.wake(Int(voice), heartLevel: heartLevel)
+                mixer.wake(Int(voice))
             } else {
                 counters.swapsRefused.wrappingIncrement(ordering: .relaxed)
                 retire(offered)
@@ -576,6 +567,23 @@ public final class RealtimeEngine: @unchecked Sendable {
                tempo != hearts[whole].clock.bpm || !hearts[whole].clock.isRunning {
                 setTempo(tempo, at: frame, performer: whole)
             }
+        }
+    }
+
+    /// Real-time safe. Each heart's level one block on toward its target (a dropout's fade over
+    /// `heartFadeSeconds`), and each heart-driven voice at its own performer's level.
+    private func fadeHearts(frames: Int) {
+        let step = Float(frames) / (Float(sampleRate) * heartFadeSeconds)
+        var changed = false
+        for performer in 0..<heartCount {
+            let heart = hearts[performer]
+            guard heart.level != heart.levelTarget else { continue }
+            heart.level = heart.levelTarget > heart.level ? min(heart.levelTarget, heart.level + step) : max(heart.levelTarget, heart.level - step)
+            changed = true
+        }
+        guard changed else { return }
+        for index in 0..<slots.count where slots[index].performer >= 0 {
+            slots[index].heartLevel = hearts[slots[index].performer].level
         }
     }
 
@@ -710,7 +718,7 @@ public final class RealtimeEngine: @unchecked Sendable {
                 slots[other].voice.choke()
             }
         }
-        mixer.wake(Int(index), heartLevel: heartLevel)
+        mixer.wake(Int(index))
         counters.voicesFired.wrappingIncrement(ordering: .relaxed)
         let note = slot.midiOut
         midiOut.noteOn(frame: frame, channel: note.channel, key: note.key, velocity: velocity, length: note.length)

@@ -35,6 +35,9 @@ final class VoiceSlot {
     /// Whose heart it follows (an index into the preset's performers, the ensemble's after them,
     /// or −1 for a `together` voice). Set before activation.
     var performer = 0
+    /// Its performer's heart level (1, or fading toward 0 during their dropout with the preset's
+    /// action "fade"): the process thread sets it each block.
+    var heartLevel: Float = 1
     /// A `together` voice: the two performers and the window in frames. Set before activation.
     var together: (first: Int, second: Int, window: Int64)?
     /// The last beat frame of each of the two that a firing of this voice used (each beat once).
