@@ -4,7 +4,7 @@ SHELL := /bin/bash
 DEBS := jackd2 libjack-jackd2-dev libsndfile1-dev libsamplerate0-dev libzita-convolver-dev libfftw3-dev \
         liblo-dev liblo-tools librubberband-dev jack-capture sox pkg-config python3-scipy \
         liblilv-dev lv2-dev lilv-utils mda-lv2 lv2-examples swh-lv2 x42-plugins avldrums.lv2 jalv \
-        chromium chromium-driver
+        chromium chromium-driver iproute2 procps
 SWIFT ?= swift
 
 .PHONY: all deps build demo test test-tsan bench soak sounds clean

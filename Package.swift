@@ -68,7 +68,7 @@ let package = Package(
         // empty under ThreadSanitizer (`make test-tsan`), whose own start-up the interposer breaks.
         .target(name: "CAllocCounter", path: "Tests/CAllocCounter", linkerSettings: [.linkedLibrary("dl")]),
         // Independent references for tests: a WAV reader of our own, a private jackd, a process runner.
-        .target(name: "TestSupport", dependencies: ["Control"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Control", "CJack", "JackPeers"], path: "Tests/TestSupport", swiftSettings: strict),
         // Real JACK peers in the same process: an ear that records onsets, a MIDI pad.
         .target(name: "JackPeers", dependencies: ["CJack", .product(name: "Atomics", package: "swift-atomics")],
                 path: "Tests/JackPeers", swiftSettings: strict),

@@ -33,8 +33,18 @@ struct Run: ParsableCommand {
     @Option(name: .customLong("connect-port"), help: "Connect one of our ports to another's, as OURS=THEIRS (e.g. midi_out=Hydrogen:midi_in); repeatable.")
     var connectPorts: [String] = []
 
-    @Flag(name: .customLong("start-server"), help: "Start a JACK server when none runs (a sound card's driver, else the dummy driver).")
+    @Flag(name: .customLong("start-server"), help: ArgumentHelp("Start a JACK server when none runs (a sound card's driver, else the dummy driver); `--start-server net`: a NetJACK2 slave server joined to the studio's master (see --net-master), stopped on exit.", valueName: "net"))
     var startServer = false
+
+    /// `--start-server net`, as `PulseJack.main` rewrites it.
+    @Flag(name: .customLong("start-net-server"), help: .hidden)
+    var startNetServer = false
+
+    @Option(name: .customLong("net-master"), help: "With --start-server net: the NetJACK2 master's address (default: found by multicast, 225.3.19.154).")
+    var netMaster: String?
+
+    @Option(name: .customLong("net-latency"), help: "With --start-server net: NetJACK2's network latency in periods, 1…10.")
+    var netLatency = 2
 
     @Option(name: .customLong("osc-port"), help: "UDP port for OSC input (0: any free port, printed at start).")
     var oscPort: UInt16 = 9000
@@ -106,6 +116,13 @@ struct Run: ParsableCommand {
         guard plotRevolution.isFinite, (0.1...3600).contains(plotRevolution) else {
             throw ValidationError("--plot-revolution \(plotRevolution) is outside 0.1…3600 s")
         }
+        if !startNetServer && (netMaster != nil || netLatency != 2) {
+            throw ValidationError("--net-master and --net-latency go with --start-server net")
+        }
+        guard (1...10).contains(netLatency) else { throw ValidationError("--net-latency \(netLatency) is outside 1…10 periods") }
+        if let netMaster, netMaster.isEmpty || netMaster.contains(where: { $0.isWhitespace }) {
+            throw ValidationError("--net-master '\(netMaster)' is not an address")
+        }
         for pair in connectPorts where ConnectRequest(pair) == nil {
             throw ValidationError("--connect-port \(pair) is not OURS=THEIRS (e.g. out_L=system:playback_1)")
         }
@@ -129,7 +146,9 @@ struct Run: ParsableCommand {
         }
         configuration.bpm = bpm
         configuration.clientName = name
-        configuration.startServer = startServer
+        configuration.startServer = startServer || startNetServer
+        if startNetServer { configuration.netSlave = JackServer.NetSlave(master: netMaster, latency: netLatency, name: name) }
+        configuration.shouldStop = { signals.stopping }
         if noOSC {
             configuration.osc = nil
         } else {
@@ -156,6 +175,9 @@ struct Run: ParsableCommand {
             session = try LiveSession(configuration: configuration, log: { warn($0) }, say: { print($0) })
             warn(rejections: session.replayRejections.first, total: session.replayRejections.total)
             try session.activate()
+        } catch is JackServer.NetWaitStopped {
+            print("pulsejack: stopped by \(signals.name) while waiting for the NetJACK2 master; the slave server is stopped")
+            return
         } catch {
             throw fail(error)
         }

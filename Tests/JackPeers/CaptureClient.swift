@@ -24,9 +24,10 @@ public final class CaptureClient {
     /// Samples louder than `threshold` count as onsets.
     public let threshold: Float
 
-    public init(name: String, threshold: Float = 0.5) throws {
+    /// `server`: a server other than JACK_DEFAULT_SERVER's.
+    public init(name: String, threshold: Float = 0.5, server: String? = nil) throws {
         self.threshold = threshold
-        let client = try openPeerClient(name, role: "capture client")
+        let client = try openPeerClient(name, role: "capture client", server: server)
         owned = OwnedClient(client)
         port = jack_port_register(client, "in", JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsInput.rawValue), 0)!
         ownFrames = .allocate(capacity: capacity)

@@ -9,10 +9,10 @@ import Foundation
 
 /// Opens a test peer's JACK client on the running server, never under the server's own name
 /// (such a client takes the server's socket path and cuts every other client off).
-func openPeerClient(_ name: String, role: String) throws -> OpaquePointer {
-    let server = ProcessInfo.processInfo.environment["JACK_DEFAULT_SERVER"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+func openPeerClient(_ name: String, role: String, server named: String? = nil) throws -> OpaquePointer {
+    let server = named ?? ProcessInfo.processInfo.environment["JACK_DEFAULT_SERVER"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
     guard name != server else { throw JackPeerFailure("\(role): the client name '\(name)' is the server's own name") }
     var status = jack_status_t(rawValue: 0)
-    guard let client = pj_client_open(name, JackNoStartServer, &status, nil) else { throw JackPeerFailure("\(role): no server") }
+    guard let client = pj_client_open(name, JackNoStartServer, &status, named) else { throw JackPeerFailure("\(role): no server") }
     return client
 }

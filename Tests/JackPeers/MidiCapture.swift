@@ -28,8 +28,9 @@ public final class MidiCapture {
     /// Periods whose events were not in time order (JACK does not sort them).
     public let unordered = ManagedAtomic<Int>(0)
 
-    public init(name: String) throws {
-        let client = try openPeerClient(name, role: "MIDI capture")
+    /// `server`: a server other than JACK_DEFAULT_SERVER's.
+    public init(name: String, server: String? = nil) throws {
+        let client = try openPeerClient(name, role: "MIDI capture", server: server)
         owned = OwnedClient(client)
         port = jack_port_register(client, "in", JACK_DEFAULT_MIDI_TYPE, UInt(JackPortIsInput.rawValue), 0)!
         events = .allocate(capacity: capacity)

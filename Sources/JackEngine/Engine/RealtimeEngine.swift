@@ -43,6 +43,16 @@ public final class RealtimeEngine: @unchecked Sendable {
     private let tempi: FixedBuffer<Double>
     /// Slots of `together` voices.
     private var togetherSlots: ContiguousArray<Int> = []
+    /// The beat grid shared with other engines (`grid_out`, `grid_in`).
+    let grid = SharedGrid()
+    /// The heart whose beats are the shared grid: the ensemble's when a voice follows it, else
+    /// the first performer's. `--timebase` publishes its tempo; `--follow-transport` drives it.
+    public private(set) var gridHeart = 0
+    /// The grid heart's clock (the timebase reads it on the process thread).
+    var gridClock: HeartbeatClock { hearts[gridHeart].clock }
+    /// Any thread: grid beats received on `grid_in`, and the frame of the last grid beat (−1: none).
+    public var gridBeatsReceived: Int { grid.received.load(ordering: .relaxed) }
+    public var lastGridBeatFrame: Int64 { grid.lastBeatFrame.load(ordering: .relaxed) }
     /// The first performer's heartbeat clock (tests read it while the engine is stopped).
     public var clock: HeartbeatClock { hearts[0].clock }
     /// Performer `index`'s heartbeat clock (engine stopped).
@@ -73,9 +83,17 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// before activation.
     public var heartFadeSeconds: Float = 1
 
-    /// `run --follow-transport`: the tempo comes from the JACK transport; tempo messages (the
-    /// heart's) are counted and ignored. Set before activation.
-    public var tempoFollowsTransport = false
+    /// `run --follow-transport`: the grid heart's tempo comes from the JACK transport, its beats
+    /// from `grid_in` once a grid beat has arrived; tempo and beat messages for it are counted
+    /// and ignored (the performers' own hearts still follow their own). Set before activation.
+    public var tempoFollowsTransport = false {
+        didSet { grid.follows = tempoFollowsTransport }
+    }
+    /// `run --timebase`: each beat of the grid heart goes out on `grid_out`. Set before activation.
+    public var sendsGrid: Bool {
+        get { grid.sends }
+        set { grid.sends = newValue }
+    }
     /// Voice settings copied for a session save (see `voiceStates`).
     private let stateSnapshot: VoiceStateSnapshot
     /// Counts changes a session save would keep (voice settings); a session manager's dirty flag.
@@ -142,6 +160,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         performerCount = count
         self.ensemble = ensemble
         heartCount = count + (ensemble == nil ? 0 : 1)
+        gridHeart = ensemble == nil ? 0 : count
         hearts = ContiguousArray((0..<heartCount).map { _ in PerformerHeart(sampleRate: sampleRate) })
         publishedBPMs = ContiguousArray((0..<heartCount).map { _ in ManagedAtomic<UInt64>(0) })
         togetherSlots = ContiguousArray(slots.indices.filter { slots[$0].together != nil })
@@ -273,6 +292,13 @@ public final class RealtimeEngine: @unchecked Sendable {
     public func warmUp() {
         let scratch = FixedBuffer<Float>(capacity: 2 * maxFrames, repeating: 0)
         let left = scratch.pointer, right = scratch.pointer + maxFrames
+        // The shared grid's paths, on a grid of their own.
+        let scratchGrid = SharedGrid()
+        scratchGrid.sends = true
+        let (status, lsb, msb) = SharedGrid.message(beat: 1)
+        scratchGrid.send(beat: SharedGrid.beat(status: status, lsb: lsb, msb: msb) ?? 0, at: 0)
+        _ = scratchGrid.receive(position: 0)
+        _ = scratchGrid.take(at: 0)
         for slot in slots {
             slot.voice.render(left: left, right: right, frames: 1)
             slot.blockVoice?.renderBlock(left: left, right: right, frames: 1)
@@ -287,6 +313,11 @@ public final class RealtimeEngine: @unchecked Sendable {
             chain.change(stage: 0, port: InsertChain.bypassPort, value: chain.stages[0].bypass ? 1 : 0, atOffset: 0)
         }
         performance.warmUp()
+        // The fired-voice reports' push (the events log, the live page), before any voice fires.
+        if firedReports != nil {
+            let scratchFired = SPSCRing<FiredVoice>(minimumCapacity: 2)
+            _ = scratchFired.producer.push(FiredVoice(frame: 0, voice: 0, velocity: 0))
+        }
         // The retired ring's push, which a live plugin-state load hands instances back through.
         let scratchRing = SPSCRing<RetainedObject>(minimumCapacity: 2)
         if scratchRing.producer.push(RetainedObject(retaining: scratchRing)) { scratchRing.consumer.pop()?.release() }
@@ -326,6 +357,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         defer { pj_rt_exit() }
         let periodStart = framePosition
         publishedPeriodStart.store(framePosition, ordering: .relaxed)
+        grid.outCount = 0
         left.update(repeating: 0, count: frames)
         right.update(repeating: 0, count: frames)
         var done = 0
@@ -363,7 +395,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         for performer in 0..<heartCount {
             let heart = hearts[performer]
             while let pulseFrame = heart.clock.nextPulseFrame, pulseFrame < end {
-                if heart.clock.nextPulsePosition.pulse == 0 { _ = beatPassed(performer: performer, at: nil) }
+                if heart.clock.nextPulsePosition.pulse == 0 { _ = beatPassed(performer: performer, beat: 0, at: nil) }
                 heart.clock.consumePulse()
             }
             heart.clock.advance(to: end)
@@ -466,25 +498,24 @@ public final class RealtimeEngine: @unchecked Sendable {
         switch event {
         case .tempo(let bpm):
             guard Int(performer) < performerCount else { return invalid() }
-            if tempoFollowsTransport && performer == 0 {
+            if tempoFollowsTransport && Int(performer) == gridHeart {
                 counters.ignoredTempos.wrappingIncrement(ordering: .relaxed)
                 return
             }
             setTempo(bpm, at: frame, performer: Int(performer))
         case .heartbeat(let strength):
-            guard strength.isFinite, Int(performer) < performerCount else { return invalid() }
-            let heart = hearts[Int(performer)]
-            let beat = heart.explicitBeats
-            heart.explicitBeats += 1
-            if heart.lastExplicitBeatFrame >= 0, frame > heart.lastExplicitBeatFrame {
-                heart.explicitBeatFrames = Double(frame - heart.lastExplicitBeatFrame)
+            if performer == SharedGrid.performer {
+                // A beat from grid_in: the grid heart's, at the position the timebase gave it.
+                guard let position = grid.take(at: frame) else { return }
+                hearts[gridHeart].explicitBeats = position
+                return explicitBeat(gridHeart, strength: 1, at: frame)
             }
-            heart.lastExplicitBeatFrame = frame
-            counters.beats.wrappingIncrement(ordering: .relaxed)
-            observed(.beat, Int32(performer), at: frame, value: min(max(strength, 0), 1))
-            heartBeat(Int(performer), at: frame)
-            fireHeartVoices(performer: Int(performer), beat: beat, pulse: 0, velocity: min(max(strength, 0), 1),
-                            framesPerBeat: heart.explicitBeatFrames, fromClock: false, at: frame)
+            guard strength.isFinite, Int(performer) < performerCount else { return invalid() }
+            if tempoFollowsTransport && Int(performer) == gridHeart {
+                counters.ignoredTempos.wrappingIncrement(ordering: .relaxed)
+                return
+            }
+            explicitBeat(Int(performer), strength: strength, at: frame)
         case .voiceTrigger(let voice, let velocity):
             guard let slot = slot(voice), velocity.isFinite else { return invalid() }
             if slot.enabled && !slot.silenced { fire(slot, index: voice, velocity: velocity, at: frame) }
@@ -549,6 +580,35 @@ public final class RealtimeEngine: @unchecked Sendable {
         }
     }
 
+    /// Real-time safe. An explicit beat of heart `index` (a `/pulse/beat` or a grid beat).
+    private func explicitBeat(_ index: Int, strength: Float, at frame: Int64) {
+        let heart = hearts[index]
+        let beat = heart.explicitBeats
+        heart.explicitBeats += 1
+        if heart.lastExplicitBeatFrame >= 0, frame > heart.lastExplicitBeatFrame {
+            heart.explicitBeatFrames = Double(frame - heart.lastExplicitBeatFrame)
+        }
+        heart.lastExplicitBeatFrame = frame
+        counters.beats.wrappingIncrement(ordering: .relaxed)
+        observed(.beat, Int32(index), at: frame, value: min(max(strength, 0), 1))
+        heartBeat(index, beat: beat, at: frame)
+        fireHeartVoices(performer: index, beat: beat, pulse: 0, velocity: min(max(strength, 0), 1),
+                        framesPerBeat: heart.explicitBeatFrames, fromClock: false, at: frame)
+    }
+
+    /// Real-time safe. Before `process`: a grid beat (`grid_in`) at `offset` frames into the
+    /// coming period, at beat `position` of the timebase's grid. The first one stops the grid
+    /// heart's own clock: from then on it beats on the grid only.
+    public func receiveGridBeat(position: Int64, offset: Int) {
+        guard grid.follows else { return }
+        if !grid.arrived {
+            grid.arrived = true
+            hearts[gridHeart].clock = HeartbeatClock(sampleRate: sampleRate)
+        }
+        guard grid.receive(position: position) else { return counters.queueOverflows.wrappingIncrement(ordering: .relaxed) }
+        schedule(.heartbeat(strength: 1), at: framePosition + Int64(offset), performer: SharedGrid.performer, periodEnd: .max)
+    }
+
     /// Real-time safe. Performer `performer`'s tempo; their tempo-following voices follow it.
     private func setTempo(_ bpm: Double, at frame: Int64, performer: Int = 0) {
         let heart = hearts[performer]
@@ -558,7 +618,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         }
         publishedBPMs[performer].store(heart.clock.bpm.bitPattern, ordering: .relaxed)
         for index in 0..<slots.count where slots[index].performer == performer { slots[index].tempoVoice?.follow(bpm: bpm) }
-        if let ensemble, performer < performerCount {
+        if let ensemble, performer < performerCount, !tempoFollowsTransport {
             for index in 0..<performerCount {
                 tempi[index] = hearts[index].clock.isRunning ? hearts[index].clock.bpm : 0
             }
@@ -590,8 +650,9 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// Real-time safe. A beat of heart `performer` at `frame`: a `together` voice of that
     /// performer and another fires when the other's last beat is within its window and neither
     /// beat has fired it yet (at this, the second, beat's frame).
-    private func heartBeat(_ performer: Int, at frame: Int64) {
+    private func heartBeat(_ performer: Int, beat: Int64, at frame: Int64) {
         hearts[performer].lastBeat = frame
+        if performer == gridHeart { grid.send(beat: beat, at: frame) }
         for number in 0..<togetherSlots.count {
             let index = togetherSlots[number]
             let slot = slots[index]
@@ -608,8 +669,9 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// Real-time safe. Before `process`: the external transport's tempo, taking effect at the
     /// start of this period when it changed.
     public func followTransport(bpm: Double) {
-        guard bpm != hearts[0].clock.bpm || !hearts[0].clock.isRunning else { return }
-        setTempo(bpm, at: framePosition)
+        let heart = hearts[gridHeart]
+        guard !grid.arrived, bpm != heart.clock.bpm || !heart.clock.isRunning else { return }
+        setTempo(bpm, at: framePosition, performer: gridHeart)
     }
 
     /// Real-time safe. Sends an object a swap no longer needs back to the control thread. The
@@ -645,7 +707,7 @@ public final class RealtimeEngine: @unchecked Sendable {
         let position = heart.clock.nextPulsePosition
         heart.clock.consumePulse()
         // Playing: each beat plays the next step of the recorded pattern; skipped beats are silent.
-        if position.pulse == 0, let voice = beatPassed(performer: performer, at: frame), let slot = slot(voice), slot.enabled,
+        if position.pulse == 0, let voice = beatPassed(performer: performer, beat: position.beat, at: frame), let slot = slot(voice), slot.enabled,
            !slot.silenced {
             fire(slot, index: voice, velocity: 1, at: frame)
         }
@@ -656,11 +718,11 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// Real-time safe. Counts a beat of `performer`'s heart (heard at `frame`; nil: lost in a
     /// gap); on the first performer's, while playing, the voice of the recorded pattern's step for
     /// it (the pattern moves on, skipped beats included).
-    private func beatPassed(performer: Int, at frame: Int64?) -> Int32? {
+    private func beatPassed(performer: Int, beat: Int64, at frame: Int64?) -> Int32? {
         counters.beats.wrappingIncrement(ordering: .relaxed)
         if let frame {
             observed(.beat, Int32(performer), at: frame, value: 1)
-            heartBeat(performer, at: frame)
+            heartBeat(performer, beat: beat, at: frame)
         }
         return performer == 0 ? performance.beatPassed() : nil
     }

@@ -60,8 +60,9 @@ public final class JackClient: @unchecked Sendable {
         public init() {}
     }
 
+    typealias Port = (name: String, type: String, output: Bool, pretty: String)
     /// Our ports: (name, JACK type, flags, pretty name). Stable names, so saved connections hold.
-    static let ports: [(name: String, type: String, output: Bool, pretty: String)] = [
+    static let ports: [Port] = [
         ("out_L", JACK_DEFAULT_AUDIO_TYPE, true, "Out Left"),
         ("out_R", JACK_DEFAULT_AUDIO_TYPE, true, "Out Right"),
         ("midi_out", JACK_DEFAULT_MIDI_TYPE, true, "MIDI Out (fired voices)"),
@@ -69,6 +70,14 @@ public final class JackClient: @unchecked Sendable {
         ("in_L", JACK_DEFAULT_AUDIO_TYPE, false, "Convolution In Left"),
         ("in_R", JACK_DEFAULT_AUDIO_TYPE, false, "Convolution In Right"),
     ]
+    /// The shared beat grid's port: out for the timebase, in for a follower (`SharedGrid`).
+    static let gridOut: Port = ("grid_out", JACK_DEFAULT_MIDI_TYPE, true, "Grid Out (beats for followers)")
+    static let gridIn: Port = ("grid_in", JACK_DEFAULT_MIDI_TYPE, false, "Grid In (the timebase's beats)")
+
+    /// The ports these options register: ours, and the grid's when leading or following.
+    static func ports(for options: Options) -> [Port] {
+        ports + (options.timebase != .off ? [gridOut] : []) + (options.followTransport ? [gridIn] : [])
+    }
 
     /// The live client (nil once closed or while the server is gone), its name and period, and
     /// the connections last seen: read by the status and OSC threads, changed by the control thread.
@@ -77,6 +86,8 @@ public final class JackClient: @unchecked Sendable {
         var name: String
         var bufferSize: Int
         var lastSeen: [(String, String)] = []
+        /// Our ports' names (the grid's among them when the options ask).
+        var portNames = JackClient.ports.map(\.name)
     }
     private let connection: LockedBox<Connection>
     /// The name asked for; JACK may have made it unique (`name`).
@@ -189,6 +200,8 @@ public final class JackClient: @unchecked Sendable {
         self.engine = engine
         self.options = options
         engine.tempoFollowsTransport = options.followTransport
+        engine.sendsGrid = options.timebase != .off
+        connection.withLockedValue { $0.portNames = Self.ports(for: options).map(\.name) }
         engine.warmUp()
         try attach()
     }
@@ -200,7 +213,7 @@ public final class JackClient: @unchecked Sendable {
 
     private func attach(engine: RealtimeEngine, client: OpaquePointer, name: String) throws {
         var registered: [OpaquePointer] = []
-        for port in Self.ports {
+        for port in Self.ports(for: options) {
             guard let handle = jack_port_register(client, port.name, port.type,
                                                   UInt((port.output ? JackPortIsOutput : JackPortIsInput).rawValue), 0) else {
                 throw Failure.portFailed(port.name)
@@ -253,7 +266,7 @@ public final class JackClient: @unchecked Sendable {
         }
         for (index, port) in ports.enumerated() {
             let uuid = jack_port_uuid(port)
-            jack_set_property(client, uuid, pj_metadata_pretty_name(), Self.ports[index].pretty, nil)
+            jack_set_property(client, uuid, pj_metadata_pretty_name(), Self.ports(for: options)[index].pretty, nil)
             jack_set_property(client, uuid, pj_metadata_order(), "\(index + 1)", integer)
         }
     }
@@ -296,6 +309,11 @@ public final class JackClient: @unchecked Sendable {
         if connected == nil { throw PortError("pulsejack is not connected to a JACK server") }
     }
 
+    /// Whether the server has a port of this full name (control thread).
+    public func portExists(_ fullName: String) -> Bool {
+        withClient { client, _ in jack_port_by_name(client, fullName) != nil } ?? false
+    }
+
     public struct PortError: Error, CustomStringConvertible {
         public var description: String
         init(_ description: String) { self.description = description }
@@ -308,11 +326,11 @@ public final class JackClient: @unchecked Sendable {
         return connection.withLockedValue { state in
             guard let handle = state.handle, !gone else { return state.lastSeen }
             var found: [(String, String)] = []
-            for port in Self.ports {
-                guard let ours = jack_port_by_name(handle, "\(state.name):\(port.name)"),
+            for port in state.portNames {
+                guard let ours = jack_port_by_name(handle, "\(state.name):\(port)"),
                       let others = jack_port_get_all_connections(handle, ours) else { continue }
                 var index = 0
-                while let other = others[index] { found.append(("\(state.name):\(port.name)", String(cString: other))); index += 1 }
+                while let other = others[index] { found.append(("\(state.name):\(port)", String(cString: other))); index += 1 }
                 jack_free(others)
             }
             state.lastSeen = found

@@ -6,6 +6,8 @@ import Control
 final class ProcessHost {
     let engine: RealtimeEngine
     let left, right, midiOut, midiIn, inLeft, inRight: OpaquePointer
+    /// The shared grid's port, when leading (`grid_out`) or following (`grid_in`).
+    let gridOut, gridIn: OpaquePointer?
     weak var owner: JackClient?
     /// Our client, for transport queries from the process thread.
     private let handle: OpaquePointer
@@ -21,6 +23,9 @@ final class ProcessHost {
     init(engine: RealtimeEngine, ports: [OpaquePointer], client: JackClient, handle: OpaquePointer, options: JackClient.Options) {
         self.engine = engine
         (left, right, midiOut, midiIn, inLeft, inRight) = (ports[0], ports[1], ports[2], ports[3], ports[4], ports[5])
+        var extra = ports.dropFirst(6).makeIterator()
+        gridOut = options.timebase != .off ? extra.next() : nil
+        gridIn = options.followTransport ? extra.next() : nil
         owner = client
         self.handle = handle
         periodTimings = options.periodTimings?.producer
@@ -60,10 +65,12 @@ final class ProcessHost {
             if position.valid.rawValue & JackPositionBBT.rawValue != 0 { engine.followTransport(bpm: position.beats_per_minute) }
         }
         receiveMIDI(jack_port_get_buffer(midiIn, frames))
+        if let gridIn { receiveGrid(jack_port_get_buffer(gridIn, frames)) }
         engine.process(frames: count, left: outLeft, right: outRight,
                        inputLeft: jack_port_get_buffer(inLeft, frames).assumingMemoryBound(to: Float.self),
                        inputRight: jack_port_get_buffer(inRight, frames).assumingMemoryBound(to: Float.self),
                        midiOut: jack_port_get_buffer(midiOut, frames))
+        if let gridOut { sendGrid(jack_port_get_buffer(gridOut, frames)) }
         meter?.measure(left: outLeft, right: outRight, frames: count)
         recorder?.write(left: outLeft, right: outRight, frames: count)
         if let periodTimings { periodTimings.push(Self.monotonicNanoseconds() &- started) }
@@ -79,11 +86,36 @@ final class ProcessHost {
         }
     }
 
+    /// Real-time safe. Each grid beat on `grid_in` (a Song Position Pointer) to the engine at its offset.
+    private func receiveGrid(_ buffer: UnsafeMutableRawPointer) {
+        var event = jack_midi_event_t()
+        for index in 0..<jack_midi_get_event_count(buffer) {
+            guard jack_midi_event_get(&event, buffer, index) == 0, event.size == 3, let bytes = event.buffer,
+                  let beat = SharedGrid.beat(status: bytes[0], lsb: bytes[1], msb: bytes[2]) else { continue }
+            engine.receiveGridBeat(position: beat, offset: Int(event.time))
+        }
+    }
+
+    /// Real-time safe. This period's grid beats onto `grid_out`, at their frames.
+    private func sendGrid(_ buffer: UnsafeMutableRawPointer) {
+        jack_midi_clear_buffer(buffer)
+        let grid = engine.grid
+        let periodStart = engine.publishedPeriodStart.load(ordering: .relaxed)
+        for index in 0..<grid.outCount {
+            let (status, lsb, msb) = SharedGrid.message(beat: grid.outBeats[index])
+            guard let bytes = jack_midi_event_reserve(buffer, jack_nframes_t(grid.outFrames[index] - periodStart), 3) else { continue }
+            bytes[0] = status
+            bytes[1] = lsb
+            bytes[2] = msb
+        }
+    }
+
     /// Real-time safe. JACK's timebase callback, right after `process` on the same thread.
     func timebase(position: UnsafeMutablePointer<jack_position_t>, newPosition: Bool) {
         pj_rt_enter()
         defer { pj_rt_exit() }
-        let bpm = engine.clock.isRunning ? engine.clock.bpm : TransportTimebase.idleBPM
+        let clock = engine.gridClock
+        let bpm = clock.isRunning ? clock.bpm : TransportTimebase.idleBPM
         timebase.fill(position, bpm: bpm, newPosition: newPosition)
     }
 

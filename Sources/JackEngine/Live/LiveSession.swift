@@ -14,6 +14,10 @@ public final class LiveSession {
         public var clientName = "pulsejack"
         /// Start a JACK server when none runs.
         public var startServer = false
+        /// With `startServer`: a NetJACK2 slave joined to the studio's master instead of a local one.
+        public var netSlave: JackServer.NetSlave?
+        /// Asked while waiting (for a NetJACK2 master): true gives up.
+        public var shouldStop: @Sendable () -> Bool = { false }
         /// nil: no OSC input.
         public var osc: OSCInput.Configuration? = OSCInput.Configuration()
         /// Record the output to this WAV file.
@@ -77,6 +81,10 @@ public final class LiveSession {
     /// The path latency last reported to JACK (and said).
     private var reportedLatency = 0
     private var stopped = false
+    /// Our ports to a net slave's system ports, kept made (the master may join late, or again).
+    private let netWiring: [ConnectRequest]
+    private var netJoined = false
+    private let cycleWatch = CycleWatch()
     /// Entries of the replayed session rejected on reading (the first ones), and how many in all.
     public private(set) var replayRejections: (first: [HeartSession.Rejection], total: Int) = ([], 0)
 
@@ -116,8 +124,15 @@ public final class LiveSession {
             loaded = try LoadedPreset.load(path: nsm?.savedPreset ?? configuration.preset)
             JackClient.silenceLibraryMessages()
             if configuration.startServer && !JackServer.isRunning() {
-                server = try JackServer.start()
-                say("pulsejack: started JACK server '\(server!.name)' with the \(server!.driver) driver")
+                server = try JackServer.start(net: configuration.netSlave)
+                if let net = configuration.netSlave {
+                    say("pulsejack: started NetJACK2 slave server '\(server!.name)' as '\(net.name)', latency \(net.latency) periods; "
+                        + "waiting for the master " + (net.master ?? "(multicast 225.3.19.154:19000)"))
+                    // The slave takes the master's rate and period when it joins: build for those.
+                    guard try JackServer.waitForNetMaster(stop: configuration.shouldStop) else { throw JackServer.NetWaitStopped() }
+                } else {
+                    say("pulsejack: started JACK server '\(server!.name)' with the \(server!.driver) driver")
+                }
             }
             let client = try JackClient(name: nsm?.clientName ?? configuration.clientName)
             self.client = client
@@ -165,7 +180,8 @@ public final class LiveSession {
             }
             let routes = OSCRoutes(voices: engine.voiceNames, regions: engine.regionNames, inserts: engine.insertRoutes(),
                                    performers: loaded.performerNames)
-            let status = LiveStatus(engine: engine, client: client, recorder: recorder, nsm: nsm?.client, performers: loaded.performerNames)
+            let status = LiveStatus(engine: engine, client: client, recorder: recorder, nsm: nsm?.client, performers: loaded.performerNames,
+                                    cycles: cycleWatch, grid: configuration.followTransport ? .following : configuration.timebase != .off ? .leading : .none)
             if var oscConfiguration = configuration.osc {
                 (oscConfiguration.dropoutSeconds, oscConfiguration.dropoutFades) = loaded.dropoutRule
                 oscConfiguration.mood = loaded.preset.moodModel
@@ -199,6 +215,8 @@ public final class LiveSession {
             throw error
         }
         self.server = server
+        netWiring = server != nil && configuration.netSlave != nil
+            ? JackServer.NetSlave.wiring(following: configuration.followTransport) : []
         // Track voices with a library: the next track follows the mood.
         let engine = engine
         djs = loaded.voices.compactMap { voice in
@@ -285,15 +303,42 @@ public final class LiveSession {
                 try client.reconnect()
                 say("pulsejack: reconnected to JACK server '\(JackClient.serverName)' as '\(client.name)' after \(reconnection.attempts) attempt(s)")
                 reconnection.succeeded()
+                cycleWatch.restart(periods: engine.counters.periods.load(ordering: .relaxed))
                 if configuration.sessionManager == nil { makeConnections() }
             } catch {
                 if let line = reconnection.failed(error) { log(line) }
             }
         }
+        if !reconnection.isWaiting {
+            switch cycleWatch.observe(periods: engine.counters.periods.load(ordering: .relaxed)) {
+            case .stalled?:
+                log(netWiring.isEmpty ? "JACK has run no cycle for \(CycleWatch.limit) s; keeping the voices and their state"
+                    : "the NetJACK2 link to the master is down (no cycle for \(CycleWatch.limit) s); keeping the voices and their state, "
+                        + "rejoining when it is back")
+            case .resumed(let seconds)?:
+                say("pulsejack: JACK runs cycles again after \(String(format: "%.1f", seconds)) s" + (netWiring.isEmpty ? "" : " (the NetJACK2 master is back)"))
+            case nil: break
+            }
+        }
         if !reconnection.isWaiting, Date().timeIntervalSince(lastConnectionCheck) >= 1 {
             lastConnectionCheck = Date()
+            wireNetSlave()
             if !reconnection.pending.isEmpty { reconnection.pending = client.restoreConnections(reconnection.pending) }
             client.connections()
+        }
+    }
+
+    /// A net slave's system ports exist once a master has joined (anew after each rejoin):
+    /// our ports are connected to them then.
+    private func wireNetSlave() {
+        guard !netWiring.isEmpty else { return }
+        let present = client.portExists("system:playback_1")
+        if present && !netJoined { say("pulsejack: joined the NetJACK2 master as '\(configuration.netSlave!.name)'") }
+        netJoined = present
+        guard present else { return }
+        let connected = Set(client.connections().map { "\($0.0)=\($0.1)" })
+        for request in netWiring where !connected.contains("\(client.name):\(request.ours)=\(request.theirs)") {
+            do { try client.connect(request.ours, request.theirs) } catch { log("NetJACK2 wiring \(request.ours)=\(request.theirs): \(error)") }
         }
     }
 

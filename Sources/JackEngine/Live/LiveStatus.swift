@@ -10,8 +10,16 @@ public final class LiveStatus: Sendable {
     /// The preset's performers (empty: one unnamed heart).
     private let performers: [String]
 
-    public init(engine: RealtimeEngine, client: JackClient, recorder: OutputRecorder?, nsm: NSMClient?, performers: [String] = []) {
+    /// Whether this engine leads the shared grid (`--timebase`) or follows it (`--follow-transport`).
+    public enum GridRole: Sendable { case none, leading, following }
+    private let cycles: CycleWatch?
+    private let grid: GridRole
+
+    init(engine: RealtimeEngine, client: JackClient, recorder: OutputRecorder?, nsm: NSMClient?, performers: [String] = [],
+         cycles: CycleWatch? = nil, grid: GridRole = .none) {
         self.performers = performers
+        self.cycles = cycles
+        self.grid = grid
         self.engine = engine
         self.client = client
         self.recorder = recorder
@@ -43,6 +51,18 @@ public final class LiveStatus: Sendable {
         if let recorder {
             values += [("recorded_frames", .int(recorder.framesQueued.load(ordering: .relaxed))),
                        ("recording_overruns", .int(recorder.overruns.load(ordering: .relaxed)))]
+        }
+        if let cycles {
+            let state = cycles.state.withLockedValue { $0 }
+            values += [("cycles", .text(state.stalled ? "stalled" : "running")), ("cycle_stalls", .int(state.stalls)),
+                       ("last_stall_s", .float(state.lastStallSeconds))]
+        }
+        switch grid {
+        case .none: break
+        case .leading: values += [("grid", .text("leading")), ("grid_last_beat_frame", .int(Int(engine.lastGridBeatFrame)))]
+        case .following:
+            values += [("grid", .text(engine.gridBeatsReceived == 0 ? "waiting" : "following")),
+                       ("grid_beats_received", .int(engine.gridBeatsReceived)), ("grid_last_beat_frame", .int(Int(engine.lastGridBeatFrame)))]
         }
         if let nsm { values.append(("nsm_ignored", .int(nsm.strangers.load(ordering: .relaxed)))) }
         if let meters {

@@ -1,0 +1,88 @@
+import CJack
+import Foundation
+import JackPeers
+import TestSupport
+import XCTest
+
+/// An ensemble across machines, on one machine: three network namespaces joined by veth pairs
+/// (scripts/ensemble-netns.sh), a studio jackd with NetJACK2's netmanager and a timebase
+/// pulsejack at 100 BPM, and in each performer's namespace `pulsejack run --start-server net
+/// --follow-transport` replaying that performer's session (alice finds the master by multicast,
+/// bob by address). A JACK client at the studio captures what both slaves send back.
+final class EnsembleNetworkTests: XCTestCase {
+    static let sampleRate = 48_000, period = 256
+
+    func testTwoSlavesShareTheStudioGridToTheFrameAndOneRejoinsAfterItsLinkIsCut() throws {
+        try Subprocess.requirePulsejack()
+        guard getuid() == 0, let ip = Subprocess.which("ip") else { throw XCTSkip("network namespaces need root and iproute2's ip") }
+        let ensemble = try NetworkEnsemble(ip: ip)
+        defer { ensemble.tearDown() }
+        let report = try ensemble.play(seconds: 60, cut: 5)
+        print("ensemble: " + report.description)
+
+        // The studio's grid: its own click, every 60·48000/100 frames, never stopping (also while alice's link is cut).
+        let grid = report.studioBeats
+        XCTAssertGreaterThan(grid.count, 100)
+        XCTAssertEqual(Set(zip(grid.dropFirst(), grid).map { $0 - $1 }), [28_800], "the studio's beats are not evenly 100 BPM")
+
+        for slave in [report.alice, report.bob] {
+            // Every shared-grid beat of the slave lands one constant round trip after the studio's beat, over 60 s.
+            let measured = slave.gridBeats.filter { $0 < report.cutFrame }
+            XCTAssertGreaterThan(measured.count, 90, "\(slave.name): too few grid beats came back")
+            let roundTrips = Set(measured.map { beat in beat - (grid.last { $0 <= beat } ?? .min) })
+            XCTAssertEqual(roundTrips.count, 1, "\(slave.name): grid beats scatter: \(roundTrips.sorted())")
+            let roundTrip = try XCTUnwrap(roundTrips.first)
+            XCTAssertEqual(roundTrip % Int64(Self.period), 0, "\(slave.name): the round trip is not whole periods")
+            // NetJACK2's own latencies for the slave's ports at the studio, as JACK reports them.
+            XCTAssertEqual(roundTrip, Int64(slave.reportedLatency), "\(slave.name): the round trip is not NetJACK2's reported latency")
+
+            // The slave's own performer: every beat at its contract frame (the independent
+            // reference from the session's tempi, in the slave's engine frames) and heard at the
+            // studio one constant later — the same constant as the slave's grid beats.
+            let contract = ReferenceBeats.frames(sampleRate: Self.sampleRate, changes: slave.tempi, end: 200 * 48_000)
+            let fired = slave.performerEvents
+            XCTAssertGreaterThan(fired.count, 60)
+            XCTAssertEqual(fired.map { $0 - fired[0] }, Array(contract.prefix(fired.count)), "\(slave.name): performer beats off the contract")
+            let heard = slave.performerBeats.filter { $0 < report.cutFrame }
+            XCTAssertGreaterThan(heard.count, 60)
+            let performerPath = Self.constant(from: fired, to: heard)
+            let gridPath = Self.constant(from: slave.gridEvents, to: measured)
+            XCTAssertNotNil(performerPath, "\(slave.name): performer beats scatter at the studio")
+            XCTAssertNotNil(gridPath, "\(slave.name): grid beats scatter at the studio")
+            XCTAssertEqual(performerPath, gridPath, "\(slave.name): performer beats and grid beats take different paths")
+
+            // MIDI out went through NetJACK2's MIDI channel: a note-on at the studio for every beat heard.
+            let notes = Set(slave.midiNoteOns.filter { $0 < report.cutFrame && $0 >= report.firstCommonFrame })
+            let audio = Set((slave.performerBeats + slave.gridBeats).filter { $0 < report.cutFrame && $0 >= report.firstCommonFrame })
+            XCTAssertEqual(notes, audio, "\(slave.name): MIDI notes and audio onsets differ at the studio")
+        }
+        // Both slaves' shared-grid beats coincide at the studio, to the frame.
+        let window = report.firstCommonFrame..<report.cutFrame
+        XCTAssertEqual(report.alice.gridBeats.filter(window.contains), report.bob.gridBeats.filter(window.contains))
+
+        // The cut: bob played on through it, alice came back on the grid, and said so.
+        let during = report.cutFrame..<report.mendFrame
+        XCTAssertGreaterThanOrEqual(report.bob.gridBeats.filter(during.contains).count, 7, "bob stopped while alice's link was cut")
+        XCTAssertTrue(report.alice.gridBeats.filter(during.contains).count <= 3, "alice kept sounding with her link cut")
+        let rejoin = try XCTUnwrap(report.rejoinSeconds, "alice never came back on the grid")
+        XCTAssertLessThan(rejoin, 15)
+        let backOnGrid = report.alice.gridBeats.filter { $0 > report.mendFrame }
+        XCTAssertGreaterThanOrEqual(backOnGrid.count, 6)
+        XCTAssertTrue(backOnGrid.allSatisfy { beat in report.bob.gridBeats.contains(beat) }, "alice came back off the grid")
+        XCTAssertTrue(report.aliceStatus.contains("cycle_stalls           1"), report.aliceStatus)
+        XCTAssertTrue(report.aliceStatus.contains("grid                   following"), report.aliceStatus)
+        XCTAssertTrue(report.aliceLog.contains("the NetJACK2 link to the master is down"), report.aliceLog)
+        XCTAssertTrue(report.aliceLog.contains("(the NetJACK2 master is back)"), report.aliceLog)
+
+        // Nothing stays behind: no namespace (so no veth or bridge), no jackd, no pulsejack.
+        ensemble.tearDown()
+        XCTAssertEqual(try ensemble.leftovers(), "")
+    }
+
+    /// The one offset c with every heard frame = some fired frame + c, or nil when none fits all.
+    static func constant(from fired: [Int64], to heard: [Int64]) -> Int64? {
+        guard let first = heard.first else { return nil }
+        let firedSet = Set(fired)
+        return fired.map { first - $0 }.first { offset in heard.allSatisfy { firedSet.contains($0 - offset) } }
+    }
+}
