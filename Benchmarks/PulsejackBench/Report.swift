@@ -92,6 +92,13 @@ enum Report {
           instead (the engine's own cost: its threads, status, meters), and jalv hosting EPiano. CPU is
           each process's user + system time from /proc (10 ms ticks: ±0.3 ms/s over 30 s). The second
           row is the process-callback cost (as row 3) with 16 EPiano instances fired by the heartbeat.
+        - **Ensemble across machines** (root only; `make bench` skips it otherwise and says so) builds
+          three network namespaces (`scripts/ensemble-netns.sh`): the studio's jackd (dummy driver) with
+          `netmanager` and a `--timebase` pulsejack at 100 BPM, and two `pulsejack run --start-server net
+          --follow-transport` slaves, each replaying a performer. The latency is a shared-grid beat's
+          frame at the studio (a capture client on the slave's `from_slave_2`) minus the studio's own beat
+          before it; scatter is the spread of that over every beat; the rejoin runs from bringing the cut
+          veth up to the slave's first grid beat that lands where the other slave's does. Three runs.
         - **Instructions** (`scripts/callgrind-render.sh`) do not depend on the machine's load; the
           other rows do, and the machine's own speed varies between days (libjack's
           jack_ringbuffer, the ring's peer, measured 7.6 M msg/s on 2026-11-22 and 18.7 M msg/s on
