@@ -84,15 +84,16 @@ public final class OSCInput: @unchecked Sendable {
     public private(set) var receiveBufferBytes = 0
     private let running = ManagedAtomic<Bool>(false)
     private var thread: Thread?
-    /// Per performer (one when the preset names none): their PPG detector and beat predictor;
-    /// the first performer's also reads pose regions and mood.
+    /// Per performer (one when the preset names none): their PPG detector and beat predictor,
+    /// their hands' regions (each with its own hysteresis) and their mood.
     private var sensors: [SensorInterpreter]
     /// Per performer: when their heart data last came, and whether their dropout was reported.
     private var lastHeartData: [Date]
     private var dropoutReported: [Bool]
-    /// The mood last seen: written by the receiving thread, read by the control thread (the DJ).
-    private let lastMood = LockedBox<String?>(nil)
-    /// The band powers averaged over the mood window, as the mood last saw them (live picture).
+    /// Each performer's mood last seen: written by the receiving thread, read by the control
+    /// thread (the DJs).
+    private let lastMoods: LockedBox<[String?]>
+    /// The first performer's band powers averaged over the mood window, as the mood last saw them (live picture).
     private let lastBands = LockedBox<[EEGBand: Double]>([:])
     /// Whether each performer's heart data has stopped (`dropoutSeconds` without any), for a live picture.
     private let dropout: [ManagedAtomic<Bool>]
@@ -121,6 +122,7 @@ public final class OSCInput: @unchecked Sendable {
         lastHeartData = Array(repeating: Date(), count: hearts)
         dropoutReported = Array(repeating: false, count: hearts)
         dropout = (0..<hearts).map { _ in ManagedAtomic(false) }
+        lastMoods = LockedBox(Array(repeating: nil, count: hearts))
         guard let address = UDPSocket.Address(host: configuration.bind, port: configuration.port) else {
             throw OSCInputError("--osc-bind \(configuration.bind) is not an IP address")
         }
@@ -192,7 +194,7 @@ public final class OSCInput: @unchecked Sendable {
         if let split = routes.splitPerformer(message.address) {
             guard let index = split.performer else {
                 counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
-                return report("unknown OSC address \(message.address) (performers: \(routes.performers.joined(separator: ", ")); each has /pulse/bpm, /pulse/beat, /pulse/rr and /pulse/ppg)")
+                return report("unknown OSC address \(message.address) (performers: \(routes.performers.joined(separator: ", ")); each has /pulse/bpm, /pulse/beat, /pulse/rr, /pulse/ppg, /pose/hands and /muse/elements/…)")
             }
             performer = index
             message.address = split.address
@@ -260,8 +262,8 @@ public final class OSCInput: @unchecked Sendable {
                 }
             }
             for event in events { push(event, frame: frame, performer: performer) }
-            if case .pose(let lx, let ly, let rx, let ry) = events.first { poseRegions(lx, ly, rx, ry, frame: frame) }
-            if case .bandPower(let band, let value) = events.first { observeMood(band, Double(value)) }
+            if case .pose(let lx, let ly, let rx, let ry) = events.first { poseRegions(lx, ly, rx, ry, frame: frame, performer: performer) }
+            if case .bandPower(let band, let value) = events.first { observeMood(band, Double(value), performer: Int(performer)) }
         case .request(let request):
             guard let requests else {
                 counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
@@ -282,18 +284,24 @@ public final class OSCInput: @unchecked Sendable {
 
     /// The mood the EEG band powers say, over a sliding window; logged when it changes and
     /// reported in /pulse/status.
-    private func observeMood(_ band: EEGBand, _ value: Double) {
-        let changed = sensors[0].bandPower(band, value, at: Date().timeIntervalSince(started))
-        let bands = Dictionary(uniqueKeysWithValues: EEGBand.allCases.compactMap { band in sensors[0].bandAverage(band).map { (band, $0) } })
-        lastBands.withLockedValue { $0 = bands }
+    private func observeMood(_ band: EEGBand, _ value: Double, performer: Int) {
+        let changed = sensors[performer].bandPower(band, value, at: Date().timeIntervalSince(started))
+        if performer == 0 {
+            let bands = Dictionary(uniqueKeysWithValues: EEGBand.allCases.compactMap { band in sensors[0].bandAverage(band).map { (band, $0) } })
+            lastBands.withLockedValue { $0 = bands }
+        }
         guard changed else { return }
-        let mood = sensors[0].mood
-        lastMood.withLockedValue { $0 = mood }
-        if let line = moodLines.admit("mood: \(mood ?? "undefined")", kind: "mood") { log(line) }
+        let mood = sensors[performer].mood
+        lastMoods.withLockedValue { $0[performer] = mood }
+        let whose = routes.performers.count > 1 ? routes.performers[performer] + "'s " : ""
+        if let line = moodLines.admit("\(whose)mood: \(mood ?? "undefined")", kind: "mood \(performer)") { log(line) }
     }
 
-    /// The current mood (nil: undefined, no EEG data).
-    public var mood: String? { lastMood.withLockedValue { $0 } }
+    /// The first performer's current mood (nil: undefined, no EEG data).
+    public var mood: String? { mood(of: 0) }
+
+    /// Performer `index`'s current mood (their own `/performer/<name>/muse/…`).
+    public func mood(of index: Int) -> String? { lastMoods.withLockedValue { index < $0.count ? $0[index] : nil } }
 
     /// The EEG band powers averaged over the mood window (bands not seen are absent).
     public var bandPowers: [EEGBand: Double] { lastBands.withLockedValue { $0 } }
@@ -305,9 +313,9 @@ public final class OSCInput: @unchecked Sendable {
     public func inDropout(performer index: Int) -> Bool { dropout[index].load(ordering: .relaxed) }
 
     /// Hands crossing into a region the preset names: a hit at the interpolated crossing frame.
-    private func poseRegions(_ lx: Float, _ ly: Float, _ rx: Float, _ ry: Float, frame: Int64) {
+    private func poseRegions(_ lx: Float, _ ly: Float, _ rx: Float, _ ry: Float, frame: Int64, performer: UInt8) {
         let at = frame == ControlMessage.immediate ? (clock?.currentFrame() ?? 0) : frame
-        for hit in sensors[0].pose(frame: at, leftX: lx, leftY: ly, rightX: rx, rightY: ry) {
+        for hit in sensors[Int(performer)].pose(frame: at, leftX: lx, leftY: ly, rightX: rx, rightY: ry) {
             push(.regionHit(region: hit.region, velocity: 1), frame: frame == ControlMessage.immediate ? frame : hit.frame)
         }
     }
@@ -375,6 +383,7 @@ public final class OSCInput: @unchecked Sendable {
         let values = (counters.all + heart).map { ($0, StatusValue.int($1)) }
             + [("receive_buffer_bytes", StatusValue.int(receiveBufferBytes))] + status()
             + [("mood", StatusValue.text(mood ?? "undefined"))]
+            + (routes.performers.count > 1 ? routes.performers.enumerated().map { ("mood_" + $1, StatusValue.text(mood(of: $0) ?? "undefined")) } : [])
         socket.send(OSCReply.encode("/pulse/status", values), to: destination)
     }
 }

@@ -47,7 +47,8 @@ public struct OSCRoutes: Sendable {
         guard parts.count == 3, let slash = parts[2].firstIndex(of: "/") else { return (nil, address) }
         let name = String(parts[2][..<slash]), rest = String(parts[2][slash...])
         guard let index = performers.firstIndex(of: name),
-              ["/pulse/bpm", "/pulse/beat", "/pulse/rr", "/pulse/ppg", "/pulse/ppg/rate"].contains(rest) else {
+              ["/pulse/bpm", "/pulse/beat", "/pulse/rr", "/pulse/ppg", "/pulse/ppg/rate", "/pose/hands"].contains(rest)
+                || rest.hasPrefix("/muse/elements/") else {
             return (nil, address)
         }
         return (UInt8(index), rest)

@@ -19,6 +19,9 @@ final class EnsembleNetworkTests: XCTestCase {
         defer { ensemble.tearDown() }
         let report = try ensemble.play(seconds: 60, cut: 5)
         print("ensemble: " + report.description)
+        // Each slave's summary (its xruns and skipped frames), for any failure below.
+        let summaries = [report.aliceLog, report.bobLog].map { $0.split(separator: "\n").filter { $0.contains("stopped after") }.joined() }
+        print(summaries.joined(separator: "\n"))
 
         // The studio's grid: its own click, every 60·48000/100 frames, never stopping (also while alice's link is cut).
         let grid = report.studioBeats
@@ -42,13 +45,13 @@ final class EnsembleNetworkTests: XCTestCase {
             let contract = ReferenceBeats.frames(sampleRate: Self.sampleRate, changes: slave.tempi, end: 200 * 48_000)
             let fired = slave.performerEvents
             XCTAssertGreaterThan(fired.count, 60)
-            XCTAssertEqual(fired.map { $0 - fired[0] }, Array(contract.prefix(fired.count)), "\(slave.name): performer beats off the contract")
+            XCTAssertEqual(fired.map { $0 - fired[0] }, Array(contract.prefix(fired.count)), "\(slave.name): performer beats off the contract; \(summaries)")
             let heard = slave.performerBeats.filter { $0 < report.cutFrame }
             XCTAssertGreaterThan(heard.count, 60)
             let performerPath = Self.constant(from: fired, to: heard)
             let gridPath = Self.constant(from: slave.gridEvents, to: measured)
-            XCTAssertNotNil(performerPath, "\(slave.name): performer beats scatter at the studio")
-            XCTAssertNotNil(gridPath, "\(slave.name): grid beats scatter at the studio")
+            XCTAssertNotNil(performerPath, "\(slave.name): performer beats scatter at the studio; \(summaries)")
+            XCTAssertNotNil(gridPath, "\(slave.name): grid beats scatter at the studio; \(summaries)")
             XCTAssertEqual(performerPath, gridPath, "\(slave.name): performer beats and grid beats take different paths")
 
             // MIDI out went through NetJACK2's MIDI channel: a note-on at the studio for every beat heard.

@@ -108,6 +108,55 @@ final class PerformerTests: XCTestCase {
         }
     }
 
+    func testEachPerformersHandsAndMoodAreTheirOwn() throws {
+        let preset = try LoadedPreset.load(path: try write("""
+            performers: [alice, bob]
+            voices: [{name: drum, kind: click, on_beat: false}]
+            regions: {right-down: drum}
+            moods:
+              - {mood: focused, beta: {at_least: 0.6}, theta: {below: 0.3}}
+              - {mood: drowsy, theta: {at_least: 0.3}}
+            """, "preset.yaml"))
+        var configuration = OSCInput.Configuration()
+        configuration.port = 0
+        configuration.mood = preset.preset.moodModel
+        configuration.regions = preset.preset.regionModel
+        let input = try OSCInput(configuration: configuration,
+                                 routes: OSCRoutes(voices: ["drum"], regions: try preset.regionTable().names, performers: preset.performerNames),
+                                 clock: FixedFrameClock(origin: 0, now: 0))
+        func send(_ address: String, _ values: [Float]) {
+            OSCEncoder.message(address, values.map { .float($0) }).withUnsafeBytes { input.handle(datagram: $0) }
+        }
+        func hits() -> Int {
+            var count = 0
+            while let message = input.ring.consumer.pop() { if case .regionHit = message.event { count += 1 } }
+            return count
+        }
+        // Both stand; Alice's right hand goes down: a hit. Bob's goes down too: his own hit (one
+        // model for both would have his hand "already inside").
+        send("/pose/hands", [0, 0.5, 0, 0.5])
+        send("/performer/bob/pose/hands", [0, 0.5, 0, 0.5])
+        send("/pose/hands", [0, 0.5, 0, 0.05])
+        XCTAssertEqual(hits(), 1)
+        send("/performer/bob/pose/hands", [0, 0.5, 0, 0.05])
+        XCTAssertEqual(hits(), 1, "bob's hand entering is his own hit")
+        // Alice's hand jitters inside her hysteresis while Bob lifts his and strikes again.
+        send("/performer/alice/pose/hands", [0, 0.5, 0, 0.15])
+        send("/performer/bob/pose/hands", [0, 0.5, 0, 0.5])
+        send("/performer/alice/pose/hands", [0, 0.5, 0, 0.05])
+        send("/performer/bob/pose/hands", [0, 0.5, 0, 0.05])
+        XCTAssertEqual(hits(), 1, "only bob's second strike")
+
+        // Moods: each performer's band powers decide their own.
+        send("/muse/elements/beta_absolute", [0.7])
+        send("/muse/elements/theta_absolute", [0.2])
+        send("/performer/bob/muse/elements/theta_absolute", [0.6])
+        XCTAssertEqual(input.mood(of: 0), "focused")
+        XCTAssertEqual(input.mood, "focused", "the unprefixed addresses are the first performer's")
+        XCTAssertEqual(input.mood(of: 1), "drowsy")
+        XCTAssertEqual(input.counters.unknownAddress.load(ordering: .relaxed), 0)
+    }
+
     func testTheEnsembleFollowsTheMeanTempoAndTogetherFiresWhereTheHeartsAlign() throws {
         let preset = try LoadedPreset.load(path: try write("""
             performers: [alice, bob]

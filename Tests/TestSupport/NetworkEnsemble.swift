@@ -38,7 +38,7 @@ public final class NetworkEnsemble {
         public var firstCommonFrame: Int64 = 0, cutFrame: Int64 = 0, mendFrame: Int64 = 0
         /// From the link's return to alice's first grid beat again on bob's (the studio's) grid.
         public var rejoinSeconds: Double?
-        public var aliceStatus = "", aliceLog = ""
+        public var aliceStatus = "", aliceLog = "", bobLog = ""
         public var description: String {
             "\(studioBeats.count) studio beats; \(alice); \(bob); rejoin " + (rejoinSeconds.map { String(format: "%.2f s", $0) } ?? "never")
         }
@@ -84,12 +84,17 @@ public final class NetworkEnsemble {
         return path
     }
 
-    /// A process in namespace `space` (`ip netns exec` execs it: the pid is the program's).
+    /// A process in namespace `space` (`ip netns exec` execs it: the pid is the program's). A
+    /// performer's machine gets a /dev/shm of its own (`ip netns exec` gives it a mount namespace):
+    /// its JACK server's registry and metadata store are its own, as on a machine of its own. (One
+    /// store shared by three servers deadlocks jackd2 1.9.21: two servers deleting their clients'
+    /// port properties at once wait on each other's Berkeley DB locks forever.)
     private func start(in space: String, _ arguments: [String], server: String, log: String? = nil) throws -> Process {
         let process = Process()
         Subprocess.keepForTheSuite(process)
         process.executableURL = URL(fileURLWithPath: ip)
-        process.arguments = ["netns", "exec", "\(prefix)-\(space)"] + arguments
+        let ownShm = space == "studio" ? [] : ["/bin/sh", "-c", "mount -t tmpfs -o size=256m pulsejack-shm /dev/shm && exec \"$@\"", "sh"]
+        process.arguments = ["netns", "exec", "\(prefix)-\(space)"] + ownShm + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(["JACK_DEFAULT_SERVER": server]) { $1 }
         if let log {
             _ = FileManager.default.createFile(atPath: log, contents: nil)
@@ -220,8 +225,10 @@ public final class NetworkEnsemble {
         usleep(6_000_000)
         report.aliceStatus = try Subprocess.run(ip, ["netns", "exec", "\(prefix)-alice", pulsejack, "status", "--osc-port", "9200"]).stdout
 
-        for process in slaves.values + [studioRun] where process.isRunning { process.interrupt() }
-        for process in slaves.values + [studioRun] { process.waitUntilExit() }
+        for process in slaves.values + [studioRun] where process.isRunning {
+            process.interrupt()
+            process.waitUntilExit()
+        }
         report.studioBeats = studioEar.onsetJackFrames
         for name in ["alice", "bob"] {
             let capture = captures[name]!
@@ -240,6 +247,7 @@ public final class NetworkEnsemble {
             if name == "alice" { report.alice = slave } else { report.bob = slave }
         }
         report.aliceLog = (try? String(contentsOf: folder.appendingPathComponent("alice.log"), encoding: .utf8)) ?? ""
+        report.bobLog = (try? String(contentsOf: folder.appendingPathComponent("bob.log"), encoding: .utf8)) ?? ""
         return report
     }
 

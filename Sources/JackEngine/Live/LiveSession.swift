@@ -71,7 +71,8 @@ public final class LiveSession {
     private let recorder: OutputRecorder?
     private let meter = OutputMeter()
     private let publisher: MeterPublisher
-    private let djs: [MoodTrackDJ]
+    /// Each track voice's DJ, and whose mood it follows.
+    private let djs: [(dj: MoodTrackDJ, performer: Int)]
     private let swapper: ClipSwapper
     private var reconnection = Reconnection()
     private var savedChanges = 0
@@ -217,11 +218,16 @@ public final class LiveSession {
         self.server = server
         netWiring = server != nil && configuration.netSlave != nil
             ? JackServer.NetSlave.wiring(following: configuration.followTransport) : []
-        // Track voices with a library: the next track follows the mood.
-        let engine = engine
-        djs = loaded.voices.compactMap { voice in
+        // Track voices with a library: the next track follows the mood of the voice's performer
+        // (the first performer's for the ensemble's voices).
+        let engine = engine, loaded = loaded
+        djs = loaded.voices.compactMap { voice -> (dj: MoodTrackDJ, performer: Int)? in
             guard let library = voice.libraryPath, let scanned = libraries[library] else { return nil }
-            return MoodTrackDJ(engine: engine, voice: voice.definition.name, library: scanned, seed: UInt64.random(in: 1...UInt64.max))
+            let performer = loaded.performerIndex(of: voice)
+            guard let dj = MoodTrackDJ(engine: engine, voice: voice.definition.name, library: scanned, seed: UInt64.random(in: 1...UInt64.max)) else {
+                return nil
+            }
+            return (dj, performer >= 0 && performer < max(1, loaded.performerNames.count) ? performer : 0)
         }
         swapper = ClipSwapper(engine: engine, preset: loaded, offline: false)
         savedChanges = engine.settingChanges.load(ordering: .relaxed)
@@ -280,14 +286,14 @@ public final class LiveSession {
                     + "the audio input, MIDI pads and triggers sound \(latency) frames late (reported to JACK)")
             }
         }
-        for dj in djs {
+        for (dj, performer) in djs {
             do {
-                if let message = try dj.tick(mood: osc?.mood) { controlRing.producer.push(message) }
+                if let message = try dj.tick(mood: osc?.mood(of: performer)) { controlRing.producer.push(message) }
             } catch {
                 log("\(error)")
             }
         }
-        if let view, let dj = djs.first { view.setTrack(dj.current) }
+        if let view, let dj = djs.first?.dj { view.setTrack(dj.current) }
         swapper.releaseRetired()
         if let nsm = configuration.sessionManager {
             for request in nsm.client.poll() where request == .save { save(nsm) }
