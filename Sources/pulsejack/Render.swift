@@ -43,6 +43,9 @@ struct Render: ParsableCommand {
     @Option(name: .customLong("web-report"), help: "Also write a self-contained HTML page: the radial level trace, the heart-rate curve and every fired voice on a timeline.")
     var webReport: String?
 
+    @Option(help: ArgumentHelp("Also write one WAV per voice into this folder (<voice>.wav: the voice after its gain, pan and inserts), and master.wav (the mix, after the master's inserts and stage): all the same length and sample-aligned, for a DAW.", valueName: "DIR"))
+    var stems: String?
+
     func validate() throws {
         guard !session.isEmpty else { throw ValidationError("Missing expected argument '--session <[PERFORMER=]FILE>'") }
         guard (8000...192_000).contains(rate) else { throw ValidationError("--rate \(rate) is outside 8000…192000 Hz") }
@@ -62,6 +65,7 @@ struct Render: ParsableCommand {
                                 duration: duration, solo: solo, period: period, input: input,
                                 metersPlot: metersPlot, plotRevolution: plotRevolution)
             job.webReport = webReport
+            job.stems = stems
             job.signals = signals
             print(try job.run())
         } catch let error as InputError {
@@ -74,6 +78,8 @@ struct Render: ParsableCommand {
 
 /// One offline render, shared by `render` and `demo`.
 struct RenderJob {
+    /// `--stems DIR`.
+    var stems: String?
     var preset: String
     /// `[PERFORMER=]FILE` each.
     var sessions: [String]
@@ -103,6 +109,9 @@ struct RenderJob {
         let renderer = try OfflineRenderer(preset: loaded, sampleRate: rate, periodFrames: period, solo: solo,
                                            messages: messages, inputFile: input)
         let frames = duration.map { Int64(($0 * Double(rate)).rounded()) } ?? (isLog ? source.endFrame : source.endFrame + Int64(2 * rate))
+        if stems != nil, renderer.engine.voiceNames.contains("master") {
+            throw InputError(file: loaded.file, "--stems: a voice is named 'master', the master's own stem; rename the voice")
+        }
 
         var events: EventLog?
         if let eventsOut { events = try EventLog(path: eventsOut, voiceNames: renderer.engine.voiceNames) }
@@ -110,7 +119,7 @@ struct RenderJob {
         var plot = (metersPlot ?? webReport).map { _ in MetersPlot(sampleRate: rate, secondsPerRevolution: plotRevolution) }
         var fired: [FiredVoice] = []
         let keepsFired = webReport != nil
-        let summary = try renderer.render(frames: frames, to: out, onFired: events == nil && !keepsFired ? nil : { report in
+        let summary = try renderer.render(frames: frames, to: out, stems: stems, onFired: events == nil && !keepsFired ? nil : { report in
                                               events?.write(report)
                                               if keepsFired { fired.append(report) }
                                           },

@@ -144,6 +144,56 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(voices, ["bell"])
     }
 
+    /// `render --stems`: a WAV per voice and the master, all as long as the render; the stems
+    /// sum to the master within 1e-6, and each stem's onsets are exactly its voice's events.
+    func testStemsAreAlignedSumToTheMasterAndHoldEachVoicesOnsets() throws {
+        let preset = folder.appendingPathComponent("stems.yaml").path
+        try """
+            voices:
+              - {name: low, kind: click, gain: 0.8, pan: -0.5}
+              - {name: eighths, kind: click, gain: 0.7, subdivide: 2, pan: 0.6}
+              - {name: bars, kind: click, gain: 0.6, every: 4}
+              - {name: thump, kind: sample, file: \(presets.path)/sounds/thump.wav, gain: 0.5}
+            """.write(toFile: preset, atomically: true, encoding: .utf8)
+        let session = folder.appendingPathComponent("stems.csv").path
+        try "time,bpm\n0,72\n4.3,97\n7.1,61\n".write(toFile: session, atomically: true, encoding: .utf8)
+        let out = folder.appendingPathComponent("mix.wav").path, stems = folder.appendingPathComponent("stems").path
+        let events = folder.appendingPathComponent("stems.jsonl").path
+        let result = try pulsejack(["render", "--preset", preset, "--session", session, "--out", out, "--stems", stems,
+                                    "--events-out", events, "--duration", "10", "--period", "100"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let master = try WavFile(path: out)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: stems + "/master.wav")), try Data(contentsOf: URL(fileURLWithPath: out)))
+        let names = ["low", "eighths", "bars", "thump"]
+        let stemFiles = try names.map { try WavFile(path: "\(stems)/\($0).wav") }
+        for stem in stemFiles { XCTAssertEqual(stem.frameCount, master.frameCount) }
+        XCTAssertEqual(master.frameCount, 480_000)
+        var largest: Float = 0
+        for channel in 0..<2 {
+            for frame in 0..<master.frameCount {
+                let sum = stemFiles.reduce(Float(0)) { $0 + $1.channels[channel][frame] }
+                largest = max(largest, abs(sum - master.channels[channel][frame]))
+            }
+        }
+        XCTAssertLessThanOrEqual(largest, 1e-6)
+        var fired: [String: [Int]] = [:]
+        for line in try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n") {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            fired[object["voice"] as! String, default: []].append(object["frame"] as! Int)
+        }
+        // Click stems: an impulse exactly at each of the voice's events, nothing else.
+        for (index, name) in names.enumerated() where name != "thump" {
+            let loudest = stemFiles[index].channels.map { channel in channel.indices.filter { abs(channel[$0]) > 0.05 } }
+            XCTAssertEqual(Array(Set(loudest[0] + loudest[1])).sorted(), fired[name], name)
+        }
+        XCTAssertGreaterThan(fired["eighths"]?.count ?? 0, 2 * (fired["low"]?.count ?? 0) - 2)
+        // The sample's stem starts at its events: silent before the first.
+        let thump = stemFiles[3].channels[0]
+        let first = try XCTUnwrap(fired["thump"]?.first)
+        XCTAssertTrue(thump[..<first].allSatisfy { $0 == 0 })
+        XCTAssertGreaterThan(thump[first..<(first + 2000)].map(abs).max() ?? 0, 0.01)
+    }
+
     func testVoicesJSONListsAbsoluteSoundPaths() throws {
         let result = try pulsejack(["voices", "--preset", presets.appendingPathComponent("default").path, "--json"])
         XCTAssertEqual(result.status, 0, result.stderr)

@@ -23,6 +23,16 @@ struct Mixer: ~Copyable {
     /// Per slot: its own bus's number in `blockBuses`, or −1.
     private let blockBusIndex: FixedBuffer<Int32>
     private let blockBuses: FixedBuffer<Float>
+    /// Per slot: the output (a stem) it is also mixed into, or −1 (`configureOutputs`).
+    private var outputIndex: FixedBuffer<Int32>
+    /// The outputs' period buffers: left, then right, `maxFrames` each, output after output.
+    private var outputs: FixedBuffer<Float>
+    /// How many outputs; 0: the master only.
+    private(set) var outputCount = 0
+    /// Where in the period the current chunk starts (the outputs hold the whole period), and
+    /// whether this period fills them (it fits in `maxFrames`).
+    var outputOffset = 0
+    var fillsOutputs = false
 
     /// Control thread.
     init(slots: ContiguousArray<VoiceSlot>, sampleRate: Int, maxFrames: Int) {
@@ -36,8 +46,33 @@ struct Mixer: ~Copyable {
         blockBusIndex = FixedBuffer(capacity: slots.count, repeating: -1)
         for (number, index) in blockSlots.enumerated() { blockBusIndex[index] = Int32(number) }
         blockBuses = FixedBuffer(capacity: max(1, blockSlots.count) * 2 * maxFrames, repeating: 0)
+        outputIndex = FixedBuffer(capacity: slots.count, repeating: -1)
+        outputs = FixedBuffer(capacity: 1, repeating: 0)
         // Every voice starts in the set; the first render finds out which are silent.
         for index in 0..<slots.count { setActive(index, true) }
+    }
+
+    /// Control thread, before activation: voice `i` is also mixed, after its gain, pan and
+    /// inserts, into output `voiceOutputs[i]` (−1: none) of `count`.
+    mutating func configureOutputs(_ voiceOutputs: [Int32], count: Int) {
+        precondition(voiceOutputs.count == slots.count && voiceOutputs.allSatisfy { $0 < count })
+        for (index, output) in voiceOutputs.enumerated() { outputIndex[index] = output }
+        outputs = FixedBuffer(capacity: max(1, count) * 2 * maxFrames, repeating: 0)
+        outputCount = count
+    }
+
+    /// Real-time safe. Output `number`'s buffers for the period.
+    @inline(__always)
+    func output(_ number: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+        let base = outputs.pointer + number * 2 * maxFrames
+        return (base, base + maxFrames)
+    }
+
+    /// Real-time safe. Silences the outputs for a period of `frames` (filled only if it fits).
+    mutating func startOutputs(frames: Int) {
+        fillsOutputs = outputCount > 0 && frames <= maxFrames
+        outputOffset = 0
+        if fillsOutputs { outputs.pointer.update(repeating: 0, count: outputCount * 2 * maxFrames) }
     }
 
     /// Real-time safe. Voice `index` fired: it renders from now on until it is silent again. A
@@ -76,7 +111,7 @@ struct Mixer: ~Copyable {
                 busLeft.update(repeating: 0, count: frames)
                 busRight.update(repeating: 0, count: frames)
                 slot.voice.render(left: busLeft, right: busRight, frames: frames)
-                mix(slot, busLeft, busRight, into: left + offset, right + offset, frames: frames,
+                mix(slot, index, busLeft, busRight, into: left + offset, right + offset, at: offset, frames: frames,
                     target: Self.target(slot))
                 if !slot.voice.isSounding { setActive(index, false) }
             }
@@ -98,7 +133,7 @@ struct Mixer: ~Copyable {
             if slot.silenced { continue }
             if let blockVoice = slot.blockVoice { blockVoice.renderBlock(left: ownLeft, right: ownRight, frames: frames) }
             if let inserts = slot.inserts { inserts.process(left: ownLeft, right: ownRight, frames: frames) }
-            mix(slot, ownLeft, ownRight, into: left, right, frames: frames, target: Self.target(slot))
+            mix(slot, blockSlots[number], ownLeft, ownRight, into: left, right, at: 0, frames: frames, target: Self.target(slot))
         }
     }
 
@@ -121,7 +156,7 @@ struct Mixer: ~Copyable {
             inputVoice.process(inputLeft: inputLeft, inputRight: inputRight, left: busLeft, right: busRight, frames: frames)
             if let inserts = slot.inserts { inserts.process(left: busLeft, right: busRight, frames: frames) }
             // A disabled input voice fades out rather than stopping short.
-            mix(slot, busLeft, busRight, into: left, right, frames: frames,
+            mix(slot, index, busLeft, busRight, into: left, right, at: 0, frames: frames,
                 target: slot.enabled ? Self.target(slot) : (0, 0))
         }
     }
@@ -150,16 +185,24 @@ struct Mixer: ~Copyable {
         return (gains.left * slot.heartLevel, gains.right * slot.heartLevel)
     }
 
-    /// Real-time safe. Applies the slot's gains to its bus and adds the bus into the output,
-    /// slewing the applied gains toward `target` so that a change never jumps.
+    /// Real-time safe. Applies the slot's gains to its bus and adds the bus into the output (and
+    /// into its own output at `offset` into the chunk, when it has one), slewing the applied gains
+    /// toward `target` so that a change never jumps.
     @inline(__always)
-    private func mix(_ slot: VoiceSlot, _ busLeft: UnsafeMutablePointer<Float>, _ busRight: UnsafeMutablePointer<Float>,
-                     into left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
+    private func mix(_ slot: VoiceSlot, _ index: Int, _ busLeft: UnsafeMutablePointer<Float>, _ busRight: UnsafeMutablePointer<Float>,
+                     into left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, at offset: Int,
                      frames: Int, target: (left: Float, right: Float)) {
         var gainLeft = slot.appliedLeft, gainRight = slot.appliedRight
+        let own = fillsOutputs ? Int(outputIndex[index]) : -1
         if gainLeft == target.left && gainRight == target.right {
             VectorMath.scaleAndAdd(busLeft, gainLeft, into: left, count: frames)
             VectorMath.scaleAndAdd(busRight, gainRight, into: right, count: frames)
+            if own >= 0 {
+                // scaleAndAdd left the gained signal in the bus: the output adds it as it is.
+                let (outLeft, outRight) = output(own)
+                VectorMath.scaleAndAdd(busLeft, 1, into: outLeft + outputOffset + offset, count: frames)
+                VectorMath.scaleAndAdd(busRight, 1, into: outRight + outputOffset + offset, count: frames)
+            }
             return
         }
         let slew = gainSlewPerFrame
@@ -173,5 +216,11 @@ struct Mixer: ~Copyable {
         }
         slot.appliedLeft = gainLeft
         slot.appliedRight = gainRight
+        if own >= 0 {
+            // The bus now holds the gained signal: the output gets exactly what the mix got.
+            let (outLeft, outRight) = output(own)
+            VectorMath.scaleAndAdd(busLeft, 1, into: outLeft + outputOffset + offset, count: frames)
+            VectorMath.scaleAndAdd(busRight, 1, into: outRight + outputOffset + offset, count: frames)
+        }
     }
 }

@@ -21,7 +21,7 @@ public final class RealtimeEngine: @unchecked Sendable {
 
     let slots: ContiguousArray<VoiceSlot>
     /// The voices' buses, their gains and the active set.
-    private let mixer: Mixer
+    private var mixer: Mixer
     private var sources: ContiguousArray<SPSCRing<ControlMessage>.Consumer> = []
     private let firedReports: SPSCRing<FiredVoice>.Producer?
     /// Every applied control message with its frame (`run --record-session`), when set.
@@ -165,6 +165,19 @@ public final class RealtimeEngine: @unchecked Sendable {
         publishedBPMs = ContiguousArray((0..<heartCount).map { _ in ManagedAtomic<UInt64>(0) })
         togetherSlots = ContiguousArray(slots.indices.filter { slots[$0].together != nil })
         configurePlugins()
+    }
+
+    /// Control thread, before activation: each voice is also mixed (after its gain, pan and
+    /// inserts, before the master's inserts and stage) into output `voiceOutputs[i]` of `count`
+    /// (−1: the master only): stems, and per-voice ports.
+    public func configureOutputs(_ voiceOutputs: [Int32], count: Int) {
+        mixer.configureOutputs(voiceOutputs, count: count)
+    }
+
+    /// Real-time safe. After `process`: output `number`'s samples for the period just rendered.
+    public func output(_ number: Int) -> (left: UnsafePointer<Float>, right: UnsafePointer<Float>) {
+        let (left, right) = mixer.output(number)
+        return (UnsafePointer(left), UnsafePointer(right))
     }
 
     /// Control thread, before activation: heartbeats, region hits and mode changes also go,
@@ -360,9 +373,11 @@ public final class RealtimeEngine: @unchecked Sendable {
         grid.outCount = 0
         left.update(repeating: 0, count: frames)
         right.update(repeating: 0, count: frames)
+        mixer.startOutputs(frames: frames)
         var done = 0
         while done < frames {
             let chunk = min(maxFrames, frames - done)
+            mixer.outputOffset = done
             processChunk(frames: chunk, left: left + done, right: right + done)
             // No Optional.map here: its generic closure would instantiate metadata on first use.
             var chunkLeft = UnsafePointer(silentInput.pointer), chunkRight = UnsafePointer(silentInput.pointer)

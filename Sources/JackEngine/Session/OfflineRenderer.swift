@@ -85,11 +85,21 @@ public final class OfflineRenderer {
     /// Offline. Renders `frames` frames to `outPath`; `onFired` sees every fired voice in order.
     /// `onPeriod` sees each period's output (the meters plot). `shouldStop`, asked before each
     /// period, ends the render early: the file is closed, valid, holding what was rendered.
-    public func render(frames total: Int64, to outPath: String, onFired: ((FiredVoice) -> Void)? = nil,
+    /// `stems`: one WAV per voice in this folder (`<voice>.wav`, each voice after its gain, pan
+    /// and inserts, before the master's inserts and stage) beside `master.wav`, a copy of `outPath`.
+    public func render(frames total: Int64, to outPath: String, stems: String? = nil, onFired: ((FiredVoice) -> Void)? = nil,
                        onPeriod: ((UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Void)? = nil,
                        progress: ((Double) -> Void)? = nil, shouldStop: (() -> Bool)? = nil) throws -> Summary {
         let writer = try WavWriter(path: outPath, sampleRate: engine.sampleRate)
         defer { writer.close() }
+        var stemWriters: [WavWriter] = []
+        defer { for stem in stemWriters { stem.close() } }
+        if let stems {
+            try FileManager.default.createDirectory(atPath: stems, withIntermediateDirectories: true)
+            let names = engine.voiceNames
+            engine.configureOutputs(names.indices.map(Int32.init), count: names.count)
+            stemWriters = try (names + ["master"]).map { try WavWriter(path: stems + "/" + $0 + ".wav", sampleRate: engine.sampleRate) }
+        }
         // Output, then input, left and right, a period each.
         let buffers = FixedBuffer<Float>(capacity: 4 * periodFrames, repeating: 0)
         let left = buffers.pointer, right = buffers.pointer + periodFrames
@@ -121,6 +131,13 @@ public final class OfflineRenderer {
                            inputRight: input == nil ? nil : UnsafePointer(inputRight))
             while let report = reports.pop() { onFired?(report) }
             try writer.write(left: left, right: right, frames: frames)
+            if !stemWriters.isEmpty {
+                for number in 0..<stemWriters.count - 1 {
+                    let (stemLeft, stemRight) = engine.output(number)
+                    try stemWriters[number].write(left: stemLeft, right: stemRight, frames: frames)
+                }
+                try stemWriters[stemWriters.count - 1].write(left: left, right: right, frames: frames)
+            }
             onPeriod?(left, right, frames)
             done += Int64(frames)
             if let progress {
@@ -129,6 +146,7 @@ public final class OfflineRenderer {
             }
         }
         try writer.flush()
+        for stem in stemWriters { try stem.flush() }
         let counters = engine.counters.snapshot()
         return Summary(frames: done, sampleRate: engine.sampleRate, beats: counters.beats,
                        voicesFired: counters.voicesFired, rejectedTempos: counters.rejectedTempos,
