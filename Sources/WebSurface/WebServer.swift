@@ -80,6 +80,10 @@ public final class WebServer: Sendable {
 
     /// Starts listening; throws when the address cannot be bound.
     public func start() throws {
+        // The commands' decoding instantiates generic metadata on first use: here, once, rather
+        // than by several connection tasks at the same moment.
+        _ = PageCommand(json: #"{"type":"control","address":"/x","args":[1,"a",true]}"#)
+        _ = PageCommand(json: #"{"type":"ping","t":1}"#)
         var logger = Logger(label: "pulsejack-web")
         logger.logLevel = .critical
         let router = Router(context: BasicWebSocketRequestContext.self)
