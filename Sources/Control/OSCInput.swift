@@ -293,8 +293,7 @@ public final class OSCInput: @unchecked Sendable {
         guard changed else { return }
         let mood = sensors[performer].mood
         lastMoods.withLockedValue { $0[performer] = mood }
-        let whose = routes.performers.count > 1 ? routes.performers[performer] + "'s " : ""
-        if let line = moodLines.admit("\(whose)mood: \(mood ?? "undefined")", kind: "mood \(performer)") { log(line) }
+        if let line = moodLines.admit("\(whose(performer))mood: \(mood ?? "undefined")", kind: "mood \(performer)") { log(line) }
     }
 
     /// The first performer's current mood (nil: undefined, no EEG data).

@@ -28,7 +28,7 @@ struct Mixer: ~Copyable {
     /// The outputs' period buffers: left, then right, `maxFrames` each, output after output.
     private var outputs: FixedBuffer<Float>
     /// How many outputs; 0: the master only.
-    private(set) var outputCount = 0
+    private var outputCount = 0
     /// Where in the period the current chunk starts (the outputs hold the whole period), and
     /// whether this period fills them (it fits in `maxFrames`).
     var outputOffset = 0
@@ -197,12 +197,7 @@ struct Mixer: ~Copyable {
         if gainLeft == target.left && gainRight == target.right {
             VectorMath.scaleAndAdd(busLeft, gainLeft, into: left, count: frames)
             VectorMath.scaleAndAdd(busRight, gainRight, into: right, count: frames)
-            if own >= 0 {
-                // scaleAndAdd left the gained signal in the bus: the output adds it as it is.
-                let (outLeft, outRight) = output(own)
-                VectorMath.scaleAndAdd(busLeft, 1, into: outLeft + outputOffset + offset, count: frames)
-                VectorMath.scaleAndAdd(busRight, 1, into: outRight + outputOffset + offset, count: frames)
-            }
+            addToOutput(own, busLeft, busRight, at: offset, frames: frames)
             return
         }
         let slew = gainSlewPerFrame
@@ -216,11 +211,17 @@ struct Mixer: ~Copyable {
         }
         slot.appliedLeft = gainLeft
         slot.appliedRight = gainRight
-        if own >= 0 {
-            // The bus now holds the gained signal: the output gets exactly what the mix got.
-            let (outLeft, outRight) = output(own)
-            VectorMath.scaleAndAdd(busLeft, 1, into: outLeft + outputOffset + offset, count: frames)
-            VectorMath.scaleAndAdd(busRight, 1, into: outRight + outputOffset + offset, count: frames)
-        }
+        addToOutput(own, busLeft, busRight, at: offset, frames: frames)
+    }
+
+    /// Real-time safe. After `mix`, the bus holds the gained signal: output `own` (if ≥ 0) gets
+    /// exactly what the mix got, at `offset` into the chunk.
+    @inline(__always)
+    private func addToOutput(_ own: Int, _ busLeft: UnsafeMutablePointer<Float>, _ busRight: UnsafeMutablePointer<Float>,
+                             at offset: Int, frames: Int) {
+        guard own >= 0 else { return }
+        let (outLeft, outRight) = output(own)
+        VectorMath.scaleAndAdd(busLeft, 1, into: outLeft + outputOffset + offset, count: frames)
+        VectorMath.scaleAndAdd(busRight, 1, into: outRight + outputOffset + offset, count: frames)
     }
 }

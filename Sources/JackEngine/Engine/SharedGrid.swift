@@ -10,8 +10,6 @@ import Voices
 ///
 /// The grid heart is the ensemble's when the preset has one, else the first performer's.
 final class SharedGrid {
-    /// Beats per bar on the grid (as the transport's timebase publishes).
-    static let beatsPerBar = 4
     /// A Song Position Pointer counts sixteenths in 14 bits: 4096 beats before it wraps (a
     /// multiple of every `every:` and of the bar, so the wrap keeps every voice's pattern).
     static let beatModulus: Int64 = 4096

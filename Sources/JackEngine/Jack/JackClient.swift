@@ -264,9 +264,10 @@ public final class JackClient: @unchecked Sendable {
             if jack_uuid_parse(uuidString, &uuid) == 0 { jack_set_property(client, uuid, pj_metadata_pretty_name(), "pulsejack", nil) }
             jack_free(uuidString)
         }
+        let described = Self.ports(for: options)
         for (index, port) in ports.enumerated() {
             let uuid = jack_port_uuid(port)
-            jack_set_property(client, uuid, pj_metadata_pretty_name(), Self.ports(for: options)[index].pretty, nil)
+            jack_set_property(client, uuid, pj_metadata_pretty_name(), described[index].pretty, nil)
             jack_set_property(client, uuid, pj_metadata_order(), "\(index + 1)", integer)
         }
     }

@@ -11,12 +11,14 @@ final class CycleWatch: Sendable {
         /// Stalls so far, and the last one's length in seconds (0 while one goes on).
         var stalls = 0
         var lastStallSeconds = 0.0
+        /// The period count last seen to change, and when.
+        var periods = 0
+        var since = Date()
     }
 
     /// Seconds without a cycle that count as a stall (a period is milliseconds).
     static let limit = 1.0
     let state = LockedBox(State())
-    private let progress = LockedBox<(periods: Int, at: Date)>((0, Date()))
 
     enum Change {
         case stalled
@@ -25,29 +27,27 @@ final class CycleWatch: Sendable {
 
     /// Control thread, every tick: the engine's period count now.
     func observe(periods: Int, now: Date = Date()) -> Change? {
-        let (last, at) = progress.withLockedValue { $0 }
-        if periods != last {
-            progress.withLockedValue { $0 = (periods, now) }
-            let wasStalled = state.withLockedValue { $0.stalled }
-            guard wasStalled else { return nil }
-            let seconds = now.timeIntervalSince(at)
-            state.withLockedValue {
-                $0.stalled = false
-                $0.lastStallSeconds = seconds
+        state.withLockedValue { state in
+            if periods != state.periods {
+                let (wasStalled, seconds) = (state.stalled, now.timeIntervalSince(state.since))
+                (state.periods, state.since) = (periods, now)
+                guard wasStalled else { return nil }
+                state.stalled = false
+                state.lastStallSeconds = seconds
+                return .resumed(seconds: seconds)
             }
-            return .resumed(seconds: seconds)
+            guard now.timeIntervalSince(state.since) >= Self.limit, !state.stalled else { return nil }
+            state.stalled = true
+            state.stalls += 1
+            return .stalled
         }
-        guard now.timeIntervalSince(at) >= Self.limit, !state.withLockedValue({ $0.stalled }) else { return nil }
-        state.withLockedValue {
-            $0.stalled = true
-            $0.stalls += 1
-        }
-        return .stalled
     }
 
     /// After a reconnection (a new server): counting starts again from now.
     func restart(periods: Int, now: Date = Date()) {
-        progress.withLockedValue { $0 = (periods, now) }
-        state.withLockedValue { $0.stalled = false }
+        state.withLockedValue { state in
+            (state.periods, state.since) = (periods, now)
+            state.stalled = false
+        }
     }
 }

@@ -342,8 +342,8 @@ public final class LiveSession {
         if present && !netJoined { say("pulsejack: joined the NetJACK2 master as '\(configuration.netSlave!.name)'") }
         netJoined = present
         guard present else { return }
-        let connected = Set(client.connections().map { "\($0.0)=\($0.1)" })
-        for request in netWiring where !connected.contains("\(client.name):\(request.ours)=\(request.theirs)") {
+        // Connecting is idempotent (JACK's EEXIST counts as done): after a rejoin, the lost ones come back.
+        for request in netWiring {
             do { try client.connect(request.ours, request.theirs) } catch { log("NetJACK2 wiring \(request.ours)=\(request.theirs): \(error)") }
         }
     }
