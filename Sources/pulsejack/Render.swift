@@ -46,7 +46,16 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("Also write one WAV per voice into this folder (<voice>.wav: the voice after its gain, pan and inserts), and master.wav (the mix, after the master's inserts and stage): all the same length and sample-aligned, for a DAW.", valueName: "DIR"))
     var stems: String?
 
+    @Option(help: ArgumentHelp("With --stems: a stem per voice, or per group (the voices' group:); default: groups when the preset says outputs: groups, else voices.", valueName: "voices|groups"))
+    var outputs: String?
+
     func validate() throws {
+        if let outputs {
+            guard stems != nil else { throw ValidationError("--outputs goes with --stems in a render (live ports: run --outputs)") }
+            guard outputs == "voices" || outputs == "groups" else {
+                throw ValidationError("--outputs \(outputs): a render's stems are per voice or per group (voices or groups)")
+            }
+        }
         guard !session.isEmpty else { throw ValidationError("Missing expected argument '--session <[PERFORMER=]FILE>'") }
         guard (8000...192_000).contains(rate) else { throw ValidationError("--rate \(rate) is outside 8000…192000 Hz") }
         if let duration, !(duration.isFinite && duration > 0 && duration <= HeartSession.maximumSeconds) {
@@ -66,6 +75,7 @@ struct Render: ParsableCommand {
                                 metersPlot: metersPlot, plotRevolution: plotRevolution)
             job.webReport = webReport
             job.stems = stems
+            job.stemOutputs = outputs.flatMap(OutputLayout.Mode.init(rawValue:))
             job.signals = signals
             print(try job.run())
         } catch let error as InputError {
@@ -78,8 +88,9 @@ struct Render: ParsableCommand {
 
 /// One offline render, shared by `render` and `demo`.
 struct RenderJob {
-    /// `--stems DIR`.
+    /// `--stems DIR`, and `--outputs`: per voice or per group (nil: as the preset says).
     var stems: String?
+    var stemOutputs: OutputLayout.Mode?
     var preset: String
     /// `[PERFORMER=]FILE` each.
     var sessions: [String]
@@ -109,7 +120,8 @@ struct RenderJob {
         let renderer = try OfflineRenderer(preset: loaded, sampleRate: rate, periodFrames: period, solo: solo,
                                            messages: messages, inputFile: input)
         let frames = duration.map { Int64(($0 * Double(rate)).rounded()) } ?? (isLog ? source.endFrame : source.endFrame + Int64(2 * rate))
-        if stems != nil, renderer.engine.voiceNames.contains("master") {
+        let stemLayout = try stems.map { _ in try OutputLayout.stems(preset: loaded, mode: stemOutputs) }
+        if let stemLayout, stemLayout.buses.contains("master") {
             throw InputError(file: loaded.file, "--stems: a voice is named 'master', the master's own stem; rename the voice")
         }
 
@@ -119,7 +131,7 @@ struct RenderJob {
         var plot = (metersPlot ?? webReport).map { _ in MetersPlot(sampleRate: rate, secondsPerRevolution: plotRevolution) }
         var fired: [FiredVoice] = []
         let keepsFired = webReport != nil
-        let summary = try renderer.render(frames: frames, to: out, stems: stems, onFired: events == nil && !keepsFired ? nil : { report in
+        let summary = try renderer.render(frames: frames, to: out, stems: stems, stemLayout: stemLayout, onFired: events == nil && !keepsFired ? nil : { report in
                                               events?.write(report)
                                               if keepsFired { fired.append(report) }
                                           },

@@ -11,7 +11,8 @@ struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Play live as a JACK client until SIGINT, SIGTERM or SIGHUP.",
         discussion: """
-            Joins the running JACK server (the one JACK_DEFAULT_SERVER names). Ports: out_L, out_R, midi_out, midi_in, in_L, in_R.
+            Joins the running JACK server (the one JACK_DEFAULT_SERVER names). Ports: out_L, out_R, midi_out, midi_in, in_L, in_R; \
+            with --outputs voices|groups a pair per voice or group, with --midi-out voices a MIDI port per voice.
             When the server stops, pulsejack keeps its state and reconnects when one is back. Under a session manager \
             (NSM_URL set) it waits for the manager's open, takes its client id as the JACK name, saves there, and \
             leaves connections to the manager. SIGINT, SIGTERM and SIGHUP (a closed terminal) all stop it the same way: \
@@ -94,6 +95,12 @@ struct Run: ParsableCommand {
     @Option(name: .customLong("plot-revolution"), help: "Seconds per revolution of the page's radial trace.")
     var plotRevolution: Double = 10
 
+    @Option(help: ArgumentHelp("Ports besides out_L/out_R, for a DAW: master (none), voices (<voice>_L/<voice>_R per voice) or groups (<group>_L/<group>_R per group: of the voices); each carries its voices after their gain, pan and inserts, and the master still carries the sum. Default: the preset's outputs:, else master.", valueName: "master|voices|groups"))
+    var outputs: String?
+
+    @Option(name: .customLong("midi-out"), help: ArgumentHelp("combined (midi_out only) or voices (also a MIDI port <voice>_midi per voice). Default: the preset's midi_out:, else combined.", valueName: "combined|voices"))
+    var midiOut: String?
+
     func validate() throws {
         if let bpm, !HeartbeatClock.accepts(bpm: bpm) {
             throw ValidationError("--bpm \(bpm) is not a heart rate (above 0, at most 300)")
@@ -122,6 +129,12 @@ struct Run: ParsableCommand {
         guard (1...10).contains(netLatency) else { throw ValidationError("--net-latency \(netLatency) is outside 1…10 periods") }
         if let netMaster, netMaster.isEmpty || netMaster.contains(where: { $0.isWhitespace }) {
             throw ValidationError("--net-master '\(netMaster)' is not an address")
+        }
+        if let outputs, OutputLayout.Mode(rawValue: outputs) == nil {
+            throw ValidationError("--outputs \(outputs) is not master, voices or groups")
+        }
+        if let midiOut, OutputLayout.MIDIMode(rawValue: midiOut) == nil {
+            throw ValidationError("--midi-out \(midiOut) is not combined or voices")
         }
         for pair in connectPorts where ConnectRequest(pair) == nil {
             throw ValidationError("--connect-port \(pair) is not OURS=THEIRS (e.g. out_L=system:playback_1)")
@@ -168,6 +181,8 @@ struct Run: ParsableCommand {
         configuration.connections = connectPorts.compactMap(ConnectRequest.init)
         configuration.liveView = web != nil
         configuration.secondsPerRevolution = plotRevolution
+        configuration.outputs = outputs.flatMap(OutputLayout.Mode.init(rawValue:))
+        configuration.midiOut = midiOut.flatMap(OutputLayout.MIDIMode.init(rawValue:))
 
         let session: LiveSession
         var page: WebServer?
@@ -192,7 +207,7 @@ struct Run: ParsableCommand {
             }
         }
         let client = session.client
-        print("pulsejack: playing '\(session.loaded.preset.name ?? "preset")' from \(session.loaded.file) on JACK server '\(JackClient.serverName)' as '\(client.name)' at \(client.sampleRate) Hz, \(client.bufferSize) frames a period; ports \(client.outputPortNames.joined(separator: ", ")), \(client.name):midi_out, \(client.name):midi_in" + (session.osc.map { "; OSC on \(oscBind):\($0.boundPort)" } ?? "") + (record.map { "; recording to \($0)" } ?? ""))
+        print("pulsejack: playing '\(session.loaded.preset.name ?? "preset")' from \(session.loaded.file) on JACK server '\(JackClient.serverName)' as '\(client.name)' at \(client.sampleRate) Hz, \(client.bufferSize) frames a period; ports \(client.outputPortNames.joined(separator: ", ")), \(client.name):midi_out, \(client.name):midi_in" + (session.outputs.summary.map { "; " + $0 } ?? "") + (session.osc.map { "; OSC on \(oscBind):\($0.boundPort)" } ?? "") + (record.map { "; recording to \($0)" } ?? ""))
         if let page { print("pulsejack: the live page is at \(page.url)") }
         while !signals.wait(milliseconds: 100) { session.tick() }
         page?.stop()

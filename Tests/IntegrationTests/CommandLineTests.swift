@@ -194,6 +194,50 @@ final class CommandLineTests: XCTestCase {
         XCTAssertGreaterThan(thump[first..<(first + 2000)].map(abs).max() ?? 0, 0.01)
     }
 
+    func testGroupStemsAreTheSumOfTheirVoicesStems() throws {
+        let preset = folder.appendingPathComponent("groups.yaml").path
+        try """
+            voices:
+              - {name: low, kind: click, gain: 0.8, pan: -0.5, group: drums}
+              - {name: eighths, kind: click, gain: 0.7, subdivide: 2, pan: 0.6, group: drums}
+              - {name: bars, kind: click, gain: 0.6, every: 4, group: accents}
+              - {name: thump, kind: sample, file: \(presets.path)/sounds/thump.wav, gain: 0.5}
+            """.write(toFile: preset, atomically: true, encoding: .utf8)
+        let session = folder.appendingPathComponent("groups.csv").path
+        try "time,bpm\n0,72\n4.3,97\n".write(toFile: session, atomically: true, encoding: .utf8)
+        let perVoice = folder.appendingPathComponent("voices").path, perGroup = folder.appendingPathComponent("groups").path
+        let common = ["render", "--preset", preset, "--session", session, "--duration", "8", "--period", "100"]
+        let voices = try pulsejack(common + ["--out", folder.appendingPathComponent("v.wav").path, "--stems", perVoice])
+        XCTAssertEqual(voices.status, 0, voices.stderr)
+        let groups = try pulsejack(common + ["--out", folder.appendingPathComponent("g.wav").path, "--stems", perGroup, "--outputs", "groups"])
+        XCTAssertEqual(groups.status, 0, groups.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: perGroup).sorted(), ["accents.wav", "drums.wav", "master.wav"])
+        func stem(_ folder: String, _ name: String) throws -> WavFile { try WavFile(path: "\(folder)/\(name).wav") }
+        let drums = try stem(perGroup, "drums"), accents = try stem(perGroup, "accents"), master = try stem(perGroup, "master")
+        let low = try stem(perVoice, "low"), eighths = try stem(perVoice, "eighths"), bars = try stem(perVoice, "bars")
+        let thump = try stem(perVoice, "thump")
+        XCTAssertEqual(master.frameCount, 384_000)
+        var largest: Float = 0
+        for channel in 0..<2 {
+            for frame in 0..<master.frameCount {
+                // Each group is its voices (from the per-voice render), and the groups with the
+                // ungrouped voice make the master.
+                largest = max(largest, abs(drums.channels[channel][frame] - low.channels[channel][frame] - eighths.channels[channel][frame]),
+                              abs(accents.channels[channel][frame] - bars.channels[channel][frame]),
+                              abs(master.channels[channel][frame] - drums.channels[channel][frame] - accents.channels[channel][frame]
+                                  - thump.channels[channel][frame]))
+            }
+        }
+        XCTAssertLessThanOrEqual(largest, 1e-6)
+        XCTAssertGreaterThan(drums.channels[0].map(abs).max() ?? 0, 0.5)
+        // --outputs belongs to stems, and a render's stems are per voice or per group.
+        let alone = try pulsejack(common + ["--out", folder.appendingPathComponent("x.wav").path, "--outputs", "groups"])
+        XCTAssertNotEqual(alone.status, 0)
+        XCTAssertTrue(alone.stderr.contains("--outputs goes with --stems"), alone.stderr)
+        let masterOnly = try pulsejack(common + ["--out", folder.appendingPathComponent("x.wav").path, "--stems", perGroup, "--outputs", "master"])
+        XCTAssertTrue(masterOnly.stderr.contains("per voice or per group"), masterOnly.stderr)
+    }
+
     func testVoicesJSONListsAbsoluteSoundPaths() throws {
         let result = try pulsejack(["voices", "--preset", presets.appendingPathComponent("default").path, "--json"])
         XCTAssertEqual(result.status, 0, result.stderr)

@@ -8,8 +8,7 @@ import XCTest
 /// MIDI out, the transport, recording, status and port names.
 final class JackStudioTests: XCTestCase {
     private var folder: URL!
-    private var run: Process?
-    private var output = Pipe()
+    private var run: LiveRun?
 
     override func setUpWithError() throws {
         try Subprocess.requirePulsejack()
@@ -18,24 +17,21 @@ final class JackStudioTests: XCTestCase {
     }
 
     override func tearDown() {
-        if let run, run.isRunning { run.interrupt(); run.waitUntilExit() }
+        run?.stop()
         try? FileManager.default.removeItem(at: folder)
     }
 
     /// Starts `pulsejack run ARGUMENTS --name CLIENT` on `server` and waits for its ports.
     private func start(_ arguments: [String], client: String, server: String) throws {
-        output = Pipe()
-        run = try Subprocess.startPulsejack(arguments + ["--name", client], server: server, output: output)
+        run = try LiveRun(arguments + ["--name", client], server: server)
         XCTAssertTrue(try Subprocess.waitForPorts(of: client, server: server), "pulsejack's ports never appeared")
     }
 
     /// Stops it with SIGINT; returns what it printed.
     private func stop() throws -> String {
         guard let run else { return "" }
-        run.interrupt()
-        run.waitUntilExit()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertEqual(run.terminationStatus, 0, printed)
+        let (status, printed) = run.stop()
+        XCTAssertEqual(status, 0, printed)
         return printed
     }
 
@@ -145,10 +141,8 @@ final class JackStudioTests: XCTestCase {
             try start(["run", "--preset", Subprocess.repository.appendingPathComponent("presets/click").path, "--bpm", "90",
                        "--no-osc", "--record", wav], client: "pj-signal-\(getpid())", server: server)
             usleep(1_500_000)
-            kill(run!.processIdentifier, signal)
-            run!.waitUntilExit()
-            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            XCTAssertEqual(run!.terminationStatus, 0, printed)
+            let (status, printed) = run!.stop(signal: signal)
+            XCTAssertEqual(status, 0, printed)
             XCTAssertTrue(printed.contains("stopped by \(name)"), printed)
             let frames = try XCTUnwrap(printed.components(separatedBy: "recorded ").dropFirst().first?
                 .split(separator: " ").first.flatMap { Int($0) }, printed)

@@ -167,7 +167,10 @@ final class RealtimeSafetyTests: XCTestCase {
     /// The same under a real jackd: the count is taken on JACK's own process thread.
     /// Everything beside the engine on the process thread runs too: MIDI out (to a listening
     /// peer), the meters, a recording, and the transport as timebase master and follower.
-    private func runUnderJack(extra: [VoiceSlot], seconds: Double) throws -> (allocations: UInt64, engine: RealtimeEngine) {
+    /// `portPerVoice`: every voice also has a stereo pair and a MIDI port of its own (`--outputs
+    /// voices --midi-out voices`), listened to by peers.
+    private func runUnderJack(extra: [VoiceSlot], seconds: Double,
+                              portPerVoice: Bool = false) throws -> (allocations: UInt64, engine: RealtimeEngine) {
         guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
         setenv("JACK_DEFAULT_SERVER", server, 1)
         let client = try JackClient(name: "pulsejack-rt-test")
@@ -183,15 +186,25 @@ final class RealtimeSafetyTests: XCTestCase {
         options.timebase = .takeOver
         options.followTransport = true
         options.recorder?.start()
+        if portPerVoice {
+            options.outputs = .perVoice(engine.voiceNames)
+            engine.configure(outputs: options.outputs)
+        }
         try client.activate(engine: engine, options: options)
         let daw = try MidiCapture(name: "pulsejack-rt-daw")
         try daw.connect(from: "\(client.name):midi_out")
+        let voiceTrack = try portPerVoice ? MidiCapture(name: "pulsejack-rt-track") : nil
+        let voiceEar = try portPerVoice ? CaptureClient(name: "pulsejack-rt-ear", threshold: 0.1) : nil
+        try voiceTrack?.connect(from: "\(client.name):click_midi")
+        try voiceEar?.connect(from: "\(client.name):click_L")
         let transport = try TransportPeer(name: "pulsejack-rt-transport")
         transport.start()
         defer {
             transport.stop()
             transport.close()
             daw.close()
+            voiceTrack?.close()
+            voiceEar?.close()
         }
         usleep(200_000)
         pj_rt_counters_reset()
@@ -208,6 +221,10 @@ final class RealtimeSafetyTests: XCTestCase {
         XCTAssertGreaterThan(try options.recorder?.finish() ?? 0, 0, "the recording ran")
         XCTAssertGreaterThan(options.meter?.blocks.consumer.available() ?? 0, 0, "the meters ran")
         XCTAssertEqual(transport.bbt?.bpm, engine.clock.bpm, "the timebase ran")
+        if portPerVoice {
+            XCTAssertGreaterThan(voiceTrack?.received.filter(\.isNoteOn).count ?? 0, 10, "a voice's MIDI port ran")
+            XCTAssertGreaterThan(voiceEar?.onsets.count ?? 0, 10, "a voice's audio port ran")
+        }
         return (allocations, engine)
     }
 
@@ -216,6 +233,20 @@ final class RealtimeSafetyTests: XCTestCase {
         let counts = engine.counters.snapshot()
         XCTAssertGreaterThan(counts.periods, 100, "JACK ran the process callback")
         XCTAssertGreaterThan(counts.voicesFired, 100)
+        XCTAssertEqual(allocations, 0)
+        XCTAssertEqual(pj_rt_lock_count(), 0)
+    }
+
+    /// Over 64 voices, each with a stereo pair and a MIDI port of its own: over 190 ports more,
+    /// written and flushed on JACK's process thread without an allocation or a lock.
+    func testNoAllocationOnJacksProcessThreadWithPortsPerVoice() throws {
+        let clicks = (0..<64).map { number in
+            VoiceSlot(name: "clicks-\(number)", voice: ClickVoice(), enabled: true, gain: 0.01, pan: 0,
+                      rate: BeatRate(subdivision: 2), followsHeart: true, silenced: false)
+        }
+        let (allocations, engine) = try runUnderJack(extra: clicks, seconds: 3, portPerVoice: true)
+        XCTAssertGreaterThanOrEqual(engine.voiceNames.count, 64)
+        XCTAssertGreaterThan(engine.counters.snapshot().periods, 100, "JACK ran the process callback")
         XCTAssertEqual(allocations, 0)
         XCTAssertEqual(pj_rt_lock_count(), 0)
     }

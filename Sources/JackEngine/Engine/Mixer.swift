@@ -25,12 +25,18 @@ struct Mixer: ~Copyable {
     private let blockBuses: FixedBuffer<Float>
     /// Per slot: the output (a stem) it is also mixed into, or −1 (`configureOutputs`).
     private var outputIndex: FixedBuffer<Int32>
-    /// The outputs' period buffers: left, then right, `maxFrames` each, output after output.
+    /// The outputs' own period buffers: left, then right, `maxFrames` each, output after output.
     private var outputs: FixedBuffer<Float>
+    /// Where each output is written this period: left, then right, output after output. Its own
+    /// buffers, unless a live period bound JACK's port buffers (`bindOutput`), which saves a copy
+    /// per port and holds a period of any length.
+    private var outputBuffers: FixedBuffer<UnsafeMutablePointer<Float>>
+    /// Whether this period's outputs are bound to buffers of the period's length.
+    private var outputsBound = false
     /// How many outputs; 0: the master only.
     private var outputCount = 0
     /// Where in the period the current chunk starts (the outputs hold the whole period), and
-    /// whether this period fills them (it fits in `maxFrames`).
+    /// whether this period fills them (bound, or it fits in `maxFrames`).
     var outputOffset = 0
     var fillsOutputs = false
 
@@ -48,6 +54,7 @@ struct Mixer: ~Copyable {
         blockBuses = FixedBuffer(capacity: max(1, blockSlots.count) * 2 * maxFrames, repeating: 0)
         outputIndex = FixedBuffer(capacity: slots.count, repeating: -1)
         outputs = FixedBuffer(capacity: 1, repeating: 0)
+        outputBuffers = FixedBuffer(capacity: 0, repeating: bus.pointer)
         // Every voice starts in the set; the first render finds out which are silent.
         for index in 0..<slots.count { setActive(index, true) }
     }
@@ -58,21 +65,44 @@ struct Mixer: ~Copyable {
         precondition(voiceOutputs.count == slots.count && voiceOutputs.allSatisfy { $0 < count })
         for (index, output) in voiceOutputs.enumerated() { outputIndex[index] = output }
         outputs = FixedBuffer(capacity: max(1, count) * 2 * maxFrames, repeating: 0)
+        outputBuffers = FixedBuffer(capacity: 2 * count, repeating: outputs.pointer)
         outputCount = count
+        unbindOutputs()
     }
 
     /// Real-time safe. Output `number`'s buffers for the period.
     @inline(__always)
     func output(_ number: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
-        let base = outputs.pointer + number * 2 * maxFrames
-        return (base, base + maxFrames)
+        (outputBuffers[2 * number], outputBuffers[2 * number + 1])
     }
 
-    /// Real-time safe. Silences the outputs for a period of `frames` (filled only if it fits).
+    /// Real-time safe. For the coming period only: output `number` is written straight into these
+    /// buffers (JACK's port buffers), which hold the whole period. Bind every output or none.
+    mutating func bindOutput(_ number: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        outputBuffers[2 * number] = left
+        outputBuffers[2 * number + 1] = right
+        outputsBound = true
+    }
+
+    /// Real-time safe. Silences the outputs for a period of `frames` (filled only if they hold it).
     mutating func startOutputs(frames: Int) {
-        fillsOutputs = outputCount > 0 && frames <= maxFrames
+        fillsOutputs = outputCount > 0 && (outputsBound || frames <= maxFrames)
         outputOffset = 0
-        if fillsOutputs { outputs.pointer.update(repeating: 0, count: outputCount * 2 * maxFrames) }
+        guard fillsOutputs else { return }
+        for index in 0..<2 * outputCount { outputBuffers[index].update(repeating: 0, count: frames) }
+    }
+
+    /// Real-time safe. After the period: bound buffers are JACK's for that cycle only, so the
+    /// outputs point at their own buffers again.
+    mutating func endOutputs() {
+        guard outputsBound else { return }
+        unbindOutputs()
+    }
+
+    /// Real-time safe.
+    private mutating func unbindOutputs() {
+        for index in 0..<2 * outputCount { outputBuffers[index] = outputs.pointer + index * maxFrames }
+        outputsBound = false
     }
 
     /// Real-time safe. Voice `index` fired: it renders from now on until it is silent again. A

@@ -112,6 +112,9 @@ public final class RealtimeEngine: @unchecked Sendable {
     public let publishedLatency = ManagedAtomic<Int>(0)
     /// Notes for `midi_out`: one per fired voice, and its note-off.
     let midiOut: MIDIOutQueue
+    /// Each voice's own MIDI port's notes (`midi_out: voices`), and per slot its queue's index or −1.
+    private var voiceMIDIOut: ContiguousArray<MIDIOutQueue> = []
+    private var voiceMIDIPort: ContiguousArray<Int32> = []
     public static let eventQueueCapacity = 4096
     /// Queue slots kept for events due in the current period (immediate messages and MIDI):
     /// future events may fill only the rest.
@@ -172,12 +175,49 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// (−1: the master only): stems, and per-voice ports.
     public func configureOutputs(_ voiceOutputs: [Int32], count: Int) {
         mixer.configureOutputs(voiceOutputs, count: count)
+        outputCount = count
     }
 
-    /// Real-time safe. After `process`: output `number`'s samples for the period just rendered.
+    /// Control thread, before activation: the buses and voice MIDI ports `layout` names (a live
+    /// run then gives the JACK client the same layout).
+    public func configure(outputs layout: OutputLayout) {
+        precondition(layout.voiceBus.count == slots.count)
+        configureOutputs(layout.voiceBus, count: layout.buses.count)
+        configureVoiceMIDI(layout.voiceMIDIPort)
+    }
+
+    /// How many outputs besides the master (`configureOutputs`).
+    public private(set) var outputCount = 0
+
+    /// Real-time safe. After `process`: output `number`'s samples for the period just rendered
+    /// (its own buffers; a bound output was written where it was bound).
     public func output(_ number: Int) -> (left: UnsafePointer<Float>, right: UnsafePointer<Float>) {
         let (left, right) = mixer.output(number)
         return (UnsafePointer(left), UnsafePointer(right))
+    }
+
+    /// Real-time safe. Before `process`, for that period only: output `number` is written straight
+    /// into `left` and `right` (a voice's or group's JACK port buffers), which hold the period.
+    public func bindOutput(_ number: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        mixer.bindOutput(number, left: left, right: right)
+    }
+
+    /// Control thread, before activation: voice `i` also sends its notes to a MIDI port of its
+    /// own, number `voicePorts[i]` (−1: `midi_out` only), flushed with `flushVoiceMIDI`.
+    public func configureVoiceMIDI(_ voicePorts: [Int32]) {
+        precondition(voicePorts.count == slots.count)
+        let count = Int(voicePorts.max() ?? -1) + 1
+        voiceMIDIOut = ContiguousArray((0..<count).map { _ in MIDIOutQueue(capacity: 256, dropped: counters.midiNotesDropped) })
+        voiceMIDIPort = ContiguousArray(voicePorts)
+    }
+
+    /// How many voices have a MIDI port of their own.
+    public var voiceMIDIPortCount: Int { voiceMIDIOut.count }
+
+    /// Real-time safe. After `process`: MIDI port `number`'s notes due in the period just
+    /// rendered, written into `buffer` (a JACK MIDI port buffer, cleared first).
+    public func flushVoiceMIDI(_ number: Int, into buffer: UnsafeMutableRawPointer, frames: Int) {
+        voiceMIDIOut[number].flush(into: buffer, start: publishedPeriodStart.load(ordering: .relaxed), frames: frames)
     }
 
     /// Control thread, before activation: heartbeats, region hits and mode changes also go,
@@ -388,10 +428,13 @@ public final class RealtimeEngine: @unchecked Sendable {
             done += chunk
         }
         master.process(left: left, right: right, frames: frames)
+        mixer.endOutputs()
         if let midiOutBuffer {
             midiOut.flush(into: midiOutBuffer, start: periodStart, frames: frames)
         } else {
+            // Offline: no ports to write to.
             midiOut.discard(before: framePosition)
+            for index in 0..<voiceMIDIOut.count { voiceMIDIOut[index].discard(before: framePosition) }
         }
         stateSnapshot.serve(slots, master: masterInserts)
         serveView()
@@ -799,6 +842,10 @@ public final class RealtimeEngine: @unchecked Sendable {
         counters.voicesFired.wrappingIncrement(ordering: .relaxed)
         let note = slot.midiOut
         midiOut.noteOn(frame: frame, channel: note.channel, key: note.key, velocity: velocity, length: note.length)
+        if !voiceMIDIPort.isEmpty, voiceMIDIPort[Int(index)] >= 0 {
+            voiceMIDIOut[Int(voiceMIDIPort[Int(index)])].noteOn(frame: frame, channel: note.channel, key: note.key,
+                                                                velocity: velocity, length: note.length)
+        }
         if let firedReports, !firedReports.push(FiredVoice(frame: frame, voice: index, velocity: velocity)) {
             counters.firedReportsDropped.wrappingIncrement(ordering: .relaxed)
         }

@@ -57,6 +57,8 @@ public final class JackClient: @unchecked Sendable {
         public var recorder: OutputRecorder?
         /// The process thread pushes each period's cost (nanoseconds) into it.
         public var periodTimings: SPSCRing<UInt64>?
+        /// Ports per voice or group, and per voice MIDI (the engine configured to match).
+        public var outputs = OutputLayout.masterOnly
         public init() {}
     }
 
@@ -74,9 +76,12 @@ public final class JackClient: @unchecked Sendable {
     static let gridOut: Port = ("grid_out", JACK_DEFAULT_MIDI_TYPE, true, "Grid Out (beats for followers)")
     static let gridIn: Port = ("grid_in", JACK_DEFAULT_MIDI_TYPE, false, "Grid In (the timebase's beats)")
 
-    /// The ports these options register: ours, and the grid's when leading or following.
+    /// The ports these options register, in this order: ours, the grid's when leading or
+    /// following, each bus's pair, each voice's MIDI port (`ProcessHost` takes them so).
     static func ports(for options: Options) -> [Port] {
         ports + (options.timebase != .off ? [gridOut] : []) + (options.followTransport ? [gridIn] : [])
+            + options.outputs.audioPorts.map { ($0.name, JACK_DEFAULT_AUDIO_TYPE, true, $0.pretty) }
+            + options.outputs.midiPorts.map { ($0.name, JACK_DEFAULT_MIDI_TYPE, true, $0.pretty) }
     }
 
     /// The live client (nil once closed or while the server is gone), its name and period, and
@@ -88,6 +93,8 @@ public final class JackClient: @unchecked Sendable {
         var lastSeen: [(String, String)] = []
         /// Our ports' names (the grid's among them when the options ask).
         var portNames = JackClient.ports.map(\.name)
+        /// The client and ports we gave metadata (pretty names, order): removed before closing.
+        var described: [jack_uuid_t] = []
     }
     private let connection: LockedBox<Connection>
     /// The name asked for; JACK may have made it unique (`name`).
@@ -179,11 +186,40 @@ public final class JackClient: @unchecked Sendable {
 
     /// Deactivates (if active) and closes the client; later calls do nothing.
     public func close() {
-        let closing = connection.withLockedValue { state in
-            defer { state.handle = nil }
-            return state.handle.map(ClosingClient.init)
+        let (closing, described) = connection.withLockedValue { state in
+            defer { state.handle = nil; state.described = [] }
+            return (state.handle.map(ClosingClient.init), state.described)
         }
-        if let closing { jack_client_close(closing.handle) }
+        guard let closing else { return }
+        if !serverGone.load(ordering: .acquiring) { forget(described, on: closing.handle) }
+        jack_client_close(closing.handle)
+    }
+
+    /// Subjects whose deletion the server has not yet told us of (`forget`).
+    private let undeleted = LockedBox<Set<jack_uuid_t>>([])
+
+    /// Removes our metadata and waits (at most 2 s) until the server has told us of each removal.
+    ///
+    /// jackd2 (1.9.21) tells every client, the closing one too, of each deleted property, but
+    /// `jack_client_close` first stops the thread that reads those notifications: at close, with
+    /// dozens of described ports (`--outputs voices`), the server's writes fill our socket and
+    /// server and client wait on each other for ever. Removing them ourselves is not enough, as
+    /// libjack sends each removal's notification request asynchronously; the close waits until
+    /// the last one has come back to us, so none is still queued for a reader that is gone.
+    private func forget(_ subjects: [jack_uuid_t], on handle: OpaquePointer) {
+        undeleted.withLockedValue { $0 = Set(subjects) }
+        for subject in subjects where jack_remove_properties(handle, subject) <= 0 {
+            // Nothing removed: no notification will come for it.
+            _ = undeleted.withLockedValue { $0.remove(subject) }
+        }
+        let deadline = Date().addingTimeInterval(2)
+        while !undeleted.withLockedValue(\.isEmpty) && Date() < deadline { usleep(1_000) }
+    }
+
+    /// Notification thread: a property of `subject` changed; a deletion of one we are forgetting ticks it off.
+    fileprivate func propertyChanged(_ subject: jack_uuid_t, deleted: Bool) {
+        guard deleted else { return }
+        _ = undeleted.withLockedValue { $0.remove(subject) }
     }
 
     /// A client handle on its way to `jack_client_close`, on whatever thread closes it.
@@ -197,6 +233,8 @@ public final class JackClient: @unchecked Sendable {
 
     /// Registers ports, installs the callbacks, warms the engine and activates.
     public func activate(engine: RealtimeEngine, options: Options = Options()) throws {
+        precondition(options.outputs.buses.count == engine.outputCount && options.outputs.midiVoices.count == engine.voiceMIDIPortCount,
+                     "configure the engine's outputs as the layout says (RealtimeEngine.configure(outputs:))")
         self.engine = engine
         self.options = options
         engine.tempoFollowsTransport = options.followTransport
@@ -208,10 +246,13 @@ public final class JackClient: @unchecked Sendable {
 
     private func attach() throws {
         guard let engine else { return }
-        try withClient { client, name in try attach(engine: engine, client: client, name: name) }
+        let described = try withClient { client, name in try attach(engine: engine, client: client, name: name) }
+        connection.withLockedValue { $0.described = described ?? [] }
     }
 
-    private func attach(engine: RealtimeEngine, client: OpaquePointer, name: String) throws {
+    /// Registers and describes the ports, installs the callbacks and activates; returns the
+    /// subjects it gave metadata.
+    private func attach(engine: RealtimeEngine, client: OpaquePointer, name: String) throws -> [jack_uuid_t] {
         var registered: [OpaquePointer] = []
         for port in Self.ports(for: options) {
             guard let handle = jack_port_register(client, port.name, port.type,
@@ -220,7 +261,7 @@ public final class JackClient: @unchecked Sendable {
             }
             registered.append(handle)
         }
-        describe(ports: registered, client: client, name: name)
+        let described = describe(ports: registered, client: client, name: name)
         let host = ProcessHost(engine: engine, ports: registered, client: self, handle: client, options: options)
         self.host = host
         let context = Unmanaged.passUnretained(host).toOpaque()
@@ -235,6 +276,11 @@ public final class JackClient: @unchecked Sendable {
             Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().engine.counters.xruns
                 .wrappingIncrement(ordering: .relaxed)
             return 0
+        }, context)
+        jack_set_property_change_callback(client, { subject, key, change, context in
+            // Libjack's notification thread (not the process thread).
+            Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().owner?
+                .propertyChanged(subject, deleted: change == PropertyDeleted)
         }, context)
         jack_on_info_shutdown(client, { _, reason, context in
             // Runs like a signal handler: copy the reason into preallocated memory and set a flag.
@@ -254,14 +300,19 @@ public final class JackClient: @unchecked Sendable {
             }
         }
         guard jack_activate(client) == 0 else { throw Failure.activateFailed }
+        return described
     }
 
     /// Readable names and a stable order for patchbays (JACK metadata, as jalv does).
-    private func describe(ports: [OpaquePointer], client: OpaquePointer, name: String) {
+    /// Returns the subjects (client and ports) it set properties on.
+    private func describe(ports: [OpaquePointer], client: OpaquePointer, name: String) -> [jack_uuid_t] {
         let integer = "http://www.w3.org/2001/XMLSchema#integer"
+        var subjects: [jack_uuid_t] = []
         if let uuidString = jack_get_uuid_for_client_name(client, name) {
             var uuid = jack_uuid_t()
-            if jack_uuid_parse(uuidString, &uuid) == 0 { jack_set_property(client, uuid, pj_metadata_pretty_name(), "pulsejack", nil) }
+            if jack_uuid_parse(uuidString, &uuid) == 0, jack_set_property(client, uuid, pj_metadata_pretty_name(), "pulsejack", nil) == 0 {
+                subjects.append(uuid)
+            }
             jack_free(uuidString)
         }
         let described = Self.ports(for: options)
@@ -269,7 +320,9 @@ public final class JackClient: @unchecked Sendable {
             let uuid = jack_port_uuid(port)
             jack_set_property(client, uuid, pj_metadata_pretty_name(), described[index].pretty, nil)
             jack_set_property(client, uuid, pj_metadata_order(), "\(index + 1)", integer)
+            subjects.append(uuid)
         }
+        return subjects
     }
 
     /// Full names of our output ports.

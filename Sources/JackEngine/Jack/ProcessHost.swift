@@ -8,6 +8,9 @@ final class ProcessHost {
     let left, right, midiOut, midiIn, inLeft, inRight: OpaquePointer
     /// The shared grid's port, when leading (`grid_out`) or following (`grid_in`).
     let gridOut, gridIn: OpaquePointer?
+    /// Each voice's or group's ports (left, right, bus after bus), and each voice's MIDI port.
+    private let busPorts: ContiguousArray<OpaquePointer>
+    private let voiceMIDIPorts: ContiguousArray<OpaquePointer>
     weak var owner: JackClient?
     /// Our client, for transport queries from the process thread.
     private let handle: OpaquePointer
@@ -26,6 +29,8 @@ final class ProcessHost {
         var extra = ports.dropFirst(6).makeIterator()
         gridOut = options.timebase != .off ? extra.next() : nil
         gridIn = options.followTransport ? extra.next() : nil
+        busPorts = ContiguousArray((0..<options.outputs.audioPorts.count).map { _ in extra.next()! })
+        voiceMIDIPorts = ContiguousArray((0..<options.outputs.midiPorts.count).map { _ in extra.next()! })
         owner = client
         self.handle = handle
         periodTimings = options.periodTimings?.producer
@@ -66,11 +71,19 @@ final class ProcessHost {
         }
         receiveMIDI(jack_port_get_buffer(midiIn, frames))
         if let gridIn { receiveGrid(jack_port_get_buffer(gridIn, frames)) }
+        // The voices' and groups' ports are written straight by the mixer.
+        for bus in 0..<busPorts.count / 2 {
+            engine.bindOutput(bus, left: jack_port_get_buffer(busPorts[2 * bus], frames).assumingMemoryBound(to: Float.self),
+                              right: jack_port_get_buffer(busPorts[2 * bus + 1], frames).assumingMemoryBound(to: Float.self))
+        }
         engine.process(frames: count, left: outLeft, right: outRight,
                        inputLeft: jack_port_get_buffer(inLeft, frames).assumingMemoryBound(to: Float.self),
                        inputRight: jack_port_get_buffer(inRight, frames).assumingMemoryBound(to: Float.self),
                        midiOut: jack_port_get_buffer(midiOut, frames))
         if let gridOut { sendGrid(jack_port_get_buffer(gridOut, frames)) }
+        for number in 0..<voiceMIDIPorts.count {
+            engine.flushVoiceMIDI(number, into: jack_port_get_buffer(voiceMIDIPorts[number], frames), frames: count)
+        }
         meter?.measure(left: outLeft, right: outRight, frames: count)
         recorder?.write(left: outLeft, right: outRight, frames: count)
         if let periodTimings { periodTimings.push(Self.monotonicNanoseconds() &- started) }

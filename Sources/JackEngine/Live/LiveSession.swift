@@ -39,6 +39,10 @@ public final class LiveSession {
         public var liveView = false
         /// Seconds per revolution of the live picture's radial trace.
         public var secondsPerRevolution = 10.0
+        /// Ports per voice or group (`run --outputs`), and per voice MIDI (`run --midi-out`);
+        /// nil: as the preset says.
+        public var outputs: OutputLayout.Mode?
+        public var midiOut: OutputLayout.MIDIMode?
 
         public init(preset: String) { self.preset = preset }
     }
@@ -56,6 +60,8 @@ public final class LiveSession {
     public let client: JackClient
     public let engine: RealtimeEngine
     public let osc: OSCInput?
+    /// The ports besides the master's: per voice or group, and per voice MIDI.
+    public let outputs: OutputLayout
     /// The live picture, when `liveView` asked for one.
     public let view: LiveView?
     private let configuration: Configuration
@@ -145,6 +151,8 @@ public final class LiveSession {
                                            libraries: libraries,
                                            pluginStateFolder: nsm.map { $0.session.path + "/plugins" })
             self.engine = engine
+            outputs = try OutputLayout(preset: loaded, mode: configuration.outputs, midi: configuration.midiOut)
+            engine.configure(outputs: outputs)
             if let path = configuration.recordSession {
                 guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
                     throw InputError(file: path, "cannot write the session log")
@@ -240,6 +248,7 @@ public final class LiveSession {
         options.followTransport = configuration.followTransport
         options.meter = meter
         options.recorder = recorder
+        options.outputs = outputs
         recorder?.start()
         do { try client.activate(engine: engine, options: options) } catch {
             server?.stop()

@@ -49,6 +49,11 @@ public struct Preset: Codable, Sendable {
     public var moodWindow: Double?
     /// How hand positions become region hits: a scale, and [enter, exit] thresholds per direction.
     public var pose: PoseSettings?
+    /// Outputs besides the master, for a DAW: "master" (none), "voices" (a stereo port pair per
+    /// voice) or "groups" (one per `group:`); `run --outputs` overrides it (`OutputLayout`).
+    public var outputs: String?
+    /// "combined" (`midi_out` only) or "voices" (a MIDI port per voice as well); `run --midi-out` overrides it.
+    public var midiOut: String?
 
     public struct PoseSettings: Codable, Sendable {
         public var scale: Double?
@@ -142,7 +147,7 @@ public struct Preset: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, description, bpm, performers, ensemble, include, voices, settings, regions, dropout, moods, master
-        case moodWindow = "mood_window", pose
+        case moodWindow = "mood_window", pose, outputs, midiOut = "midi_out"
         case midiCC = "midi_cc", midiRegions = "midi_regions", skipRegion = "skip_region", modeSounds = "mode_sounds"
     }
 
@@ -226,6 +231,8 @@ public struct Preset: Codable, Sendable {
         public var together: [String]?
         /// The window for `together`, in ms, 1…1000 (default 30).
         public var windowMS: Double?
+        /// The output group it joins with `outputs: groups` (a port pair per group).
+        public var group: String?
         /// The fields of this voice's kind, by YAML key (see its descriptor).
         public var options: [String: VoiceOption] = [:]
 
@@ -240,7 +247,7 @@ public struct Preset: Codable, Sendable {
         enum CodingKeys: String, CodingKey, CaseIterable {
             case name, kind, gain, pan, every, subdivide, enabled, mute, velocity, choke
             case onBeat = "on_beat", midiNote = "midi_note", midiOutNote = "midi_out_note", midiOutChannel = "midi_out_channel"
-            case midiOutLength = "midi_out_length", inserts, heart, together, windowMS = "window_ms"
+            case midiOutLength = "midi_out_length", inserts, heart, together, windowMS = "window_ms", group
         }
 
         /// The keys every voice may have, whatever its kind.
@@ -274,6 +281,7 @@ public struct Preset: Codable, Sendable {
             heart = try container.decodeIfPresent(String.self, forKey: .heart)
             together = try container.decodeIfPresent([String].self, forKey: .together)
             windowMS = try container.decodeIfPresent(Double.self, forKey: .windowMS)
+            group = try container.decodeIfPresent(String.self, forKey: .group)
             // A field of another kind decodes by that kind's type; validation then refuses it by name.
             let all = try decoder.container(keyedBy: AnyKey.self)
             for key in all.allKeys where CodingKeys(rawValue: key.stringValue) == nil {
@@ -303,6 +311,7 @@ public struct Preset: Codable, Sendable {
             try container.encodeIfPresent(heart, forKey: .heart)
             try container.encodeIfPresent(together, forKey: .together)
             try container.encodeIfPresent(windowMS, forKey: .windowMS)
+            try container.encodeIfPresent(group, forKey: .group)
             var all = encoder.container(keyedBy: AnyKey.self)
             for key in options.keys.sorted() { try all.encode(options[key]!, forKey: AnyKey(stringValue: key)) }
         }
@@ -410,6 +419,7 @@ public struct LoadedPreset: Sendable {
         _ = try loaded.controlChanges()
         _ = try loaded.regionNotes()
         _ = try loaded.performanceSettings()
+        _ = try OutputLayout(preset: loaded)
         if let pose = preset.pose {
             if let scale = pose.scale, !(scale.isFinite && scale > 0 && scale <= 100) {
                 throw InputError(file: file, line: lines["pose"], field: "pose.scale", "\(scale) is not a scale in (0, 100]")

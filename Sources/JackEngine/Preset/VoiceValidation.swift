@@ -23,6 +23,9 @@ enum VoiceValidation {
         if definition.name.isEmpty || definition.name.contains(where: { $0.isWhitespace || $0 == "/" }) {
             throw fail("name", "'\(definition.name)' is not a voice name (no spaces or '/')")
         }
+        if let group = definition.group, group.isEmpty || group == "master" || group.contains(where: { $0.isWhitespace || $0 == "/" }) {
+            throw fail("group", "'\(group)' is not a group name (no spaces or '/'; 'master' is the master's own)")
+        }
         try inRange(definition.gain, VoiceParameterRange.gain, "gain")
         try inRange(definition.pan, VoiceParameterRange.pan, "pan")
         try inRange(definition.every, VoiceParameterRange.every, "every")

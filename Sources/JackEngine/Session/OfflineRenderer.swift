@@ -86,8 +86,10 @@ public final class OfflineRenderer {
     /// `onPeriod` sees each period's output (the meters plot). `shouldStop`, asked before each
     /// period, ends the render early: the file is closed, valid, holding what was rendered.
     /// `stems`: one WAV per voice in this folder (`<voice>.wav`, each voice after its gain, pan
-    /// and inserts, before the master's inserts and stage) beside `master.wav`, a copy of `outPath`.
-    public func render(frames total: Int64, to outPath: String, stems: String? = nil, onFired: ((FiredVoice) -> Void)? = nil,
+    /// and inserts, before the master's inserts and stage) beside `master.wav`, a copy of `outPath`;
+    /// with `stemLayout` one per bus it names (`<group>.wav` for groups).
+    public func render(frames total: Int64, to outPath: String, stems: String? = nil, stemLayout: OutputLayout? = nil,
+                       onFired: ((FiredVoice) -> Void)? = nil,
                        onPeriod: ((UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Void)? = nil,
                        progress: ((Double) -> Void)? = nil, shouldStop: (() -> Bool)? = nil) throws -> Summary {
         let writer = try WavWriter(path: outPath, sampleRate: engine.sampleRate)
@@ -96,8 +98,13 @@ public final class OfflineRenderer {
         defer { for stem in stemWriters { stem.close() } }
         if let stems {
             try FileManager.default.createDirectory(atPath: stems, withIntermediateDirectories: true)
-            let names = engine.voiceNames
-            engine.configureOutputs(names.indices.map(Int32.init), count: names.count)
+            var names = engine.voiceNames
+            if let stemLayout {
+                names = stemLayout.buses
+                engine.configureOutputs(stemLayout.voiceBus, count: names.count)
+            } else {
+                engine.configureOutputs(names.indices.map(Int32.init), count: names.count)
+            }
             stemWriters = try (names + ["master"]).map { try WavWriter(path: stems + "/" + $0 + ".wav", sampleRate: engine.sampleRate) }
         }
         // Output, then input, left and right, a period each.
