@@ -36,7 +36,7 @@ test-tsan: deps
 		$(SWIFT) test --skip-build --disable-swift-testing --sanitize=thread --build-path .build-tsan
 
 # Speed, precision and real-time safety beside peers: prints a table and writes BENCHMARKS.md.
-# One section alone: .build/release/pulsejack-bench --only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|web|safety
+# One section alone: .build/release/pulsejack-bench --only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|web|ensemble|daw|safety
 bench: deps
 	@./scripts/install-debs.sh jconvolver supercollider-server
 	$(SWIFT) build -c release --product pulsejack-bench

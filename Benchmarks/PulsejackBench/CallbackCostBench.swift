@@ -17,16 +17,20 @@ enum CallbackCostBench {
     }
 
     /// With `studio`, everything a studio run adds on the process thread is on: MIDI out to a
-    /// listening port, the meters, a recording (to a temporary file) and the timebase.
-    static func measure(server: PrivateJackServer, preset: LoadedPreset, studio: Bool = false) throws -> Cost {
+    /// listening port, the meters, a recording (to a temporary file) and the timebase. With
+    /// `outputs`, the ports per voice or group and per voice MIDI that it names (`run --outputs`).
+    static func measure(server: PrivateJackServer, preset: LoadedPreset, studio: Bool = false,
+                        outputs: OutputLayout = .masterOnly) throws -> Cost {
         let client = try JackClient(name: "pulsejack")
         let engine = try EngineGraph.build(preset: preset, sampleRate: client.sampleRate, maxFrames: client.bufferSize)
+        if outputs.addsPorts { engine.configure(outputs: outputs) }
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
         engine.addSource(ring)
         ring.producer.push(ControlMessage(.tempo(bpm: 60)))
         let timings = SPSCRing<UInt64>(minimumCapacity: 1 << 15)
         var options = JackClient.Options()
         options.periodTimings = timings
+        options.outputs = outputs
         let recording = NSTemporaryDirectory() + "pulsejack-bench-\(getpid()).wav"
         defer { unlink(recording) }
         if studio {

@@ -60,6 +60,8 @@ struct Voices: ParsableCommand {
         var enabled: Bool
         var onBeat: Bool
         var midiNote: Int?
+        /// Its output group (`outputs: groups`).
+        var group: String?
         var definedIn: String
 
         struct Rate: Encodable {
@@ -68,7 +70,7 @@ struct Voices: ParsableCommand {
         }
 
         enum CodingKeys: String, CodingKey {
-            case name, kind, files, gain, pan, rate, enabled
+            case name, kind, files, gain, pan, rate, enabled, group
             case onBeat = "on_beat"
             case midiNote = "midi_note"
             case definedIn = "defined_in"
@@ -85,7 +87,7 @@ struct Voices: ParsableCommand {
                            gain: voice.gain ?? 1, pan: voice.pan ?? 0,
                            rate: .init(every: voice.every ?? 1, subdivide: voice.subdivide ?? 1),
                            enabled: (voice.enabled ?? true) && !(voice.mute ?? false), onBeat: voice.onBeat ?? true,
-                           midiNote: voice.midiNote, definedIn: loadedVoice.file)
+                           midiNote: voice.midiNote, group: voice.group, definedIn: loadedVoice.file)
         }
         if json {
             let encoder = JSONEncoder()
@@ -94,7 +96,7 @@ struct Voices: ParsableCommand {
         } else {
             for voice in listings {
                 let rate = "every \(voice.rate.every) × \(voice.rate.subdivide)"
-                print("\(voice.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(voice.kind.padding(toLength: 11, withPad: " ", startingAt: 0)) gain \(voice.gain) pan \(voice.pan) \(rate)\(voice.enabled ? "" : " (off)") \(voice.files.joined(separator: " "))")
+                print("\(voice.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(voice.kind.padding(toLength: 11, withPad: " ", startingAt: 0)) gain \(voice.gain) pan \(voice.pan) \(rate)\(voice.enabled ? "" : " (off)")\(voice.group.map { " [\($0)]" } ?? "") \(voice.files.joined(separator: " "))")
             }
         }
     }

@@ -66,10 +66,19 @@ final class NSMSessionTests: XCTestCase {
         manager.reply(OSCEncoder.message("/nsm/client/save"))
         XCTAssertEqual(manager.expect("/reply", timeout: 5)?.arguments.first, .string("/nsm/client/save"))
         XCTAssertTrue(FileManager.default.fileExists(atPath: sessionPath + "/preset.yaml"))
+        // Its ports are made at start: switching to another session is a restart, said as an error.
+        let otherPath = folder.appendingPathComponent("other").path
+        manager.reply(OSCEncoder.message("/nsm/client/open", [.string(otherPath), .string("Other"), .string(clientID)]))
+        let refusal = try XCTUnwrap(manager.expect("/error", timeout: 5), "no answer to a second open")
+        XCTAssertEqual(refusal.arguments.first, .string("/nsm/client/open"))
+        XCTAssertTrue("\(refusal.arguments)".contains("is a restart of the client"), "\(refusal.arguments)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: otherPath), "a refused open made a folder")
+        XCTAssertTrue(try Subprocess.waitForPorts(of: clientID, server: server), "it plays on")
         run.terminate()
         run.waitUntilExit()
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertTrue(printed.contains("ignored an NSM message from 127.0.0.1:\(stranger.port)"), printed)
+        XCTAssertTrue(printed.contains("cannot open session 'Other' while running"), printed)
     }
 
     func testAnnounceOpenDirtySaveQuitAndReopen() throws {

@@ -4,7 +4,7 @@ import TestSupport
 import XCTest
 
 /// jackd stops and comes back during a run: pulsejack keeps its state and sounds again by
-/// itself, under the same name, with its connections restored.
+/// itself, under the same name, with its ports (a voice's own among them) and connections restored.
 final class ServerRestartTests: XCTestCase {
     func testPulsejackSoundsAgainAfterTheServerRestartsWithoutBeingRestarted() throws {
         try Subprocess.requirePulsejack()
@@ -14,7 +14,8 @@ final class ServerRestartTests: XCTestCase {
         let output = Pipe()
         let run = try Subprocess.startPulsejack(["run", "--preset", Subprocess.repository.appendingPathComponent("presets/click").path,
                                                  "--bpm", "100", "--name", "pj-survivor", "--osc-port", "\(port)",
-                                                 "--connect-port", "out_L=system:playback_1"],
+                                                 "--connect-port", "out_L=system:playback_1", "--outputs", "voices",
+                                                 "--connect-port", "click_R=system:playback_2"],
                                                 server: jackd.name, output: output)
         defer { if run.isRunning { run.terminate() } }
         XCTAssertTrue(try Subprocess.waitForPorts(of: "pj-survivor", server: jackd.name))
@@ -30,6 +31,8 @@ final class ServerRestartTests: XCTestCase {
         usleep(500_000)
         let connections = try Subprocess.run("/usr/bin/jack_lsp", ["-c", "pj-survivor:out_L"], environment: ["JACK_DEFAULT_SERVER": jackd.name])
         XCTAssertTrue(connections.stdout.contains("system:playback_1"), "the connection is restored: \(connections.stdout)")
+        let voicePort = try Subprocess.run("/usr/bin/jack_lsp", ["-c", "pj-survivor:click_R"], environment: ["JACK_DEFAULT_SERVER": jackd.name])
+        XCTAssertTrue(voicePort.stdout.contains("system:playback_2"), "the voice port and its connection are back: \(voicePort.stdout)")
 
         let ear = try CaptureClient(name: "pj-restart-ear", threshold: 0.1)
         try ear.connect(from: "pj-survivor:out_L")

@@ -305,7 +305,19 @@ public final class LiveSession {
         if let view, let dj = djs.first?.dj { view.setTrack(dj.current) }
         swapper.releaseRetired()
         if let nsm = configuration.sessionManager {
-            for request in nsm.client.poll() where request == .save { save(nsm) }
+            for request in nsm.client.poll() {
+                switch request {
+                case .save: save(nsm)
+                case .open(let other):
+                    // Without :switch: a manager restarts a client to change sessions; one that asks
+                    // anyway is told why not (the ports, `outputs:` among them, are registered at start).
+                    let line = "cannot open session '\(other.displayName)' while running: pulsejack registers its JACK ports "
+                        + "(outputs:, midi_out:) when it starts, so another session or preset is a restart of the client"
+                    log(line)
+                    nsm.client.opened(error: line)
+                default: break
+                }
+            }
             nsm.client.setDirty(engine.settingChanges.load(ordering: .relaxed) != savedChanges)
         }
         if client.serverGone.load(ordering: .acquiring) && !reconnection.isWaiting {
