@@ -1,3 +1,4 @@
+import Control
 import Foundation
 import JackPeers
 import TestSupport
@@ -96,6 +97,16 @@ final class DAWRoutingTests: XCTestCase {
                 usleep(UInt32(pause) * 1000)
             }
         }
+        // The status says the layout, and sees the ears on the voices' ports.
+        let reply = try XCTUnwrap(OSCEncoder.send(OSCEncoder.message("/pulse/status"), port: oscPort, awaitReply: true))
+        let status = try XCTUnwrap(OSCPacket.decode(reply).first).arguments
+        func value(_ name: String) -> OSCMessage.Argument? { status.firstIndex(of: .string(name)).map { status[$0 + 1] } }
+        XCTAssertEqual(value("outputs"), .string("voices"))
+        XCTAssertEqual(value("midi_out"), .string("voices"))
+        XCTAssertEqual(value("output_ports"), .int(12))
+        guard case .string(let connected)? = value("connected") else { return XCTFail("no connections in \(status)") }
+        XCTAssertTrue(connected.contains("\(client):hat_L>pj-daw-hat_L-\(getpid()):in"), connected)
+        XCTAssertTrue(connected.contains("\(client):beat_midi>pj-daw-beat_midi-\(getpid()):in"), connected)
         for ear in ears { ear.close() }
         for capture in midi { capture.close() }
         let printed = try stop()

@@ -24,9 +24,18 @@ final class EnsembleNetworkTests: XCTestCase {
         print(summaries.joined(separator: "\n"))
 
         // The studio's grid: its own click, every 60·48000/100 frames, never stopping (also while alice's link is cut).
-        let grid = report.studioBeats
+        // Every beat heard is on that grid; a beat may be missing only where a cycle was lost: one
+        // the ear was not run for (the test's clients on a loaded machine), or one of the studio's
+        // own xruns (a pulse due in a lost cycle is passed over, and counted).
+        let grid = report.studioBeats.filter { $0 < report.stopFrame }, beat: Int64 = 28_800
         XCTAssertGreaterThan(grid.count, 100)
-        XCTAssertEqual(Set(zip(grid.dropFirst(), grid).map { $0 - $1 }), [28_800], "the studio's beats are not evenly 100 BPM")
+        XCTAssertTrue(zip(grid.dropFirst(), grid).allSatisfy { ($0 - $1) % beat == 0 }, "the studio's beats are not on the 100 BPM grid: \(grid)")
+        let missing = stride(from: grid.first ?? 0, to: grid.last ?? 0, by: Int(beat)).filter { !grid.contains($0) }
+        let unexplained = missing.filter { frame in !report.studioEarGaps.contains { $0.contains(frame) } }
+        let studioXruns = LiveGrid.xruns(in: report.studioLog).xruns
+        XCTAssertLessThanOrEqual(unexplained.count, studioXruns,
+                                 "studio beats missing at \(missing); the ear missed \(report.studioEarGaps); \(studioXruns) studio xruns")
+        XCTAssertLessThanOrEqual(missing.count, 3, "too many studio beats lost: \(missing)")
 
         for slave in [report.alice, report.bob] {
             // Every shared-grid beat of the slave lands one constant round trip after the studio's beat, over 60 s.
@@ -59,9 +68,11 @@ final class EnsembleNetworkTests: XCTestCase {
             let audio = Set((slave.performerBeats + slave.gridBeats).filter { $0 < report.cutFrame && $0 >= report.firstCommonFrame })
             XCTAssertEqual(notes, audio, "\(slave.name): MIDI notes and audio onsets differ at the studio")
         }
-        // Both slaves' shared-grid beats coincide at the studio, to the frame.
+        // Both slaves' shared-grid beats coincide at the studio, to the frame (where both ears ran).
         let window = report.firstCommonFrame..<report.cutFrame
-        XCTAssertEqual(report.alice.gridBeats.filter(window.contains), report.bob.gridBeats.filter(window.contains))
+        let earGaps = report.alice.gridEarGaps + report.bob.gridEarGaps
+        func heardByBoth(_ frame: Int64) -> Bool { window.contains(frame) && !earGaps.contains { $0.contains(frame) } }
+        XCTAssertEqual(report.alice.gridBeats.filter(heardByBoth), report.bob.gridBeats.filter(heardByBoth))
 
         // The cut: bob played on through it, alice came back on the grid, and said so.
         let during = report.cutFrame..<report.mendFrame
@@ -69,9 +80,11 @@ final class EnsembleNetworkTests: XCTestCase {
         XCTAssertTrue(report.alice.gridBeats.filter(during.contains).count <= 3, "alice kept sounding with her link cut")
         let rejoin = try XCTUnwrap(report.rejoinSeconds, "alice never came back on the grid")
         XCTAssertLessThan(rejoin, 15)
-        let backOnGrid = report.alice.gridBeats.filter { $0 > report.mendFrame }
+        // Until the slaves are stopped (one after the other: then one may still play alone).
+        let backOnGrid = report.alice.gridBeats.filter { $0 > report.mendFrame && $0 < report.stopFrame }
         XCTAssertGreaterThanOrEqual(backOnGrid.count, 6)
-        XCTAssertTrue(backOnGrid.allSatisfy { beat in report.bob.gridBeats.contains(beat) }, "alice came back off the grid")
+        let offGrid = backOnGrid.filter { beat in !report.bob.gridBeats.contains(beat) && !report.bob.gridEarGaps.contains { $0.contains(beat) } }
+        XCTAssertEqual(offGrid, [], "alice came back off the grid (bob's ear missed \(report.bob.gridEarGaps))")
         XCTAssertTrue(report.aliceStatus.contains("cycle_stalls           1"), report.aliceStatus)
         XCTAssertTrue(report.aliceStatus.contains("grid                   following"), report.aliceStatus)
         XCTAssertTrue(report.aliceLog.contains("the NetJACK2 link to the master is down"), report.aliceLog)

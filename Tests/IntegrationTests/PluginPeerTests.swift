@@ -91,6 +91,8 @@ final class PluginPeerTests: XCTestCase {
                        uniquingKeysWith: { first, _ in first })
         }
         var differing: [String] = []
+        // A disturbance: a differing note that is not the decaying tail of the one before it.
+        var disturbances = 0, lateOnsets = 0, previous: Float?
         for note in both {
             let ourSamples = samples(ours, note), theirSamples = samples(theirs, note)
             let onlyOne = Set(ourSamples.keys).symmetricDifference(theirSamples.keys).count
@@ -98,14 +100,23 @@ final class PluginPeerTests: XCTestCase {
             if ourOnsets[note] != theirOnsets[note] || onlyOne > 0 || largest > 1e-6 {
                 differing.append("note at \(note): onsets \(ourOnsets[note]!) / \(theirOnsets[note]!), \(onlyOne) frames in one only, "
                                  + "largest difference \(largest)")
+                if ourOnsets[note] != theirOnsets[note] { lateOnsets += 1 }
+                if previous.map({ largest >= $0 }) ?? true { disturbances += 1 }
+                previous = largest
+            } else {
+                previous = nil
             }
         }
         // A late cycle on the server (an xrun: on a loaded two-core machine the non-real-time
-        // jalv or pulsejack can miss one) changes what one host played of the note sounding
-        // then; pulsejack counts every xrun on the server. Without xruns every note is the same.
+        // jalv or pulsejack can miss one) changes what one host played of the notes sounding
+        // then, and mda Piano's decay carries that difference into the next notes, smaller each
+        // time (a tail, not a new difference); pulsejack counts every xrun on the server.
+        // Without xruns every note is the same.
         let xruns = LiveGrid.xruns(in: output).xruns
-        XCTAssertLessThanOrEqual(differing.count, 2 * xruns, "\(xruns) xruns; differing: \(differing.joined(separator: "; "))")
-        XCTAssertGreaterThanOrEqual(both.count - differing.count, 5, "notes identical in both hosts")
+        let summary = "\(xruns) xruns; differing: \(differing.joined(separator: "; "))"
+        XCTAssertLessThanOrEqual(disturbances, 2 * xruns, summary)
+        XCTAssertLessThanOrEqual(lateOnsets, 2 * xruns, summary)
+        XCTAssertGreaterThanOrEqual(both.count - differing.count, 5, "notes identical in both hosts; \(summary)")
     }
 
     /// Live, through x42's nodelay reporting 1000 frames: the heartbeat's clicks through it reach

@@ -60,6 +60,7 @@ final class PluginHostTests: XCTestCase {
             inserts:
         \(inserts)
         """.write(to: preset, atomically: true, encoding: .utf8)
+        try "voices:\n  - {name: tick, kind: click, gain: 0.5}\n".write(to: folder.appendingPathComponent("tick.yaml"), atomically: true, encoding: .utf8)
         return try EngineGraph.build(preset: LoadedPreset.load(path: preset.path), sampleRate: 48_000, maxFrames: period, offline: true)
     }
 
@@ -101,6 +102,39 @@ final class PluginHostTests: XCTestCase {
         // And it did change: the segment at −90 dB is all but silent, the one at +6 dB is not.
         XCTAssertLessThan(output.left[7_800..<9_000].map(abs).max()!, 1e-4)
         XCTAssertGreaterThan(output.left[9_100..<12_000].map(abs).max()!, 0.5)
+    }
+
+    /// A voice's own output (its port with `--outputs voices`, its stem) is the voice after its
+    /// inserts: lv2apply's output for a stateful low-pass, while a click beside it has its own.
+    func testAVoicesOwnOutputCarriesItsInsertsAndTheOutputsSumToTheMix() throws {
+        let frames = 12_000, period = 256
+        let noise = try writeNoise(frames: frames)
+        let engine = try engine(inserts: "      - plugin: \(Self.lowpass)\n        controls: {cutoff: 0.05, stages: 3}", period: period,
+                                extra: "bpm: 240\ninclude: [tick.yaml]")
+        XCTAssertEqual(engine.voiceNames, ["noise", "tick"])
+        engine.configure(outputs: .perVoice(engine.voiceNames))
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+        engine.addSource(ring)
+        ring.producer.push(ControlMessage(frame: 0, .voiceTrigger(voice: 0, velocity: 1)))
+        ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 240)))
+        let mix = UnsafeMutablePointer<Float>.allocate(capacity: 2 * period)
+        defer { mix.deallocate() }
+        var own: [Float] = [], ticks = 0, largest: Float = 0
+        for _ in 0..<frames / period {
+            engine.process(frames: period, left: mix, right: mix + period)
+            let noiseBus = engine.output(0), tickBus = engine.output(1)
+            own += UnsafeBufferPointer(start: noiseBus.left, count: period)
+            for frame in 0..<period {
+                largest = max(largest, abs(noiseBus.left[frame] + tickBus.left[frame] - mix[frame]),
+                              abs(noiseBus.right[frame] + tickBus.right[frame] - mix[period + frame]))
+                if tickBus.left[frame] > 0.4 { ticks += 1 }
+            }
+        }
+        let reference = try lv2apply(Self.lowpass, input: noise.path, controls: ["cutoff": 0.05, "stages": 3])
+        let count = frames / period * period
+        XCTAssertLessThanOrEqual(maxDifference(own[0..<count], reference[0..<count]), 1e-6)
+        XCTAssertLessThanOrEqual(largest, 1e-6)
+        XCTAssertGreaterThanOrEqual(ticks, 1, "the click has its own output")
     }
 
     func testOSCAndMIDIControllersMoveAnInsertControlAtTheirFrame() throws {

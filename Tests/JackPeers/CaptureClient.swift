@@ -75,6 +75,9 @@ public final class CaptureClient {
         return (0..<found).map { log.start(Int(onsetPeriods[$0]), of: total) + Int64(onsetOffsets[$0]) }
     }
 
+    /// Where in JACK's frame time the ear was not run while it listened: an onset there was not heard.
+    public var gaps: [Range<Int64>] { log.gaps(of: periods.load(ordering: .acquiring)) }
+
     /// JACK's frame time now (an estimate between cycles): e.g. the moment both ears are connected.
     public var frameTime: Int64 { Int64(jack_frame_time(client)) }
 

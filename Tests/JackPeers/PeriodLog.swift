@@ -45,6 +45,20 @@ final class PeriodLog {
 
     /// Whether one of the first `total` periods covered JACK frame `frame` (false: a cycle the
     /// peer was not run for, whose input it never saw).
+    /// The stretches of JACK's frame time between the first and the last of `total` periods that
+    /// the peer was not run for (a cycle the server took from it, or skipped for everyone).
+    func gaps(of total: Int) -> [Range<Int64>] {
+        guard total > 1 else { return [] }
+        var found: [Range<Int64>] = []
+        var end = start(0, of: total) + Int64(lengths[0])
+        for period in 1..<total {
+            let begin = start(period, of: total)
+            if begin > end { found.append(end..<begin) }
+            end = max(end, begin + Int64(lengths[period]))
+        }
+        return found
+    }
+
     func ran(at frame: Int64, of total: Int) -> Bool {
         (0..<total).contains { period in
             let begin = start(period, of: total)

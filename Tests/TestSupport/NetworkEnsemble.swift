@@ -16,6 +16,8 @@ public final class NetworkEnsemble {
         /// At the studio, in JACK's frame time: the slave's shared-grid voice (right channel),
         /// its performer's voice (left) and its MIDI note-ons.
         public var gridBeats: [Int64] = []
+        /// Where the studio's ear on the slave's grid channel was not run (JACK frame time).
+        public var gridEarGaps: [Range<Int64>] = []
         public var performerBeats: [Int64] = []
         public var midiNoteOns: [Int64] = []
         /// Where the slave fired them, in its own engine frames (its --events-out).
@@ -32,10 +34,16 @@ public final class NetworkEnsemble {
     public struct Report: CustomStringConvertible {
         /// The studio's own beats (its click on out_L), JACK frame time.
         public var studioBeats: [Int64] = []
+        /// Where the ear on the studio's own click was not run, and what the studio's run printed.
+        public var studioEarGaps: [Range<Int64>] = []
+        public var studioLog = ""
         public var alice: Slave
         public var bob: Slave
         /// Both slaves joined and wired, a second later; alice's link cut; back.
         public var firstCommonFrame: Int64 = 0, cutFrame: Int64 = 0, mendFrame: Int64 = 0
+        /// The studio's frame time just before the first process is stopped: after it, one slave
+        /// may be gone while the other still plays.
+        public var stopFrame: Int64 = 0
         /// From the link's return to alice's first grid beat again on bob's (the studio's) grid.
         public var rejoinSeconds: Double?
         public var aliceStatus = "", aliceLog = "", bobLog = ""
@@ -166,7 +174,7 @@ public final class NetworkEnsemble {
         let load = try Subprocess.run("/usr/bin/jack_load", ["-s", studio, "-i", "-s", "netmanager"], timeout: 10)
         guard load.status == 0 else { throw Failure("jack_load netmanager: \(load.stdout) \(load.stderr)") }
         let studioRun = try start(in: "studio", [pulsejack, "run", "--preset", studioPreset, "--bpm", "\(Self.bpm)", "--timebase", "--name", "studio",
-                                                 "--no-osc"], server: studio)
+                                                 "--no-osc"], server: studio, log: folder.appendingPathComponent("studio.log").path)
         var slaves: [String: Process] = [:]
         for (name, extra) in [("alice", [String]()), ("bob", ["--net-master", network + ".1"])] {
             slaves[name] = try start(in: name, [pulsejack, "run", "--preset", slavePreset, "--start-server", "net", "--name", name,
@@ -225,15 +233,19 @@ public final class NetworkEnsemble {
         usleep(6_000_000)
         report.aliceStatus = try Subprocess.run(ip, ["netns", "exec", "\(prefix)-alice", pulsejack, "status", "--osc-port", "9200"]).stdout
 
+        report.stopFrame = studioEar.frameTime
         for process in slaves.values + [studioRun] where process.isRunning {
             process.interrupt()
             process.waitUntilExit()
         }
         report.studioBeats = studioEar.onsetJackFrames
+        report.studioEarGaps = studioEar.gaps
+        report.studioLog = (try? String(contentsOf: folder.appendingPathComponent("studio.log"), encoding: .utf8)) ?? ""
         for name in ["alice", "bob"] {
             let capture = captures[name]!
             var slave = name == "alice" ? report.alice : report.bob
             slave.gridBeats = capture.grid.onsetJackFrames
+            slave.gridEarGaps = capture.grid.gaps
             slave.performerBeats = capture.performer.onsetJackFrames
             slave.midiNoteOns = capture.midi.received.filter(\.isNoteOn).map(\.frame)
             let events = try String(contentsOf: folder.appendingPathComponent("\(name).jsonl"), encoding: .utf8).split(separator: "\n")

@@ -186,40 +186,29 @@ public final class JackClient: @unchecked Sendable {
 
     /// Deactivates (if active) and closes the client; later calls do nothing.
     public func close() {
-        let (closing, described) = connection.withLockedValue { state in
+        let (closing, described, name) = connection.withLockedValue { state in
             defer { state.handle = nil; state.described = [] }
-            return (state.handle.map(ClosingClient.init), state.described)
+            return (state.handle.map(ClosingClient.init), state.described, state.name)
         }
         guard let closing else { return }
-        if !serverGone.load(ordering: .acquiring) { forget(described, on: closing.handle) }
+        if !serverGone.load(ordering: .acquiring) { forget(described, on: closing.handle, name: name) }
         jack_client_close(closing.handle)
     }
 
-    /// Subjects whose deletion the server has not yet told us of (`forget`).
-    private let undeleted = LockedBox<Set<jack_uuid_t>>([])
-
-    /// Removes our metadata and waits (at most 2 s) until the server has told us of each removal.
+    /// Removes our metadata, and returns once the server has told every client so.
     ///
-    /// jackd2 (1.9.21) tells every client, the closing one too, of each deleted property, but
-    /// `jack_client_close` first stops the thread that reads those notifications: at close, with
-    /// dozens of described ports (`--outputs voices`), the server's writes fill our socket and
-    /// server and client wait on each other for ever. Removing them ourselves is not enough, as
-    /// libjack sends each removal's notification request asynchronously; the close waits until
-    /// the last one has come back to us, so none is still queued for a reader that is gone.
-    private func forget(_ subjects: [jack_uuid_t], on handle: OpaquePointer) {
-        undeleted.withLockedValue { $0 = Set(subjects) }
-        for subject in subjects where jack_remove_properties(handle, subject) <= 0 {
-            // Nothing removed: no notification will come for it.
-            _ = undeleted.withLockedValue { $0.remove(subject) }
-        }
-        let deadline = Date().addingTimeInterval(2)
-        while !undeleted.withLockedValue(\.isEmpty) && Date() < deadline { usleep(1_000) }
-    }
-
-    /// Notification thread: a property of `subject` changed; a deletion of one we are forgetting ticks it off.
-    fileprivate func propertyChanged(_ subject: jack_uuid_t, deleted: Bool) {
-        guard deleted else { return }
-        _ = undeleted.withLockedValue { $0.remove(subject) }
+    /// jackd2 (1.9.21) tells every client, the closing one too, of each port whose metadata it
+    /// deletes at close, but `jack_client_close` has stopped the closing client's notification
+    /// reader first: with dozens of described ports (`--outputs voices`) the server's writes
+    /// fill our socket, and server and client wait on each other for ever. Removed here, while
+    /// the reader still reads, the close has nothing left to tell. libjack sends each removal's
+    /// notification request without waiting, and the server handles our requests in order, so
+    /// one request that waits for its answer (a client-name lookup) returns only after the
+    /// server has sent them all.
+    private func forget(_ subjects: [jack_uuid_t], on handle: OpaquePointer, name: String) {
+        guard !subjects.isEmpty else { return }
+        for subject in subjects { jack_remove_properties(handle, subject) }
+        if let uuid = jack_get_uuid_for_client_name(handle, name) { jack_free(uuid) }
     }
 
     /// A client handle on its way to `jack_client_close`, on whatever thread closes it.
@@ -276,11 +265,6 @@ public final class JackClient: @unchecked Sendable {
             Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().engine.counters.xruns
                 .wrappingIncrement(ordering: .relaxed)
             return 0
-        }, context)
-        jack_set_property_change_callback(client, { subject, key, change, context in
-            // Libjack's notification thread (not the process thread).
-            Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().owner?
-                .propertyChanged(subject, deleted: change == PropertyDeleted)
         }, context)
         jack_on_info_shutdown(client, { _, reason, context in
             // Runs like a signal handler: copy the reason into preallocated memory and set a flag.

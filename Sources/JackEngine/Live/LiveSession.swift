@@ -190,7 +190,8 @@ public final class LiveSession {
             let routes = OSCRoutes(voices: engine.voiceNames, regions: engine.regionNames, inserts: engine.insertRoutes(),
                                    performers: loaded.performerNames)
             let status = LiveStatus(engine: engine, client: client, recorder: recorder, nsm: nsm?.client, performers: loaded.performerNames,
-                                    cycles: cycleWatch, grid: configuration.followTransport ? .following : configuration.timebase != .off ? .leading : .none)
+                                    cycles: cycleWatch, grid: configuration.followTransport ? .following : configuration.timebase != .off ? .leading : .none,
+                                    outputs: outputs)
             if var oscConfiguration = configuration.osc {
                 (oscConfiguration.dropoutSeconds, oscConfiguration.dropoutFades) = loaded.dropoutRule
                 oscConfiguration.mood = loaded.preset.moodModel

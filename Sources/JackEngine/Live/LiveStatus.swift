@@ -14,10 +14,13 @@ public final class LiveStatus: Sendable {
     public enum GridRole: Sendable { case none, leading, following }
     private let cycles: CycleWatch?
     private let grid: GridRole
+    /// The ports per voice or group, and per voice MIDI.
+    private let outputs: OutputLayout
 
     init(engine: RealtimeEngine, client: JackClient, recorder: OutputRecorder?, nsm: NSMClient?, performers: [String] = [],
-         cycles: CycleWatch? = nil, grid: GridRole = .none) {
+         cycles: CycleWatch? = nil, grid: GridRole = .none, outputs: OutputLayout = .masterOnly) {
         self.performers = performers
+        self.outputs = outputs
         self.cycles = cycles
         self.grid = grid
         self.engine = engine
@@ -42,6 +45,8 @@ public final class LiveStatus: Sendable {
             ("clipped_samples", .int(counts.clippedSamples)),
             // Heartbeat notes are sent this much early; pads, triggers and the audio input are this late.
             ("plugin_latency_frames", .int(engine.publishedLatency.load(ordering: .relaxed))),
+            ("outputs", .text(outputs.mode.rawValue)), ("midi_out", .text(outputs.midi.rawValue)),
+            ("output_ports", .int(outputs.audioPorts.count + outputs.midiPorts.count)),
             ("connections", .int(connections.count)),
             ("connected", .text(connections.map { "\($0.0)>\($0.1)" }.joined(separator: ", "))),
         ]
