@@ -98,14 +98,9 @@ public final class OfflineRenderer {
         defer { for stem in stemWriters { stem.close() } }
         if let stems {
             try FileManager.default.createDirectory(atPath: stems, withIntermediateDirectories: true)
-            var names = engine.voiceNames
-            if let stemLayout {
-                names = stemLayout.buses
-                engine.configureOutputs(stemLayout.voiceBus, count: names.count)
-            } else {
-                engine.configureOutputs(names.indices.map(Int32.init), count: names.count)
-            }
-            stemWriters = try (names + ["master"]).map { try WavWriter(path: stems + "/" + $0 + ".wav", sampleRate: engine.sampleRate) }
+            let layout = stemLayout ?? .perVoice(engine.voiceNames)
+            engine.configureOutputs(layout.voiceBus, count: layout.buses.count)
+            stemWriters = try (layout.buses + ["master"]).map { try WavWriter(path: stems + "/" + $0 + ".wav", sampleRate: engine.sampleRate) }
         }
         // Output, then input, left and right, a period each.
         let buffers = FixedBuffer<Float>(capacity: 4 * periodFrames, repeating: 0)
