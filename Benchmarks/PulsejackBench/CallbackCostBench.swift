@@ -22,10 +22,12 @@ enum CallbackCostBench {
     static func measure(server: PrivateJackServer, preset: LoadedPreset, studio: Bool = false,
                         outputs: OutputLayout = .masterOnly) throws -> Cost {
         let client = try JackClient(name: "pulsejack")
-        let engine = try EngineGraph.build(preset: preset, sampleRate: client.sampleRate, maxFrames: client.bufferSize)
-        if outputs.addsPorts { engine.configure(outputs: outputs) }
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-        engine.addSource(ring)
+        let engine = try EngineGraph.build(preset: preset, sampleRate: client.sampleRate, maxFrames: client.bufferSize) {
+            $0.sources = [ring]
+            if outputs.addsPorts { $0.outputs = outputs }
+            $0.sendsGrid = studio
+        }
         ring.producer.push(ControlMessage(.tempo(bpm: 60)))
         let timings = SPSCRing<UInt64>(minimumCapacity: 1 << 15)
         var options = JackClient.Options()
@@ -71,9 +73,8 @@ enum CallbackCostBench {
     }
 
     private static func directP999Once(voices: Int, periodFrames: Int) throws -> Double {
-        let engine = try EngineGraph.build(preset: BenchFixtures.sampleVoices(voices), sampleRate: 48_000, maxFrames: periodFrames)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-        engine.addSource(ring)
+        let engine = try EngineGraph.build(preset: BenchFixtures.sampleVoices(voices), sampleRate: 48_000, maxFrames: periodFrames) { $0.sources = [ring] }
         ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 60)))
         let left = UnsafeMutablePointer<Float>.allocate(capacity: periodFrames)
         let right = UnsafeMutablePointer<Float>.allocate(capacity: periodFrames)

@@ -76,9 +76,8 @@ enum ConvolutionBench {
         let path = BenchFixtures.folder.appendingPathComponent("conv-\(dense).yaml").path
         try "name: conv\nvoices:\n  - {name: conv, kind: convolution, file: \(clip), input: \(dense), shape: lub-dub}\n"
             .write(toFile: path, atomically: true, encoding: .utf8)
-        let engine = try EngineGraph.build(preset: LoadedPreset.load(path: path), sampleRate: 48_000, maxFrames: 64, offline: true)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-        engine.addSource(ring)
+        let engine = try EngineGraph.build(preset: LoadedPreset.load(path: path), sampleRate: 48_000, maxFrames: 64, offline: true) { $0.sources = [ring] }
         ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 72)))
         let left = UnsafeMutablePointer<Float>.allocate(capacity: 64), right = UnsafeMutablePointer<Float>.allocate(capacity: 64)
         let input = UnsafeMutablePointer<Float>.allocate(capacity: 64)

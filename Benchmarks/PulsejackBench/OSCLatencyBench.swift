@@ -13,13 +13,14 @@ enum OSCLatencyBench {
         let server = try PrivateJackServer(periodFrames: 256)
         defer { server.stop() }
         let client = try JackClient(name: "pulsejack")
-        let engine = try EngineGraph.build(preset: BenchFixtures.midiClick(note: 60), sampleRate: client.sampleRate,
-                                           maxFrames: client.bufferSize)
+        var setup = try EngineGraph.setup(preset: BenchFixtures.midiClick(note: 60), sampleRate: client.sampleRate,
+                                          maxFrames: client.bufferSize)
         var configuration = OSCInput.Configuration()
         configuration.port = 0
-        let osc = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: engine.voiceNames),
-                               clock: JackFrameClock(engine: engine, client: client))
-        engine.addSource(osc.ring)
+        let osc = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: setup.voiceNames),
+                               clock: JackFrameClock(handle: setup.handle, client: client))
+        setup.sources = [osc.ring]
+        let engine = RealtimeEngine(setup)
         let ear = try CaptureClient(name: "ear")
         try client.activate(engine: engine)
         try ear.connect(from: "\(client.name):out_L")

@@ -32,9 +32,8 @@ enum PrecisionBench {
 
     /// Offline: the engine driven period by period, onsets read from its output.
     static func offline(_ changes: [(frame: Int64, bpm: Int)]) throws -> [Int64] {
-        let engine = try EngineGraph.build(preset: BenchFixtures.shipped("click"), sampleRate: rate, maxFrames: 256)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
-        engine.addSource(ring)
+        let engine = try EngineGraph.build(preset: BenchFixtures.shipped("click"), sampleRate: rate, maxFrames: 256) { $0.sources = [ring] }
         for change in changes { ring.producer.push(ControlMessage(frame: change.frame, .tempo(bpm: Double(change.bpm)))) }
         let left = UnsafeMutablePointer<Float>.allocate(capacity: 256), right = UnsafeMutablePointer<Float>.allocate(capacity: 256)
         defer { left.deallocate(); right.deallocate() }
@@ -54,10 +53,9 @@ enum PrecisionBench {
         let server = try PrivateJackServer(periodFrames: 256)
         defer { server.stop() }
         let client = try JackClient(name: "pulsejack")
-        let engine = try EngineGraph.build(preset: BenchFixtures.shipped("click"), sampleRate: client.sampleRate,
-                                           maxFrames: client.bufferSize)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
-        engine.addSource(ring)
+        let engine = try EngineGraph.build(preset: BenchFixtures.shipped("click"), sampleRate: client.sampleRate,
+                                           maxFrames: client.bufferSize) { $0.sources = [ring] }
         for change in changes { ring.producer.push(ControlMessage(frame: change.frame, .tempo(bpm: Double(change.bpm)))) }
         let capture = try CaptureClient(name: "ear")
         try client.activate(engine: engine)

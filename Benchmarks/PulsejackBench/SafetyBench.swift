@@ -37,9 +37,11 @@ enum SafetyBench {
         let server = try PrivateJackServer(periodFrames: 256)
         defer { server.stop() }
         let client = try JackClient(name: "pulsejack")
-        let engine = try EngineGraph.build(preset: everyVoicePreset(), sampleRate: client.sampleRate, maxFrames: client.bufferSize)
         let sensor = SPSCRing<ControlMessage>(minimumCapacity: 1024)
-        engine.addSource(sensor)
+        let engine = try EngineGraph.build(preset: everyVoicePreset(), sampleRate: client.sampleRate, maxFrames: client.bufferSize) {
+            $0.sources = [sensor]
+            $0.sendsGrid = true  // the timebase below
+        }
         sensor.producer.push(ControlMessage(.tempo(bpm: 240)))
         // The studio extras on the process thread too: meters, a recording, the timebase, MIDI out.
         var options = JackClient.Options()
@@ -78,7 +80,7 @@ enum SafetyBench {
         transport.close()
         daw.close()
         let recorded = (try? options.recorder?.finish()) ?? 0
-        let counts = engine.counters.snapshot()
+        let counts = engine.handle.counters.snapshot()
         client.close()
         // The control: one allocation made on purpose inside a marked section is seen.
         pj_rt_counters_reset()

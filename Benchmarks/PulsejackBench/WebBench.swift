@@ -115,7 +115,7 @@ enum WebBench {
             }
         }
         result.allocations = Int(pj_rt_allocation_count())
-        result.beats = session.engine.counters.beats.load(ordering: .relaxed)
+        result.beats = session.engine.handle.counters.beats.load(ordering: .relaxed)
         return result
     }
 

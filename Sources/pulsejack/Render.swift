@@ -117,21 +117,21 @@ struct RenderJob {
         if let soloed, soloed.mute == true || soloed.enabled == false {
             FileHandle.standardError.write(Data("pulsejack: --solo \(soloed.name): the preset mutes it; playing it anyway\n".utf8))
         }
-        let renderer = try OfflineRenderer(preset: loaded, sampleRate: rate, periodFrames: period, solo: solo,
-                                           messages: messages, inputFile: input)
-        let frames = duration.map { Int64(($0 * Double(rate)).rounded()) } ?? (isLog ? source.endFrame : source.endFrame + Int64(2 * rate))
         let stemLayout = try stems.map { _ in try OutputLayout.stems(preset: loaded, mode: stemOutputs) }
         if let stemLayout, stemLayout.buses.contains("master") {
             throw InputError(file: loaded.file, "--stems: a voice is named 'master', the master's own stem; rename the voice")
         }
+        let renderer = try OfflineRenderer(preset: loaded, sampleRate: rate, periodFrames: period, solo: solo,
+                                           messages: messages, inputFile: input, stems: stemLayout.map { .buses($0) } ?? .none)
+        let frames = duration.map { Int64(($0 * Double(rate)).rounded()) } ?? (isLog ? source.endFrame : source.endFrame + Int64(2 * rate))
 
         var events: EventLog?
-        if let eventsOut { events = try EventLog(path: eventsOut, voiceNames: renderer.engine.voiceNames) }
+        if let eventsOut { events = try EventLog(path: eventsOut, voiceNames: renderer.engine.handle.voiceNames) }
         let bar = isatty(STDERR_FILENO) != 0 ? ProgressBar() : nil
         var plot = (metersPlot ?? webReport).map { _ in MetersPlot(sampleRate: rate, secondsPerRevolution: plotRevolution) }
         var fired: [FiredVoice] = []
         let keepsFired = webReport != nil
-        let summary = try renderer.render(frames: frames, to: out, stems: stems, stemLayout: stemLayout, onFired: events == nil && !keepsFired ? nil : { report in
+        let summary = try renderer.render(frames: frames, to: out, stems: stems, onFired: events == nil && !keepsFired ? nil : { report in
                                               events?.write(report)
                                               if keepsFired { fired.append(report) }
                                           },
@@ -141,7 +141,7 @@ struct RenderJob {
         if let metersPlot, let plot { try plot.write(to: metersPlot) }
         if let webReport, let plot {
             var report = WebReport(title: "pulsejack: \(loaded.preset.name ?? "preset") on \(sessions.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "))",
-                                   sampleRate: rate, frames: summary.frames, voiceNames: renderer.engine.voiceNames, meters: plot)
+                                   sampleRate: rate, frames: summary.frames, voiceNames: renderer.engine.handle.voiceNames, meters: plot)
             report.tempos = messages.compactMap { message in
                 // The first performer's heart rate.
                 if case .tempo(let bpm) = message.event, message.performer == 0, message.frame < summary.frames {
@@ -153,7 +153,7 @@ struct RenderJob {
             try report.write(to: webReport)
         }
         bar?.finish()
-        for message in renderer.engine.drainPluginLogs() {
+        for message in renderer.engine.handle.drainPluginLogs() {
             FileHandle.standardError.write(Data("pulsejack: plugin \(message)\n".utf8))
         }
         try events?.close()

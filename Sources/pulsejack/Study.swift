@@ -99,17 +99,17 @@ struct Study: ParsableCommand {
         try FileManager.default.createDirectory(at: presetFolder, withIntermediateDirectories: true)
         try "voices:\n  - {name: clip, kind: sample, file: \"\(clip)\", on_beat: false}\n"
             .write(to: presetFolder.appendingPathComponent("preset.yaml"), atomically: true, encoding: .utf8)
-        let engine = try EngineGraph.build(preset: LoadedPreset.load(path: presetFolder.path), sampleRate: client.sampleRate,
-                                           maxFrames: client.bufferSize)
+        var setup = try EngineGraph.setup(preset: LoadedPreset.load(path: presetFolder.path), sampleRate: client.sampleRate,
+                                          maxFrames: client.bufferSize)
         let applied = SPSCRing<ControlMessage>(minimumCapacity: 16_384)
-        engine.recordApplied(into: applied)
+        setup.appliedReports = applied
         var configuration = OSCInput.Configuration()
         configuration.port = oscPort
-        let osc = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: engine.voiceNames),
-                               clock: JackFrameClock(engine: engine, client: client), log: { warn($0) })
-        engine.addSource(osc.ring)
+        let osc = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: setup.voiceNames),
+                               clock: JackFrameClock(handle: setup.handle, client: client), log: { warn($0) })
         let control = SPSCRing<ControlMessage>(minimumCapacity: 16)
-        engine.addSource(control)
+        setup.sources = [osc.ring, control]
+        let engine = RealtimeEngine(setup)
         try client.activate(engine: engine)
         _ = client.connectToPlayback()
         osc.start()

@@ -26,11 +26,10 @@ final class ClipSwapTests: XCTestCase {
 
     func testSparseSwapLetsOldCopiesFinishAndReleasesTheOldClipOffThread() throws {
         let loaded = try preset(clip: try wav([Float](repeating: 1, count: 3000), "a"), input: false)
-        let engine = try EngineGraph.build(preset: loaded, sampleRate: 48_000, maxFrames: 256)
-        let swapper = ClipSwapper(engine: engine, preset: loaded, offline: true)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-        engine.addSource(ring)
-        weak let oldClip = (engine.slotForTesting(0)?.voice as? SparseConvolutionVoice)?.copies.sample
+        let engine = try EngineGraph.build(preset: loaded, sampleRate: 48_000, maxFrames: 256) { $0.sources = [ring] }
+        let swapper = ClipSwapper(handle: engine.handle, preset: loaded, offline: true)
+        weak let oldClip = (engine.slots[0].voice as? SparseConvolutionVoice)?.copies.sample
         XCTAssertNotNil(oldClip)
         ring.producer.push(ControlMessage(frame: 0, .voiceTrigger(voice: 0, velocity: 1)))
         ring.producer.push(try swapper.message(voice: "conv", clip: try wav([Float](repeating: 0.25, count: 3000), "b"), frame: 1000))
@@ -41,16 +40,15 @@ final class ClipSwapTests: XCTestCase {
         XCTAssertEqual(out[3500], 0.25)
         swapper.releaseRetired()
         XCTAssertNil(oldClip, "released by the control thread once no copy needed it")
-        XCTAssertEqual(engine.counters.snapshot().swapsRefused, 0)
+        XCTAssertEqual(engine.handle.counters.snapshot().swapsRefused, 0)
     }
 
     func testDenseSwapCrossfadesWithoutAClick() throws {
         let decay = (0..<4000).map { Float(exp(-Double($0) / 800)) * 0.2 }
         let loaded = try preset(clip: try wav(decay, "dense-a"), input: true)
-        let engine = try EngineGraph.build(preset: loaded, sampleRate: 48_000, maxFrames: 256, offline: true)
-        let swapper = ClipSwapper(engine: engine, preset: loaded, offline: true)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-        engine.addSource(ring)
+        let engine = try EngineGraph.build(preset: loaded, sampleRate: 48_000, maxFrames: 256, offline: true) { $0.sources = [ring] }
+        let swapper = ClipSwapper(handle: engine.handle, preset: loaded, offline: true)
         // A clip of opposite sign: a hard switch would jump by twice the level.
         ring.producer.push(try swapper.message(voice: "conv", clip: try wav(decay.map { -$0 }, "dense-b"), frame: 24_000))
         let input = (0..<256).map { Float(sin(2 * Double.pi * Double($0) / 64)) }
@@ -71,6 +69,6 @@ final class ClipSwapTests: XCTestCase {
             XCTAssertEqual(output[frame], -output[frame - 40_960], accuracy: 1e-3)
         }
         swapper.releaseRetired()
-        XCTAssertEqual(engine.retiredClips.count, 0)
+        XCTAssertEqual(engine.handle.retiredClips.count, 0)
     }
 }

@@ -11,10 +11,12 @@ import XCTest
 final class CrossThreadTests: XCTestCase {
     /// Runs `periods` periods of `frames` on a thread of its own (the process thread's stand-in),
     /// each taking at least `pace` seconds of wall time (as a sound card would pace it).
+    /// `stall`: seconds it waits before its first period.
     private func processThread(_ engine: RealtimeEngine, periods: Int, frames: Int = 256,
-                               pace: Double = 0) -> (Thread, DispatchSemaphore) {
+                               pace: Double = 0, stall: Double = 0) -> (Thread, DispatchSemaphore) {
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
+            if stall > 0 { usleep(useconds_t(stall * 1e6)) }
             let left = UnsafeMutablePointer<Float>.allocate(capacity: frames)
             let right = UnsafeMutablePointer<Float>.allocate(capacity: frames)
             for _ in 0..<periods {
@@ -28,6 +30,36 @@ final class CrossThreadTests: XCTestCase {
             done.signal()
         }
         return (thread, done)
+    }
+
+    /// A session save whose request meets a stalled process thread (a NetJACK2 master away: no
+    /// cycle, yet no reconnect) gives up after its timeout and copies the settings itself. The
+    /// process thread, back, must not serve the stale request and write the same copy behind its
+    /// back: before the fix it did, here and (run with real threads) as a TSan race.
+    func testAProcessThreadBackFromAStallDoesNotServeAWithdrawnSnapshotRequest() throws {
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+        let engine = Fixtures.clickEngine(maxFrames: 256, sources: [ring])
+        _ = Fixtures.run(engine, sizes: [256], periods: 1)
+        // Stalled: no period runs while the save waits, so it copies for itself.
+        XCTAssertEqual(engine.handle.voiceStates(live: true, timeout: 0.05)["click"]?.gain, 1)
+        // Back, with a gain change in its first period.
+        ring.producer.push(ControlMessage(.voiceParameter(voice: 0, .gain(0.25))))
+        _ = Fixtures.run(engine, sizes: [256], periods: 1)
+        XCTAssertEqual(engine.handle.stateSnapshot.values[0].gain, 1, "the withdrawn request was served after the save had copied")
+
+        // With real threads: the process thread stalls past the save's timeout, then runs
+        // while the save copies for itself.
+        ring.producer.push(ControlMessage(.voiceParameter(voice: 0, .gain(0.5))))
+        let (thread, done) = processThread(engine, periods: 400, pace: 0.0005, stall: 0.05)
+        thread.start()
+        let states = engine.handle.voiceStates(live: true, timeout: 0.05)
+        XCTAssertNotNil(states["click"])
+        done.wait()
+        // Answered as usual once the thread runs again.
+        let (again, finished) = processThread(engine, periods: 2000, pace: 0.0005)
+        again.start()
+        XCTAssertEqual(engine.handle.voiceStates(live: true)["click"]?.gain, 0.5, "a request the running thread answers")
+        finished.wait()
     }
 
     /// The mood DJ asks how much of the track is left on a control thread while the process
@@ -47,13 +79,12 @@ final class CrossThreadTests: XCTestCase {
         try "voices:\n  - {name: music, kind: track, library: library}\n"
             .write(toFile: folder + "/preset.yaml", atomically: true, encoding: .utf8)
         let preset = try LoadedPreset.load(path: folder)
-        let engine = try EngineGraph.build(preset: preset, sampleRate: 48_000, maxFrames: 256)
-        engine.trackPlayer(at: 0)!.crossfadeFrames = 2_400
-        let dj = try XCTUnwrap(MoodTrackDJ(engine: engine, voice: "music", library: TrackLibrary.scan(folder: library)))
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 64)
-        engine.addSource(ring)
+        let engine = try EngineGraph.build(preset: preset, sampleRate: 48_000, maxFrames: 256) { $0.sources = [ring] }
+        engine.handle.trackPlayer(at: 0)!.crossfadeFrames = 2_400
+        let dj = try XCTUnwrap(MoodTrackDJ(handle: engine.handle, voice: "music", library: TrackLibrary.scan(folder: library)))
         ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 120)))  // stretched: the ratio is 0.75
-        let swapper = ClipSwapper(engine: engine, preset: preset, offline: true)
+        let swapper = ClipSwapper(handle: engine.handle, preset: preset, offline: true)
         // At half real time: the DJ, polling every 2 ms, sees every track's end however slow the
         // build (ThreadSanitizer) makes loading the next one.
         let (thread, done) = processThread(engine, periods: 48_000 * 4 / 256, pace: 0.5 * 256 / 48_000)
@@ -72,11 +103,10 @@ final class CrossThreadTests: XCTestCase {
     }
 
     /// The status reads the tempo on the OSC thread while the process thread applies tempo
-    /// changes (it read `engine.clock.bpm`, which the process thread writes).
+    /// changes (it read `engine.hearts.clock(0).bpm`, which the process thread writes).
     func testTheTempoIsReadOnAnotherThreadWhileItChanges() throws {
-        let engine = Fixtures.clickEngine(maxFrames: 64)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 4096)
-        engine.addSource(ring)
+        let engine = Fixtures.clickEngine(maxFrames: 64, sources: [ring])
         let tempos = (0..<2_000).map { 60 + Double($0 % 120) }
         let (thread, done) = processThread(engine, periods: 4_000, frames: 64)
         thread.start()
@@ -84,13 +114,13 @@ final class CrossThreadTests: XCTestCase {
         var seen = Set<Double>()
         while done.wait(timeout: .now()) == .timedOut {
             if sent < tempos.count, ring.producer.push(ControlMessage(.tempo(bpm: tempos[sent]))) { sent += 1 }
-            if let bpm = engine.publishedTempo { seen.insert(bpm) }
+            if let bpm = engine.handle.publishedTempo { seen.insert(bpm) }
         }
         // The process thread may have stopped before the last tempos were drained: one more period here.
         _ = Fixtures.run(engine, sizes: [64], periods: 1)
         XCTAssertFalse(seen.isEmpty)
         XCTAssertTrue(seen.isSubset(of: Set(tempos)), "only tempos that were sent, never a torn value: \(seen.subtracting(tempos).prefix(5))")
-        XCTAssertEqual(engine.publishedTempo, tempos[sent - 1], "the last tempo applied")
+        XCTAssertEqual(engine.handle.publishedTempo, tempos[sent - 1], "the last tempo applied")
     }
 
     /// `deactivate()` on one thread while another closes the client (it read the client handle

@@ -9,13 +9,27 @@ enum Fixtures {
     static var presets: URL { Subprocess.repository.appendingPathComponent("presets") }
 
     static func clickEngine(sampleRate: Int = 48_000, maxFrames: Int = 1024, voices: [String] = ["click"],
-                            rates: [BeatRate]? = nil, fired: SPSCRing<FiredVoice>? = nil) -> RealtimeEngine {
+                            rates: [BeatRate]? = nil, fired: SPSCRing<FiredVoice>? = nil,
+                            sources: [SPSCRing<ControlMessage>] = [], wire: (inout EngineSetup) -> Void = { _ in }) -> RealtimeEngine {
         let slots = voices.enumerated().map { index, name in
             VoiceSlot(name: name, voice: ClickVoice(), enabled: true, gain: 1, pan: 0,
                       rate: rates?[index] ?? .everyBeat, followsHeart: true, silenced: false)
         }
-        return RealtimeEngine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots, noteVoices: [:],
-                              regionTargets: [], firedReports: fired?.producer)
+        return engine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots, fired: fired, sources: sources, wire: wire)
+    }
+
+    /// An engine of `slots` built without a preset; `wire` adds to its setup.
+    static func engine(sampleRate: Int = 48_000, maxFrames: Int, slots: [VoiceSlot], noteVoices: [Int: Int] = [:],
+                       regionTargets: [RegionTarget] = [], fired: SPSCRing<FiredVoice>? = nil,
+                       sources: [SPSCRing<ControlMessage>] = [], masterInserts: InsertChain? = nil,
+                       wire: (inout EngineSetup) -> Void = { _ in }) -> RealtimeEngine {
+        var setup = EngineSetup(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots, masterInserts: masterInserts)
+        setup.midi.noteVoices = noteVoices
+        setup.regionTargets = regionTargets
+        setup.firedReports = fired
+        setup.sources = sources
+        wire(&setup)
+        return RealtimeEngine(setup)
     }
 
     /// Runs `engine` for `periods` of `sizes` frames (cycled), returning both channels.

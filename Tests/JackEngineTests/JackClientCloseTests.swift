@@ -33,10 +33,11 @@ final class JackClientCloseTests: XCTestCase {
         let before = describedSubjects()
 
         let client = try JackClient(name: "pulsejack-close-test")
-        let engine = try EngineGraph.build(preset: loaded, sampleRate: client.sampleRate, maxFrames: client.bufferSize)
         var options = JackClient.Options()
         options.outputs = try OutputLayout(preset: loaded, mode: .voices, midi: .voices)
-        engine.configure(outputs: options.outputs)
+        let engine = try EngineGraph.build(preset: loaded, sampleRate: client.sampleRate, maxFrames: client.bufferSize) {
+            $0.outputs = options.outputs
+        }
         try client.activate(engine: engine, options: options)
         XCTAssertGreaterThanOrEqual(describedSubjects(), before + 306, "the client and its 306 ports are described")
         client.deactivate()  // as a live run stops: deactivated, then closed

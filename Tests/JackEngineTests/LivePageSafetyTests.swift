@@ -29,7 +29,7 @@ final class LivePageSafetyTests: XCTestCase {
         try web.start()
         defer { web.stop() }
         try session.activate()
-        let voices = session.engine.voiceNames
+        let voices = session.engine.handle.voiceNames
         let pages = try (0..<8).map { _ in try WebSocketPeer(port: web.boundPort, path: "/ws") }
         let readers = DispatchGroup()
         let received = LockedBox([Int](repeating: 0, count: pages.count))

@@ -6,9 +6,8 @@ import XCTest
 /// A cycle JACK did not run the engine for (an xrun): the beat grid must stay on JACK's frames.
 final class LostCycleTests: XCTestCase {
     func testBeatsAfterASkippedCycleStayOnTheirFrames() {
-        let engine = Fixtures.clickEngine(maxFrames: 256)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 8)
-        engine.addSource(ring)
+        let engine = Fixtures.clickEngine(maxFrames: 256, sources: [ring])
         ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 73)))
         // 200 periods of 256 frames with three lost: absolute frames of what was heard.
         let lost: Set<Int> = [40, 41, 150]
@@ -24,8 +23,8 @@ final class LostCycleTests: XCTestCase {
         let contract = (0..<20).map { k in (2 * k * 60 * 48_000 + 73) / (2 * 73) }.filter { $0 < 200 * 256 }
         let inLostCycles = contract.filter { lost.contains($0 / 256) }
         XCTAssertEqual(heard, contract.filter { !inLostCycles.contains($0) })
-        XCTAssertEqual(engine.counters.snapshot().beats, contract.count, "beats in lost cycles still count")
-        XCTAssertEqual(engine.counters.snapshot().framesSkipped, 3 * 256)
+        XCTAssertEqual(engine.handle.counters.snapshot().beats, contract.count, "beats in lost cycles still count")
+        XCTAssertEqual(engine.handle.counters.snapshot().framesSkipped, 3 * 256)
     }
 }
 
@@ -67,9 +66,8 @@ final class CycleGapDetectorTests: XCTestCase {
     /// The engine driven as the JACK callback drives it, with late readings and one lost cycle:
     /// every beat away from the disturbances sounds exactly on JACK's frame for it.
     func testLateReadingsKeepTheBeatGrid() {
-        let engine = Fixtures.clickEngine(maxFrames: 256)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 8)
-        engine.addSource(ring)
+        let engine = Fixtures.clickEngine(maxFrames: 256, sources: [ring])
         ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 73)))
         var detector = CycleGapDetector(limit: 48_000)
         let late: Set<Int> = [40, 90, 91], lost: Set<Int> = [150]
@@ -90,6 +88,6 @@ final class CycleGapDetectorTests: XCTestCase {
         let away = contract.filter { !disturbed.contains($0 / 256) }
         XCTAssertTrue(Set(away).isSubset(of: Set(heard)), "missing \(Set(away).subtracting(heard).sorted())")
         XCTAssertTrue(heard.filter { !disturbed.contains($0 / 256) }.allSatisfy { Set(contract).contains($0) }, "off the grid: \(heard)")
-        XCTAssertEqual(engine.counters.snapshot().framesSkipped, 256, "only the lost cycle counts as skipped")
+        XCTAssertEqual(engine.handle.counters.snapshot().framesSkipped, 256, "only the lost cycle counts as skipped")
     }
 }

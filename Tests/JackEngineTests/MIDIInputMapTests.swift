@@ -5,11 +5,8 @@ import XCTest
 /// The MIDI input map against the MIDI 1.0 meaning of the bytes, written out by hand.
 final class MIDIInputMapTests: XCTestCase {
     func testNotesHitRegionsFirstThenVoicesAndControllersSetParameters() {
-        let map = MIDIInputMap(noteVoices: [36: 2, 38: 3])
-        map.mapNote(38, region: 1)
-        map.mapController(7, voice: 4, parameter: .gain)
-        map.mapController(10, voice: 4, parameter: .pan)
-        map.mapController(64, voice: 0, parameter: .enable)
+        let map = MIDIInputMap(.init(noteVoices: [36: 2, 38: 3], noteRegions: [38: 1],
+                                     voiceControls: [7: (4, .gain), 10: (4, .pan), 64: (0, .enable)]))
         XCTAssertEqual(map.event(status: 0x90, key: 36, value: 127), .voiceTrigger(voice: 2, velocity: 1))
         XCTAssertEqual(map.event(status: 0x99, key: 36, value: 64), .voiceTrigger(voice: 2, velocity: 64 / 127), "any channel")
         XCTAssertEqual(map.event(status: 0x90, key: 38, value: 127), .regionHit(region: 1, velocity: 1), "a region note wins")

@@ -37,15 +37,15 @@ final class MasterStageTests: XCTestCase {
     }
 
     private func clicks(gains: [Float], limiter: Bool) -> (left: [Float], right: [Float], clipped: Int) {
-        let engine = Fixtures.clickEngine(maxFrames: 256, voices: gains.indices.map { "click\($0)" })
-        if limiter { engine.configureMaster(gainDB: 0, ceilingDB: -1) }
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 64)
-        engine.addSource(ring)
+        let engine = Fixtures.clickEngine(maxFrames: 256, voices: gains.indices.map { "click\($0)" }, sources: [ring]) {
+            if limiter { $0.setMaster(gainDB: 0, ceilingDB: -1) }
+        }
         for (index, gain) in gains.enumerated() { ring.producer.push(ControlMessage(frame: 0, .voiceParameter(voice: Int32(index), .gain(gain)))) }
         // The first beat after the gains' 10 ms slew has settled.
         ring.producer.push(ControlMessage(frame: 24_000, .tempo(bpm: 120)))
         let run = Fixtures.run(engine, sizes: [256], periods: 400)
-        return (run.left, run.right, engine.counters.snapshot().clippedSamples)
+        return (run.left, run.right, engine.handle.counters.snapshot().clippedSamples)
     }
 
     func testTheLimiterIsTransparentBelowItsCeilingAndHoldsItAbove() {

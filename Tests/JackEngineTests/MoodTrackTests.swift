@@ -24,17 +24,16 @@ final class MoodTrackTests: XCTestCase {
         try "voices:\n  - {name: music, kind: track, library: library}\n"
             .write(toFile: folder + "/preset.yaml", atomically: true, encoding: .utf8)
         let preset = try LoadedPreset.load(path: folder)
-        let engine = try EngineGraph.build(preset: preset, sampleRate: 48_000, maxFrames: 256)
-        let dj = try XCTUnwrap(MoodTrackDJ(engine: engine, voice: "music", library: TrackLibrary.scan(folder: library)))
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+        let engine = try EngineGraph.build(preset: preset, sampleRate: 48_000, maxFrames: 256) { $0.sources = [ring] }
+        let dj = try XCTUnwrap(MoodTrackDJ(handle: engine.handle, voice: "music", library: TrackLibrary.scan(folder: library)))
         XCTAssertEqual(dj.choose(mood: "sad")?.path.hasSuffix("c-sad.flac"), true)
         XCTAssertEqual(dj.choose(mood: "happy")?.path.hasSuffix("b-happy.flac"), true)
         XCTAssertNotNil(dj.choose(mood: nil), "undefined mood: any track")
 
-        engine.trackPlayer(at: 0)!.crossfadeFrames = 24_000
-        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-        engine.addSource(ring)
+        engine.handle.trackPlayer(at: 0)!.crossfadeFrames = 24_000
         ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 90)))   // the track's own tempo: ratio 1
-        let swapper = ClipSwapper(engine: engine, preset: preset, offline: true)
+        let swapper = ClipSwapper(handle: engine.handle, preset: preset, offline: true)
         var output: [Float] = []
         var swappedAt: Int?
         for period in 0..<(48_000 * 6 / 256) {

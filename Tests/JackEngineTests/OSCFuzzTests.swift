@@ -1,6 +1,6 @@
 import Control
 import Foundation
-import JackEngine
+@testable import JackEngine
 import TestSupport
 import XCTest
 
@@ -20,13 +20,14 @@ final class OSCFuzzTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(corpus.count, 30, "the seed corpus is committed")
 
         let preset = try LoadedPreset.load(path: Fixtures.presets.appendingPathComponent("pulsonify").path)
-        let engine = try EngineGraph.build(preset: preset, sampleRate: 48_000, maxFrames: 256, offline: true)
+        var setup = try EngineGraph.setup(preset: preset, sampleRate: 48_000, maxFrames: 256, offline: true)
         var configuration = OSCInput.Configuration()
         configuration.port = 0
         let osc = try OSCInput(configuration: configuration,
-                               routes: OSCRoutes(voices: engine.voiceNames, regions: ["left-up", "right-up"]),
+                               routes: OSCRoutes(voices: setup.voiceNames, regions: ["left-up", "right-up"]),
                                clock: FixedFrameClock(origin: 3_900_000_000 << 32, now: 0))
-        engine.addSource(osc.ring)
+        setup.sources = [osc.ring]
+        let engine = RealtimeEngine(setup)
         func next() -> Int {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int(truncatingIfNeeded: state >> 33)
@@ -60,11 +61,11 @@ final class OSCFuzzTests: XCTestCase {
         let rejected = counters.malformed.load(ordering: .relaxed) + counters.unknownAddress.load(ordering: .relaxed)
             + counters.badArguments.load(ordering: .relaxed) + counters.implausible.load(ordering: .relaxed)
         XCTAssertGreaterThan(rejected, total / 4, "mutations are counted as bad")
-        XCTAssertGreaterThan(engine.counters.snapshot().messagesApplied, total / 100, "and the good ones still play")
+        XCTAssertGreaterThan(engine.handle.counters.snapshot().messagesApplied, total / 100, "and the good ones still play")
         // Still working after all that: a clean tempo plays at once.
         engine.process(frames: 256, left: left, right: right)  // drains what the flood left in the ring
         OSCEncoder.message("/pulse/bpm", [.float(90)]).withUnsafeBytes { osc.handle(datagram: $0) }
         engine.process(frames: 256, left: left, right: right)
-        XCTAssertEqual(engine.clock.bpm, 90)
+        XCTAssertEqual(engine.hearts.clock(0).bpm, 90)
     }
 }

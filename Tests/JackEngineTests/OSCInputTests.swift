@@ -1,6 +1,6 @@
 import Control
 import Foundation
-import JackEngine
+@testable import JackEngine
 import TestSupport
 import XCTest
 
@@ -123,12 +123,13 @@ final class OSCInputTests: XCTestCase {
     /// 100 000 random and mutated packets: the input and the engine stay up and count them.
     func testFuzzedPacketsAreCountedAndNeverCrash() throws {
         let preset = try LoadedPreset.load(path: Fixtures.presets.appendingPathComponent("pulsonify").path)
-        let engine = try EngineGraph.build(preset: preset, sampleRate: 48_000, maxFrames: 256, offline: true)
+        var setup = try EngineGraph.setup(preset: preset, sampleRate: 48_000, maxFrames: 256, offline: true)
         var configuration = OSCInput.Configuration()
         configuration.port = 0
-        let osc = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: engine.voiceNames),
+        let osc = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: setup.voiceNames),
                                clock: FixedFrameClock(origin: 0, now: 0))
-        engine.addSource(osc.ring)
+        setup.sources = [osc.ring]
+        let engine = RealtimeEngine(setup)
         let seeds: [[UInt8]] = [
             OSCEncoder.message("/pulse/bpm", [.float(72)]),
             OSCEncoder.message("/voice/uke/gain", [.float(0.5)]),
@@ -169,11 +170,11 @@ final class OSCInputTests: XCTestCase {
         let rejected = counters.malformed.load(ordering: .relaxed) + counters.unknownAddress.load(ordering: .relaxed)
             + counters.badArguments.load(ordering: .relaxed) + counters.implausible.load(ordering: .relaxed)
         XCTAssertGreaterThan(rejected, total / 3, "the mutated packets were counted as bad")
-        XCTAssertGreaterThan(engine.counters.snapshot().messagesApplied, 1000, "and the good ones still played")
+        XCTAssertGreaterThan(engine.handle.counters.snapshot().messagesApplied, 1000, "and the good ones still played")
         // Still working after all that.
         OSCEncoder.message("/pulse/bpm", [.float(90)]).withUnsafeBytes { osc.handle(datagram: $0) }
         engine.process(frames: 256, left: left, right: right)
-        XCTAssertEqual(engine.clock.bpm, 90)
+        XCTAssertEqual(engine.hearts.clock(0).bpm, 90)
     }
 }
 

@@ -54,7 +54,7 @@ final class OfflineRenderTests: XCTestCase {
         var reports: [String: Int] = [:]
         let renderer = try OfflineRenderer(preset: preset, sampleRate: 48_000, solo: "bell", messages: messages)
         _ = try renderer.render(frames: 48_000 * 8, to: temporary.path + "-solo.wav") { fired in
-            reports[renderer.engine.voiceNames[Int(fired.voice)], default: 0] += 1
+            reports[renderer.engine.handle.voiceNames[Int(fired.voice)], default: 0] += 1
         }
         XCTAssertEqual(reports, ["bell": 3], "12 beats at 90 BPM in 8 s; the bell fires on every 4th")
         XCTAssertThrowsError(try OfflineRenderer(preset: preset, sampleRate: 48_000, solo: "tuba", messages: [])) { error in

@@ -44,7 +44,7 @@ final class PerformerTests: XCTestCase {
         var frames: [String: [Int64]] = [:]
         let end: Int64 = 48_000 * 20
         _ = try renderer.render(frames: end, to: folder.appendingPathComponent("duo.wav").path) { fired in
-            frames[renderer.engine.voiceNames[Int(fired.voice)], default: []].append(fired.frame)
+            frames[renderer.engine.handle.voiceNames[Int(fired.voice)], default: []].append(fired.frame)
         }
         XCTAssertEqual(frames["a"], ReferenceBeats.frames(sampleRate: 48_000, changes: [(0, 72), (350_400, 81), (720_000, 64)], end: end))
         // Bob's session starts at 0.5 s: until then his heart has the preset's tempo.
@@ -53,8 +53,8 @@ final class PerformerTests: XCTestCase {
         // Carol has no session: the preset's tempo from the start; the unnamed voice is Alice's.
         XCTAssertEqual(frames["c"], ReferenceBeats.frames(sampleRate: 48_000, changes: [(0, 60)], end: end))
         XCTAssertEqual(frames["first"], frames["a"])
-        XCTAssertEqual(renderer.engine.performerCount, 3)
-        XCTAssertEqual(renderer.engine.publishedTempo(of: 1), 95)
+        XCTAssertEqual(renderer.engine.handle.performerCount, 3)
+        XCTAssertEqual(renderer.engine.handle.publishedTempo(of: 1), 95)
     }
 
     func testBadPerformersAreOneErrorNamingTheLineOrTheSession() throws {
@@ -173,7 +173,7 @@ final class PerformerTests: XCTestCase {
         var frames: [String: [Int64]] = [:]
         let end: Int64 = 48_000 * 60
         _ = try renderer.render(frames: end, to: folder.appendingPathComponent("ensemble.wav").path) { fired in
-            frames[renderer.engine.voiceNames[Int(fired.voice)], default: []].append(fired.frame)
+            frames[renderer.engine.handle.voiceNames[Int(fired.voice)], default: []].append(fired.frame)
         }
         let aliceBeats = ReferenceBeats.frames(sampleRate: 48_000, changes: [(0, 70), (960_000, 80)], end: end)
         let bobBeats = ReferenceBeats.frames(sampleRate: 48_000, changes: [(0, 72), (1_680_000, 110)], end: end)
@@ -188,7 +188,7 @@ final class PerformerTests: XCTestCase {
         for a in aliceBeats { for b in bobBeats where abs(a - b) <= 1440 { aligned.append(max(a, b)) } }
         XCTAssertGreaterThan(aligned.count, 3, "the two hearts drift through alignment several times in a minute")
         XCTAssertEqual(frames["aligned"], aligned.sorted())
-        XCTAssertEqual(renderer.engine.publishedTempo(of: 2), 95, "the ensemble's tempo")
+        XCTAssertEqual(renderer.engine.handle.publishedTempo(of: 2), 95, "the ensemble's tempo")
     }
 
     func testEnsembleAndTogetherMistakesAreOneErrorEach() throws {
@@ -273,10 +273,9 @@ final class PerformerTests: XCTestCase {
               - {name: aligned, kind: click, together: [alice, carol], window_ms: 200}
             ensemble: {tempo: median}
             """, "preset.yaml"))
-        let engine = try EngineGraph.build(preset: preset, sampleRate: 48_000, maxFrames: 256)
-        XCTAssertEqual(engine.ensemble, .median)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
-        engine.addSource(ring)
+        let engine = try EngineGraph.build(preset: preset, sampleRate: 48_000, maxFrames: 256) { $0.sources = [ring] }
+        XCTAssertEqual(engine.handle.ensemble, .median)
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 512)
         defer { buffer.deallocate() }
         engine.warmUp()
@@ -298,7 +297,7 @@ final class PerformerTests: XCTestCase {
         }
         XCTAssertEqual(pj_rt_allocation_count(), 0)
         XCTAssertEqual(pj_rt_lock_count(), 0)
-        XCTAssertGreaterThan(engine.counters.snapshot().voicesFired, 150, "three hearts near 200 BPM for 10.7 s, four voices")
-        XCTAssertNotNil(engine.publishedTempo(of: 3), "the ensemble's heart ran")
+        XCTAssertGreaterThan(engine.handle.counters.snapshot().voicesFired, 150, "three hearts near 200 BPM for 10.7 s, four voices")
+        XCTAssertNotNil(engine.handle.publishedTempo(of: 3), "the ensemble's heart ran")
     }
 }

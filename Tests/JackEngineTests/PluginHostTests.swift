@@ -47,7 +47,8 @@ final class PluginHostTests: XCTestCase {
     }
 
     /// An engine playing the noise once from frame 0 on a sample voice with `inserts`.
-    func engine(inserts: String, period: Int, extra: String = "") throws -> RealtimeEngine {
+    func engine(inserts: String, period: Int, extra: String = "", sources: [SPSCRing<ControlMessage>] = [],
+                wire: (inout EngineSetup) -> Void = { _ in }) throws -> RealtimeEngine {
         let preset = folder.appendingPathComponent("preset.yaml")
         try """
         name: insert test
@@ -61,13 +62,16 @@ final class PluginHostTests: XCTestCase {
         \(inserts)
         """.write(to: preset, atomically: true, encoding: .utf8)
         try "voices:\n  - {name: tick, kind: click, gain: 0.5}\n".write(to: folder.appendingPathComponent("tick.yaml"), atomically: true, encoding: .utf8)
-        return try EngineGraph.build(preset: LoadedPreset.load(path: preset.path), sampleRate: 48_000, maxFrames: period, offline: true)
+        return try EngineGraph.build(preset: LoadedPreset.load(path: preset.path), sampleRate: 48_000, maxFrames: period, offline: true) {
+            $0.sources = sources
+            wire(&$0)
+        }
     }
 
-    /// Runs `engine` for `frames` frames in periods of `period`, with `messages` due at their frames.
-    func render(_ engine: RealtimeEngine, frames: Int, period: Int, messages: [ControlMessage]) -> (left: [Float], right: [Float]) {
-        let ring = SPSCRing<ControlMessage>(minimumCapacity: 256)
-        engine.addSource(ring)
+    /// Runs `engine` for `frames` frames in periods of `period`, with `messages` due at their frames
+    /// through `ring` (one of its sources).
+    func render(_ engine: RealtimeEngine, ring: SPSCRing<ControlMessage>, frames: Int, period: Int,
+                messages: [ControlMessage]) -> (left: [Float], right: [Float]) {
         XCTAssertTrue(ring.producer.push(ControlMessage(frame: 0, .voiceTrigger(voice: 0, velocity: 1))))
         for message in messages { XCTAssertTrue(ring.producer.push(message)) }
         return Fixtures.run(engine, sizes: [period], periods: (frames + period - 1) / period)
@@ -80,15 +84,16 @@ final class PluginHostTests: XCTestCase {
     func testAnInsertEqualsLv2applyWithItsControlChangedAtArbitraryFrames() throws {
         let frames = 12_000
         let noise = try writeNoise(frames: frames)
-        let engine = try engine(inserts: "      - plugin: \(Self.amp)\n        controls: {gain: -6}", period: 1024)
-        let chain = try XCTUnwrap(engine.slotForTesting(0)?.inserts)
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 256)
+        let engine = try engine(inserts: "      - plugin: \(Self.amp)\n        controls: {gain: -6}", period: 1024, sources: [ring])
+        let chain = try XCTUnwrap(engine.slots[0].inserts)
         let gainPort = try XCTUnwrap(chain.stages[0].plugin.controlPort("gain")).index
         // Changes at frames no period boundary shares: the run is split there.
         let changes: [(frame: Int, gain: Double)] = [(0, -6), (1_001, 3.5), (3_337, -20), (3_338, 0), (7_777, -90), (9_001, 6)]
         let messages = changes.dropFirst().map {
             ControlMessage(frame: Int64($0.frame), .insertControl(InsertAddress(chain: 0, stage: 0, port: gainPort), Float($0.gain)))
         }
-        let output = render(engine, frames: frames, period: 1024, messages: messages)
+        let output = render(engine, ring: ring, frames: frames, period: 1024, messages: messages)
         // eg-amp is stateless and unsmoothed, so lv2apply over each segment at its gain is the reference.
         var reference: [Float] = []
         for (index, change) in changes.enumerated() {
@@ -109,12 +114,10 @@ final class PluginHostTests: XCTestCase {
     func testAVoicesOwnOutputCarriesItsInsertsAndTheOutputsSumToTheMix() throws {
         let frames = 12_000, period = 256
         let noise = try writeNoise(frames: frames)
-        let engine = try engine(inserts: "      - plugin: \(Self.lowpass)\n        controls: {cutoff: 0.05, stages: 3}", period: period,
-                                extra: "bpm: 240\ninclude: [tick.yaml]")
-        XCTAssertEqual(engine.voiceNames, ["noise", "tick"])
-        engine.configure(outputs: .perVoice(engine.voiceNames))
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-        engine.addSource(ring)
+        let engine = try engine(inserts: "      - plugin: \(Self.lowpass)\n        controls: {cutoff: 0.05, stages: 3}", period: period,
+                                extra: "bpm: 240\ninclude: [tick.yaml]", sources: [ring]) { $0.outputs = .perVoice($0.voiceNames) }
+        XCTAssertEqual(engine.handle.voiceNames, ["noise", "tick"])
         ring.producer.push(ControlMessage(frame: 0, .voiceTrigger(voice: 0, velocity: 1)))
         ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 240)))
         let mix = UnsafeMutablePointer<Float>.allocate(capacity: 2 * period)
@@ -140,9 +143,10 @@ final class PluginHostTests: XCTestCase {
     func testOSCAndMIDIControllersMoveAnInsertControlAtTheirFrame() throws {
         let frames = 8_192
         let noise = try writeNoise(frames: frames)
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
         let engine = try engine(inserts: "      - plugin: \(Self.amp)\n        controls: {gain: 0}", period: 256,
-                                extra: "midi_cc: {21: noise.insert.1.gain, 22: noise.insert.1.bypass}")
-        let routes = OSCRoutes(voices: engine.voiceNames, inserts: engine.insertRoutes())
+                                extra: "midi_cc: {21: noise.insert.1.gain, 22: noise.insert.1.bypass}", sources: [ring])
+        let routes = OSCRoutes(voices: engine.handle.voiceNames, inserts: engine.handle.insertRoutes())
         XCTAssertEqual(routes.route(OSCMessage(address: "/voice/noise/insert/1/gain", arguments: [.float(99)])),
                        .badArguments("/voice/noise/insert/1/gain expects a value -90…24"), "eg-amp's range")
         XCTAssertEqual(routes.route(OSCMessage(address: "/voice/noise/insert/2/gain", arguments: [.float(1)])), .unknownAddress)
@@ -152,8 +156,6 @@ final class PluginHostTests: XCTestCase {
         // OSC: −12 dB from frame 3000; MIDI CC 21 at 0 (→ −90 dB) in the period holding 5000, at
         // its offset; CC 22 at 127 (bypass) from 7000.
         let messages = events.map { ControlMessage(frame: 3_000, $0) }
-        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-        engine.addSource(ring)
         XCTAssertTrue(ring.producer.push(ControlMessage(frame: 0, .voiceTrigger(voice: 0, velocity: 1))))
         for message in messages { XCTAssertTrue(ring.producer.push(message)) }
         let output = Fixtures.run(engine, sizes: [256], periods: frames / 256) { start in
@@ -171,7 +173,7 @@ final class PluginHostTests: XCTestCase {
     }
 
     /// An instrument engine: `plugin` as a `kind: lv2` voice fired only by triggers.
-    func instrumentEngine(_ plugin: String, period: Int, offline: Bool, extra: String = "") throws -> RealtimeEngine {
+    func instrumentEngine(_ plugin: String, period: Int, offline: Bool, extra: String = "", sources: [SPSCRing<ControlMessage>] = []) throws -> RealtimeEngine {
         let preset = folder.appendingPathComponent("instrument.yaml")
         try """
         name: instrument test
@@ -183,20 +185,20 @@ final class PluginHostTests: XCTestCase {
             length: 0.2
         \(extra)
         """.write(to: preset, atomically: true, encoding: .utf8)
-        return try EngineGraph.build(preset: LoadedPreset.load(path: preset.path), sampleRate: 48_000, maxFrames: period, offline: offline)
+        return try EngineGraph.build(preset: LoadedPreset.load(path: preset.path), sampleRate: 48_000, maxFrames: period,
+                                     offline: offline) { $0.sources = sources }
     }
 
     func testTheSamplerLoadsItsDefaultStateAndPlaysItsClipFromTheNoteFrameOfflineAndLive() throws {
         let click = try WavFile(path: "/usr/lib/lv2/eg-sampler.lv2/click.wav").channels[0]
         for offline in [true, false] {
-            let engine = try instrumentEngine("http://lv2plug.in/plugins/eg-sampler", period: 256, offline: offline)
-            XCTAssertTrue(engine.slotForTesting(0)?.voice is LV2InstrumentVoice)
-            // Its LV2 log (C-variadic, through the instance's ring) reaches the control thread.
-            XCTAssertTrue(engine.drainPluginLogs().contains("instrument: trace: Loading /usr/lib/lv2/eg-sampler.lv2/click.wav"))
-            XCTAssertEqual(engine.drainPluginLogs(), [], "each line once")
-            let notes: [Int64] = [1_000, 30_123]
             let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-            engine.addSource(ring)
+            let engine = try instrumentEngine("http://lv2plug.in/plugins/eg-sampler", period: 256, offline: offline, sources: [ring])
+            XCTAssertTrue(engine.slots[0].voice is LV2InstrumentVoice)
+            // Its LV2 log (C-variadic, through the instance's ring) reaches the control thread.
+            XCTAssertTrue(engine.handle.drainPluginLogs().contains("instrument: trace: Loading /usr/lib/lv2/eg-sampler.lv2/click.wav"))
+            XCTAssertEqual(engine.handle.drainPluginLogs(), [], "each line once")
+            let notes: [Int64] = [1_000, 30_123]
             for frame in notes { XCTAssertTrue(ring.producer.push(ControlMessage(frame: frame, .voiceTrigger(voice: 0, velocity: 1)))) }
             let output = Fixtures.run(engine, sizes: [256], periods: 60_000 / 256) { _ in
                 if !offline { usleep(1_000) }  // live: the worker thread answers between periods
@@ -216,10 +218,9 @@ final class PluginHostTests: XCTestCase {
     func testAVLDrumsLoadsItsKitThroughTheWorkerAndPlays() throws {
         var renders: [[Float]] = []
         for offline in [true, false] {
-            let engine = try instrumentEngine("http://gareus.org/oss/lv2/avldrums#BlackPearl", period: 256, offline: offline)
-            let voice = try XCTUnwrap(engine.slotForTesting(0)?.voice as? LV2InstrumentVoice)
             let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-            engine.addSource(ring)
+            let engine = try instrumentEngine("http://gareus.org/oss/lv2/avldrums#BlackPearl", period: 256, offline: offline, sources: [ring])
+            let voice = try XCTUnwrap(engine.slots[0].voice as? LV2InstrumentVoice)
             let output = Fixtures.run(engine, sizes: [256], periods: 96_000 / 256) { start in
                 if !offline { usleep(2_000) }
                 if start == 48_000 / 256 * 256 { ring.producer.push(ControlMessage(frame: 50_000, .voiceTrigger(voice: 0, velocity: 1))) }
@@ -251,15 +252,14 @@ final class PluginHostTests: XCTestCase {
                   - plugin: http://gareus.org/oss/lv2/nodelay
                     controls: {delay: 1000, report_latency: \(mode)}
             """.write(to: preset, atomically: true, encoding: .utf8)
-            let engine = try EngineGraph.build(preset: LoadedPreset.load(path: preset.path), sampleRate: 48_000, maxFrames: 256,
-                                               offline: true)
             // nodelay glides to its delay at start (and reports the delay it has): the heart
             // starts half a second in, by when it reports 1000.
             let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-            engine.addSource(ring)
+            let engine = try EngineGraph.build(preset: LoadedPreset.load(path: preset.path), sampleRate: 48_000, maxFrames: 256,
+                                               offline: true) { $0.sources = [ring] }
             XCTAssertTrue(ring.producer.push(ControlMessage(frame: 24_000, .tempo(bpm: 97))))
             let output = Fixtures.run(engine, sizes: [256], periods: 48_000 * 6 / 256)
-            XCTAssertEqual(engine.publishedLatency.load(ordering: .relaxed), mode == 1 ? 1_000 : 0, "the path's latency")
+            XCTAssertEqual(engine.handle.publishedLatency.load(ordering: .relaxed), mode == 1 ? 1_000 : 0, "the path's latency")
             let straight = WavFile.onsets(output.left), delayed = WavFile.onsets(output.right)
             XCTAssertGreaterThanOrEqual(straight.count, 9, "beats played")
             // Compensated, every beat lands on the straight click's frame but the first: the tempo
@@ -291,17 +291,16 @@ final class PluginHostTests: XCTestCase {
             plugin: http://lv2plug.in/plugins/eg-sampler
             on_beat: false
         """.write(to: preset, atomically: true, encoding: .utf8)
-        let live = try EngineGraph.build(preset: LoadedPreset.load(path: preset.path), sampleRate: 48_000, maxFrames: 256, offline: true)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-        live.addSource(ring)
-        let gainPort = try XCTUnwrap(live.slotForTesting(0)?.inserts?.stages[0].plugin.controlPort("gain")).index
+        let live = try EngineGraph.build(preset: LoadedPreset.load(path: preset.path), sampleRate: 48_000, maxFrames: 256, offline: true) { $0.sources = [ring] }
+        let gainPort = try XCTUnwrap(live.slots[0].inserts?.stages[0].plugin.controlPort("gain")).index
         ring.producer.push(ControlMessage(frame: 100, .insertControl(InsertAddress(chain: 0, stage: 0, port: gainPort), -12)))
         _ = Fixtures.run(live, sizes: [256], periods: 4)
 
         let session = folder.appendingPathComponent("session")
         try FileManager.default.createDirectory(at: session, withIntermediateDirectories: true)
-        let states = live.voiceStates(live: false)
-        let plugins = try live.savePluginStates(into: session.appendingPathComponent("plugins").path)
+        let states = live.handle.voiceStates(live: false)
+        let plugins = try live.handle.savePluginStates(into: session.appendingPathComponent("plugins").path)
         try LoadedPreset.load(path: preset.path).save(to: session.appendingPathComponent("preset.yaml").path, bpm: nil,
                                                       states: states, plugins: plugins)
         let samplerState = try String(contentsOf: session.appendingPathComponent("plugins/sampler/1/state.ttl"), encoding: .utf8)
@@ -313,12 +312,11 @@ final class PluginHostTests: XCTestCase {
         XCTAssertTrue(savedYAML.contains("state: plugins/noise.insert1\n"), "relative to the session: \(savedYAML)")
 
         // The same notes into the live engine and into one built from the saved session.
+        let restoredNotes = SPSCRing<ControlMessage>(minimumCapacity: 16)
         let restored = try EngineGraph.build(preset: LoadedPreset.load(path: session.path), sampleRate: 48_000, maxFrames: 256,
-                                             offline: true)
+                                             offline: true) { $0.sources = [restoredNotes] }
         var outputs: [[Float]] = []
-        for engine in [live, restored] {
-            let notes = SPSCRing<ControlMessage>(minimumCapacity: 16)
-            engine.addSource(notes)
+        for (engine, notes) in [(live, ring), (restored, restoredNotes)] {
             let start = engine.framePosition + 256
             notes.producer.push(ControlMessage(frame: start, .voiceTrigger(voice: 0, velocity: 1)))
             notes.producer.push(ControlMessage(frame: start + 5_000, .voiceTrigger(voice: 1, velocity: 1)))
@@ -332,18 +330,17 @@ final class PluginHostTests: XCTestCase {
     /// `bufsz:coarseBlockLength` (x42's nodelay does), whose change applies at the block's start.
     func testACoarseBlockPluginIsNotSplitForAControlChange() throws {
         _ = try writeNoise(frames: 2_048)
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
         let engine = try engine(inserts: """
               - plugin: http://gareus.org/oss/lv2/nodelay
                 controls: {delay: 0, report_latency: 3}
               - plugin: \(Self.amp)
-        """, period: 256)
-        let chain = try XCTUnwrap(engine.slotForTesting(0)?.inserts)
+        """, period: 256, sources: [ring])
+        let chain = try XCTUnwrap(engine.slots[0].inserts)
         let (coarse, fine) = (chain.stages[0].plugin, chain.stages[1].plugin)
         XCTAssertEqual([coarse.coarseBlockLength, fine.coarseBlockLength], [true, false], "what the plugins declare")
         _ = Fixtures.run(engine, sizes: [256], periods: 1)
         let before = (coarse.runs, fine.runs)
-        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-        engine.addSource(ring)
         let delay = try XCTUnwrap(coarse.controlPort("delay")).index, gain = try XCTUnwrap(fine.controlPort("gain")).index
         ring.producer.push(ControlMessage(frame: 300, .insertControl(InsertAddress(chain: 0, stage: 0, port: delay), 10)))
         ring.producer.push(ControlMessage(frame: 300, .insertControl(InsertAddress(chain: 0, stage: 1, port: gain), -6)))
@@ -359,26 +356,25 @@ final class PluginHostTests: XCTestCase {
     func testAStateLoadedLiveSwapsTheInsertAtItsFrameAndFreesTheOldOne() throws {
         let frames = 12_288
         let noise = try writeNoise(frames: frames)
-        let engine = try engine(inserts: "      - plugin: \(Self.amp)\n        controls: {gain: 0}", period: 256)
-        let routes = OSCRoutes(voices: engine.voiceNames, inserts: engine.insertRoutes())
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+        let engine = try engine(inserts: "      - plugin: \(Self.amp)\n        controls: {gain: 0}", period: 256, sources: [ring])
+        let routes = OSCRoutes(voices: engine.handle.voiceNames, inserts: engine.handle.insertRoutes())
         XCTAssertEqual(routes.route(OSCMessage(address: "/voice/noise/insert/1/state", arguments: [.string("/somewhere")])),
                        .request(.loadInsertState(place: "noise", insert: 1, folder: "/somewhere")))
         // A state with the gain at −20 dB, saved as a session save does.
-        let chain = try XCTUnwrap(engine.slotForTesting(0)?.inserts)
+        let chain = try XCTUnwrap(engine.slots[0].inserts)
         let gain = try XCTUnwrap(chain.stages[0].plugin.controlPort("gain")).index
-        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-        engine.addSource(ring)
         ring.producer.push(ControlMessage(.insertControl(InsertAddress(chain: 0, stage: 0, port: gain), -20)))
         _ = Fixtures.run(engine, sizes: [256], periods: 1)
-        _ = engine.voiceStates(live: false)
-        let saved = try engine.savePluginStates(into: folder.appendingPathComponent("states").path)
+        _ = engine.handle.voiceStates(live: false)
+        let saved = try engine.handle.savePluginStates(into: folder.appendingPathComponent("states").path)
         ring.producer.push(ControlMessage(.insertControl(InsertAddress(chain: 0, stage: 0, port: gain), 0)))
         _ = Fixtures.run(engine, sizes: [256], periods: 1)
 
         weak let old = chain.stages[0].plugin
         let start = engine.framePosition
         ring.producer.push(ControlMessage(frame: start, .voiceTrigger(voice: 0, velocity: 1)))
-        ring.producer.push(try engine.insertStateMessage(place: "noise", insert: 1, state: try XCTUnwrap(saved["noise.insert1"]).state,
+        ring.producer.push(try engine.handle.insertStateMessage(place: "noise", insert: 1, state: try XCTUnwrap(saved["noise.insert1"]).state,
                                                          frame: start + 5_000))
         let output = Fixtures.run(engine, sizes: [256], periods: frames / 256)
         let at0 = try lv2apply(Self.amp, input: noise.path, controls: ["gain": 0])
@@ -386,7 +382,7 @@ final class PluginHostTests: XCTestCase {
         XCTAssertLessThanOrEqual(maxDifference(output.left[0..<5_000], at0[0..<5_000]), 1e-6, "the old instances until the frame")
         XCTAssertLessThanOrEqual(maxDifference(output.left[5_000..<frames], at20[5_000..<frames]), 1e-6, "the loaded state from it")
         XCTAssertNotNil(old, "the replaced instances are still alive: handed back, not freed on the process thread")
-        let retired = engine.retiredClips.consumer
+        let retired = engine.handle.retiredClips.consumer
         var handedBack = 0
         while let object = retired.pop() { object.release(); handedBack += 1 }
         XCTAssertEqual(handedBack, 1)
@@ -396,15 +392,17 @@ final class PluginHostTests: XCTestCase {
     func testAStatefulInsertSplitAtControlFramesEqualsOneUnsplitLv2applyRun() throws {
         let frames = 12_000
         let noise = try writeNoise(frames: frames)
-        let engine = try engine(inserts: "      - plugin: \(Self.lowpass)\n        controls: {cutoff: 0.05, stages: 3}", period: 512)
-        let chain = try XCTUnwrap(engine.slotForTesting(0)?.inserts)
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 256)
+        let engine = try engine(inserts: "      - plugin: \(Self.lowpass)\n        controls: {cutoff: 0.05, stages: 3}", period: 512,
+                                sources: [ring])
+        let chain = try XCTUnwrap(engine.slots[0].inserts)
         XCTAssertEqual(chain.stages[0].layout, .dualMono, "a mono plugin runs once per channel")
         let cutoffPort = try XCTUnwrap(chain.stages[0].plugin.controlPort("cutoff")).index
         // The same value at odd frames: every one splits the filter's run, which must not show.
         let messages = [17, 513, 600, 2_047, 5_555, 5_556, 9_999].map {
             ControlMessage(frame: $0, .insertControl(InsertAddress(chain: 0, stage: 0, port: cutoffPort), 0.05))
         }
-        let output = render(engine, frames: frames, period: 512, messages: messages)
+        let output = render(engine, ring: ring, frames: frames, period: 512, messages: messages)
         let reference = try lv2apply(Self.lowpass, input: noise.path, controls: ["cutoff": 0.05, "stages": 3])
         XCTAssertLessThanOrEqual(maxDifference(output.left[0..<frames], reference[0..<frames]), 1e-6)
         XCTAssertLessThanOrEqual(maxDifference(output.right[0..<frames], reference[0..<frames]), 1e-6)

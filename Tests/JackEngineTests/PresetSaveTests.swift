@@ -24,7 +24,7 @@ final class PresetSaveTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let engine = try EngineGraph.build(preset: original, sampleRate: 48_000, maxFrames: 256)
-        try original.save(to: folder + "/preset.yaml", bpm: nil, states: engine.voiceStates(live: false))
+        try original.save(to: folder + "/preset.yaml", bpm: nil, states: engine.handle.voiceStates(live: false))
 
         let saved = try LoadedPreset.load(path: folder)
         XCTAssertNil(saved.preset.include)
@@ -51,12 +51,11 @@ final class PresetSaveTests: XCTestCase {
         XCTAssertEqual(click.pan, -0.5)
         XCTAssertEqual(click.rate, BeatRate(everyNthBeat: 2, subdivision: 3))
         // And the engine reports the state it holds, including changes made by messages.
-        let engine = try EngineGraph.build(preset: saved, sampleRate: 48_000, maxFrames: 256)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 8)
-        engine.addSource(ring)
+        let engine = try EngineGraph.build(preset: saved, sampleRate: 48_000, maxFrames: 256) { $0.sources = [ring] }
         ring.producer.push(ControlMessage(.voiceParameter(voice: 0, .gain(0.75))))
         _ = Fixtures.run(engine, sizes: [256], periods: 1)
-        XCTAssertEqual(engine.voiceStates(live: false)["click"]?.gain, 0.75)
-        XCTAssertEqual(engine.settingChanges.load(ordering: .relaxed), 1)
+        XCTAssertEqual(engine.handle.voiceStates(live: false)["click"]?.gain, 0.75)
+        XCTAssertEqual(engine.handle.settingChanges.load(ordering: .relaxed), 1)
     }
 }

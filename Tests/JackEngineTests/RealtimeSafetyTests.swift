@@ -30,7 +30,9 @@ final class RealtimeSafetyTests: XCTestCase {
 
     /// Every voice kind, all firing fast: the default preset's samples, a click, with the
     /// heartbeat at 300 BPM in quarters and explicit beats, triggers and parameter changes.
-    private func busyEngine(sampleRate: Int, maxFrames: Int, extra: [VoiceSlot] = []) throws -> RealtimeEngine {
+    /// `ring` is the engine's source; `wire` adds to its setup.
+    private func busyEngine(sampleRate: Int, maxFrames: Int, extra: [VoiceSlot] = [], ring: SPSCRing<ControlMessage>,
+                            wire: (inout EngineSetup) -> Void = { _ in }) throws -> RealtimeEngine {
         let preset = try LoadedPreset.load(path: Fixtures.presets.appendingPathComponent("default").path)
         var slots: [VoiceSlot] = []
         for voice in preset.voices where voice.definition.kind == .sample {
@@ -70,14 +72,16 @@ final class RealtimeSafetyTests: XCTestCase {
                                rate: BeatRate(subdivision: 2), followsHeart: true, silenced: false, inserts: chain))
         insertVoice = Int32(slots.count - 1)
         // Drum regions: region 0 plays voice 1, region 1 cycles the mode, region 2 is the skipped beat.
-        let engine = RealtimeEngine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots + extra,
-                                    noteVoices: [36: 0], regionTargets: [.voice(1), .modeCycle, .voice(2)], firedReports: nil)
-        engine.configurePerformance(skipRegion: 2, modeVoices: [.recording: 0, .playing: 1, .freestyle: 2])
-        engine.configureMaster(gainDB: 6, ceilingDB: -1)  // loud enough that the limiter works
-        engine.masterInserts = try plugins.chain([.init(plugin: "http://drobilla.net/plugins/mda/Limiter")]) { path, message in
+        let masterInserts = try plugins.chain([.init(plugin: "http://drobilla.net/plugins/mda/Limiter")]) { path, message in
             InputError(file: "test", field: path, message)
         }
-        return engine
+        return Fixtures.engine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots + extra, noteVoices: [36: 0],
+                               regionTargets: [.voice(1), .modeCycle, .voice(2)], sources: [ring], masterInserts: masterInserts) {
+            $0.skipRegion = 2
+            $0.modeVoices = [.recording: 0, .playing: 1, .freestyle: 2]
+            $0.setMaster(gainDB: 6, ceilingDB: -1)  // loud enough that the limiter works
+            wire(&$0)
+        }
     }
 
     /// eg-amp, swh's lowpass and nodelay are mono (two instances each), mda Overdrive stereo; eg-amp's gain is port 0.
@@ -111,9 +115,9 @@ final class RealtimeSafetyTests: XCTestCase {
         if step % 50 == 0 { producer.push(ControlMessage(.tempo(bpm: step % 100 == 0 ? 300 : 240))) }
     }
 
-    private func countRealtimeAllocations(engine: RealtimeEngine, periods: Int, at steps: [Int: ControlMessage] = [:]) -> UInt64 {
-        let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
-        engine.addSource(ring)
+    /// `ring`: the engine's source.
+    private func countRealtimeAllocations(engine: RealtimeEngine, ring: SPSCRing<ControlMessage>, periods: Int,
+                                          at steps: [Int: ControlMessage] = [:]) -> UInt64 {
         ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 300)))
         engine.warmUp()
         let left = UnsafeMutablePointer<Float>.allocate(capacity: 256)
@@ -134,24 +138,25 @@ final class RealtimeSafetyTests: XCTestCase {
     }
 
     func testTheProcessPathAllocatesNothingWhileEveryVoiceFires() throws {
-        let engine = try busyEngine(sampleRate: 48_000, maxFrames: 256)
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
+        let engine = try busyEngine(sampleRate: 48_000, maxFrames: 256, ring: ring)
         // Saved insert states loaded live three times: new instances swapped in mid-period (built
         // here, before counting), the old ones handed back.
         let states = FileManager.default.temporaryDirectory.appendingPathComponent("pulsejack-rt-states-\(getpid())").path
         defer { try? FileManager.default.removeItem(atPath: states) }
-        _ = engine.voiceStates(live: false)
-        let saved = try engine.savePluginStates(into: states)
+        _ = engine.handle.voiceStates(live: false)
+        let saved = try engine.handle.savePluginStates(into: states)
         let swaps = try [300, 900, 1500].map { step in
-            (step, try engine.insertStateMessage(place: "click-through-inserts", insert: 1,
+            (step, try engine.handle.insertStateMessage(place: "click-through-inserts", insert: 1,
                                                  state: try XCTUnwrap(saved["click-through-inserts.insert1"]).state))
         }
-        let allocations = countRealtimeAllocations(engine: engine, periods: 2000, at: Dictionary(uniqueKeysWithValues: swaps))
+        let allocations = countRealtimeAllocations(engine: engine, ring: ring, periods: 2000, at: Dictionary(uniqueKeysWithValues: swaps))
         var handedBack = 0
-        while let retired = engine.retiredClips.consumer.pop() { retired.release(); handedBack += 1 }
+        while let retired = engine.handle.retiredClips.consumer.pop() { retired.release(); handedBack += 1 }
         XCTAssertEqual(handedBack, 3, "each swap handed the replaced instances back")
-        let counts = engine.counters.snapshot()
+        let counts = engine.handle.counters.snapshot()
         XCTAssertGreaterThan(counts.voicesFired, 5000, "the voices really fired")
-        XCTAssertEqual(engine.publishedLatency.load(ordering: .relaxed), 64, "the look-ahead ran: nodelay's 64 frames were compensated")
+        XCTAssertEqual(engine.handle.publishedLatency.load(ordering: .relaxed), 64, "the look-ahead ran: nodelay's 64 frames were compensated")
         XCTAssertEqual(allocations, 0)
         XCTAssertEqual(pj_rt_lock_count(), 0)
     }
@@ -159,9 +164,10 @@ final class RealtimeSafetyTests: XCTestCase {
     func testTheCounterCatchesAVoiceThatAllocates() throws {
         let bad = VoiceSlot(name: "bad", voice: AllocatingVoice(), enabled: true, gain: 1, pan: 0, rate: .everyBeat,
                             followsHeart: true, silenced: false)
-        let engine = try busyEngine(sampleRate: 48_000, maxFrames: 256, extra: [bad])
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
+        let engine = try busyEngine(sampleRate: 48_000, maxFrames: 256, extra: [bad], ring: ring)
         XCTAssertGreaterThan(pj_total_allocation_count(), 0, "the interposer is live")
-        XCTAssertGreaterThanOrEqual(countRealtimeAllocations(engine: engine, periods: 100), 100)
+        XCTAssertGreaterThanOrEqual(countRealtimeAllocations(engine: engine, ring: ring, periods: 100), 100)
     }
 
     /// The same under a real jackd: the count is taken on JACK's own process thread.
@@ -174,22 +180,22 @@ final class RealtimeSafetyTests: XCTestCase {
         guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
         setenv("JACK_DEFAULT_SERVER", server, 1)
         let client = try JackClient(name: "pulsejack-rt-test")
-        let engine = try busyEngine(sampleRate: client.sampleRate, maxFrames: client.bufferSize, extra: extra)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
-        engine.addSource(ring)
+        var options = JackClient.Options()
+        options.timebase = .takeOver
+        options.followTransport = true
+        let engine = try busyEngine(sampleRate: client.sampleRate, maxFrames: client.bufferSize, extra: extra, ring: ring) {
+            if portPerVoice { $0.outputs = .perVoice($0.voiceNames) }
+            $0.sendsGrid = true
+            $0.followsGrid = true
+        }
         ring.producer.push(ControlMessage(.tempo(bpm: 300)))
         let wav = NSTemporaryDirectory() + "pulsejack-rt-\(getpid()).wav"
         defer { unlink(wav) }
-        var options = JackClient.Options()
         options.meter = OutputMeter()
         options.recorder = try OutputRecorder(path: wav, sampleRate: client.sampleRate, maxFrames: client.bufferSize)
-        options.timebase = .takeOver
-        options.followTransport = true
         options.recorder?.start()
-        if portPerVoice {
-            options.outputs = .perVoice(engine.voiceNames)
-            engine.configure(outputs: options.outputs)
-        }
+        if portPerVoice { options.outputs = .perVoice(engine.handle.voiceNames) }
         try client.activate(engine: engine, options: options)
         let daw = try MidiCapture(name: "pulsejack-rt-daw")
         try daw.connect(from: "\(client.name):midi_out")
@@ -220,7 +226,7 @@ final class RealtimeSafetyTests: XCTestCase {
         XCTAssertGreaterThan(daw.received.count, 10, "MIDI out ran")
         XCTAssertGreaterThan(try options.recorder?.finish() ?? 0, 0, "the recording ran")
         XCTAssertGreaterThan(options.meter?.blocks.consumer.available() ?? 0, 0, "the meters ran")
-        XCTAssertEqual(transport.bbt?.bpm, engine.clock.bpm, "the timebase ran")
+        XCTAssertEqual(transport.bbt?.bpm, engine.hearts.clock(0).bpm, "the timebase ran")
         if portPerVoice {
             XCTAssertGreaterThan(voiceTrack?.received.filter(\.isNoteOn).count ?? 0, 10, "a voice's MIDI port ran")
             XCTAssertGreaterThan(voiceEar?.onsets.count ?? 0, 10, "a voice's audio port ran")
@@ -230,7 +236,7 @@ final class RealtimeSafetyTests: XCTestCase {
 
     func testNoAllocationOnJacksProcessThread() throws {
         let (allocations, engine) = try runUnderJack(extra: [], seconds: 3)
-        let counts = engine.counters.snapshot()
+        let counts = engine.handle.counters.snapshot()
         XCTAssertGreaterThan(counts.periods, 100, "JACK ran the process callback")
         XCTAssertGreaterThan(counts.voicesFired, 100)
         XCTAssertEqual(allocations, 0)
@@ -245,8 +251,8 @@ final class RealtimeSafetyTests: XCTestCase {
                       rate: BeatRate(subdivision: 2), followsHeart: true, silenced: false)
         }
         let (allocations, engine) = try runUnderJack(extra: clicks, seconds: 3, portPerVoice: true)
-        XCTAssertGreaterThanOrEqual(engine.voiceNames.count, 64)
-        XCTAssertGreaterThan(engine.counters.snapshot().periods, 100, "JACK ran the process callback")
+        XCTAssertGreaterThanOrEqual(engine.handle.voiceNames.count, 64)
+        XCTAssertGreaterThan(engine.handle.counters.snapshot().periods, 100, "JACK ran the process callback")
         XCTAssertEqual(allocations, 0)
         XCTAssertEqual(pj_rt_lock_count(), 0)
     }
@@ -255,7 +261,7 @@ final class RealtimeSafetyTests: XCTestCase {
         let bad = VoiceSlot(name: "bad", voice: AllocatingVoice(), enabled: true, gain: 1, pan: 0, rate: .everyBeat,
                             followsHeart: true, silenced: false)
         let (allocations, engine) = try runUnderJack(extra: [bad], seconds: 1)
-        XCTAssertGreaterThan(engine.counters.snapshot().periods, 10)
+        XCTAssertGreaterThan(engine.handle.counters.snapshot().periods, 10)
         XCTAssertGreaterThan(allocations, 10)
     }
 }

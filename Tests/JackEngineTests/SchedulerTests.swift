@@ -7,9 +7,8 @@ final class SchedulerTests: XCTestCase {
     /// Triggers at random frames, sent ahead through a ring, sound at exactly those frames,
     /// whatever the period sizes (including periods longer than the engine's block).
     func testEventsSoundAtTheirExactFrameAcrossUnevenPeriods() {
-        let engine = Fixtures.clickEngine(maxFrames: 256)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 4096)
-        engine.addSource(ring)
+        let engine = Fixtures.clickEngine(maxFrames: 256, sources: [ring])
         var generator = SystemRandomNumberGenerator()
         let total = 200_000
         let frames = Set((0..<700).map { _ in Int.random(in: 0..<total - 1, using: &generator) }).sorted()
@@ -31,27 +30,25 @@ final class SchedulerTests: XCTestCase {
             produced += size
         }
         XCTAssertEqual(WavFile.onsets(output), frames)
-        XCTAssertEqual(engine.counters.snapshot().lateMessages, 0)
+        XCTAssertEqual(engine.handle.counters.snapshot().lateMessages, 0)
     }
 
     func testLateAndImmediateMessagesPlayAtThePeriodStartAndLateOnesAreCounted() {
-        let engine = Fixtures.clickEngine()
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-        engine.addSource(ring)
+        let engine = Fixtures.clickEngine(sources: [ring])
         _ = Fixtures.run(engine, sizes: [256], periods: 2)  // frame position 512
         ring.producer.push(ControlMessage(frame: 100, .voiceTrigger(voice: 0, velocity: 1)))
         ring.producer.push(ControlMessage(.voiceTrigger(voice: 0, velocity: 0.5)))
         let out = Fixtures.run(engine, sizes: [256], periods: 1).left
         XCTAssertEqual(out[0], 1.5, "both at the period's first frame")
-        XCTAssertEqual(engine.counters.snapshot().lateMessages, 1)
+        XCTAssertEqual(engine.handle.counters.snapshot().lateMessages, 1)
     }
 
     func testHeartbeatVoicesAtEveryNthBeatAndSubdivisions() {
         let fired = SPSCRing<FiredVoice>(minimumCapacity: 4096)
         let rates = [BeatRate.everyBeat, BeatRate(everyNthBeat: 3), BeatRate(subdivision: 4), BeatRate(everyNthBeat: 2, subdivision: 3)]
-        let engine = Fixtures.clickEngine(voices: ["one", "third", "quarters", "triplets"], rates: rates, fired: fired)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-        engine.addSource(ring)
+        let engine = Fixtures.clickEngine(voices: ["one", "third", "quarters", "triplets"], rates: rates, fired: fired, sources: [ring])
         ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 120)))  // 24 000 frames a beat
         _ = Fixtures.run(engine, sizes: [512], periods: 282)  // 144 384 frames: beats 0…6
         var byVoice: [Int32: [Int64]] = [:]
@@ -65,9 +62,8 @@ final class SchedulerTests: XCTestCase {
 
     func testRejectedTempoIsCountedAndTheClockKeepsTheLastGoodOne() {
         let fired = SPSCRing<FiredVoice>(minimumCapacity: 256)
-        let engine = Fixtures.clickEngine(fired: fired)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-        engine.addSource(ring)
+        let engine = Fixtures.clickEngine(fired: fired, sources: [ring])
         ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 60)))
         for bad in [0, -5, 301, .nan, .infinity] {
             ring.producer.push(ControlMessage(frame: 10_000, .tempo(bpm: bad)))
@@ -76,13 +72,12 @@ final class SchedulerTests: XCTestCase {
         var frames: [Int64] = []
         while let report = fired.consumer.pop() { frames.append(report.frame) }
         XCTAssertEqual(frames, [0, 48_000, 96_000, 144_000])
-        XCTAssertEqual(engine.counters.snapshot().rejectedTempos, 5)
+        XCTAssertEqual(engine.handle.counters.snapshot().rejectedTempos, 5)
     }
 
     func testVoiceParametersChangeWhatPlays() {
-        let engine = Fixtures.clickEngine()
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-        engine.addSource(ring)
+        let engine = Fixtures.clickEngine(sources: [ring])
         ring.producer.push(ControlMessage(frame: 0, .voiceParameter(voice: 0, .gain(0.5))))
         ring.producer.push(ControlMessage(frame: 0, .voiceParameter(voice: 0, .pan(-1))))
         // Gain and pan slew to their new values within 10 ms (480 frames) so that nothing clicks.
@@ -95,6 +90,6 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(WavFile.onsets(out.left, threshold: 0.1), [1000])
         XCTAssertEqual(out.left[1000], 0.5)
         XCTAssertEqual(out.right[1000], 0, "panned hard left")
-        XCTAssertEqual(engine.counters.snapshot().invalidMessages, 2)
+        XCTAssertEqual(engine.handle.counters.snapshot().invalidMessages, 2)
     }
 }

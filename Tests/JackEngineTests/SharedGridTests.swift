@@ -20,19 +20,22 @@ final class SharedGridTests: XCTestCase {
           - {name: bar, kind: click, heart: ensemble, every: 4}
         """
 
-    private func engine(firedInto ring: SPSCRing<FiredVoice>) throws -> RealtimeEngine {
+    /// An engine of the preset, leading or following the grid, with tempo messages (frame,
+    /// performer, BPM) waiting in a ring of its own.
+    private func engine(firedInto ring: SPSCRing<FiredVoice>, sendsGrid: Bool = false, followsGrid: Bool = false,
+                        tempi: [(frame: Int64, performer: UInt8, bpm: Double)]) throws -> RealtimeEngine {
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-grid-\(getpid())-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         try Self.preset.write(to: folder.appendingPathComponent("preset.yaml"), atomically: true, encoding: .utf8)
-        return try EngineGraph.build(preset: LoadedPreset.load(path: folder.path), sampleRate: 48_000, maxFrames: 256, firedReports: ring.producer)
-    }
-
-    /// Tempo messages (frame, performer, BPM) waiting in a ring of the engine's.
-    private func feed(_ engine: RealtimeEngine, tempi: [(frame: Int64, performer: UInt8, bpm: Double)]) {
-        let ring = SPSCRing<ControlMessage>(minimumCapacity: 64)
-        engine.addSource(ring)
-        for tempo in tempi { ring.producer.push(ControlMessage(frame: tempo.frame, performer: tempo.performer, .tempo(bpm: tempo.bpm))) }
+        let tempoRing = SPSCRing<ControlMessage>(minimumCapacity: 64)
+        for tempo in tempi { tempoRing.producer.push(ControlMessage(frame: tempo.frame, performer: tempo.performer, .tempo(bpm: tempo.bpm))) }
+        return try EngineGraph.build(preset: LoadedPreset.load(path: folder.path), sampleRate: 48_000, maxFrames: 256) {
+            $0.firedReports = ring
+            $0.sources = [tempoRing]
+            $0.sendsGrid = sendsGrid
+            $0.followsGrid = followsGrid
+        }
     }
 
     func testTheSongPositionPointerCarriesTheBeatAndWrapsOnABarAndEveryRate() {
@@ -46,15 +49,14 @@ final class SharedGridTests: XCTestCase {
     }
 
     func testTheLeaderSendsItsEnsembleBeatsAndTheFollowerPlaysThemToTheFrame() throws {
-        let leader = try engine(firedInto: SPSCRing<FiredVoice>(minimumCapacity: 4096))
-        leader.sendsGrid = true
-        feed(leader, tempi: [(0, 0, 70), (0, 1, 90), (480_000, 1, 110)])
+        let leader = try engine(firedInto: SPSCRing<FiredVoice>(minimumCapacity: 4096), sendsGrid: true,
+                                tempi: [(0, 0, 70), (0, 1, 90), (480_000, 1, 110)])
         let left = UnsafeMutablePointer<Float>.allocate(capacity: 256), right = UnsafeMutablePointer<Float>.allocate(capacity: 256)
         defer { left.deallocate(); right.deallocate() }
         var sent: [(frame: Int64, beat: Int64)] = []
         for _ in 0..<(48_000 * 20 / 256) {
             leader.process(frames: 256, left: left, right: right)
-            for index in 0..<leader.grid.outCount { sent.append((leader.grid.outFrames[index], leader.grid.outBeats[index])) }
+            for index in 0..<leader.hearts.grid.outCount { sent.append((leader.hearts.grid.outFrames[index], leader.hearts.grid.outBeats[index])) }
         }
         // The grid is the ensemble heart's contract: the mean tempo, 80 then 90 BPM (reference computed independently).
         let reference = ReferenceBeats.frames(sampleRate: 48_000, changes: [(0, 80), (480_000, 90)], end: 48_000 * 20)
@@ -63,9 +65,8 @@ final class SharedGridTests: XCTestCase {
 
         // The follower: the grid arrives at other frames (a network's constant latency, and it joined at beat 2).
         let followerFired = SPSCRing<FiredVoice>(minimumCapacity: 4096)
-        let follower = try engine(firedInto: followerFired)
-        follower.tempoFollowsTransport = true
-        feed(follower, tempi: [(0, 0, 72), (0, 1, 150)])  // the ensemble's mean (111) is not its tempo now
+        // The ensemble's mean (111) is not its tempo now.
+        let follower = try engine(firedInto: followerFired, followsGrid: true, tempi: [(0, 0, 72), (0, 1, 150)])
         let latency: Int64 = 768
         var pending = sent.dropFirst(2).map { (frame: $0.frame + latency, beat: $0.beat) }[...]
         var periodStart: Int64 = 0
@@ -78,23 +79,21 @@ final class SharedGridTests: XCTestCase {
             periodStart += 256
         }
         var fired: [String: [Int64]] = [:]
-        while let report = followerFired.consumer.pop() { fired[follower.voiceNames[Int(report.voice)], default: []].append(report.frame) }
+        while let report = followerFired.consumer.pop() { fired[follower.handle.voiceNames[Int(report.voice)], default: []].append(report.frame) }
         let grid = sent.dropFirst(2).map { $0.frame + latency }
         XCTAssertEqual(fired["group"], grid, "the follower's ensemble voice is off the grid")
         XCTAssertEqual(fired["bar"], sent.filter { $0.beat >= 2 && $0.beat % 4 == 0 }.map { $0.frame + latency }, "every: 4 is not on the leader's bar")
         XCTAssertEqual(fired["own"], ReferenceBeats.frames(sampleRate: 48_000, changes: [(0, 72)], end: 48_000 * 21 / 256 * 256),
                        "alice's own voice left her heart")
-        XCTAssertEqual(follower.gridBeatsReceived, grid.count)
-        XCTAssertEqual(follower.lastGridBeatFrame, grid.last)
+        XCTAssertEqual(follower.handle.gridBeatsReceived, grid.count)
+        XCTAssertEqual(follower.handle.lastGridBeatFrame, grid.last)
     }
 
     func testLeadingAndFollowingTheGridAllocateNothingOnTheProcessThread() throws {
         guard pj_alloc_counter_live() != 0 else { throw XCTSkip("the allocation counter is left out under ThreadSanitizer") }
         let ring = SPSCRing<FiredVoice>(minimumCapacity: 8192)
-        let leader = try engine(firedInto: ring), follower = try engine(firedInto: ring)
-        leader.sendsGrid = true
-        follower.tempoFollowsTransport = true
-        feed(leader, tempi: [(0, 0, 240), (0, 1, 260)])
+        let leader = try engine(firedInto: ring, sendsGrid: true, tempi: [(0, 0, 240), (0, 1, 260)])
+        let follower = try engine(firedInto: ring, followsGrid: true, tempi: [])
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 512)
         defer { buffer.deallocate() }
         leader.warmUp()
@@ -104,10 +103,10 @@ final class SharedGridTests: XCTestCase {
             leader.process(frames: 256, left: buffer, right: buffer + 256)
             // What grid_out carries goes straight to the follower's grid_in, in the same cycle.
             pj_rt_enter()
-            for index in 0..<leader.grid.outCount {
-                let (status, lsb, msb) = SharedGrid.message(beat: leader.grid.outBeats[index])
+            for index in 0..<leader.hearts.grid.outCount {
+                let (status, lsb, msb) = SharedGrid.message(beat: leader.hearts.grid.outBeats[index])
                 if let beat = SharedGrid.beat(status: status, lsb: lsb, msb: msb) {
-                    follower.receiveGridBeat(position: beat, offset: Int(leader.grid.outFrames[index] - (leader.framePosition - 256)))
+                    follower.receiveGridBeat(position: beat, offset: Int(leader.hearts.grid.outFrames[index] - (leader.framePosition - 256)))
                 }
             }
             pj_rt_exit()
@@ -116,6 +115,6 @@ final class SharedGridTests: XCTestCase {
         }
         XCTAssertEqual(pj_rt_allocation_count(), 0)
         XCTAssertEqual(pj_rt_lock_count(), 0)
-        XCTAssertEqual(follower.gridBeatsReceived, 45, "10.7 s at 250 BPM: 45 beats from frame 0")
+        XCTAssertEqual(follower.handle.gridBeatsReceived, 45, "10.7 s at 250 BPM: 45 beats from frame 0")
     }
 }

@@ -6,9 +6,8 @@ import XCTest
 final class TambourPerformanceTests: XCTestCase {
     /// Regions: 0 and 1 play voices 5 and 6, 2 is the skip region (voice 7), 3 cycles the mode.
     private func performance() -> TambourPerformance {
-        var performance = TambourPerformance(targets: [.voice(5), .voice(6), .voice(7), .modeCycle])
-        performance.configure(skipRegion: 2, modeVoices: [.recording: 1, .playing: 2])
-        return performance
+        TambourPerformance(targets: [.voice(5), .voice(6), .voice(7), .modeCycle], skipRegion: 2,
+                           modeVoices: [.recording: 1, .playing: 2])
     }
 
     func testAPatternRecordsHitsAndSkippedBeatsAndPlaysThemBackInOrder() {

@@ -43,12 +43,11 @@ final class TrackPlayerTests: XCTestCase {
     func testTheStretchedTracksBeatPeriodIsWithinOnePercentOfTheHearts() {
         for heart in [120.0, 80.0] {
             let player = TrackPlayerVoice(track: clickTrack(bpm: 100, seconds: 20), trackBPM: 100)
-            let engine = RealtimeEngine(sampleRate: 48_000, maxFrames: 256,
+            let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+            let engine = Fixtures.engine(sampleRate: 48_000, maxFrames: 256,
                                         slots: [VoiceSlot(name: "track", voice: player, enabled: true, gain: 1, pan: 0,
                                                           rate: .everyBeat, followsHeart: true, silenced: false)],
-                                        noteVoices: [:], regionTargets: [], firedReports: nil)
-            let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-            engine.addSource(ring)
+                                        noteVoices: [:], sources: [ring])
             ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: heart)))
             let out = Fixtures.run(engine, sizes: [256], periods: 48_000 * 10 / 256).left
             XCTAssertEqual(player.timeRatio, 100 / heart, accuracy: 1e-12)

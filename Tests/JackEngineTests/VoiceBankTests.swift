@@ -10,10 +10,9 @@ final class VoiceBankTests: XCTestCase {
     private let impulse = SampleBuffer(channelData: [[1]], sampleRate: 48_000)
 
     private func engine(_ slots: [VoiceSlot], fired: SPSCRing<FiredVoice>? = nil) -> (RealtimeEngine, SPSCRing<ControlMessage>) {
-        let engine = RealtimeEngine(sampleRate: 48_000, maxFrames: 256, slots: slots, noteVoices: [:], regionTargets: [],
-                                    firedReports: fired?.producer)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 256)
-        engine.addSource(ring)
+        let engine = Fixtures.engine(sampleRate: 48_000, maxFrames: 256, slots: slots, noteVoices: [:], regionTargets: [],
+                                    fired: fired, sources: [ring])
         return (engine, ring)
     }
 
@@ -155,19 +154,18 @@ final class VoiceBankTests: XCTestCase {
         XCTAssertTrue(uke.sounds[0].path.hasSuffix("presets/sounds/uke.wav"))
         XCTAssertTrue(uke.file.hasSuffix("presets/voices/convolution.yaml"), "defined once, included")
         let engine = try EngineGraph.build(preset: preset, sampleRate: 48_000, maxFrames: 256)
-        XCTAssertEqual(engine.voiceNames.count, preset.voices.count)
+        XCTAssertEqual(engine.handle.voiceNames.count, preset.voices.count)
     }
 }
 
 final class DropoutAndRegionTests: XCTestCase {
     func testAHeartDropoutFadesHeartVoicesAndTheReturnBringsThemBack() {
         let click = ClickVoice()
-        let engine = RealtimeEngine(sampleRate: 48_000, maxFrames: 256,
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+        let engine = Fixtures.engine(sampleRate: 48_000, maxFrames: 256,
                                     slots: [VoiceSlot(name: "c", voice: click, enabled: true, gain: 1, pan: 0, rate: BeatRate(subdivision: 4),
                                                       followsHeart: true, silenced: false)],
-                                    noteVoices: [:], regionTargets: [], firedReports: nil)
-        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-        engine.addSource(ring)
+                                    noteVoices: [:], sources: [ring])
         ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 120)))            // a click every 6 000 frames
         ring.producer.push(ControlMessage(frame: 48_000, .heartPresence(false)))  // fades over one second
         ring.producer.push(ControlMessage(frame: 144_000, .heartPresence(true)))
@@ -176,17 +174,15 @@ final class DropoutAndRegionTests: XCTestCase {
         XCTAssertLessThan(out[72_000], 0.6, "fading")
         XCTAssertEqual(out[120_000], 0, "faded out; the clock keeps its tempo")
         XCTAssertEqual(out[198_000], 1, "back after the heart returns")
-        XCTAssertEqual(engine.clock.bpm, 120)
+        XCTAssertEqual(engine.hearts.clock(0).bpm, 120)
     }
 
     func testTheFadeTakesThePresetsFadeSeconds() {
-        let engine = RealtimeEngine(sampleRate: 48_000, maxFrames: 256,
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+        let engine = Fixtures.engine(sampleRate: 48_000, maxFrames: 256,
                                     slots: [VoiceSlot(name: "c", voice: ClickVoice(), enabled: true, gain: 1, pan: 0, rate: BeatRate(subdivision: 4),
                                                       followsHeart: true, silenced: false)],
-                                    noteVoices: [:], regionTargets: [], firedReports: nil)
-        engine.heartFadeSeconds = 2
-        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-        engine.addSource(ring)
+                                    noteVoices: [:], sources: [ring]) { $0.heartFadeSeconds = 2 }
         ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 120)))             // a click every 6 000 frames
         ring.producer.push(ControlMessage(frame: 48_128, .heartPresence(false)))   // at a period start
         let out = Fixtures.run(engine, sizes: [256], periods: 800).left
@@ -212,12 +208,11 @@ final class DropoutAndRegionTests: XCTestCase {
         dropout: {seconds: 3, action: fade}
         """.write(toFile: folder + "/preset.yaml", atomically: true, encoding: .utf8)
         let preset = try LoadedPreset.load(path: folder)
-        let engine = try EngineGraph.build(preset: preset, sampleRate: 48_000, maxFrames: 256)
-        XCTAssertEqual(engine.regionNames, ["left-left", "right-down"])
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+        let engine = try EngineGraph.build(preset: preset, sampleRate: 48_000, maxFrames: 256) { $0.sources = [ring] }
+        XCTAssertEqual(engine.handle.regionNames, ["left-left", "right-down"])
         XCTAssertEqual(preset.dropoutRule.seconds, 3)
         XCTAssertTrue(preset.dropoutRule.fades)
-        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
-        engine.addSource(ring)
         ring.producer.push(ControlMessage(frame: 10, .regionHit(region: 0, velocity: 0.5)))
         ring.producer.push(ControlMessage(frame: 20, .regionHit(region: 1, velocity: 1)))
         let out = Fixtures.run(engine, sizes: [256], periods: 1).left

@@ -34,7 +34,7 @@ final class VoiceKindTests: XCTestCase {
             let loaded = try load(voiceYAML(descriptor))
             XCTAssertEqual(loaded.voices[0].definition.kind, descriptor.kind)
             let engine = try EngineGraph.build(preset: loaded, sampleRate: 48_000, maxFrames: 256)
-            XCTAssertEqual(engine.voiceIndex(named: "v"), 0, "\(descriptor.kind)")
+            XCTAssertEqual(engine.handle.voiceIndex(named: "v"), 0, "\(descriptor.kind)")
         }
     }
 

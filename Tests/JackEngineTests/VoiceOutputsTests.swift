@@ -1,7 +1,7 @@
 import CAllocCounter
 import Control
 import Foundation
-import JackEngine
+@testable import JackEngine
 import XCTest
 
 /// Each voice also mixed into an output of its own (stems, and later per-voice ports): on the
@@ -17,10 +17,11 @@ final class VoiceOutputsTests: XCTestCase {
               - {name: b, kind: click, gain: 0.7, subdivide: 3, pan: 0.6}
               - {name: c, kind: arpeggio, gain: 0.3}
             """.write(to: folder.appendingPathComponent("preset.yaml"), atomically: true, encoding: .utf8)
-        let engine = try EngineGraph.build(preset: LoadedPreset.load(path: folder.path), sampleRate: 48_000, maxFrames: 256)
-        engine.configureOutputs([0, 1, 1], count: 2)  // b and c share the second output (a group)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 64)
-        engine.addSource(ring)
+        let engine = try EngineGraph.build(preset: LoadedPreset.load(path: folder.path), sampleRate: 48_000, maxFrames: 256) {
+            $0.sources = [ring]
+            $0.outputs = .groups(["a", "bc"], voiceBus: [0, 1, 1])  // b and c share the second output (a group)
+        }
         ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 190)))
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 512)
         defer { buffer.deallocate() }

@@ -5,9 +5,9 @@ import Voices
 /// The engine's settings as a live picture shows them — every voice's switch, gain, pan and
 /// rate, the mode, the recorded pattern and each insert's controls — copied on the process
 /// thread, which alone writes them, when the picture's thread asks (`request`, then `take` once
-/// the copy is made). One asker: its own copy, apart from a session save's.
-// @unchecked: the buffers are written by the process thread between `request` and the release
-// of `taken`, and read by the asker only after acquiring it, before it asks again.
+/// the copy is made, or `cancel`). One asker: its own copy, apart from a session save's.
+// @unchecked: the buffers are written by the process thread only between the handshake's
+// `begin` and `finish`, and read by the asker only after `take` or `cancel` handed them over.
 public final class EngineView: @unchecked Sendable {
     /// One insert control the view copies (its port, or `InsertChain.bypassPort`).
     public struct InsertControl: Sendable, Equatable {
@@ -38,8 +38,7 @@ public final class EngineView: @unchecked Sendable {
     private var patternCount = 0
     private var mode = PerformanceMode.freestyle
     private let voiceCount: Int
-    private let requested = ManagedAtomic<Int>(0)
-    private let taken = ManagedAtomic<Int>(0)
+    private let handshake = SnapshotHandshake()
 
     init(voiceCount: Int, controls: [InsertControl]) {
         self.voiceCount = voiceCount
@@ -50,33 +49,43 @@ public final class EngineView: @unchecked Sendable {
     }
 
     /// The picture's thread: asks for a copy (the process thread makes it within a period).
-    public func request() { requested.wrappingIncrement(ordering: .releasing) }
+    public func request() { handshake.request() }
 
     /// The picture's thread: the copy asked for, once made (nil until then).
     public func take() -> Picture? {
-        guard taken.load(ordering: .acquiring) == requested.load(ordering: .relaxed) else { return nil }
-        return Picture(voices: Array(UnsafeBufferPointer(start: states.pointer, count: voiceCount)), mode: mode,
+        handshake.take() ? picture() : nil
+    }
+
+    /// The picture's thread: withdraws the request (the process thread is not running); the
+    /// copy if it was made meanwhile.
+    public func cancel() -> Picture? {
+        handshake.cancel() ? picture() : nil
+    }
+
+    private func picture() -> Picture {
+        Picture(voices: Array(UnsafeBufferPointer(start: states.pointer, count: voiceCount)), mode: mode,
                        pattern: Array(UnsafeBufferPointer(start: pattern.pointer, count: patternCount)),
                        insertValues: Array(UnsafeBufferPointer(start: values.pointer, count: controls.count)))
     }
 
-    /// Real-time safe. Whether a copy is wanted.
-    @inline(__always)
-    var wanted: Bool { requested.load(ordering: .acquiring) != taken.load(ordering: .relaxed) }
-
-    /// Real-time safe.
-    func set(voice index: Int, _ state: VoiceState) { states[index] = state }
-    /// Real-time safe.
-    func set(control index: Int, _ value: Float) { values[index] = value }
-    /// Where the process thread copies the pattern (`TambourPerformance.patternCapacity` steps).
-    var patternStorage: UnsafeMutablePointer<PatternStep> { pattern.pointer }
-
-    /// Real-time safe.
-    func set(mode: PerformanceMode, patternCount: Int) {
-        self.mode = mode
-        self.patternCount = patternCount
+    /// Real-time safe. Copies the settings — the voices', the mode and pattern, each insert
+    /// control's — when the picture asked.
+    func serve(_ handle: EngineHandle, performance: borrowing TambourPerformance) {
+        guard handshake.begin() else { return }
+        let slots = handle.slots
+        for index in 0..<slots.count {
+            let slot = slots[index]
+            states[index] = VoiceState(enabled: slot.enabled, gain: slot.gain, pan: slot.pan, rate: slot.rate)
+        }
+        for index in 0..<controls.count {
+            let address = controls[index].address
+            guard let chain = handle.insertChain(address) else { continue }
+            let stage = chain.stages[Int(address.stage)]
+            values[index] = address.port == InsertAddress.bypass
+                ? (stage.bypass ? 1 : 0) : stage.current.instances[0].controlValues[Int(address.port)]
+        }
+        mode = performance.mode
+        patternCount = performance.copyPattern(to: pattern.pointer, capacity: TambourPerformance.patternCapacity)
+        handshake.finish()
     }
-
-    /// Real-time safe. The copy is complete.
-    func publish() { taken.store(requested.load(ordering: .relaxed), ordering: .releasing) }
 }

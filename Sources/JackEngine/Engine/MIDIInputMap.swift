@@ -14,26 +14,24 @@ struct MIDIInputMap: ~Copyable {
     private let insertControls = FixedBuffer<(mapped: Bool, route: InsertRoute)>(
         capacity: 128, repeating: (false, InsertRoute(address: InsertAddress(chain: 0, stage: 0, port: 0), minimum: 0, maximum: 1)))
 
-    init(noteVoices: [Int: Int]) {
-        for (note, voice) in noteVoices where (0..<128).contains(note) { self.noteVoices[note] = Int32(voice) }
+    /// What the preset maps, by note and controller number (0…127; others are ignored).
+    struct Mappings {
+        /// Note → voice it triggers; note → region it hits (checked first).
+        var noteVoices: [Int: Int] = [:]
+        var noteRegions: [Int: Int32] = [:]
+        /// Controller → a voice's gain, pan or enable; controller → an insert's control (checked first).
+        var voiceControls: [Int: (voice: Int32, parameter: MIDIControl)] = [:]
+        var insertControls: [Int: InsertRoute] = [:]
     }
 
-    /// Control thread, before activation.
-    func mapNote(_ note: Int, region: Int32) {
-        guard (0..<128).contains(note) else { return }
-        noteRegions[note] = region
-    }
-
-    /// Control thread, before activation.
-    func mapController(_ controller: Int, voice: Int32, parameter: MIDIControl) {
-        guard (0..<128).contains(controller) else { return }
-        controls[controller] = (voice, parameter)
-    }
-
-    /// Control thread, before activation.
-    func mapController(_ controller: Int, to route: InsertRoute) {
-        guard (0..<128).contains(controller) else { return }
-        insertControls[controller] = (true, route)
+    /// Before activation.
+    init(_ mappings: Mappings) {
+        for (note, voice) in mappings.noteVoices where (0..<128).contains(note) { noteVoices[note] = Int32(voice) }
+        for (note, region) in mappings.noteRegions where (0..<128).contains(note) { noteRegions[note] = region }
+        for (controller, target) in mappings.voiceControls where (0..<128).contains(controller) { controls[controller] = target }
+        for (controller, route) in mappings.insertControls where (0..<128).contains(controller) {
+            insertControls[controller] = (true, route)
+        }
     }
 
     /// Real-time safe. The event a three-byte channel message makes, if it is mapped: a note-on

@@ -12,9 +12,8 @@ struct Mixer: ~Copyable {
     let maxFrames: Int
     /// The voice bus: left, then right, `maxFrames` each.
     private let bus: FixedBuffer<Float>
-    /// One bit per voice: set while it may sound. (Written `a[i] = a[i] | bit`: Swift 6.3.1 built with
-    /// --sanitize=thread crashes on `|=` through this subscript, "Invalid bitcast".)
-    private let active: FixedBuffer<UInt64>
+    /// The voices that may sound (the firing wakes them).
+    private let active: ActiveVoices
     /// Largest change of a channel gain per frame: a full-scale change takes 10 ms.
     private let gainSlewPerFrame: Float
     /// Voices whose sound is finished per block (a hosted instrument, an insert chain): each
@@ -41,11 +40,11 @@ struct Mixer: ~Copyable {
     var fillsOutputs = false
 
     /// Control thread.
-    init(slots: ContiguousArray<VoiceSlot>, sampleRate: Int, maxFrames: Int) {
+    init(slots: ContiguousArray<VoiceSlot>, active: ActiveVoices, sampleRate: Int, maxFrames: Int) {
         self.slots = slots
         self.maxFrames = maxFrames
+        self.active = active
         bus = FixedBuffer(capacity: 2 * maxFrames, repeating: 0)
-        active = FixedBuffer(capacity: (slots.count + 63) / 64, repeating: 0)
         gainSlewPerFrame = 1 / (0.010 * Float(sampleRate))
         let blockSlots = slots.indices.filter { slots[$0].inputVoice == nil && (slots[$0].blockVoice != nil || slots[$0].inserts != nil) }
         self.blockSlots = ContiguousArray(blockSlots)
@@ -55,13 +54,13 @@ struct Mixer: ~Copyable {
         outputIndex = FixedBuffer(capacity: slots.count, repeating: -1)
         outputs = FixedBuffer(capacity: 1, repeating: 0)
         outputBuffers = FixedBuffer(capacity: 0, repeating: bus.pointer)
-        // Every voice starts in the set; the first render finds out which are silent.
-        for index in 0..<slots.count { setActive(index, true) }
     }
 
-    /// Control thread, before activation: voice `i` is also mixed, after its gain, pan and
-    /// inserts, into output `voiceOutputs[i]` (−1: none) of `count`.
-    mutating func configureOutputs(_ voiceOutputs: [Int32], count: Int) {
+    /// Before activation: voice `i` is also mixed, after its gain, pan and inserts, into output
+    /// `voiceOutputs[i]` (−1: none) of `count`.
+    init(slots: ContiguousArray<VoiceSlot>, active: ActiveVoices, sampleRate: Int, maxFrames: Int, voiceOutputs: [Int32], count: Int) {
+        self.init(slots: slots, active: active, sampleRate: sampleRate, maxFrames: maxFrames)
+        guard count > 0 else { return }
         precondition(voiceOutputs.count == slots.count && voiceOutputs.allSatisfy { $0 < count })
         for (index, output) in voiceOutputs.enumerated() { outputIndex[index] = output }
         outputs = FixedBuffer(capacity: max(1, count) * 2 * maxFrames, repeating: 0)
@@ -105,28 +104,17 @@ struct Mixer: ~Copyable {
         outputsBound = false
     }
 
-    /// Real-time safe. Voice `index` fired: it renders from now on until it is silent again. A
-    /// voice woken from silence starts at its target gains (nothing of it was audible to slew).
-    func wake(_ index: Int) {
-        guard active[index >> 6] & Self.bit(index) == 0 else { return }
-        setActive(index, true)
-        let slot = slots[index]
-        let target = Self.target(slot)
-        slot.appliedLeft = target.left
-        slot.appliedRight = target.right
-    }
-
     /// Real-time safe. Renders every active voice that plays (not the input voices) for `frames`
     /// frames into the output at `offset`.
     func renderVoices(offset: Int, frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
-        for word in 0..<active.capacity {
-            var bits = active[word]
+        for word in 0..<active.wordCount {
+            var bits = active.word(word)
             while bits != 0 {
                 let index = word << 6 | bits.trailingZeroBitCount
                 bits &= bits &- 1
                 let slot = slots[index]
                 if slot.silenced || slot.inputVoice != nil {
-                    setActive(index, false)
+                    active.set(index, false)
                     continue
                 }
                 let own = blockBusIndex[index]
@@ -134,7 +122,7 @@ struct Mixer: ~Copyable {
                     // Filled here sub-block by sub-block; processed and mixed in `finishBlock`.
                     let (ownLeft, ownRight) = blockBus(Int(own))
                     slot.voice.render(left: ownLeft + offset, right: ownRight + offset, frames: frames)
-                    if !slot.voice.isSounding { setActive(index, false) }
+                    if !slot.voice.isSounding { active.set(index, false) }
                     continue
                 }
                 let (busLeft, busRight) = busBuffers()
@@ -142,8 +130,8 @@ struct Mixer: ~Copyable {
                 busRight.update(repeating: 0, count: frames)
                 slot.voice.render(left: busLeft, right: busRight, frames: frames)
                 mix(slot, index, busLeft, busRight, into: left + offset, right + offset, at: offset, frames: frames,
-                    target: Self.target(slot))
-                if !slot.voice.isSounding { setActive(index, false) }
+                    target: ActiveVoices.target(slot))
+                if !slot.voice.isSounding { active.set(index, false) }
             }
         }
     }
@@ -163,7 +151,7 @@ struct Mixer: ~Copyable {
             if slot.silenced { continue }
             if let blockVoice = slot.blockVoice { blockVoice.renderBlock(left: ownLeft, right: ownRight, frames: frames) }
             if let inserts = slot.inserts { inserts.process(left: ownLeft, right: ownRight, frames: frames) }
-            mix(slot, blockSlots[number], ownLeft, ownRight, into: left, right, at: 0, frames: frames, target: Self.target(slot))
+            mix(slot, blockSlots[number], ownLeft, ownRight, into: left, right, at: 0, frames: frames, target: ActiveVoices.target(slot))
         }
     }
 
@@ -187,32 +175,14 @@ struct Mixer: ~Copyable {
             if let inserts = slot.inserts { inserts.process(left: busLeft, right: busRight, frames: frames) }
             // A disabled input voice fades out rather than stopping short.
             mix(slot, index, busLeft, busRight, into: left, right, at: 0, frames: frames,
-                target: slot.enabled ? Self.target(slot) : (0, 0))
+                target: slot.enabled ? ActiveVoices.target(slot) : (0, 0))
         }
     }
 
     /// Real-time safe.
     @inline(__always)
-    private func setActive(_ index: Int, _ on: Bool) {
-        let word = index >> 6
-        active[word] = on ? active[word] | Self.bit(index) : active[word] & ~Self.bit(index)
-    }
-
-    @inline(__always)
-    private static func bit(_ index: Int) -> UInt64 { UInt64(1) << UInt64(index & 63) }
-
-    /// Real-time safe.
-    @inline(__always)
     private func busBuffers() -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
         (bus.pointer, bus.pointer + maxFrames)
-    }
-
-    /// Real-time safe. The slot's channel gains, faded with its performer's heart during a dropout.
-    @inline(__always)
-    private static func target(_ slot: VoiceSlot) -> (left: Float, right: Float) {
-        let gains = slot.channelGains
-        guard slot.followsHeart && slot.heartLevel < 1 else { return gains }
-        return (gains.left * slot.heartLevel, gains.right * slot.heartLevel)
     }
 
     /// Real-time safe. Applies the slot's gains to its bus and adds the bus into the output (and

@@ -29,18 +29,16 @@ struct TambourPerformance: ~Copyable {
     private let targets: FixedBuffer<RegionTarget>
     private var pattern: FixedBuffer<PatternStep>
     private var playbackStep = 0
-    private var skipRegion: Int32?
+    private let skipRegion: Int32?
     /// Voice announcing each mode as it begins: freestyle, recording, playing.
-    private var modeVoices: (Int32?, Int32?, Int32?) = (nil, nil, nil)
+    private let modeVoices: (Int32?, Int32?, Int32?)
 
-    init(targets: [RegionTarget]) {
+    /// Before activation: region `i` does `targets[i]`; `skipRegion` records a skipped beat;
+    /// `modeVoices` announce the modes.
+    init(targets: [RegionTarget], skipRegion: Int32? = nil, modeVoices: [PerformanceMode: Int32] = [:]) {
         self.targets = FixedBuffer(capacity: targets.count, repeating: .none)
         for (index, target) in targets.enumerated() { self.targets[index] = target }
         pattern = FixedBuffer(capacity: Self.patternCapacity, count: 0, repeating: .skippedBeat)
-    }
-
-    /// Control thread, before activation.
-    mutating func configure(skipRegion: Int32?, modeVoices: [PerformanceMode: Int32]) {
         self.skipRegion = skipRegion
         self.modeVoices = (modeVoices[.freestyle], modeVoices[.recording], modeVoices[.playing])
     }

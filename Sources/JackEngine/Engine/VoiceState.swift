@@ -11,13 +11,14 @@ public struct VoiceState: Sendable, Equatable, BitwiseCopyable {
     public var rate: BeatRate
 }
 
-/// Copies of the voices' settings (and hosted plugins' controls) taken on the process thread, which alone writes them, at a
-/// control thread's request: a save never reads a setting while the process thread changes it.
+/// Copies of the voices' settings (and hosted plugins' controls) taken on the process thread,
+/// which alone writes them, at a control thread's request: a save never reads a setting while
+/// the process thread changes it. When the process thread does not answer, the request is
+/// withdrawn before the control thread copies for itself (`SnapshotHandshake`).
 final class VoiceStateSnapshot {
     private let states: FixedBuffer<VoiceState>
     let count: Int
-    let requested = ManagedAtomic<Int>(0)
-    let taken = ManagedAtomic<Int>(0)
+    private let handshake = SnapshotHandshake()
 
     init(count: Int) {
         self.count = count
@@ -27,13 +28,13 @@ final class VoiceStateSnapshot {
     /// Real-time safe. Takes the copy when one was asked for.
     @inline(__always)
     func serve(_ slots: ContiguousArray<VoiceSlot>, master: InsertChain?) {
-        let request = requested.load(ordering: .acquiring)
-        guard request != taken.load(ordering: .relaxed) else { return }
+        guard handshake.begin() else { return }
         copy(slots, master: master)
-        taken.store(request, ordering: .releasing)
+        handshake.finish()
     }
 
-    /// Real-time safe. Also each hosted plugin's controls (into its own snapshot).
+    /// Real-time safe. Also each hosted plugin's controls (into its own snapshot). On the control
+    /// thread only while no request is outstanding (`request` returned).
     func copy(_ slots: ContiguousArray<VoiceSlot>, master: InsertChain?) {
         for index in 0..<min(count, slots.count) {
             let slot = slots[index]
@@ -55,12 +56,13 @@ final class VoiceStateSnapshot {
     }
 
     /// Control thread: asks the process thread for a copy and waits up to `timeout` seconds.
-    /// False when it did not answer (not running).
+    /// False when it did not answer (not running): the request is withdrawn, and nothing will
+    /// write the copy until the next request.
     func request(timeout: Double) -> Bool {
-        let number = requested.wrappingIncrementThenLoad(ordering: .acquiringAndReleasing)
+        handshake.request()
         var waited = 0.0
-        while taken.load(ordering: .acquiring) != number {
-            guard waited < timeout else { return false }
+        while !handshake.take() {
+            guard waited < timeout else { return handshake.cancel() }
             usleep(2_000)
             waited += 0.002
         }

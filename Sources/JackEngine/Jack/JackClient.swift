@@ -220,14 +220,15 @@ public final class JackClient: @unchecked Sendable {
     /// Why the server shut the client down, once `serverGone` is set.
     public var shutdownMessage: String { String(cString: shutdownReason) }
 
-    /// Registers ports, installs the callbacks, warms the engine and activates.
+    /// Registers ports, installs the callbacks, warms the engine and activates. The engine's
+    /// setup has the ports' layout and grid role that `options` name.
     public func activate(engine: RealtimeEngine, options: Options = Options()) throws {
         precondition(options.outputs.buses.count == engine.outputCount && options.outputs.midiVoices.count == engine.voiceMIDIPortCount,
-                     "configure the engine's outputs as the layout says (RealtimeEngine.configure(outputs:))")
+                     "an engine set up with the ports' layout (EngineSetup.outputs)")
+        precondition(engine.followsGrid == options.followTransport && engine.sendsGrid == (options.timebase != .off),
+                     "an engine set up with the grid role (EngineSetup.sendsGrid, followsGrid)")
         self.engine = engine
         self.options = options
-        engine.tempoFollowsTransport = options.followTransport
-        engine.sendsGrid = options.timebase != .off
         connection.withLockedValue { $0.portNames = Self.ports(for: options).map(\.name) }
         engine.warmUp()
         try attach()
@@ -262,7 +263,7 @@ public final class JackClient: @unchecked Sendable {
             Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().reportLatency(mode)
         }, context)
         jack_set_xrun_callback(client, { context in
-            Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().engine.counters.xruns
+            Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().engine.handle.counters.xruns
                 .wrappingIncrement(ordering: .relaxed)
             return 0
         }, context)

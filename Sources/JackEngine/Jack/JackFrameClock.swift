@@ -10,15 +10,15 @@ import Foundation
 /// (clock drift is slow; a period or two of scheduling jitter must not move the anchor).
 public final class JackFrameClock: FrameClock, Sendable {
     public let sampleRate: Int
-    private let engine: RealtimeEngine
+    private let handle: EngineHandle
     private let client: JackClient
     /// Wall time (a timetag) ↔ engine frame, set at the first timetag and on drift.
     private let anchor = LockedBox<(wall: UInt64, frame: Int64)?>(nil)
 
-    public init(engine: RealtimeEngine, client: JackClient) {
-        self.engine = engine
+    public init(handle: EngineHandle, client: JackClient) {
+        self.handle = handle
         self.client = client
-        sampleRate = engine.sampleRate
+        sampleRate = handle.sampleRate
     }
 
     /// Now as an OSC timetag: NTP 32.32 fixed point, seconds since 1900.
@@ -37,7 +37,7 @@ public final class JackFrameClock: FrameClock, Sendable {
     }
 
     public func currentFrame() -> Int64 {
-        engine.publishedPeriodStart.load(ordering: .relaxed) + Int64(client.framesSinceCycleStart)
+        handle.publishedPeriodStart.load(ordering: .relaxed) + Int64(client.framesSinceCycleStart)
     }
 
     public func frame(forTimetag timetag: UInt64) -> Int64 {

@@ -8,9 +8,10 @@ final class ProcessHost {
     let left, right, midiOut, midiIn, inLeft, inRight: OpaquePointer
     /// The shared grid's port, when leading (`grid_out`) or following (`grid_in`).
     let gridOut, gridIn: OpaquePointer?
-    /// Each voice's or group's ports (left, right, bus after bus), and each voice's MIDI port.
+    /// Each voice's or group's ports (left, right, bus after bus).
     private let busPorts: ContiguousArray<OpaquePointer>
-    private let voiceMIDIPorts: ContiguousArray<OpaquePointer>
+    /// Every MIDI port the engine writes, and what it writes there: `midi_out`, `grid_out`, each voice's.
+    private let midiPorts: ContiguousArray<(port: OpaquePointer, carries: RealtimeEngine.MIDIPort)>
     weak var owner: JackClient?
     /// Our client, for transport queries from the process thread.
     private let handle: OpaquePointer
@@ -30,7 +31,8 @@ final class ProcessHost {
         gridOut = options.timebase != .off ? extra.next() : nil
         gridIn = options.followTransport ? extra.next() : nil
         busPorts = ContiguousArray((0..<options.outputs.audioPorts.count).map { _ in extra.next()! })
-        voiceMIDIPorts = ContiguousArray((0..<options.outputs.midiPorts.count).map { _ in extra.next()! })
+        let voiceMIDIPorts = (0..<options.outputs.midiPorts.count).map { (port: extra.next()!, carries: RealtimeEngine.MIDIPort.voice($0)) }
+        midiPorts = ContiguousArray([(midiOut, .combined)] + (gridOut.map { [($0, .grid)] } ?? []) + voiceMIDIPorts)
         owner = client
         self.handle = handle
         periodTimings = options.periodTimings?.producer
@@ -79,10 +81,9 @@ final class ProcessHost {
         engine.process(frames: count, left: outLeft, right: outRight,
                        inputLeft: jack_port_get_buffer(inLeft, frames).assumingMemoryBound(to: Float.self),
                        inputRight: jack_port_get_buffer(inRight, frames).assumingMemoryBound(to: Float.self),
-                       midiOut: jack_port_get_buffer(midiOut, frames))
-        if let gridOut { sendGrid(jack_port_get_buffer(gridOut, frames)) }
-        for number in 0..<voiceMIDIPorts.count {
-            engine.flushVoiceMIDI(number, into: jack_port_get_buffer(voiceMIDIPorts[number], frames), frames: count)
+                       keepsMIDI: true)
+        for index in 0..<midiPorts.count {
+            engine.flushMIDI(midiPorts[index].carries, into: jack_port_get_buffer(midiPorts[index].port, frames), frames: count)
         }
         meter?.measure(left: outLeft, right: outRight, frames: count)
         recorder?.write(left: outLeft, right: outRight, frames: count)
@@ -106,20 +107,6 @@ final class ProcessHost {
             guard jack_midi_event_get(&event, buffer, index) == 0, event.size == 3, let bytes = event.buffer,
                   let beat = SharedGrid.beat(status: bytes[0], lsb: bytes[1], msb: bytes[2]) else { continue }
             engine.receiveGridBeat(position: beat, offset: Int(event.time))
-        }
-    }
-
-    /// Real-time safe. This period's grid beats onto `grid_out`, at their frames.
-    private func sendGrid(_ buffer: UnsafeMutableRawPointer) {
-        jack_midi_clear_buffer(buffer)
-        let grid = engine.grid
-        let periodStart = engine.publishedPeriodStart.load(ordering: .relaxed)
-        for index in 0..<grid.outCount {
-            let (status, lsb, msb) = SharedGrid.message(beat: grid.outBeats[index])
-            guard let bytes = jack_midi_event_reserve(buffer, jack_nframes_t(grid.outFrames[index] - periodStart), 3) else { continue }
-            bytes[0] = status
-            bytes[1] = lsb
-            bytes[2] = msb
         }
     }
 

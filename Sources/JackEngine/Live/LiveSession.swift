@@ -59,6 +59,8 @@ public final class LiveSession {
     public let loaded: LoadedPreset
     public let client: JackClient
     public let engine: RealtimeEngine
+    /// The engine as this thread and the inputs hold it.
+    public let handle: EngineHandle
     public let osc: OSCInput?
     /// The ports besides the master's: per voice or group, and per voice MIDI.
     public let outputs: OutputLayout
@@ -146,39 +148,41 @@ public final class LiveSession {
             for folder in loaded.voices.compactMap(\.libraryPath) where libraries[folder] == nil {
                 libraries[folder] = try TrackLibrary.scan(folder: folder)
             }
-            let engine = try EngineGraph.build(preset: loaded, sampleRate: client.sampleRate, maxFrames: client.bufferSize,
-                                           firedReports: configuration.eventsOut == nil && !configuration.liveView ? nil : fired.producer,
-                                           libraries: libraries,
-                                           pluginStateFolder: nsm.map { $0.session.path + "/plugins" })
-            self.engine = engine
+            var setup = try EngineGraph.setup(preset: loaded, sampleRate: client.sampleRate, maxFrames: client.bufferSize,
+                                              libraries: libraries, pluginStateFolder: nsm.map { $0.session.path + "/plugins" })
+            let handle = setup.handle
+            self.handle = handle
+            if configuration.eventsOut != nil || configuration.liveView { setup.firedReports = fired }
             outputs = try OutputLayout(preset: loaded, mode: configuration.outputs, midi: configuration.midiOut)
-            engine.configure(outputs: outputs)
+            setup.outputs = outputs
+            setup.followsGrid = configuration.followTransport
+            setup.sendsGrid = configuration.timebase != .off
             if let path = configuration.recordSession {
                 guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
                     throw InputError(file: path, "cannot write the session log")
                 }
                 let performers = loaded.performerNames
-                handle.write(Data((SessionLog.headerLine(.init(pulsejack_session: 1, sample_rate: client.sampleRate, voices: engine.voiceNames,
+                handle.write(Data((SessionLog.headerLine(.init(pulsejack_session: 1, sample_rate: client.sampleRate, voices: setup.voiceNames,
                                                                  performers: performers.isEmpty ? nil : performers)) + "\n").utf8))
                 recording = handle
-                engine.recordApplied(into: applied)
+                setup.appliedReports = applied
             } else {
                 recording = nil
             }
-            events = try configuration.eventsOut.map { try EventLog(path: $0, voiceNames: engine.voiceNames) }
+            events = try configuration.eventsOut.map { try EventLog(path: $0, voiceNames: handle.voiceNames) }
             if !configuration.replay.isEmpty {
                 let source = try PerformerSessions.load(configuration.replay.map(PerformerSessions.Spec.init), preset: loaded,
                                                         sampleRate: client.sampleRate, presetTempo: false)
                 replayRejections = (source.rejections, source.rejectedCount)
-                replaySource = ReplaySource(messages: source.messages, clock: JackFrameClock(engine: engine, client: client))
-                engine.addSource(replaySource!.ring)
+                replaySource = ReplaySource(messages: source.messages, clock: JackFrameClock(handle: handle, client: client))
+                setup.sources.append(replaySource!.ring)
             } else {
                 replaySource = nil
             }
             recorder = try configuration.record.map {
                 try OutputRecorder(path: $0, sampleRate: client.sampleRate, maxFrames: client.bufferSize)
             }
-            engine.addSource(controlRing)
+            setup.sources.append(controlRing)
             if let tempo = configuration.bpm ?? loaded.preset.bpm { controlRing.producer.push(ControlMessage(.tempo(bpm: tempo))) }
             // The meters go to the OSC input's subscribers; the status reports the latest reading.
             let meterOut = LockedBox<OSCMeterOutput?>(nil)
@@ -187,9 +191,9 @@ public final class LiveSession {
                 meterOut.withLockedValue { $0 }?.publish("/meter", reading.values)
                 meterView.withLockedValue { $0 }?.meter(reading)
             }
-            let routes = OSCRoutes(voices: engine.voiceNames, regions: engine.regionNames, inserts: engine.insertRoutes(),
+            let routes = OSCRoutes(voices: handle.voiceNames, regions: handle.regionNames, inserts: handle.insertRoutes(),
                                    performers: loaded.performerNames)
-            let status = LiveStatus(engine: engine, client: client, recorder: recorder, nsm: nsm?.client, performers: loaded.performerNames,
+            let status = LiveStatus(handle: handle, client: client, recorder: recorder, nsm: nsm?.client, performers: loaded.performerNames,
                                     cycles: cycleWatch, grid: configuration.followTransport ? .following : configuration.timebase != .off ? .leading : .none,
                                     outputs: outputs)
             if var oscConfiguration = configuration.osc {
@@ -198,10 +202,10 @@ public final class LiveSession {
                 oscConfiguration.regions = loaded.preset.regionModel
                 let publisher = publisher
                 let input = try OSCInput(configuration: oscConfiguration, routes: routes,
-                                         clock: JackFrameClock(engine: engine, client: client),
+                                         clock: JackFrameClock(handle: handle, client: client),
                                          status: { status.values(meters: publisher.reading) },
                                          requests: { [requests] request in requests.withLockedValue { $0.append(request) } }, log: log)
-                engine.addSource(input.ring)
+                setup.sources.append(input.ring)
                 meterOut.withLockedValue { $0 = input.meters }
                 osc = input
             } else {
@@ -209,7 +213,7 @@ public final class LiveSession {
             }
             if configuration.liveView {
                 let input = osc, publisher = publisher
-                let made = LiveView(loaded: loaded, engine: engine, client: client, osc: osc, routes: routes, fired: fired,
+                let made = LiveView(loaded: loaded, setup: &setup, client: client, osc: osc, routes: routes, fired: fired,
                                     keepFiredForLog: configuration.eventsOut != nil,
                                     secondsPerRevolution: configuration.secondsPerRevolution) {
                     (input?.counters.all ?? []).map { ("osc_" + $0, StatusValue.int($1)) } + status.values(meters: publisher.reading)
@@ -219,6 +223,7 @@ public final class LiveSession {
             } else {
                 view = nil
             }
+            engine = RealtimeEngine(setup)
         } catch {
             server?.stop()
             nsm?.client.opened(error: "\(error)")
@@ -229,17 +234,17 @@ public final class LiveSession {
             ? JackServer.NetSlave.wiring(following: configuration.followTransport) : []
         // Track voices with a library: the next track follows the mood of the voice's performer
         // (the first performer's for the ensemble's voices).
-        let engine = engine, loaded = loaded
+        let handle = handle, loaded = loaded
         djs = loaded.voices.compactMap { voice -> (dj: MoodTrackDJ, performer: Int)? in
             guard let library = voice.libraryPath, let scanned = libraries[library] else { return nil }
             let performer = loaded.performerIndex(of: voice)
-            guard let dj = MoodTrackDJ(engine: engine, voice: voice.definition.name, library: scanned, seed: UInt64.random(in: 1...UInt64.max)) else {
+            guard let dj = MoodTrackDJ(handle: handle, voice: voice.definition.name, library: scanned, seed: UInt64.random(in: 1...UInt64.max)) else {
                 return nil
             }
             return (dj, performer >= 0 && performer < max(1, loaded.performerNames.count) ? performer : 0)
         }
-        swapper = ClipSwapper(engine: engine, preset: loaded, offline: false)
-        savedChanges = engine.settingChanges.load(ordering: .relaxed)
+        swapper = ClipSwapper(handle: handle, preset: loaded, offline: false)
+        savedChanges = handle.settingChanges.load(ordering: .relaxed)
     }
 
     /// Activates the client and starts the inputs; connects (unless a session manager does).
@@ -270,12 +275,12 @@ public final class LiveSession {
     /// lost server and reconnects.
     public func tick() {
         drainReports()
-        for line in engine.drainPluginLogs() { log("plugin \(line)") }
+        for line in handle.drainPluginLogs() { log("plugin \(line)") }
         for request in requests.withLockedValue({ pending in defer { pending.removeAll() }; return pending }) {
             switch request {
             case .loadInsertState(let place, let insert, let folder):
                 do {
-                    let message = try engine.insertStateMessage(place: place, insert: insert, state: folder)
+                    let message = try handle.insertStateMessage(place: place, insert: insert, state: folder)
                     if !controlRing.producer.push(message) {
                         if case .swapInsert(_, let instances) = message.event { instances.release() }
                         log("\(place) insert \(insert): the control ring is full; state not loaded")
@@ -287,7 +292,7 @@ public final class LiveSession {
                 }
             }
         }
-        let latency = engine.publishedLatency.load(ordering: .relaxed)
+        let latency = handle.publishedLatency.load(ordering: .relaxed)
         if latency != reportedLatency {
             reportedLatency = latency
             client.recomputeLatencies()
@@ -319,7 +324,7 @@ public final class LiveSession {
                 default: break
                 }
             }
-            nsm.client.setDirty(engine.settingChanges.load(ordering: .relaxed) != savedChanges)
+            nsm.client.setDirty(handle.settingChanges.load(ordering: .relaxed) != savedChanges)
         }
         if client.serverGone.load(ordering: .acquiring) && !reconnection.isWaiting {
             log("the JACK server stopped (\(client.shutdownMessage.isEmpty ? "no reason given" : client.shutdownMessage)); keeping the voices and their state, and reconnecting when a server is back")
@@ -331,14 +336,14 @@ public final class LiveSession {
                 try client.reconnect()
                 say("pulsejack: reconnected to JACK server '\(JackClient.serverName)' as '\(client.name)' after \(reconnection.attempts) attempt(s)")
                 reconnection.succeeded()
-                cycleWatch.restart(periods: engine.counters.periods.load(ordering: .relaxed))
+                cycleWatch.restart(periods: handle.counters.periods.load(ordering: .relaxed))
                 if configuration.sessionManager == nil { makeConnections() }
             } catch {
                 if let line = reconnection.failed(error) { log(line) }
             }
         }
         if !reconnection.isWaiting {
-            switch cycleWatch.observe(periods: engine.counters.periods.load(ordering: .relaxed)) {
+            switch cycleWatch.observe(periods: handle.counters.periods.load(ordering: .relaxed)) {
             case .stalled?:
                 log(netWiring.isEmpty ? "JACK has run no cycle for \(CycleWatch.limit) s; keeping the voices and their state"
                     : "the NetJACK2 link to the master is down (no cycle for \(CycleWatch.limit) s); keeping the voices and their state, "
@@ -376,11 +381,11 @@ public final class LiveSession {
     /// The session manager's save: the preset as it plays now, into the session folder.
     private func save(_ nsm: SessionManagerJoin) {
         do {
-            savedChanges = engine.settingChanges.load(ordering: .relaxed)
-            let states = engine.voiceStates(live: !reconnection.isWaiting)
+            savedChanges = handle.settingChanges.load(ordering: .relaxed)
+            let states = handle.voiceStates(live: !reconnection.isWaiting)
             // Plugin states inside the session folder (`state:makePath` files go there too).
-            let plugins = try engine.savePluginStates(into: nsm.session.path + "/plugins")
-            try loaded.save(to: nsm.session.path + "/preset.yaml", bpm: engine.publishedTempo, states: states, plugins: plugins)
+            let plugins = try handle.savePluginStates(into: nsm.session.path + "/plugins")
+            try loaded.save(to: nsm.session.path + "/preset.yaml", bpm: handle.publishedTempo, states: states, plugins: plugins)
             nsm.client.saved()
             say("pulsejack: saved the session to \(nsm.session.path)/preset.yaml")
         } catch {
@@ -454,7 +459,7 @@ public final class LiveSession {
             }
         }
         if reconnection.isWaiting { client.releaseDeadClient() } else { client.close() }
-        let summary = Summary(counts: engine.counters.snapshot(), reconnects: client.reconnects, recorded: recorded)
+        let summary = Summary(counts: handle.counters.snapshot(), reconnects: client.reconnects, recorded: recorded)
         server?.stop()
         return summary
     }

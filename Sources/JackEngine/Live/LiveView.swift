@@ -31,7 +31,7 @@ public final class LiveView: @unchecked Sendable {
     public let layout: String
     /// Commands from pages, into the engine.
     public let page: PageInput
-    private let engine: RealtimeEngine
+    private let handle: EngineHandle
     private let client: JackClient
     private let osc: OSCInput?
     private let view: EngineView
@@ -55,26 +55,29 @@ public final class LiveView: @unchecked Sendable {
     private var lastStatus = "{}"
     private var frameNumber = 0
 
-    /// Control thread, before activation.
-    init(loaded: LoadedPreset, engine: RealtimeEngine, client: JackClient, osc: OSCInput?, routes: OSCRoutes,
+    /// Before activation: adds to `setup` what the picture reads (its observations, its view)
+    /// and the page's command ring.
+    init(loaded: LoadedPreset, setup: inout EngineSetup, client: JackClient, osc: OSCInput?, routes: OSCRoutes,
          fired: SPSCRing<FiredVoice>, keepFiredForLog: Bool, secondsPerRevolution: Double,
          status: @escaping @Sendable () -> [(String, StatusValue)]) {
-        self.engine = engine
+        let handle = setup.handle
+        self.handle = handle
         self.client = client
         self.osc = osc
         self.status = status
         self.fired = fired.consumer
         firedForLog = keepFiredForLog ? LockedBox([]) : nil
-        regionNames = engine.regionNames
+        regionNames = handle.regionNames
         page = PageInput(routes: routes)
         let observationRing = SPSCRing<EngineObservation>(minimumCapacity: 4096)
         observations = observationRing.consumer
-        engine.observe(into: observationRing)
-        view = engine.makeView()
-        engine.addSource(page.ring)
+        setup.observations = observationRing
+        view = EngineView(for: setup)
+        setup.view = view
+        setup.sources.append(page.ring)
 
         let kinds = Dictionary(loaded.voices.map { ($0.definition.name, $0.definition.kind.rawValue) }, uniquingKeysWith: { first, _ in first })
-        let voices = engine.voiceNames.map { name in
+        let voices = handle.voiceNames.map { name in
             JSONText.object([("name", JSONText.string(name)), ("kind", JSONText.string(kinds[name] ?? ""))])
         }
         let controls = view.controls.map { control in
@@ -89,9 +92,9 @@ public final class LiveView: @unchecked Sendable {
             ("meterRate", JSONText.number(MeterPublisher.rate)),
             ("revolutionSeconds", JSONText.number(secondsPerRevolution)), ("floorDB", JSONText.number(MetersPlot.floor)),
             ("voices", JSONText.array(voices)),
-            ("regions", JSONText.array(engine.regionNames.map(JSONText.string))),
+            ("regions", JSONText.array(handle.regionNames.map(JSONText.string))),
             // The hearts: each performer's, then the ensemble's (empty: one unnamed heart).
-            ("performers", JSONText.array((loaded.performerNames + (engine.ensemble == nil ? [] : ["ensemble"])).map(JSONText.string))),
+            ("performers", JSONText.array((loaded.performerNames + (handle.ensemble == nil ? [] : ["ensemble"])).map(JSONText.string))),
             ("bands", JSONText.array(EEGBand.allCases.map { JSONText.string($0.name) })),
             ("modes", JSONText.array(PerformanceMode.allCases.map { JSONText.string("\($0)") })),
             ("controls", JSONText.array(controls)),
@@ -157,9 +160,11 @@ public final class LiveView: @unchecked Sendable {
                     publishFrame(reading: reading, picture: picture)
                     waiting = nil
                 } else if Date().timeIntervalSince(since) > 0.05 {
-                    // The process thread is not running (server gone): the meters still go out.
-                    framesWithoutCopy.wrappingIncrement(ordering: .relaxed)
-                    publishFrame(reading: reading, picture: nil)
+                    // The process thread is not running (server gone): the request is withdrawn
+                    // and the meters still go out.
+                    let picture = view.cancel()
+                    if picture == nil { framesWithoutCopy.wrappingIncrement(ordering: .relaxed) }
+                    publishFrame(reading: reading, picture: picture)
                     waiting = nil
                 }
             }
@@ -171,7 +176,7 @@ public final class LiveView: @unchecked Sendable {
     private func now() -> (ms: Double, frame: Int64) {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
-        let frame = engine.publishedPeriodStart.load(ordering: .relaxed) + Int64(client.framesSinceCycleStart)
+        let frame = handle.publishedPeriodStart.load(ordering: .relaxed) + Int64(client.framesSinceCycleStart)
         return (Double(time.tv_sec) * 1000 + Double(time.tv_nsec) / 1_000_000, frame)
     }
 
@@ -180,8 +185,8 @@ public final class LiveView: @unchecked Sendable {
         var clock: (ms: Double, frame: Int64)?
         func times(_ frame: Int64) -> (at: String, heard: String) {
             if clock == nil { clock = now() }
-            let at = clock!.ms + Double(frame - clock!.frame) * 1000 / Double(engine.sampleRate)
-            return (JSONText.number(at), JSONText.number(at + Double(playbackLatency) * 1000 / Double(engine.sampleRate)))
+            let at = clock!.ms + Double(frame - clock!.frame) * 1000 / Double(handle.sampleRate)
+            return (JSONText.number(at), JSONText.number(at + Double(playbackLatency) * 1000 / Double(handle.sampleRate)))
         }
         while let report = fired.pop() {
             firedForLog?.withLockedValue { $0.append(report) }
@@ -221,9 +226,9 @@ public final class LiveView: @unchecked Sendable {
             })
         }
         frameNumber += 1
-        let hearts = engine.performerCount + (engine.ensemble == nil ? 0 : 1)
-        var state: [(String, String)] = [("bpm", JSONText.number(engine.publishedTempo)),
-                                         ("performers", JSONText.array((0..<hearts).map { JSONText.number(engine.publishedTempo(of: $0)) })),
+        let hearts = handle.performerCount + (handle.ensemble == nil ? 0 : 1)
+        var state: [(String, String)] = [("bpm", JSONText.number(handle.publishedTempo)),
+                                         ("performers", JSONText.array((0..<hearts).map { JSONText.number(handle.publishedTempo(of: $0)) })),
                                          ("dropout", JSONText.bool(osc?.inDropout ?? false))]
         if let picture {
             state.append(("mode", JSONText.string("\(picture.mode)")))

@@ -2,15 +2,25 @@ import Foundation
 import Control
 import Voices
 
-/// Builds the real-time engine from a preset: loads every sound at the engine's rate and creates
-/// the voices. Control thread, before activation: everything that allocates happens here.
+/// Builds an engine's setup from a preset: loads every sound at the engine's rate, creates the
+/// voices, hosts the plugins, and maps MIDI and the regions. Control thread, before activation:
+/// everything that allocates happens here.
 public enum EngineGraph {
+    /// The engine a preset describes, with the wiring `wire` adds (its rings, outputs, grid role).
+    public static func build(preset loaded: LoadedPreset, sampleRate: Int, maxFrames: Int, solo: String? = nil,
+                             offline: Bool = false, libraries: [String: TrackLibrary] = [:], pluginStateFolder: String? = nil,
+                             wire: (inout EngineSetup) throws -> Void = { _ in }) throws -> RealtimeEngine {
+        var setup = try self.setup(preset: loaded, sampleRate: sampleRate, maxFrames: maxFrames, solo: solo, offline: offline,
+                                   libraries: libraries, pluginStateFolder: pluginStateFolder)
+        try wire(&setup)
+        return RealtimeEngine(setup)
+    }
+
     /// `offline`: dense convolution waits for its workers each block (deterministic renders).
     /// `libraries`: track libraries already scanned, by folder (the rest are scanned here).
-    public static func build(preset loaded: LoadedPreset, sampleRate: Int, maxFrames: Int,
+    public static func setup(preset loaded: LoadedPreset, sampleRate: Int, maxFrames: Int,
                              solo: String? = nil, offline: Bool = false,
-                             firedReports: SPSCRing<FiredVoice>.Producer? = nil,
-                             libraries: [String: TrackLibrary] = [:], pluginStateFolder: String? = nil) throws -> RealtimeEngine {
+                             libraries: [String: TrackLibrary] = [:], pluginStateFolder: String? = nil) throws -> EngineSetup {
         let voices = loaded.voices
         if let solo, !voices.contains(where: { $0.definition.name == solo }) {
             throw InputError(file: loaded.file, field: "voices",
@@ -63,27 +73,31 @@ public enum EngineGraph {
             if let note = definition.midiNote { notes[note] = index }
         }
         let regions = try loaded.regionTable()
-        let engine = RealtimeEngine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots, noteVoices: notes,
-                                    regionTargets: regions.targets, firedReports: firedReports)
-        engine.regionNames = regions.names
-        engine.configurePerformers(count: max(1, loaded.performerNames.count), ensemble: loaded.ensembleTempo())
-        engine.heartFadeSeconds = Float(loaded.preset.dropout?.fadeSeconds ?? 1)
-        if let master = loaded.preset.master {
-            engine.masterInserts = try plugins.chain(master.inserts ?? [], place: "master", folder: loaded.folder) { path, message in
+        let master = loaded.preset.master
+        let masterInserts = try master.map { master in
+            try plugins.chain(master.inserts ?? [], place: "master", folder: loaded.folder) { path, message in
                 InputError(file: loaded.file, line: loaded.line("master.inserts\(path)") ?? loaded.line("master.inserts"),
                            field: "master.inserts\(path)", message)
             }
-            engine.configureMaster(gainDB: master.gainDB ?? 0, ceilingDB: master.limiter == true ? master.ceilingDB ?? -1 : nil,
-                                   releaseMS: master.releaseMS ?? 50)
+        } ?? nil
+        var setup = EngineSetup(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots,
+                                performers: max(1, loaded.performerNames.count), ensemble: loaded.ensembleTempo(),
+                                masterInserts: masterInserts, regionNames: regions.names)
+        setup.heartFadeSeconds = Float(loaded.preset.dropout?.fadeSeconds ?? 1)
+        if let master {
+            setup.setMaster(gainDB: master.gainDB ?? 0, ceilingDB: master.limiter == true ? master.ceilingDB ?? -1 : nil,
+                            releaseMS: master.releaseMS ?? 50)
         }
-        for mapping in try loaded.regionNotes() { engine.mapNoteToRegion(mapping.note, region: mapping.region) }
+        setup.midi.noteVoices = notes
+        for mapping in try loaded.regionNotes() { setup.midi.noteRegions[mapping.note] = mapping.region }
         let performance = try loaded.performanceSettings()
-        engine.configurePerformance(skipRegion: performance.skipRegion, modeVoices: performance.modeVoices)
-        let insertRoutes = engine.insertRoutes()
+        setup.setPerformance(targets: regions.targets, skipRegion: performance.skipRegion, modeVoices: performance.modeVoices)
+        let insertRoutes = setup.handle.insertRoutes()
         for change in try loaded.controlChanges() {
             switch change.target {
             case .voice(let voice, let parameter):
-                engine.mapControlChange(change.controller, voice: voice, parameter: parameter)
+                guard voice < slots.count else { continue }
+                setup.midi.voiceControls[change.controller] = (Int32(voice), parameter)
             case .insert(let key):
                 guard let route = insertRoutes[key] else {
                     var error = change.place
@@ -92,9 +106,9 @@ public enum EngineGraph {
                     error.message = "that insert has no control '\((key as NSString).lastPathComponent)' (its controls: \(known.joined(separator: ", ")))"
                     throw error
                 }
-                engine.mapControlChange(change.controller, to: route)
+                setup.midi.insertControls[change.controller] = route
             }
         }
-        return engine
+        return setup
     }
 }

@@ -61,6 +61,12 @@ public struct OutputLayout: Sendable, Equatable {
         OutputLayout(mode: .voices, midi: .voices, buses: names, voiceBus: names.indices.map(Int32.init), midiVoices: names)
     }
 
+    /// Buses of `names`, voice `i` on bus `voiceBus[i]` (−1: the master only), an engine built
+    /// without a preset: tests, benchmarks.
+    static func groups(_ names: [String], voiceBus: [Int32]) -> OutputLayout {
+        OutputLayout(mode: .groups, midi: .combined, buses: names, voiceBus: voiceBus, midiVoices: [])
+    }
+
     /// `namesPorts`: the buses become JACK ports, whose names have rules of their own.
     private init(preset loaded: LoadedPreset, mode asked: Mode?, midi askedMIDI: MIDIMode?, namesPorts: Bool, option: String? = nil) throws {
         let names = loaded.voices.map(\.definition.name)

@@ -8,7 +8,7 @@ extension LoadedPreset {
     /// Loading the result plays the same graph from any folder (a session manager's save).
     /// `plugins`: hosted plugins' controls and saved state folders by place ("piano",
     /// "piano.insert1", "master.insert1"; `RealtimeEngine.savePluginStates`).
-    public func standalone(bpm: Double?, states: [String: VoiceState], plugins: [String: RealtimeEngine.SavedPlugin] = [:]) -> Preset {
+    public func standalone(bpm: Double?, states: [String: VoiceState], plugins: [String: EngineHandle.SavedPlugin] = [:]) -> Preset {
         var saved = preset
         saved.include = nil
         saved.settings = nil
@@ -41,7 +41,7 @@ extension LoadedPreset {
     /// Inserts with their controls now and their saved states; a state they named already is
     /// made absolute (standing alone, like the sounds), `folder` being the file's that named it.
     private static func saved(_ inserts: [Preset.Insert]?, place: String, folder: String,
-                              plugins: [String: RealtimeEngine.SavedPlugin]) -> [Preset.Insert]? {
+                              plugins: [String: EngineHandle.SavedPlugin]) -> [Preset.Insert]? {
         inserts?.enumerated().map { index, insert in
             var insert = insert
             insert.state = insert.state.map { resolve($0, in: folder) }
@@ -64,7 +64,7 @@ extension LoadedPreset {
 
     /// Writes `standalone(…)` as YAML to `path` (atomically: a crash mid-save keeps the old file).
     public func save(to path: String, bpm: Double?, states: [String: VoiceState],
-                     plugins: [String: RealtimeEngine.SavedPlugin] = [:]) throws {
+                     plugins: [String: EngineHandle.SavedPlugin] = [:]) throws {
         // Plugin states inside the saved preset's folder are named relative to it, so the
         // session folder can move (a session manager's archive, another machine).
         let folder = (path as NSString).deletingLastPathComponent + "/"

@@ -8,7 +8,7 @@ import Voices
 /// between tracks. Control thread.
 public final class MoodTrackDJ {
     public let library: TrackLibrary
-    private let engine: RealtimeEngine
+    private let handle: EngineHandle
     private let voiceIndex: Int
     private let player: TrackPlayerVoice
     private var generator: SplitMix64
@@ -16,9 +16,9 @@ public final class MoodTrackDJ {
     /// The track chosen last (its file name).
     public private(set) var current: String?
 
-    public init?(engine: RealtimeEngine, voice name: String, library: TrackLibrary, seed: UInt64 = 1) {
-        guard let index = engine.voiceIndex(named: name), let player = engine.trackPlayer(at: index) else { return nil }
-        self.engine = engine
+    public init?(handle: EngineHandle, voice name: String, library: TrackLibrary, seed: UInt64 = 1) {
+        guard let index = handle.voiceIndex(named: name), let player = handle.trackPlayer(at: index) else { return nil }
+        self.handle = handle
         voiceIndex = index
         self.player = player
         self.library = library
@@ -38,20 +38,20 @@ public final class MoodTrackDJ {
     /// Control thread, a few times a second: a swap message when the track is within the
     /// crossfade (plus `margin` seconds) of its end, or nil.
     public func tick(mood: String?, margin: Double = 0.5) throws -> ControlMessage? {
-        let lead = Double(player.crossfadeFrames) / Double(engine.sampleRate) + margin
+        let lead = Double(player.crossfadeFrames) / Double(handle.sampleRate) + margin
         // The process thread publishes what is left; the player's own fields are its alone.
         let left = player.remainingOutputFrames
-        let remaining = Double(left ?? 0) / Double(engine.sampleRate)
+        let remaining = Double(left ?? 0) / Double(handle.sampleRate)
         if pending {
             // The swap is done once the player has taken the new track.
             if remaining > lead { pending = false }
             return nil
         }
         guard left != nil, remaining <= lead, let track = choose(mood: mood) else { return nil }
-        let next = TrackPlayerVoice(track: try SampleFile.load(path: track.path, sampleRate: engine.sampleRate), trackBPM: track.bpm,
+        let next = TrackPlayerVoice(track: try SampleFile.load(path: track.path, sampleRate: handle.sampleRate), trackBPM: track.bpm,
                                     ratioRange: player.ratioRange)
         next.crossfadeFrames = player.crossfadeFrames
-        next.prepare(sampleRate: engine.sampleRate, maxFrames: engine.maxFrames)
+        next.prepare(sampleRate: handle.sampleRate, maxFrames: handle.maxFrames)
         pending = true
         current = track.path
         return ControlMessage(.swapClip(voice: Int32(voiceIndex), clip: RetainedObject(retaining: next)))

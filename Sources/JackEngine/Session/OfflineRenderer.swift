@@ -14,6 +14,15 @@ public final class OfflineRenderer {
     /// Audio input for input voices (dense convolution), at the engine's rate; silence after it ends.
     private let input: SampleBuffer?
 
+    /// Which stems a render can write besides the master.
+    public enum StemLayout {
+        case none
+        /// One per voice.
+        case perVoice
+        /// One per bus the layout names (`<group>.wav` for groups).
+        case buses(OutputLayout)
+    }
+
     public struct Summary: Sendable {
         public var frames: Int64
         public var sampleRate: Int
@@ -28,14 +37,25 @@ public final class OfflineRenderer {
         }
     }
 
+    /// The buses `render(stems:)` writes (nil: none).
+    public let stemLayout: OutputLayout?
+
     /// Offline. `messages` are the control messages to replay, each at its absolute frame.
+    /// `stems`: the buses a render can write as stems (`OutputLayout.stems`; per voice when `.perVoice`).
     public init(preset: LoadedPreset, sampleRate: Int, periodFrames: Int = 256, solo: String? = nil,
-                messages: [ControlMessage], inputFile: String? = nil) throws {
+                messages: [ControlMessage], inputFile: String? = nil, stems: StemLayout = .none) throws {
         input = try inputFile.map { try SampleFile.load(path: $0, sampleRate: sampleRate) }
         precondition(periodFrames > 0)
-        engine = try EngineGraph.build(preset: preset, sampleRate: sampleRate, maxFrames: periodFrames, solo: solo,
-                                       offline: true, firedReports: fired.producer)
-        engine.addSource(sessionRing)
+        var setup = try EngineGraph.setup(preset: preset, sampleRate: sampleRate, maxFrames: periodFrames, solo: solo, offline: true)
+        setup.firedReports = fired
+        setup.sources = [sessionRing]
+        switch stems {
+        case .none: stemLayout = nil
+        case .perVoice: stemLayout = .perVoice(setup.voiceNames)
+        case .buses(let layout): stemLayout = layout
+        }
+        if let stemLayout { setup.outputs = stemLayout }
+        engine = RealtimeEngine(setup)
         self.periodFrames = periodFrames
         pending = messages.enumerated()
             .sorted { ($0.element.frame, $0.offset) < ($1.element.frame, $1.offset) }
@@ -85,10 +105,10 @@ public final class OfflineRenderer {
     /// Offline. Renders `frames` frames to `outPath`; `onFired` sees every fired voice in order.
     /// `onPeriod` sees each period's output (the meters plot). `shouldStop`, asked before each
     /// period, ends the render early: the file is closed, valid, holding what was rendered.
-    /// `stems`: one WAV per voice in this folder (`<voice>.wav`, each voice after its gain, pan
-    /// and inserts, before the master's inserts and stage) beside `master.wav`, a copy of `outPath`;
-    /// with `stemLayout` one per bus it names (`<group>.wav` for groups).
-    public func render(frames total: Int64, to outPath: String, stems: String? = nil, stemLayout: OutputLayout? = nil,
+    /// `stems`: one WAV per bus of the renderer's `stemLayout` in this folder (`<voice>.wav` or
+    /// `<group>.wav`, each voice after its gain, pan and inserts, before the master's inserts and
+    /// stage) beside `master.wav`, a copy of `outPath`.
+    public func render(frames total: Int64, to outPath: String, stems: String? = nil,
                        onFired: ((FiredVoice) -> Void)? = nil,
                        onPeriod: ((UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Void)? = nil,
                        progress: ((Double) -> Void)? = nil, shouldStop: (() -> Bool)? = nil) throws -> Summary {
@@ -97,9 +117,8 @@ public final class OfflineRenderer {
         var stemWriters: [WavWriter] = []
         defer { for stem in stemWriters { stem.close() } }
         if let stems {
+            guard let layout = stemLayout else { preconditionFailure("stems from a renderer made with a stem layout") }
             try FileManager.default.createDirectory(atPath: stems, withIntermediateDirectories: true)
-            let layout = stemLayout ?? .perVoice(engine.voiceNames)
-            engine.configureOutputs(layout.voiceBus, count: layout.buses.count)
             stemWriters = try (layout.buses + ["master"]).map { try WavWriter(path: stems + "/" + $0 + ".wav", sampleRate: engine.sampleRate) }
         }
         // Output, then input, left and right, a period each.
@@ -149,7 +168,7 @@ public final class OfflineRenderer {
         }
         try writer.flush()
         for stem in stemWriters { try stem.flush() }
-        let counters = engine.counters.snapshot()
+        let counters = engine.handle.counters.snapshot()
         return Summary(frames: done, sampleRate: engine.sampleRate, beats: counters.beats,
                        voicesFired: counters.voicesFired, rejectedTempos: counters.rejectedTempos,
                        secondsTaken: Date().timeIntervalSince(started), counters: counters)

@@ -3,7 +3,7 @@ import Foundation
 
 /// The engine's hosted LV2 plugins seen from the control thread: their places in the preset,
 /// the insert controls OSC and MIDI reach, their logs, and a session save of their states.
-extension RealtimeEngine {
+extension EngineHandle {
     /// Control thread: every hosted plugin by its place in the preset — "piano" (an lv2 voice),
     /// "piano.insert1", "master.insert2" — with its instances (two for a mono insert).
     func hostedPlugins() -> [(place: String, instances: [PluginInstance])] {
