@@ -31,13 +31,16 @@ let package = Package(
         .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband"),
         .target(name: "CZitaConvolver", linkerSettings: [.linkedLibrary("zita-convolver"), .linkedLibrary("fftw3f")]),
 
-        .target(name: "Control", dependencies: [
-            "CLiblo",
+        // Real-time primitives: the rings, the control messages, the clock, fixed buffers, the locked box.
+        .target(name: "Realtime", dependencies: [.product(name: "Atomics", package: "swift-atomics")], swiftSettings: strict),
+        .target(name: "Inputs", dependencies: [
+            "CLiblo", "Realtime",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
-        .target(name: "Voices", dependencies: ["CZitaConvolver", "CRubberBand"], swiftSettings: strict),
+        // The voices: DSP only, no I/O.
+        .target(name: "Voices", dependencies: ["Realtime", "CZitaConvolver", "CRubberBand"], swiftSettings: strict),
         .target(name: "JackEngine", dependencies: [
-            "CJack", "CSndfile", "CSamplerate", "CLilv", "CLV2", "Control", "Voices",
+            "CJack", "CSndfile", "CSamplerate", "CLilv", "CLV2", "Realtime", "Inputs", "Voices",
             .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Yams", package: "Yams"),
@@ -45,7 +48,7 @@ let package = Package(
         // The live page: an HTTP and WebSocket server on the session's live picture; the page's
         // HTML, CSS and JavaScript are its resources.
         .target(name: "WebSurface", dependencies: [
-            "JackEngine", "Control",
+            "JackEngine", "Realtime", "Inputs",
             .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -53,14 +56,21 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], resources: [.copy("Page")], swiftSettings: strict),
+        // Reports: the radial meters plot (SVG) and the render's web report (HTML).
+        .target(name: "Reports", dependencies: ["JackEngine", "Inputs"], swiftSettings: strict),
+        // Runs: a live run's life cycle (the page's included), an offline render, the study.
+        .target(name: "Runs", dependencies: [
+            "JackEngine", "Realtime", "Inputs", "Voices", "Reports", "WebSurface",
+            .product(name: "Atomics", package: "swift-atomics"),
+        ], swiftSettings: strict),
         .executableTarget(name: "pulsejack", dependencies: [
-            "JackEngine", "Control", "Voices", "CJack", "WebSurface",
+            "Runs", "Reports", "JackEngine", "Realtime", "Inputs", "CJack", "WebSurface",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
 
         .executableTarget(name: "pulsejack-bench", dependencies: [
-            "JackEngine", "Control", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface",
+            "Runs", "JackEngine", "Realtime", "Inputs", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface",
             .product(name: "Atomics", package: "swift-atomics"),
         ], path: "Benchmarks/PulsejackBench", swiftSettings: strict),
 
@@ -68,15 +78,19 @@ let package = Package(
         // empty under ThreadSanitizer (`make test-tsan`), whose own start-up the interposer breaks.
         .target(name: "CAllocCounter", path: "Tests/CAllocCounter", linkerSettings: [.linkedLibrary("dl")]),
         // Independent references for tests: a WAV reader of our own, a private jackd, a process runner.
-        .target(name: "TestSupport", dependencies: ["Control", "CJack", "JackPeers"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Realtime", "Inputs", "CJack", "JackPeers"], path: "Tests/TestSupport", swiftSettings: strict),
         // Real JACK peers in the same process: an ear that records onsets, a MIDI pad.
         .target(name: "JackPeers", dependencies: ["CJack", .product(name: "Atomics", package: "swift-atomics")],
                 path: "Tests/JackPeers", swiftSettings: strict),
-        .testTarget(name: "ControlTests", dependencies: ["Control", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "VoicesTests", dependencies: ["Voices"], swiftSettings: strict),
+        .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "InputsTests", dependencies: ["Realtime", "Inputs", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "VoicesTests", dependencies: ["Realtime", "Voices"], swiftSettings: strict),
         .testTarget(name: "JackEngineTests", dependencies: [
-            "JackEngine", "Control", "Voices", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface",
+            "JackEngine", "Runs", "Realtime", "Inputs", "Voices", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface",
         ], swiftSettings: strict),
-        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Control", "JackPeers"], swiftSettings: strict),
+        .testTarget(name: "RunsTests", dependencies: [
+            "Runs", "Reports", "JackEngine", "Realtime", "Inputs", "Voices", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface",
+        ], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Realtime", "Inputs", "JackPeers", "Reports"], swiftSettings: strict),
     ]
 )

@@ -1,7 +1,9 @@
-import Control
+import Runs
+import Inputs
 import Foundation
 import JackEngine
 import TestSupport
+import Realtime
 
 /// Row 6: offline render speed for a ten-minute session with the default preset.
 enum RenderBench {

@@ -1,7 +1,8 @@
 import CAllocCounter
 import CJack
-import Control
+import Inputs
 import Foundation
+import Realtime
 
 /// Row 4: control messages a second from one producer thread to one consumer, our ring beside
 /// jack_ringbuffer carrying the same bytes, in the same run.

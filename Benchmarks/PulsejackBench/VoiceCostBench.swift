@@ -1,6 +1,8 @@
-import Control
+import Runs
+import Inputs
 import Foundation
 import JackEngine
+import Realtime
 
 /// The voice bank's cost: CPU time per second of audio for each voice of the PulSonify preset
 /// rendered alone (offline, 256-frame blocks, 72 BPM).

@@ -1,9 +1,11 @@
+import Runs
 import CAllocCounter
-import Control
+import Inputs
 import Foundation
 import JackEngine
 import TestSupport
 import WebSurface
+import Realtime
 
 /// Row 10, the live page: a `LiveSession` with its page server (as `run --web` makes them) on a
 /// private dummy jackd, 240 BPM, 256-frame periods. From a beat's frame (as wall-clock time

@@ -1,4 +1,5 @@
 import Foundation
+import Realtime
 
 /// A synthesized arpeggio: one note per step through a chord progression (default C–G–Am–F),
 /// up, down, up-down or random over a range of octaves, each note a band-limited oscillator

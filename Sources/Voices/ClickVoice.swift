@@ -1,3 +1,4 @@
+import Realtime
 /// A unit impulse (1.0 × velocity) on both channels at the trigger frame: the metronome, and
 /// the measuring tool that shows exactly where the scheduler fired.
 public final class ClickVoice: Voice {

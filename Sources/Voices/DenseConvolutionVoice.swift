@@ -1,4 +1,5 @@
 import CZitaConvolver
+import Realtime
 
 /// Audio input (a contact microphone, a pulse-wave signal, another client) convolved with a clip
 /// by zita-convolver's non-uniform partitioned FFT convolution. The smallest partition is the

@@ -1,3 +1,4 @@
+import Realtime
 /// Decoded audio held in memory at the engine's sample rate: one or two deinterleaved channels.
 /// Built off the real-time thread; immutable after, so the process thread reads it freely.
 // @unchecked: immutable once built; its raw sample memory is only read.

@@ -1,3 +1,4 @@
+import Realtime
 /// A one-shot sample player: each trigger starts the sample from its first frame, scaled by
 /// velocity, on its own playhead. A mono sample plays on both channels.
 ///

@@ -1,5 +1,6 @@
 import CRubberBand
 import Synchronization
+import Realtime
 
 /// Plays a track time-stretched in real time by Rubber Band so its tempo follows the heart,
 /// pitch unchanged: the time ratio is the track's BPM over the heart's, clamped to a range.

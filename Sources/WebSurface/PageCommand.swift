@@ -1,4 +1,4 @@
-import Control
+import Inputs
 import Foundation
 
 /// A message from the page. `control` carries an OSC message in JSON — the same address space,

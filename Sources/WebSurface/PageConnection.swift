@@ -1,4 +1,5 @@
-import Control
+import Inputs
+import Realtime
 
 /// One open page's outgoing messages, bounded: the publisher never waits for a page. A meter
 /// frame replaces one the page has not taken yet (counted as dropped); deltas and events queue

@@ -1,5 +1,5 @@
 import Atomics
-import Control
+import Inputs
 
 /// What the web server counts (reported in the page's status and `/pulse/status`-like lists).
 public final class WebCounters: Sendable {

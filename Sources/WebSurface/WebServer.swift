@@ -1,11 +1,12 @@
 import Atomics
-import Control
+import Inputs
 import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
 import JackEngine
 import Logging
+import Realtime
 
 /// `run --web`: serves the live page and one WebSocket per page (Hummingbird), on the session's
 /// live picture. The page gets a snapshot on connect, then deltas, meter frames and events

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Control
+import Runs
+import Inputs
 import Foundation
 
 struct Demo: ParsableCommand {
@@ -11,9 +12,9 @@ struct Demo: ParsableCommand {
 
     func run() throws {
         do {
-            let summary = try RenderJob(preset: ShippedPresets.defaultPreset, sessions: [ShippedPresets.demoSession],
-                                        out: out, eventsOut: nil, rate: 48000, duration: nil, solo: nil,
-                                        period: 256, input: nil).run()
+            var job = RenderJob(preset: ShippedPresets.defaultPreset, sessions: [ShippedPresets.demoSession], out: out)
+            job.say = { FileHandle.standardError.write(Data("pulsejack: \($0)\n".utf8)) }
+            let summary = try job.run()
             print(summary)
             print("The demo is at \(URL(fileURLWithPath: out).standardizedFileURL.path): play it with `play \(out)` (sox) or any audio player.")
         } catch let error as InputError {

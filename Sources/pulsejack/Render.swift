@@ -1,5 +1,7 @@
+import Reports
+import Runs
 import ArgumentParser
-import Control
+import Inputs
 import Foundation
 import JackEngine
 
@@ -69,123 +71,31 @@ struct Render: ParsableCommand {
 
     func run() throws {
         let signals = StopSignals()
+        var job = RenderJob(preset: preset, sessions: session, out: out)
+        job.eventsOut = eventsOut
+        job.rate = rate
+        job.duration = duration
+        job.solo = solo
+        job.period = period
+        job.input = input
+        job.metersPlot = metersPlot
+        job.plotRevolution = plotRevolution
+        job.webReport = webReport
+        job.stems = stems
+        job.stemOutputs = outputs.flatMap(OutputLayout.Mode.init(rawValue:))
+        job.shouldStop = { signals.stopping }
+        let bar = isatty(STDERR_FILENO) != 0 ? ProgressBar() : nil
+        job.progress = bar.map { bar in { bar.show($0) } }
+        job.say = { FileHandle.standardError.write(Data("pulsejack: \($0)\n".utf8)) }
         do {
-            var job = RenderJob(preset: preset, sessions: session, out: out, eventsOut: eventsOut, rate: rate,
-                                duration: duration, solo: solo, period: period, input: input,
-                                metersPlot: metersPlot, plotRevolution: plotRevolution)
-            job.webReport = webReport
-            job.stems = stems
-            job.stemOutputs = outputs.flatMap(OutputLayout.Mode.init(rawValue:))
-            job.signals = signals
-            print(try job.run())
+            let summary = try job.run()
+            bar?.finish()
+            print(summary.stopped ? "interrupted by \(signals.name): \(summary) (a finished file)" : "\(summary)")
         } catch let error as InputError {
             throw fail(error)
         }
         reportHeldBackWarnings()
         if signals.stopping { throw ExitCode(signals.exitCode) }
-    }
-}
-
-/// One offline render, shared by `render` and `demo`.
-struct RenderJob {
-    /// `--stems DIR`, and `--outputs`: per voice or per group (nil: as the preset says).
-    var stems: String?
-    var stemOutputs: OutputLayout.Mode?
-    var preset: String
-    /// `[PERFORMER=]FILE` each.
-    var sessions: [String]
-    var out: String
-    var eventsOut: String?
-    var rate: Int
-    var duration: Double?
-    var solo: String?
-    var period: Int
-    var input: String?
-    var metersPlot: String?
-    var plotRevolution = 10.0
-    var webReport: String?
-    /// SIGINT, SIGTERM or SIGHUP stop the render at the next period, with the file finished.
-    var signals: StopSignals?
-
-    func run() throws -> String {
-        let loaded = try LoadedPreset.load(path: preset)
-        let source = try PerformerSessions.load(sessions.map(PerformerSessions.Spec.init), preset: loaded, sampleRate: rate)
-        warn(rejections: source.rejections, total: source.rejectedCount)
-        let isLog = source.isSessionLog
-        let messages = source.messages
-        let soloed = solo.flatMap { name in loaded.voices.first { $0.definition.name == name }?.definition }
-        if let soloed, soloed.mute == true || soloed.enabled == false {
-            FileHandle.standardError.write(Data("pulsejack: --solo \(soloed.name): the preset mutes it; playing it anyway\n".utf8))
-        }
-        let stemLayout = try stems.map { _ in try OutputLayout.stems(preset: loaded, mode: stemOutputs) }
-        if let stemLayout, stemLayout.buses.contains("master") {
-            throw InputError(file: loaded.file, "--stems: a voice is named 'master', the master's own stem; rename the voice")
-        }
-        let renderer = try OfflineRenderer(preset: loaded, sampleRate: rate, periodFrames: period, solo: solo,
-                                           messages: messages, inputFile: input, stems: stemLayout.map { .buses($0) } ?? .none)
-        let frames = duration.map { Int64(($0 * Double(rate)).rounded()) } ?? (isLog ? source.endFrame : source.endFrame + Int64(2 * rate))
-
-        var events: EventLog?
-        if let eventsOut { events = try EventLog(path: eventsOut, voiceNames: renderer.engine.handle.voiceNames) }
-        let bar = isatty(STDERR_FILENO) != 0 ? ProgressBar() : nil
-        var plot = (metersPlot ?? webReport).map { _ in MetersPlot(sampleRate: rate, secondsPerRevolution: plotRevolution) }
-        var fired: [FiredVoice] = []
-        let keepsFired = webReport != nil
-        let summary = try renderer.render(frames: frames, to: out, stems: stems, onFired: events == nil && !keepsFired ? nil : { report in
-                                              events?.write(report)
-                                              if keepsFired { fired.append(report) }
-                                          },
-                                          onPeriod: plot == nil ? nil : { plot!.add(left: $0, right: $1, frames: $2) },
-                                          progress: bar.map { bar in { bar.show($0) } },
-                                          shouldStop: signals.map { signals in { signals.stopping } })
-        if let metersPlot, let plot { try plot.write(to: metersPlot) }
-        if let webReport, let plot {
-            var report = WebReport(title: "pulsejack: \(loaded.preset.name ?? "preset") on \(sessions.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "))",
-                                   sampleRate: rate, frames: summary.frames, voiceNames: renderer.engine.handle.voiceNames, meters: plot)
-            report.tempos = messages.compactMap { message in
-                // The first performer's heart rate.
-                if case .tempo(let bpm) = message.event, message.performer == 0, message.frame < summary.frames {
-                    return (max(0, message.frame), bpm)
-                }
-                return nil
-            }
-            report.fired = fired
-            try report.write(to: webReport)
-        }
-        bar?.finish()
-        for message in renderer.engine.handle.drainPluginLogs() {
-            FileHandle.standardError.write(Data("pulsejack: plugin \(message)\n".utf8))
-        }
-        try events?.close()
-        let rejected = source.rejectedCount + summary.rejectedTempos
-        var line = String(format: "rendered %lld frames (%.2f s at %d Hz), %d beats, %d voices fired, in %.3f s (%.0f× real time) → %@",
-                          summary.frames, Double(summary.frames) / Double(rate), rate, summary.beats,
-                          summary.voicesFired, summary.secondsTaken, summary.realTimeFactor, out)
-        if rejected > 0 { line += "; \(rejected) tempo update\(rejected == 1 ? "" : "s") rejected" }
-        line += "; \(summary.counters.clippedSamples) clipped samples"
-        if let metersPlot { line += "; meters plot → \(metersPlot)" }
-        if let webReport { line += "; web report → \(webReport)" }
-        if let soloed, summary.voicesFired == 0 { line += "; --solo \(soloed.name) fired nothing: \(Self.silence(of: soloed, beats: summary.beats, input: input))" }
-        if let signals, signals.stopping { line = "interrupted by \(signals.name): " + line + " (a finished file)" }
-        return line
-    }
-}
-
-extension RenderJob {
-    /// Why a soloed voice fired nothing in this render.
-    static func silence(of voice: Preset.VoiceDefinition, beats: Int, input: String?) -> String {
-        if voice.option("input")?.flag == true {
-            return input == nil ? "it convolves the audio input (input: true); give one with --input" : "it convolves the input, which stayed silent"
-        }
-        if voice.onBeat == false {
-            return "it does not play on the beat (on_beat: false); only triggers, MIDI notes or regions fire it, and the session has none for it"
-        }
-        if beats == 0 { return "the session has no heartbeat (no bpm, rr, ppg or beat entries)" }
-        if let pair = voice.together {
-            return "it fires only where \(pair.joined(separator: "'s and "))'s beats fall within \(Int(voice.windowMS ?? 30)) ms of each other, and they never did"
-        }
-        let every = voice.every ?? 1
-        return "it plays every \(every == 1 ? "beat" : "\(every)th beat"), and the session's \(beats) beat\(beats == 1 ? "" : "s") gave it none"
     }
 }
 

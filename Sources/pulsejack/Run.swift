@@ -1,11 +1,13 @@
+import Runs
 import ArgumentParser
 import CJack
 import Atomics
-import Control
+import Inputs
 import Dispatch
 import Foundation
 import JackEngine
 import WebSurface
+import Realtime
 
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -150,7 +152,7 @@ struct Run: ParsableCommand {
         // Under a session manager: announce, and wait for its open before anything JACK.
         if let url = NSMClient.environmentURL {
             do {
-                guard let join = try LiveSession.joinSessionManager(url: url, stop: { signals.stopping }, log: { warn($0) },
+                guard let join = try SessionManagerLink.join(url: url, stop: { signals.stopping }, log: { warn($0) },
                                                                     say: { print($0) }) else { return }
                 configuration.sessionManager = join
             } catch {
@@ -179,13 +181,13 @@ struct Run: ParsableCommand {
         configuration.replay = replay
         configuration.connectToPlayback = connect
         configuration.connections = connectPorts.compactMap(ConnectRequest.init)
-        configuration.liveView = web != nil
+        configuration.web = web.flatMap(WebAddress.init)
+        configuration.webToken = webToken
         configuration.secondsPerRevolution = plotRevolution
         configuration.outputs = outputs.flatMap(OutputLayout.Mode.init(rawValue:))
         configuration.midiOut = midiOut.flatMap(OutputLayout.MIDIMode.init(rawValue:))
 
         let session: LiveSession
-        var page: WebServer?
         do {
             session = try LiveSession(configuration: configuration, log: { warn($0) }, say: { print($0) })
             warn(rejections: session.replayRejections.first, total: session.replayRejections.total)
@@ -196,21 +198,10 @@ struct Run: ParsableCommand {
         } catch {
             throw fail(error)
         }
-        if let web, let address = WebAddress(web), let view = session.view {
-            do {
-                page = try WebServer(view: view, address: address, token: webToken)
-                try page?.start()
-            } catch {
-                // Nothing half-started stays behind: the client closes, a server we started stops.
-                _ = session.stop()
-                throw fail(error)
-            }
-        }
         let client = session.client
         print("pulsejack: playing '\(session.loaded.preset.name ?? "preset")' from \(session.loaded.file) on JACK server '\(JackClient.serverName)' as '\(client.name)' at \(client.sampleRate) Hz, \(client.bufferSize) frames a period; ports \(client.outputPortNames.joined(separator: ", ")), \(client.name):midi_out, \(client.name):midi_in" + (session.outputs.summary.map { "; " + $0 } ?? "") + (session.osc.map { "; OSC on \(oscBind):\($0.boundPort)" } ?? "") + (record.map { "; recording to \($0)" } ?? ""))
-        if let page { print("pulsejack: the live page is at \(page.url)") }
+        if let page = session.page { print("pulsejack: the live page is at \(page.url)") }
         while !signals.wait(milliseconds: 100) { session.tick() }
-        page?.stop()
         let summary = session.stop()
         print("pulsejack: stopped after \(summary); stopped by \(signals.name)")
         reportHeldBackWarnings()

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Control
+import Inputs
 import Foundation
 import JackEngine
 

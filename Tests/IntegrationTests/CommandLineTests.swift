@@ -1,4 +1,5 @@
-import Control
+import Reports
+import Inputs
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML

@@ -1,6 +1,7 @@
-import Control
+import Inputs
 import Foundation
 import TestSupport
+import Realtime
 
 /// `pulsejack run --web ADDRESS` on a test server with a preset of the test's own: the page's
 /// URL, port and token as it printed them, and its OSC port. Interrupted (SIGINT) on `stop`.

@@ -1,3 +1,4 @@
+import Reports
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML

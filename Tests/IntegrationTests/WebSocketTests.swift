@@ -1,7 +1,8 @@
-import Control
+import Inputs
 import Foundation
 import TestSupport
 import XCTest
+import Realtime
 
 /// The page's WebSocket from a raw client (`WebSocketPeer`), against `pulsejack run --web` on the
 /// private jackd: who may connect, what breaking the rules costs, and eight pages in step.

@@ -1,9 +1,10 @@
 @testable import JackEngine
-import Control
+import Inputs
 import Foundation
 import TestSupport
 import Voices
 import XCTest
+import Realtime
 
 /// Swapping a convolution voice's clip while it plays: no gap, no click, the old clip released
 /// off the process thread.

@@ -1,9 +1,10 @@
 @testable import JackEngine
-import Control
+import Inputs
 import Foundation
 import TestSupport
 import Voices
 import XCTest
+import Realtime
 
 /// The cross-thread reads that Swift 5 mode let through (issue 11), each run with real threads so
 /// that ThreadSanitizer (`make test-tsan`) reports them should the synchronisation go. Before the

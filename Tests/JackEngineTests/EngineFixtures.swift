@@ -1,12 +1,13 @@
 @testable import JackEngine
-import Control
+import Inputs
 import Foundation
 import TestSupport
 import Voices
+import Realtime
 
 /// Engines built in the tests, and a driver that runs them period by period.
 enum Fixtures {
-    static var presets: URL { Subprocess.repository.appendingPathComponent("presets") }
+    static var presets: URL { Shipped.presets }
 
     static func clickEngine(sampleRate: Int = 48_000, maxFrames: Int = 1024, voices: [String] = ["click"],
                             rates: [BeatRate]? = nil, fired: SPSCRing<FiredVoice>? = nil,

@@ -1,6 +1,7 @@
 @testable import JackEngine
-import Control
+import Inputs
 import XCTest
+import Realtime
 
 final class EventQueueTests: XCTestCase {
     func testPopsInFrameThenArrivalOrderAgainstASort() {

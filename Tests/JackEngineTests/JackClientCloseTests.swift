@@ -1,5 +1,5 @@
 import CJack
-import Control
+import Inputs
 import Foundation
 @testable import JackEngine
 import TestSupport

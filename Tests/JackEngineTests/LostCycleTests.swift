@@ -1,7 +1,8 @@
 @testable import JackEngine
-import Control
+import Inputs
 import TestSupport
 import XCTest
+import Realtime
 
 /// A cycle JACK did not run the engine for (an xrun): the beat grid must stay on JACK's frames.
 final class LostCycleTests: XCTestCase {

@@ -1,4 +1,4 @@
-import Control
+import Inputs
 @testable import JackEngine
 import XCTest
 

@@ -1,8 +1,10 @@
+import Runs
 @testable import JackEngine
-import Control
+import Inputs
 import Foundation
 import TestSupport
 import XCTest
+import Realtime
 
 /// The master stage: headroom in every shipped preset, a limiter that is transparent below its
 /// ceiling and holds it above, and clipped samples counted.

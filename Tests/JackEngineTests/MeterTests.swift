@@ -1,3 +1,4 @@
+import Reports
 @testable import JackEngine
 import Foundation
 import XCTest

@@ -1,9 +1,10 @@
 @testable import JackEngine
-import Control
+import Inputs
 import Foundation
 import TestSupport
 import Voices
 import XCTest
+import Realtime
 
 /// MusicMood's player: tracks chosen by mood, swapped only between tracks, with a crossfade.
 final class MoodTrackTests: XCTestCase {

@@ -1,8 +1,9 @@
-import Control
+import Inputs
 import Foundation
 @testable import JackEngine
 import TestSupport
 import XCTest
+import Realtime
 
 /// A frame clock that maps one NTP second to `sampleRate` frames from timetag `origin`.
 struct FixedFrameClock: FrameClock {

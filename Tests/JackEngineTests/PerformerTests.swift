@@ -1,9 +1,11 @@
+import Runs
 import CAllocCounter
-import Control
+import Inputs
 import Foundation
 import JackEngine
 import TestSupport
 import XCTest
+import Realtime
 
 /// Several performers' hearts in one engine: each voice follows its own performer's heart under
 /// the exact contract.

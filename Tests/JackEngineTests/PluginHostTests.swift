@@ -1,8 +1,9 @@
 @testable import JackEngine
-import Control
+import Inputs
 import Foundation
 import TestSupport
 import XCTest
+import Realtime
 
 /// The plugin host against peers: an insert in pulsejack against `lv2apply` (lilv-utils) on the
 /// same plugin, input and controls, sample by sample; instruments fired at exact frames.

@@ -1,8 +1,10 @@
+import Runs
 @testable import JackEngine
-import Control
+import Inputs
 import Foundation
 import TestSupport
 import XCTest
+import Realtime
 
 /// A session save writes the preset as it plays, standing alone: loaded from anywhere, it must
 /// play exactly what the original plays.
@@ -10,7 +12,7 @@ final class PresetSaveTests: XCTestCase {
     private func render(_ preset: LoadedPreset, to out: String) throws -> [Float] {
         let session = try HeartSession.load(path: Fixtures.presets.appendingPathComponent("default/demo-session.csv").path)
         let renderer = try OfflineRenderer(preset: preset, sampleRate: 48_000, periodFrames: 256,
-                                           messages: OfflineRenderer.messages(for: session, sampleRate: 48_000))
+                                           messages: SessionSource.messages(for: session, sampleRate: 48_000))
         _ = try renderer.render(frames: 48_000 * 12, to: out)
         defer { unlink(out) }
         return try WavFile(path: out).channels[0]

@@ -1,11 +1,12 @@
 import CAllocCounter
 @testable import JackEngine
-import Control
+import Inputs
 import Foundation
 import JackPeers
 import TestSupport
 import Voices
 import XCTest
+import Realtime
 
 /// A voice that breaks the rules on purpose: the positive control proving the counter sees
 /// allocations on the process thread.

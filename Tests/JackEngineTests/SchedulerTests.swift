@@ -1,7 +1,8 @@
 @testable import JackEngine
-import Control
+import Inputs
 import TestSupport
 import XCTest
+import Realtime
 
 final class SchedulerTests: XCTestCase {
     /// Triggers at random frames, sent ahead through a ring, sound at exactly those frames,

@@ -1,10 +1,11 @@
 import CAllocCounter
 import CJack
-import Control
+import Inputs
 import Foundation
 @testable import JackEngine
 import TestSupport
 import XCTest
+import Realtime
 
 /// The shared grid without a network: a leading engine's grid beats (what `grid_out` sends) are
 /// its ensemble heart's contract beats with their positions; a following engine fires its

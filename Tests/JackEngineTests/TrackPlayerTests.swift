@@ -1,9 +1,10 @@
 @testable import JackEngine
-import Control
+import Inputs
 import Foundation
 import TestSupport
 import Voices
 import XCTest
+import Realtime
 
 /// The track player: Rubber Band in real-time mode stretches a track so its beat follows the heart.
 final class TrackPlayerTests: XCTestCase {

@@ -1,9 +1,10 @@
 @testable import JackEngine
-import Control
+import Inputs
 import Foundation
 import TestSupport
 import Voices
 import XCTest
+import Realtime
 
 /// The voice bank inside the engine: tap figures, arpeggio, smoothing, choke groups, presets.
 final class VoiceBankTests: XCTestCase {

@@ -1,4 +1,4 @@
-import Control
+import Inputs
 import Foundation
 @testable import JackEngine
 import Voices

@@ -1,8 +1,9 @@
 import CAllocCounter
-import Control
+import Inputs
 import Foundation
 @testable import JackEngine
 import XCTest
+import Realtime
 
 /// Each voice also mixed into an output of its own (stems, and later per-voice ports): on the
 /// process thread, the outputs hold exactly the voice's part of the mix and cost no allocation.

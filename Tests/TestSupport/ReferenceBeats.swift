@@ -1,4 +1,4 @@
-import Control
+import Inputs
 
 /// An independent reference for the heartbeat contract, for tests and benchmarks: with integer
 /// BPMs, the phase in units of 1/(60·sr) beat is summed from the first update without any

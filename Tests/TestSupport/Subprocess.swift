@@ -1,5 +1,6 @@
-import Control
+import Inputs
 import Foundation
+import Realtime
 
 /// Runs a program and collects its output; for tests.
 public struct Subprocess {

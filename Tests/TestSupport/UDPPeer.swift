@@ -1,4 +1,4 @@
-import Control
+import Inputs
 import Foundation
 
 /// A UDP socket on 127.0.0.1 that receives OSC (decoded by our reader) and answers senders:

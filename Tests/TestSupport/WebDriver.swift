@@ -1,5 +1,6 @@
-import Control
+import Inputs
 import Foundation
+import Realtime
 
 /// Debian's headless chromium driven through Debian's chromedriver (the W3C WebDriver protocol:
 /// JSON over HTTP), for tests and benchmarks. Nothing is downloaded.

@@ -1,4 +1,5 @@
 import Voices
+import Realtime
 
 /// The voices that may sound now: one bit per voice, set when it fires and cleared when it
 /// reports silence (`Voice.isSounding`), so silent voices cost nothing. The firing wakes voices,

@@ -1,6 +1,7 @@
-import Control
+import Inputs
 import Foundation
 import Voices
+import Realtime
 
 /// Replaces a convolution voice's clip while the engine plays. Control thread: it decodes,
 /// resamples (and for the dense path partitions) the new clip here, sends it to the process

@@ -1,5 +1,6 @@
-import Control
+import Inputs
 import Foundation
+import Realtime
 
 /// The engine's hosted LV2 plugins seen from the control thread: their places in the preset,
 /// the insert controls OSC and MIDI reach, their logs, and a session save of their states.

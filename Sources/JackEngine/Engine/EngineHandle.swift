@@ -1,7 +1,8 @@
 import Atomics
-import Control
+import Inputs
 import Voices
 import Foundation
+import Realtime
 
 /// The engine as other threads hold it: the counters, the values the process thread publishes
 /// (its period's start, each heart's tempo, the path latency, the shared grid's beats), the

@@ -1,6 +1,7 @@
 import Atomics
-import Control
+import Inputs
 import Voices
+import Realtime
 
 /// The hearts the voices follow: each performer's (one when the preset names none), and the
 /// ensemble's after them when a voice follows it — their clocks and explicit beats, their tempi

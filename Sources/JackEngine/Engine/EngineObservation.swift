@@ -1,3 +1,4 @@
+import Realtime
 /// What the process thread tells a live picture (the web page) beside fired voices: each
 /// heartbeat, region hit and mode change, at its frame. Sent through a ring (`observe(into:)`).
 public struct EngineObservation: Sendable, Equatable, BitwiseCopyable {

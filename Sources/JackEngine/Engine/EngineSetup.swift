@@ -1,6 +1,7 @@
-import Control
+import Inputs
 import Foundation
 import Voices
+import Realtime
 
 /// Everything an engine is made of, complete before the engine exists: the voices with their
 /// inserts, the performers' hearts, the master, what MIDI and the regions play — and the

@@ -1,6 +1,7 @@
 import Atomics
-import Control
+import Inputs
 import Voices
+import Realtime
 
 /// The engine's settings as a live picture shows them — every voice's switch, gain, pan and
 /// rate, the mode, the recorded pattern and each insert's controls — copied on the process

@@ -1,5 +1,6 @@
-import Control
+import Inputs
 import Voices
+import Realtime
 
 /// A control event placed at its absolute frame.
 struct ScheduledEvent: BitwiseCopyable {

@@ -1,5 +1,6 @@
-import Control
+import Inputs
 import Voices
+import Realtime
 
 /// Plays heart-driven voices early by their path's latency, so their sound lands on the beat.
 ///

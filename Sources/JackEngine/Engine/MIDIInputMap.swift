@@ -1,5 +1,6 @@
-import Control
+import Inputs
 import Voices
+import Realtime
 
 /// What MIDI on `midi_in` plays: note → region (checked first) or voice, controller → a
 /// voice's gain, pan or enable, or an LV2 insert's control (across its range). Owned by the engine by value; allocated before activation.

@@ -1,4 +1,5 @@
 import Voices
+import Realtime
 
 /// The voices' mix. Each voice renders into a voice bus (two period buffers), is faded there by
 /// its channel gains, and the bus is added into the output. Voices with LV2 inserts, and hosted

@@ -1,4 +1,5 @@
-import Control
+import Inputs
+import Realtime
 
 /// One performer's heart as the process thread keeps it: their heartbeat clock (the exact
 /// contract, from their own tempo messages) and their explicit beats (`/pulse/beat`), with the

@@ -1,5 +1,6 @@
 import CJack
-import Control
+import Inputs
+import Realtime
 
 /// What the backend hands the engine before each period (MIDI, grid beats, the transport's
 /// tempo, the port buffers its outputs write into) and takes from it after (the outputs, MIDI).

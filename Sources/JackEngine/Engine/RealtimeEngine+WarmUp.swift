@@ -1,5 +1,6 @@
-import Control
+import Inputs
 import Voices
+import Realtime
 
 extension RealtimeEngine {
     /// Before activation. Runs one silent period so that every lazy global and generic metadata

@@ -1,8 +1,9 @@
 import Atomics
 import CJack
-import Control
+import Inputs
 import Foundation
 import Voices
+import Realtime
 
 /// Everything the process callback touches, made whole from an `EngineSetup` before activation.
 ///
@@ -128,6 +129,7 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// at most 60 pulses a second of gap, and the caller limits the gap.
     public func skip(frames: Int) {
         guard frames > 0 else { return }
+        reportApplied(ControlMessage(frame: framePosition, .framesSkipped(Int32(frames))))
         let end = framePosition + Int64(frames)
         for _ in 0..<hearts.skip(to: end) { _ = performance.beatPassed() }
         // Note-offs due in the gap stay queued: they go out at the next period's start, so no
@@ -141,6 +143,7 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// consumed once); everything still to come lands on JACK's frames again.
     public func rewind(frames: Int) {
         guard frames > 0 else { return }
+        reportApplied(ControlMessage(frame: framePosition, .framesSkipped(-Int32(frames))))
         framePosition -= Int64(frames)
         counters.framesSkipped.wrappingDecrement(by: frames, ordering: .relaxed)
         counters.framesRewound.wrappingIncrement(by: frames, ordering: .relaxed)
@@ -225,9 +228,7 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// Real-time safe. One control message at its frame.
     private func apply(_ event: ControlMessage.Event, at frame: Int64, performer: UInt8 = 0) {
         counters.messagesApplied.wrappingIncrement(ordering: .relaxed)
-        if let appliedReports, !appliedReports.push(ControlMessage(frame: frame, performer: performer, event)) {
-            counters.recordingOverruns.wrappingIncrement(ordering: .relaxed)
-        }
+        reportApplied(ControlMessage(frame: frame, performer: performer, event))
         switch event {
         case .tempo(let bpm):
             guard Int(performer) < hearts.performerCount else { return invalid() }
@@ -288,7 +289,14 @@ public final class RealtimeEngine: @unchecked Sendable {
                        atOffset: Int(frame - blockStart))
         case .swapClip(let voice, let clip):
             swapClip(voice, clip.unmanaged)
+        case .framesSkipped:
+            invalid()  // a session log's record of a lost cycle: the offline renderer replays it, no ring carries it
         }
+    }
+
+    /// Real-time safe. Into the session recording (`run --record-session`), when there is one.
+    private func reportApplied(_ message: ControlMessage) {
+        if let appliedReports, !appliedReports.push(message) { counters.recordingOverruns.wrappingIncrement(ordering: .relaxed) }
     }
 
     /// Real-time safe. A convolution voice's new clip; a refused or misaddressed one goes back.

@@ -1,5 +1,6 @@
 import Atomics
 import Voices
+import Realtime
 
 /// The beat grid several engines share (an ensemble across machines). The timebase engine
 /// (`--timebase`) sends each beat of its grid heart on `grid_out` as one MIDI Song Position

@@ -1,5 +1,6 @@
-import Control
+import Inputs
 import Voices
+import Realtime
 
 /// What hitting a region does.
 public enum RegionTarget: Equatable, Sendable, BitwiseCopyable {

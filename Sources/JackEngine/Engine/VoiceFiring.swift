@@ -1,6 +1,7 @@
 import Atomics
-import Control
+import Inputs
 import Voices
+import Realtime
 
 /// Firing voices, and telling the world: each fired voice chokes its group, wakes in the mix,
 /// sends its note to `midi_out` (and to its own MIDI port) and is reported out of the thread;

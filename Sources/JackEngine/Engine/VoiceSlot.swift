@@ -1,5 +1,6 @@
-import Control
+import Inputs
 import Voices
+import Realtime
 
 /// One voice in the engine's graph with its mixer settings. Built off the real-time thread;
 /// the process thread changes only the settings, through control messages.

@@ -1,7 +1,8 @@
 import Atomics
 import Foundation
 import Voices
-import Control
+import Inputs
+import Realtime
 
 /// A voice's settings as the engine holds them now: what a session save keeps.
 public struct VoiceState: Sendable, Equatable, BitwiseCopyable {

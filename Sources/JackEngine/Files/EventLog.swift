@@ -1,4 +1,4 @@
-import Control
+import Inputs
 import Foundation
 
 /// `--events-out`: one JSON object per line for every fired voice.

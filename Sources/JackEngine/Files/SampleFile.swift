@@ -1,6 +1,6 @@
 import CSamplerate
 import CSndfile
-import Control
+import Inputs
 import Voices
 
 /// Reads sound files with libsndfile (WAV, FLAC, OGG …) and resamples them to the engine's rate

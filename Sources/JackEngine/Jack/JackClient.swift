@@ -1,8 +1,9 @@
 import Atomics
 import CJack
-import Control
+import Inputs
 import Foundation
 import Voices
+import Realtime
 
 /// The JACK client: stereo outputs `out_L`/`out_R`, `midi_in`, `midi_out` and a stereo audio
 /// input `in_L`/`in_R` (for dense convolution), with the engine's process path as its process

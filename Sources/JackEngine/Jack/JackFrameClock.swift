@@ -1,6 +1,7 @@
 import CJack
-import Control
+import Inputs
 import Foundation
+import Realtime
 
 /// Maps OSC timetags (wall-clock time) to engine frames while running under JACK. Any thread.
 ///

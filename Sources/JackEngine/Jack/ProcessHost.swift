@@ -1,5 +1,6 @@
 import CJack
-import Control
+import Inputs
+import Realtime
 
 /// What the process callback reaches through its context pointer: the engine, our ports and
 /// what runs beside the engine on the process thread (MIDI out, meters, recording, transport).

@@ -1,6 +1,7 @@
 import Atomics
-import Control
+import Inputs
 import Foundation
+import Realtime
 
 /// What a live picture (the web page) sees of a running session, as JSON text ready to send:
 /// the layout (voices, regions, bands, insert controls), the state as named fields (the tempo,
@@ -57,7 +58,7 @@ public final class LiveView: @unchecked Sendable {
 
     /// Before activation: adds to `setup` what the picture reads (its observations, its view)
     /// and the page's command ring.
-    init(loaded: LoadedPreset, setup: inout EngineSetup, client: JackClient, osc: OSCInput?, routes: OSCRoutes,
+    public init(loaded: LoadedPreset, setup: inout EngineSetup, client: JackClient, osc: OSCInput?, routes: OSCRoutes,
          fired: SPSCRing<FiredVoice>, keepFiredForLog: Bool, secondsPerRevolution: Double,
          status: @escaping @Sendable () -> [(String, StatusValue)]) {
         let handle = setup.handle
@@ -90,7 +91,7 @@ public final class LiveView: @unchecked Sendable {
             ("preset", JSONText.string(loaded.preset.name ?? (loaded.file as NSString).lastPathComponent)),
             ("sampleRate", String(client.sampleRate)), ("period", String(client.bufferSize)),
             ("meterRate", JSONText.number(MeterPublisher.rate)),
-            ("revolutionSeconds", JSONText.number(secondsPerRevolution)), ("floorDB", JSONText.number(MetersPlot.floor)),
+            ("revolutionSeconds", JSONText.number(secondsPerRevolution)), ("floorDB", JSONText.number(MeterBallistics.displayFloor)),
             ("voices", JSONText.array(voices)),
             ("regions", JSONText.array(handle.regionNames.map(JSONText.string))),
             // The hearts: each performer's, then the ensemble's (empty: one unnamed heart).
@@ -118,17 +119,17 @@ public final class LiveView: @unchecked Sendable {
     }
 
     /// Meter thread: a reading to send (the latest wins).
-    func meter(_ reading: MeterBallistics.Reading) { pendingMeter.withLockedValue { $0 = reading } }
+    public func meter(_ reading: MeterBallistics.Reading) { pendingMeter.withLockedValue { $0 = reading } }
 
     /// Control thread: the mood DJ's track.
-    func setTrack(_ name: String?) { track.withLockedValue { $0 = name } }
+    public func setTrack(_ name: String?) { track.withLockedValue { $0 = name } }
 
     /// Control thread: fired voices since the last call, for the events log.
-    func takeFired() -> [FiredVoice] {
+    public func takeFired() -> [FiredVoice] {
         firedForLog?.withLockedValue { pending in defer { pending.removeAll(keepingCapacity: true) }; return pending } ?? []
     }
 
-    func start() {
+    public func start() {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
         publishFrame(reading: nil, picture: nil)
         let thread = Thread { [self] in
@@ -141,7 +142,7 @@ public final class LiveView: @unchecked Sendable {
 
     /// Control thread: stops the thread, waits for it, and moves what is left of the reports
     /// (for the events log).
-    func stop() {
+    public func stop() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
         finished.wait()
         drainReports()

@@ -1,4 +1,5 @@
-import Control
+import Inputs
+import Realtime
 
 extension EngineView {
     /// Before activation: the view a live picture reads an engine's settings through, for the

@@ -1,4 +1,5 @@
 import Voices
+import Realtime
 
 /// An LV2 atom port's buffer holding a `Sequence` of timed events (lv2 atom.h's layout: an atom
 /// header, the sequence body — unit, pad — then events of a frame time, a size, a type and the

@@ -1,4 +1,5 @@
 import Voices
+import Realtime
 
 /// A chain of LV2 effects on a bus (a voice's, or the master's), run once per block in place.
 ///

@@ -1,4 +1,5 @@
 import Voices
+import Realtime
 
 /// A hosted LV2 instrument as a voice (`kind: lv2`). Each firing is a MIDI note-on in the
 /// plugin's atom sequence at its frame within the period, and a note-off `length` later; the

@@ -1,4 +1,4 @@
-import Control
+import Inputs
 import Foundation
 
 /// Builds hosted plugins from a preset's words, off the real-time thread, turning a plugin's

@@ -2,6 +2,7 @@ import CLV2
 import CLilv
 import Foundation
 import Voices
+import Realtime
 
 /// One hosted LV2 plugin: its instance, its host features, and a buffer for every port.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import Control
+import Inputs
 import Voices
 
 /// Builds an engine's setup from a preset: loads every sound at the engine's rate, creates the

@@ -1,4 +1,4 @@
-import Control
+import Inputs
 import Foundation
 
 /// Where the voices go besides the master, for a DAW: `outputs: master | voices | groups` (a
@@ -57,13 +57,13 @@ public struct OutputLayout: Sendable, Equatable {
     }
 
     /// A bus and a MIDI port per voice of `names` (an engine built without a preset: tests, benchmarks).
-    static func perVoice(_ names: [String]) -> OutputLayout {
+    public static func perVoice(_ names: [String]) -> OutputLayout {
         OutputLayout(mode: .voices, midi: .voices, buses: names, voiceBus: names.indices.map(Int32.init), midiVoices: names)
     }
 
     /// Buses of `names`, voice `i` on bus `voiceBus[i]` (−1: the master only), an engine built
     /// without a preset: tests, benchmarks.
-    static func groups(_ names: [String], voiceBus: [Int32]) -> OutputLayout {
+    public static func groups(_ names: [String], voiceBus: [Int32]) -> OutputLayout {
         OutputLayout(mode: .groups, midi: .combined, buses: names, voiceBus: voiceBus, midiVoices: [])
     }
 

@@ -1,7 +1,8 @@
-import Control
+import Inputs
 import Foundation
 import Voices
 import Yams
+import Realtime
 
 /// A preset: the voices, their sounds and how they follow the heart. YAML, decoded with Codable.
 ///

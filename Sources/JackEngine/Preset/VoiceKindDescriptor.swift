@@ -1,4 +1,4 @@
-import Control
+import Inputs
 import Foundation
 import Voices
 

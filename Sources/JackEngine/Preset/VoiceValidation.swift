@@ -1,6 +1,7 @@
-import Control
+import Inputs
 import Foundation
 import Voices
+import Realtime
 
 /// Checks one voice definition: the fields every voice has, then its kind's fields as its
 /// descriptor describes them, its sounds, and the descriptor's own checks. Control thread.

@@ -1,6 +1,7 @@
-import Control
+import Inputs
 import Foundation
 import Voices
+import Realtime
 
 /// MusicMood's player: when the playing track nears its end, the next one is drawn at random among
 /// the library's tracks tagged with the current mood (any track while the mood is undefined or

@@ -1,5 +1,6 @@
-import Control
+import Inputs
 import Foundation
+import Realtime
 
 /// `--session [PERFORMER=]FILE` (render) and `--replay [PERFORMER=]FILE` (run), repeatable: each
 /// performer's session, read as any session file, its messages marked as that performer's, all

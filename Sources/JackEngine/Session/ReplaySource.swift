@@ -1,6 +1,7 @@
 import Atomics
-import Control
+import Inputs
 import Foundation
+import Realtime
 
 /// Replays recorded control messages live (`run --replay`): a thread that pushes each message
 /// into its own ring shortly before its frame, offset to start at the next period.

@@ -1,5 +1,6 @@
-import Control
+import Inputs
 import Foundation
+import Realtime
 
 /// A session file of any kind pulsejack reads, as control messages at frames: a HealthKit JSON
 /// export, a CSV (bpm, beat, rr, ppg, pose or EEG bands), or pulsejack's own session log.
@@ -28,9 +29,49 @@ public struct SessionSource {
                                  rejections: [], isSessionLog: true)
         }
         let session = try HeartSession.load(path: path)
-        return SessionSource(messages: OfflineRenderer.messages(for: session, sampleRate: sampleRate, regions: regions,
+        return SessionSource(messages: SessionSource.messages(for: session, sampleRate: sampleRate, regions: regions,
                                                                      regionModel: regionModel),
                              endFrame: Int64((session.duration * Double(sampleRate)).rounded()),
                              rejections: session.rejections, rejectedCount: session.rejectedCount)
+    }
+
+    /// The session's entries as messages at their frames (time × rate, rounded to the nearest
+    /// frame). RR intervals become the tempo they imply; a pulse wave goes through the PPG beat
+    /// detector, whose beats take its place as explicit beats.
+    /// Pose samples also go through the region model: a hit, at its interpolated crossing frame,
+    /// for every region named in `regions` (the preset's, in index order).
+    public static func messages(for session: HeartSession, sampleRate: Int, regions: [String] = [],
+                                regionModel model: RegionModel = RegionModel()) -> [ControlMessage] {
+        var messages: [ControlMessage] = []
+        // The pulse-wave detector's rate is the session's own sample spacing.
+        let ppgTimes = session.entries.compactMap { entry -> Double? in
+            if case .ppg = entry.event { return entry.time } else { return nil }
+        }
+        let spacing = ppgTimes.count > 1 ? (ppgTimes.last! - ppgTimes.first!) / Double(ppgTimes.count - 1) : 0.01
+        var sensors = SensorInterpreter(regionNames: regions, regionModel: model,
+                                        ppgRate: min(10_000, max(10, 1 / max(spacing, 1e-4))))
+        for entry in session.entries {
+            let frame = Int64((entry.time * Double(sampleRate)).rounded())
+            switch entry.event {
+            case .tempo(let bpm): messages.append(ControlMessage(frame: frame, .tempo(bpm: bpm)))
+            case .beat(let strength): messages.append(ControlMessage(frame: frame, .heartbeat(strength: strength)))
+            case .rr(let seconds):
+                // The tempo the interval implies; the clock places the beats (a source drives
+                // either the clock or explicit beats, never both, or every beat would sound twice).
+                messages.append(ControlMessage(frame: frame, .tempo(bpm: 60 / seconds)))
+            case .ppg(let sample):
+                if sensors.pulseWave(sample) { messages.append(ControlMessage(frame: frame, .heartbeat(strength: 1))) }
+            case .pose(let lx, let ly, let rx, let ry):
+                messages.append(ControlMessage(frame: frame, .pose(leftX: lx, leftY: ly, rightX: rx, rightY: ry)))
+                for hit in sensors.pose(frame: frame, leftX: lx, leftY: ly, rightX: rx, rightY: ry) {
+                    messages.append(ControlMessage(frame: hit.frame, .regionHit(region: hit.region, velocity: 1)))
+                }
+            case .bands(let alpha, let beta, let delta, let theta, let gamma):
+                for (band, value) in zip(EEGBand.allCases, [alpha, beta, delta, theta, gamma]) {
+                    messages.append(ControlMessage(frame: frame, .bandPower(band, value)))
+                }
+            }
+        }
+        return messages
     }
 }

@@ -1,6 +1,7 @@
 import Voices
 import Atomics
 import CJack
+import Realtime
 
 /// The notes fired voices send to `midi_out`: a note-on at the frame the voice fires and its
 /// note-off a fixed length later. Preallocated; the process thread fills and flushes it.

@@ -6,6 +6,8 @@ import Foundation
 /// Levels below `floor` read as `floor`.
 public struct MeterBallistics: Sendable {
     public static let floor: Float = -120
+    /// The quietest level a radial trace draws (its inner circle), dBFS: the page's and the plot's.
+    public static let displayFloor: Float = -60
     public static let peakFallPerSecond: Float = 20 / 1.7
     public static let rmsTimeConstant = 0.3
 

@@ -1,6 +1,7 @@
 import Atomics
-import Control
+import Inputs
 import Foundation
+import Realtime
 
 /// Publishes the output meters 60 times a second: drains the process thread's blocks through
 /// `MeterBallistics` on its own thread and hands each reading to `publish` (OSC `/meter` to

@@ -1,4 +1,5 @@
-import Control
+import Inputs
+import Realtime
 
 /// One period's raw levels per output channel, measured on the process thread.
 public struct MeterBlock: Sendable, BitwiseCopyable {

@@ -1,8 +1,9 @@
 import Atomics
 import CJack
-import Control
+import Inputs
 import Foundation
 import Voices
+import Realtime
 
 /// `run --record OUT.wav`: the process thread copies each period's output into a lock-free
 /// ring (jack_ringbuffer, one writer, one reader); a disk thread drains it into a 32-bit float

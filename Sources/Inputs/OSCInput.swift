@@ -1,0 +1,394 @@
+import Atomics
+import Foundation
+import Glibc
+import Realtime
+
+/// The OSC sensor input: a UDP socket on its own thread, bound to 127.0.0.1 by default. Each
+/// datagram is decoded (liblo), routed (`OSCRoutes`), interpreted (`SensorInterpreter`: PPG
+/// beats, pose regions, mood, prediction) and pushed into this input's own ring, at the frame
+/// its bundle's timetag maps to, or at the next period when it has none. Bad packets are
+/// counted and logged (at most one line a second), never fatal. `/pulse/status` is answered
+/// with the values `status` gives; `/meter/subscribe` joins `meters`.
+// @unchecked: the interpreter belongs to the receiving thread; other threads read only the
+// counters (atomic), `mood` (locked) and the meter subscribers (locked).
+public final class OSCInput: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        public var port: UInt16 = 9000
+        public var bind = "127.0.0.1"
+        /// Samples per second of `/pulse/ppg` (changed by `/pulse/ppg/rate f`).
+        public var ppgRate = 100.0
+        /// Seconds without heart data before a dropout is reported (the clock holds its tempo).
+        public var dropoutSeconds = 5.0
+        /// During a dropout, fade the heart-driven voices out (until heart data returns).
+        public var dropoutFades = false
+        /// Schedule each beat from recent intervals (PPG and explicit beats), so that sound lands
+        /// on the beat rather than after its detection.
+        public var predictBeats = false
+        /// The mood model for `/muse/elements/…` (the preset's ranges and window).
+        public var mood = MoodModel()
+        /// The region model for `/pose/hands` (the preset's scale and thresholds).
+        public var regions = RegionModel()
+        /// How late a detected beat is known (sensor, transport, detector); predictions are this
+        /// much earlier than the last beat plus an interval.
+        public var detectionLatency = 0.06
+        /// Bundles timetagged further ahead than this (seconds) are refused and counted
+        /// (`too_far_ahead`): the engine's queue is for what is coming soon, not for an hour.
+        public var horizonSeconds = 60.0
+        /// Who may get replies (`/pulse/status`) and meters (`/meter/subscribe`): loopback only
+        /// unless `--osc-allow` widens it, so pulsejack cannot be made to flood a third party.
+        public var replyTo = AddressRange.loopback
+        /// The socket's receive buffer: a burst of sensor packets waits here while the thread is busy.
+        public var receiveBufferBytes = 4 << 20
+        public init() {}
+    }
+
+    public final class Counters: Sendable {
+        public let received = ManagedAtomic<Int>(0)
+        public let malformed = ManagedAtomic<Int>(0)
+        public let unknownAddress = ManagedAtomic<Int>(0)
+        public let badArguments = ManagedAtomic<Int>(0)
+        public let implausible = ManagedAtomic<Int>(0)
+        public let lateBundles = ManagedAtomic<Int>(0)
+        public let tooFarAhead = ManagedAtomic<Int>(0)
+        public let dropped = ManagedAtomic<Int>(0)
+        public let dropouts = ManagedAtomic<Int>(0)
+        public let ppgBeats = ManagedAtomic<Int>(0)
+        /// Zero-length datagrams (nothing to decode; counted apart from malformed ones).
+        public let empty = ManagedAtomic<Int>(0)
+        /// Datagrams the kernel dropped because the socket's buffer was full (SO_RXQ_OVFL).
+        public let kernelDrops = ManagedAtomic<Int>(0)
+        /// Replies and meter subscriptions refused to senders outside `replyTo`.
+        public let refusedReplies = ManagedAtomic<Int>(0)
+
+        public var all: [(String, Int)] {
+            [("received", received), ("malformed", malformed), ("unknown_address", unknownAddress),
+             ("bad_arguments", badArguments), ("implausible", implausible), ("late_bundles", lateBundles),
+             ("too_far_ahead", tooFarAhead), ("dropped", dropped), ("dropouts", dropouts), ("ppg_beats", ppgBeats),
+             ("empty", empty), ("kernel_drops", kernelDrops), ("refused_replies", refusedReplies)].map { ($0, $1.load(ordering: .relaxed)) }
+        }
+    }
+
+    public let configuration: Configuration
+    public let ring = SPSCRing<ControlMessage>(minimumCapacity: 4096)
+    public let counters = Counters()
+    public private(set) var boundPort: UInt16 = 0
+    private let routes: OSCRoutes
+    private let clock: FrameClock?
+    private let status: @Sendable () -> [(String, StatusValue)]
+    /// Where requests for the control thread go (nil: they are refused as unknown addresses).
+    private let requests: (@Sendable (OSCRequest) -> Void)?
+    private let log: @Sendable (String) -> Void
+    private let socket: UDPSocket
+    /// The `/meter` subscribers, sent to from this input's port.
+    public let meters: OSCMeterOutput
+    /// The receive buffer the kernel granted (bytes, as SO_RCVBUF reports it).
+    public private(set) var receiveBufferBytes = 0
+    private let running = ManagedAtomic<Bool>(false)
+    private var thread: Thread?
+    /// Per performer (one when the preset names none): their PPG detector and beat predictor,
+    /// their hands' regions (each with its own hysteresis) and their mood.
+    private var sensors: [SensorInterpreter]
+    /// Per performer: when their heart data last came, and whether their dropout was reported.
+    private var lastHeartData: [Date]
+    private var dropoutReported: [Bool]
+    /// Each performer's mood last seen: written by the receiving thread, read by the control
+    /// thread (the DJs).
+    private let lastMoods: LockedBox<[String?]>
+    /// The first performer's band powers averaged over the mood window, as the mood last saw them (live picture).
+    private let lastBands = LockedBox<[EEGBand: Double]>([:])
+    /// Whether each performer's heart data has stopped (`dropoutSeconds` without any), for a live picture.
+    private let dropout: [ManagedAtomic<Bool>]
+    private let started = Date()
+    /// Bad packets and refusals said at most once a second in all (a flood of them must not flood the log).
+    private let reports = WarningLimiter()
+    /// Mood changes said at most once a second (EEG flickering between two moods must not flood).
+    private let moodLines = WarningLimiter()
+
+    /// Control thread. Binds the socket (port 0 picks a free one; see `boundPort`).
+    public init(configuration: Configuration, routes: OSCRoutes, clock: FrameClock?,
+                status: @escaping @Sendable () -> [(String, StatusValue)] = { [] },
+                requests: (@Sendable (OSCRequest) -> Void)? = nil,
+                log: @escaping @Sendable (String) -> Void = { _ in }) throws {
+        self.configuration = configuration
+        self.routes = routes
+        self.clock = clock
+        self.status = status
+        self.requests = requests
+        self.log = log
+        let hearts = max(1, routes.performers.count)
+        sensors = (0..<hearts).map { _ in
+            SensorInterpreter(regionNames: routes.regionNames, regionModel: configuration.regions, moodModel: configuration.mood,
+                              ppgRate: configuration.ppgRate)
+        }
+        lastHeartData = Array(repeating: Date(), count: hearts)
+        dropoutReported = Array(repeating: false, count: hearts)
+        dropout = (0..<hearts).map { _ in ManagedAtomic(false) }
+        lastMoods = LockedBox(Array(repeating: nil, count: hearts))
+        guard let address = UDPSocket.Address(host: configuration.bind, port: configuration.port) else {
+            throw OSCInputError("--osc-bind \(configuration.bind) is not an IP address")
+        }
+        do { socket = try UDPSocket(binding: address) } catch {
+            throw OSCInputError("cannot listen for OSC on \(address): \(error) (choose another with --osc-port, or --no-osc)")
+        }
+        meters = OSCMeterOutput(socket: socket)
+        receiveBufferBytes = socket.setReceiveBuffer(bytes: configuration.receiveBufferBytes)
+        boundPort = socket.local.port
+    }
+
+    deinit { stop() }
+
+    /// Control thread. Starts the receiving thread.
+    public func start() {
+        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let thread = Thread { [weak self] in self?.receiveLoop() }
+        thread.name = "pulsejack-osc"
+        thread.start()
+        self.thread = thread
+    }
+
+    /// Control thread. Stops the receiving thread (within 100 ms).
+    public func stop() {
+        running.store(false, ordering: .releasing)
+    }
+
+    private func receiveLoop() {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while running.load(ordering: .acquiring) {
+            checkDropout()
+            guard let (count, source) = buffer.withUnsafeMutableBytes({ socket.receive(into: $0, timeout: 0.1) }) else { continue }
+            counters.kernelDrops.store(Int(socket.kernelDrops), ordering: .relaxed)
+            buffer.withUnsafeBytes { handle(datagram: UnsafeRawBufferPointer(rebasing: $0[0..<count]), replyTo: source) }
+        }
+    }
+
+    /// Sensor thread (or a test). Decodes, routes and pushes one datagram.
+    public func handle(datagram: UnsafeRawBufferPointer, replyTo: UDPSocket.Address? = nil) {
+        counters.received.wrappingIncrement(ordering: .relaxed)
+        guard datagram.count > 0 else {
+            counters.empty.wrappingIncrement(ordering: .relaxed)
+            return
+        }
+        let messages: [OSCMessage]
+        do {
+            messages = try OSCPacket.decode(datagram)
+        } catch {
+            counters.malformed.wrappingIncrement(ordering: .relaxed)
+            report("malformed OSC packet (\(datagram.count) bytes): \(error)")
+            return
+        }
+        for message in messages { handle(message, replyTo: replyTo) }
+    }
+
+    /// Whether `sender` may get replies; a refusal is counted and logged.
+    private func mayReply(to sender: UDPSocket.Address, for address: String) -> Bool {
+        guard configuration.replyTo.contains(where: { $0.contains(sender) }) else {
+            counters.refusedReplies.wrappingIncrement(ordering: .relaxed)
+            report("\(address) from \(sender) not answered: replies go only to --osc-allow ranges (\(configuration.replyTo.map(\.description).joined(separator: ", ")))")
+            return false
+        }
+        return true
+    }
+
+    private func handle(_ message: OSCMessage, replyTo: UDPSocket.Address?) {
+        var message = message
+        var performer: UInt8 = 0
+        if let split = routes.splitPerformer(message.address) {
+            guard let index = split.performer else {
+                counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
+                return report("unknown OSC address \(message.address) (performers: \(routes.performers.joined(separator: ", ")); each has /pulse/bpm, /pulse/beat, /pulse/rr, /pulse/ppg, /pose/hands and /muse/elements/…)")
+            }
+            performer = index
+            message.address = split.address
+        }
+        switch message.address {
+        case "/pulse/status":
+            if let replyTo, mayReply(to: replyTo, for: message.address) { reply(to: replyTo) }
+            return
+        case "/meter/subscribe", "/meter/unsubscribe":
+            guard var subscriber = replyTo, mayReply(to: subscriber, for: message.address) else { return }
+            if let port = message.numbers?.first {
+                guard port.isFinite, (1...65_535).contains(port) else {
+                    counters.badArguments.wrappingIncrement(ordering: .relaxed)
+                    return report("\(message.address) expects a UDP port 1…65535 (or none: the sender's)")
+                }
+                subscriber = subscriber.with(port: UInt16(port))
+            }
+            if meters.subscribe(subscriber, on: message.address == "/meter/subscribe") {
+                report("more than \(OSCMeterOutput.maximumSubscribers) /meter subscribers: the oldest is dropped")
+            }
+            return
+        case "/pulse/ppg/rate":
+            guard let rate = message.numbers?.first, rate.isFinite, (10...10_000).contains(rate) else {
+                counters.badArguments.wrappingIncrement(ordering: .relaxed)
+                return report("/pulse/ppg/rate expects a rate 10…10000 Hz")
+            }
+            sensors[Int(performer)].setPPGRate(rate)
+            return
+        case "/pulse/ppg":
+            guard let samples = message.numbers, !samples.isEmpty else {
+                counters.badArguments.wrappingIncrement(ordering: .relaxed)
+                return report("/pulse/ppg expects pulse-wave samples")
+            }
+            heartData(performer: Int(performer))
+            for sample in samples where sensors[Int(performer)].pulseWave(sample) {
+                counters.ppgBeats.wrappingIncrement(ordering: .relaxed)
+                // Explicit beats only: a tempo too would start the clock's own beats beside them.
+                // The rate is published in /pulse/status.
+                beatDetected(strength: 1, performer: performer)
+            }
+            return
+        default:
+            break
+        }
+        let outcome = routes.route(message)
+        if configuration.predictBeats, message.timetag == nil, case .events(let events) = outcome,
+           case .heartbeat(let strength) = events.first {
+            heartData(performer: Int(performer))
+            return beatDetected(strength: strength, performer: performer)
+        }
+        switch outcome {
+        case .events(let events):
+            if message.address.hasPrefix("/pulse/") { heartData(performer: Int(performer)) }
+            var frame = ControlMessage.immediate
+            if let timetag = message.timetag, let clock {
+                frame = clock.frame(forTimetag: timetag)
+                let now = clock.currentFrame()
+                if frame < now {
+                    counters.lateBundles.wrappingIncrement(ordering: .relaxed)
+                    frame = ControlMessage.immediate
+                } else if frame - now > Int64(configuration.horizonSeconds * Double(clock.sampleRate)) {
+                    counters.tooFarAhead.wrappingIncrement(ordering: .relaxed)
+                    return report(String(format: "%@: timetag %.0f s ahead refused (at most %.0f s)", message.address,
+                                         Double(frame - now) / Double(clock.sampleRate), configuration.horizonSeconds))
+                }
+            }
+            for event in events { push(event, frame: frame, performer: performer) }
+            if case .pose(let lx, let ly, let rx, let ry) = events.first { poseRegions(lx, ly, rx, ry, frame: frame, performer: performer) }
+            if case .bandPower(let band, let value) = events.first { observeMood(band, Double(value), performer: Int(performer)) }
+        case .request(let request):
+            guard let requests else {
+                counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
+                return report("\(message.address): not available here")
+            }
+            requests(request)
+        case .implausible(let what):
+            counters.implausible.wrappingIncrement(ordering: .relaxed)
+            report("\(message.address): \(what) rejected (not a plausible heart)")
+        case .unknownAddress:
+            counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
+            report("unknown OSC address \(message.address)")
+        case .badArguments(let why):
+            counters.badArguments.wrappingIncrement(ordering: .relaxed)
+            report(why)
+        }
+    }
+
+    /// The mood the EEG band powers say, over a sliding window; logged when it changes and
+    /// reported in /pulse/status.
+    private func observeMood(_ band: EEGBand, _ value: Double, performer: Int) {
+        let changed = sensors[performer].bandPower(band, value, at: Date().timeIntervalSince(started))
+        if performer == 0 {
+            let bands = Dictionary(uniqueKeysWithValues: EEGBand.allCases.compactMap { band in sensors[0].bandAverage(band).map { (band, $0) } })
+            lastBands.withLockedValue { $0 = bands }
+        }
+        guard changed else { return }
+        let mood = sensors[performer].mood
+        lastMoods.withLockedValue { $0[performer] = mood }
+        if let line = moodLines.admit("\(whose(performer))mood: \(mood ?? "undefined")", kind: "mood \(performer)") { log(line) }
+    }
+
+    /// The first performer's current mood (nil: undefined, no EEG data).
+    public var mood: String? { mood(of: 0) }
+
+    /// Performer `index`'s current mood (their own `/performer/<name>/muse/…`).
+    public func mood(of index: Int) -> String? { lastMoods.withLockedValue { index < $0.count ? $0[index] : nil } }
+
+    /// The EEG band powers averaged over the mood window (bands not seen are absent).
+    public var bandPowers: [EEGBand: Double] { lastBands.withLockedValue { $0 } }
+
+    /// Whether heart data has stopped for `dropoutSeconds` (and not come back).
+    public var inDropout: Bool { inDropout(performer: 0) }
+
+    /// Whether performer `index`'s heart data has stopped.
+    public func inDropout(performer index: Int) -> Bool { dropout[index].load(ordering: .relaxed) }
+
+    /// Hands crossing into a region the preset names: a hit at the interpolated crossing frame.
+    private func poseRegions(_ lx: Float, _ ly: Float, _ rx: Float, _ ry: Float, frame: Int64, performer: UInt8) {
+        let at = frame == ControlMessage.immediate ? (clock?.currentFrame() ?? 0) : frame
+        for hit in sensors[Int(performer)].pose(frame: at, leftX: lx, leftY: ly, rightX: rx, rightY: ry) {
+            push(.regionHit(region: hit.region, velocity: 1), frame: frame == ControlMessage.immediate ? frame : hit.frame)
+        }
+    }
+
+    /// A beat just detected: played now, or with prediction, the next beat scheduled from
+    /// recent intervals (the detected one is already past when it is known).
+    private func beatDetected(strength: Float, performer: UInt8) {
+        guard configuration.predictBeats, let clock else {
+            return push(.heartbeat(strength: strength), frame: ControlMessage.immediate, performer: performer)
+        }
+        if let next = sensors[Int(performer)].predictNextBeat(detectedAt: clock.currentFrame(),
+                                                              latencyFrames: Int64(configuration.detectionLatency * Double(clock.sampleRate))) {
+            push(.heartbeat(strength: strength), frame: next, performer: performer)
+        }
+    }
+
+    private func push(_ event: ControlMessage.Event, frame: Int64, performer: UInt8 = 0) {
+        if !ring.producer.push(ControlMessage(frame: frame, performer: performer, event)) {
+            counters.dropped.wrappingIncrement(ordering: .relaxed)
+        }
+    }
+
+    /// "alice's " when the preset names performers, else "".
+    private func whose(_ performer: Int) -> String {
+        routes.performers.isEmpty ? "" : routes.performers[performer] + "'s "
+    }
+
+    private func heartData(performer: Int) {
+        lastHeartData[performer] = Date()
+        if dropoutReported[performer] {
+            dropoutReported[performer] = false
+            dropout[performer].store(false, ordering: .relaxed)
+            if configuration.dropoutFades { push(.heartPresence(true), frame: ControlMessage.immediate, performer: UInt8(performer)) }
+            report("\(whose(performer))heart data is back")
+        }
+    }
+
+    /// Each performer's dropout on its own: their voices fade (or hold), the others play on.
+    private func checkDropout() {
+        for performer in 0..<lastHeartData.count {
+            guard !dropoutReported[performer], Date().timeIntervalSince(lastHeartData[performer]) > configuration.dropoutSeconds else {
+                continue
+            }
+            dropoutReported[performer] = true
+            dropout[performer].store(true, ordering: .relaxed)
+            counters.dropouts.wrappingIncrement(ordering: .relaxed)
+            if configuration.dropoutFades { push(.heartPresence(false), frame: ControlMessage.immediate, performer: UInt8(performer)) }
+            report(String(format: "no %@heart data for %.0f s: %@", whose(performer), configuration.dropoutSeconds,
+                          configuration.dropoutFades ? "fading \(whose(performer))heart-driven voices out" : "holding the last tempo"))
+        }
+    }
+
+    /// At most one log line a second, whatever its kind; the rest are counted and summarised.
+    private func report(_ line: String) {
+        if let admitted = reports.admit(line, kind: "osc") { log(admitted) }
+    }
+
+    /// Clients subscribed to `/meter`.
+    public var subscriberCount: Int { meters.count }
+
+    /// Replies to the sender: `/pulse/status` with name, value pairs.
+    private func reply(to destination: UDPSocket.Address) {
+        // The PPG detector's last inter-beat interval (ms) and rate, when it has found beats.
+        let heart = sensors[0].ppgInterval.map { [("ppg_ibi_ms", Int(($0 * 1000).rounded())), ("ppg_bpm", Int((60 / $0).rounded()))] } ?? []
+        let values = (counters.all + heart).map { ($0, StatusValue.int($1)) }
+            + [("receive_buffer_bytes", StatusValue.int(receiveBufferBytes))] + status()
+            + [("mood", StatusValue.text(mood ?? "undefined"))]
+            + (routes.performers.count > 1 ? routes.performers.enumerated().map { ("mood_" + $1, StatusValue.text(mood(of: $0) ?? "undefined")) } : [])
+        socket.send(OSCReply.encode("/pulse/status", values), to: destination)
+    }
+}
+
+public struct OSCInputError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,63 @@
+import Realtime
+/// Control from the web page: the page's commands are OSC messages in JSON (address and
+/// arguments), routed by the same `OSCRoutes`, checked by the same rules and counted in the
+/// same counters as OSC, and pushed into this input's own ring, which the engine drains like
+/// any other source. Many page connections push; the ring has one producer, so they take turns
+/// behind a lock the process thread never takes (it only pops).
+///
+/// What the page may not do: load files (plugin states), or play a sensor's stream (pose, EEG,
+/// PPG: those need the OSC input's detectors and come over OSC).
+public final class PageInput: Sendable {
+    public let ring = SPSCRing<ControlMessage>(minimumCapacity: 4096)
+    public let counters = OSCInput.Counters()
+    private let routes: OSCRoutes
+    private let producer: LockedBox<SPSCRing<ControlMessage>.Producer>
+
+    public init(routes: OSCRoutes) {
+        self.routes = routes
+        producer = LockedBox(ring.producer)
+    }
+
+    /// A page's command: nil when it went to the engine, else why not (counted).
+    public func handle(_ message: OSCMessage) -> String? {
+        counters.received.wrappingIncrement(ordering: .relaxed)
+        var message = message
+        var performer: UInt8 = 0
+        if let split = routes.splitPerformer(message.address) {
+            guard let index = split.performer else {
+                counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
+                return "unknown address \(message.address)"
+            }
+            performer = index
+            message.address = split.address
+        }
+        let head = message.address.split(separator: "/").first
+        guard head != "pose" && head != "muse" else {
+            counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
+            return "\(message.address): sensor streams come over OSC"
+        }
+        switch routes.route(message) {
+        case .events(let events):
+            let refused = producer.withLockedValue { producer in
+                events.contains { !producer.push(ControlMessage(frame: ControlMessage.immediate, performer: performer, $0)) }
+            }
+            if refused {
+                counters.dropped.wrappingIncrement(ordering: .relaxed)
+                return "\(message.address): the engine's ring is full"
+            }
+            return nil
+        case .request:
+            counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
+            return "\(message.address): loading files is not offered to the page"
+        case .implausible(let what):
+            counters.implausible.wrappingIncrement(ordering: .relaxed)
+            return "\(message.address): \(what) rejected (not a plausible heart)"
+        case .unknownAddress:
+            counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
+            return "unknown address \(message.address)"
+        case .badArguments(let why):
+            counters.badArguments.wrappingIncrement(ordering: .relaxed)
+            return why
+        }
+    }
+}

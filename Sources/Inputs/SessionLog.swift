@@ -1,0 +1,202 @@
+import Foundation
+import Realtime
+
+/// pulsejack's own session log: every control message the engine applied, with its frame, as
+/// JSON lines after a header, so a live performance re-renders offline identically.
+///
+///     {"pulsejack_session":1,"sample_rate":48000,"voices":["heart","tick"],"performers":["alice","bob"]}
+///     {"frame":0,"event":"tempo","bpm":72}
+///     {"frame":0,"event":"tempo","bpm":64,"performer":1}
+///     {"frame":52224,"event":"voice_trigger","voice":1,"velocity":0.5}
+///     {"end_frame":480000}
+public enum SessionLog {
+    public struct Header: Codable, Equatable {
+        public var pulsejack_session: Int
+        public var sample_rate: Int
+        public var voices: [String]
+        /// The preset's performers, when it names them (`performer` in a line indexes these).
+        public var performers: [String]?
+
+        public init(pulsejack_session: Int = 1, sample_rate: Int, voices: [String], performers: [String]? = nil) {
+            self.pulsejack_session = pulsejack_session
+            self.sample_rate = sample_rate
+            self.voices = voices
+            self.performers = performers
+        }
+    }
+
+    struct Line: Codable {
+        var frame: Int64?
+        var event: String?
+        var bpm: Double?
+        var strength: Float?
+        var voice: Int32?
+        var region: Int32?
+        var velocity: Float?
+        var enable: Bool?
+        var gain: Float?
+        var pan: Float?
+        var every: UInt8?
+        var subdivide: UInt8?
+        var mode: String?
+        var values: [Float]?
+        var band: String?
+        var end_frame: Int64?
+        /// A lost cycle's frames (negative: a skip taken back).
+        var frames: Int32?
+        var stage: UInt16?
+        var port: UInt32?
+        /// Whose heart (tempo, heartbeat, heart presence), when not the first performer's.
+        var performer: UInt8?
+    }
+
+    public struct Contents {
+        public var header: Header
+        public var messages: [ControlMessage]
+        public var endFrame: Int64?
+    }
+
+    /// One line for `message`, or nil for messages that cannot be replayed (a clip swap).
+    public static func line(for message: ControlMessage) -> String? {
+        var line = Line(frame: message.frame)
+        if message.performer != 0 { line.performer = message.performer }
+        switch message.event {
+        case .tempo(let bpm): line.event = "tempo"; line.bpm = bpm
+        case .heartbeat(let strength): line.event = "heartbeat"; line.strength = strength
+        case .voiceTrigger(let voice, let velocity): line.event = "voice_trigger"; line.voice = voice; line.velocity = velocity
+        case .voiceParameter(let voice, let parameter):
+            line.event = "voice_parameter"
+            line.voice = voice
+            switch parameter {
+            case .enable(let on): line.enable = on
+            case .gain(let gain): line.gain = gain
+            case .pan(let pan): line.pan = pan
+            case .rate(let rate): line.every = rate.everyNthBeat; line.subdivide = rate.subdivision
+            }
+        case .regionHit(let region, let velocity): line.event = "region_hit"; line.region = region; line.velocity = velocity
+        case .modeChange(let mode): line.event = "mode"; line.mode = "\(mode)"
+        case .pose(let lx, let ly, let rx, let ry): line.event = "pose"; line.values = [lx, ly, rx, ry]
+        case .bandPower(let band, let value): line.event = "band_power"; line.band = band.name; line.values = [value]
+        case .heartPresence(let present): line.event = "heart_presence"; line.enable = present
+        case .insertControl(let address, let value):
+            line.event = "insert_control"; line.voice = address.chain; line.stage = address.stage; line.port = address.port
+            line.values = [value]
+        case .framesSkipped(let frames): line.event = "frames_skipped"; line.frames = frames
+        case .swapClip, .swapInsert: return nil
+        }
+        return encode(line)
+    }
+
+    public static func headerLine(_ header: Header) -> String { encode(header) }
+    public static func endLine(frame: Int64) -> String { encode(Line(end_frame: frame)) }
+
+    private static func encode<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try! encoder.encode(value), as: UTF8.self)
+    }
+
+    /// Whether the text is a session log (its first line is the header).
+    public static func isSessionLog(_ text: String) -> Bool {
+        text.prefix(200).contains("\"pulsejack_session\"")
+    }
+
+    public static func parse(_ text: String, path: String) throws -> Contents {
+        let decoder = JSONDecoder()
+        var header: Header?
+        var messages: [ControlMessage] = []
+        var endFrame: Int64?
+        // Any line ending (LF, CRLF, CR): "\r\n" is one Character, so splitting on "\n" would miss it.
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            let lineNumber = index + 1
+            let text = raw.trimmingCharacters(in: .whitespaces)
+            if text.isEmpty { continue }
+            guard header != nil else {
+                guard let decoded = try? decoder.decode(Header.self, from: Data(text.utf8)), decoded.pulsejack_session == 1 else {
+                    throw InputError(file: path, line: lineNumber, "expected the session log header {\"pulsejack_session\":1,…}")
+                }
+                guard (1...768_000).contains(decoded.sample_rate) else {
+                    throw InputError(file: path, line: lineNumber, field: "sample_rate", "\(decoded.sample_rate) is not a sample rate")
+                }
+                header = decoded
+                continue
+            }
+            guard let line = try? decoder.decode(Line.self, from: Data(text.utf8)) else {
+                throw InputError(file: path, line: lineNumber, "not a JSON object")
+            }
+            let lastFrame = Int64(HeartSession.maximumSeconds) * Int64(header!.sample_rate)
+            if let end = line.end_frame {
+                guard end >= 0, end <= lastFrame else {
+                    throw InputError(file: path, line: lineNumber, field: "end_frame", "\(end) is past the 24 h a session may last")
+                }
+                endFrame = end
+                continue
+            }
+            guard let frame = line.frame, frame >= 0, let kind = line.event else {
+                throw InputError(file: path, line: lineNumber, "a line needs \"frame\" ≥ 0 and \"event\"")
+            }
+            guard frame <= lastFrame else {
+                throw InputError(file: path, line: lineNumber, field: "frame", "\(frame) is past the 24 h a session may last")
+            }
+            func need<T>(_ value: T?, _ field: String) throws -> T {
+                guard let value else { throw InputError(file: path, line: lineNumber, field: field, "missing for event '\(kind)'") }
+                return value
+            }
+            let event: ControlMessage.Event
+            switch kind {
+            case "tempo": event = .tempo(bpm: try need(line.bpm, "bpm"))
+            case "heartbeat": event = .heartbeat(strength: line.strength ?? 1)
+            case "insert_control":
+                let value = try need(line.values?.first, "values")
+                event = .insertControl(InsertAddress(chain: try need(line.voice, "voice"), stage: try need(line.stage, "stage"),
+                                                     port: try need(line.port, "port")), value)
+            case "voice_trigger": event = .voiceTrigger(voice: try need(line.voice, "voice"), velocity: line.velocity ?? 1)
+            case "voice_parameter":
+                let voice = try need(line.voice, "voice")
+                if let on = line.enable { event = .voiceParameter(voice: voice, .enable(on)) }
+                else if let gain = line.gain { event = .voiceParameter(voice: voice, .gain(gain)) }
+                else if let pan = line.pan { event = .voiceParameter(voice: voice, .pan(pan)) }
+                else if let every = line.every {
+                    event = .voiceParameter(voice: voice, .rate(BeatRate(everyNthBeat: every, subdivision: line.subdivide ?? 1)))
+                } else { throw InputError(file: path, line: lineNumber, "a voice_parameter needs enable, gain, pan or every") }
+            case "region_hit": event = .regionHit(region: try need(line.region, "region"), velocity: line.velocity ?? 1)
+            case "mode":
+                let name = try need(line.mode, "mode")
+                guard let mode = PerformanceMode.allCases.first(where: { "\($0)" == name }) else {
+                    throw InputError(file: path, line: lineNumber, field: "mode", "'\(name)' is not freestyle, recording or playing")
+                }
+                event = .modeChange(mode)
+            case "pose":
+                let values = try need(line.values, "values")
+                guard values.count == 4 else { throw InputError(file: path, line: lineNumber, field: "values", "a pose has 4 values") }
+                event = .pose(leftX: values[0], leftY: values[1], rightX: values[2], rightY: values[3])
+            case "band_power":
+                let name = try need(line.band, "band")
+                guard let band = EEGBand.allCases.first(where: { $0.name == name }), let value = line.values?.first else {
+                    throw InputError(file: path, line: lineNumber, field: "band", "'\(name)' is not alpha, beta, delta, theta or gamma")
+                }
+                event = .bandPower(band, value)
+            case "heart_presence": event = .heartPresence(try need(line.enable, "enable"))
+            case "frames_skipped":
+                let frames = try need(line.frames, "frames")
+                // Lost cycles are bounded by a second (a longer jump is a new clock, not a loss).
+                guard frames != 0, abs(Int(frames)) <= header!.sample_rate else {
+                    throw InputError(file: path, line: lineNumber, field: "frames", "\(frames) is not a lost cycle (1 s at most, not 0)")
+                }
+                event = .framesSkipped(frames)
+            default:
+                throw InputError(file: path, line: lineNumber, field: "event", "unknown event '\(kind)'")
+            }
+            let performer = line.performer ?? 0
+            if performer != 0 {
+                guard let names = header?.performers, Int(performer) < names.count else {
+                    throw InputError(file: path, line: lineNumber, field: "performer",
+                                     "\(performer) names no performer of the header's \(header?.performers ?? [])")
+                }
+            }
+            messages.append(ControlMessage(frame: frame, performer: performer, event))
+        }
+        guard let header else { throw InputError(file: path, "the session log is empty") }
+        return Contents(header: header, messages: messages, endFrame: endFrame)
+    }
+}

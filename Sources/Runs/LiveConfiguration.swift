@@ -1,0 +1,56 @@
+import Foundation
+import Inputs
+import JackEngine
+import WebSurface
+
+extension LiveSession {
+    /// What a live run is asked to do: `pulsejack run`'s options, parsed.
+    public struct Configuration {
+        public var preset: String
+        /// A fixed tempo until a sensor says otherwise (else the preset's).
+        public var bpm: Double?
+        public var clientName = "pulsejack"
+        /// Start a JACK server when none runs.
+        public var startServer = false
+        /// With `startServer`: a NetJACK2 slave joined to the studio's master instead of a local one.
+        public var netSlave: JackServer.NetSlave?
+        /// Asked while waiting (for a NetJACK2 master): true gives up.
+        public var shouldStop: @Sendable () -> Bool = { false }
+        /// nil: no OSC input.
+        public var osc: OSCInput.Configuration? = OSCInput.Configuration()
+        /// Record the output to this WAV file.
+        public var record: String?
+        public var timebase = JackClient.Timebase.off
+        public var followTransport = false
+        /// Write every applied control message to this session log.
+        public var recordSession: String?
+        /// Write every fired voice as JSON lines.
+        public var eventsOut: String?
+        /// Replay these session files live, from now (`[PERFORMER=]FILE` each).
+        public var replay: [String] = []
+        /// Connect out_L/out_R to the system playback ports.
+        public var connectToPlayback = false
+        public var connections: [ConnectRequest] = []
+        /// Under a session manager (it restores connections itself).
+        public var sessionManager: SessionManagerLink?
+        /// Keep a live picture (`view`) for the web page.
+        public var liveView = false
+        /// Serve the live page at this address (a live picture is kept), with this token.
+        public var web: WebAddress?
+        public var webToken: String?
+        /// Seconds per revolution of the live picture's radial trace.
+        public var secondsPerRevolution = 10.0
+        /// Ports per voice or group (`run --outputs`), and per voice MIDI (`run --midi-out`);
+        /// nil: as the preset says.
+        public var outputs: OutputLayout.Mode?
+        public var midiOut: OutputLayout.MIDIMode?
+
+        public init(preset: String) { self.preset = preset }
+
+        /// Whether the run keeps a live picture (for the page, here or in a test).
+        var keepsView: Bool { liveView || web != nil }
+
+        /// Whether this engine leads the shared grid or follows it.
+        var gridRole: LiveStatus.GridRole { followTransport ? .following : timebase != .off ? .leading : .none }
+    }
+}

@@ -1,0 +1,319 @@
+import Atomics
+import Foundation
+import Inputs
+import JackEngine
+import Realtime
+import WebSurface
+
+/// A live run, from the preset to the summary: build (preset, JACK client, engine, inputs,
+/// logs) → `activate()` (the page too) → `tick()` every ~100 ms (logs written, the mood DJ,
+/// retired clips released, plugin states loaded, the session manager answered, the server
+/// watched) → `stop()`. Its concerns have parts of their own: `RunLogs`, `ServerWatch`,
+/// `SessionManagerLink`. The command line only parses options and prints. Control thread.
+public final class LiveSession {
+    public let loaded: LoadedPreset
+    public let client: JackClient
+    public let engine: RealtimeEngine
+    /// The engine as this thread and the inputs hold it.
+    public let handle: EngineHandle
+    public let osc: OSCInput?
+    /// The ports besides the master's: per voice or group, and per voice MIDI.
+    public let outputs: OutputLayout
+    /// The live picture, when `liveView` or `web` asked for one.
+    public let view: LiveView?
+    /// The live page, once `activate` has started it (`web`).
+    public private(set) var page: WebServer?
+    /// Entries of the replayed session rejected on reading (the first ones), and how many in all.
+    public let replayRejections: (first: [HeartSession.Rejection], total: Int)
+    private let configuration: Configuration
+    private let server: JackServer?
+    private let log: @Sendable (String) -> Void
+    private let say: @Sendable (String) -> Void
+    private let controlRing = SPSCRing<ControlMessage>(minimumCapacity: 256)
+    private let logs: RunLogs
+    private let watch: ServerWatch
+    private let replaySource: ReplaySource?
+    private let recorder: OutputRecorder?
+    private let meter = OutputMeter()
+    private let publisher: MeterPublisher
+    /// Each track voice's DJ, and whose mood it follows.
+    private let djs: [(dj: MoodTrackDJ, performer: Int)]
+    private let swapper: ClipSwapper
+    /// What OSC asked of the control thread (plugin states to load), done in `tick`.
+    private let requests = LockedBox<[OSCRequest]>([])
+    /// The path latency last reported to JACK (and said).
+    private var reportedLatency = 0
+    private var stopped = false
+
+    /// Builds everything the run needs, not yet active. Any failure is reported to the session
+    /// manager, and a server we started is stopped.
+    public init(configuration: Configuration, log: @escaping @Sendable (String) -> Void,
+                say: @escaping @Sendable (String) -> Void) throws {
+        self.configuration = configuration
+        self.log = log
+        self.say = say
+        let nsm = configuration.sessionManager
+        var server: JackServer?
+        // Track libraries, scanned once: for the graph's first track and for the mood DJ.
+        var libraries: [String: TrackLibrary] = [:]
+        do {
+            loaded = try LoadedPreset.load(path: nsm?.savedPreset ?? configuration.preset)
+            JackClient.silenceLibraryMessages()
+            server = try Self.startServer(configuration, say: say)
+            let client = try JackClient(name: nsm?.clientName ?? configuration.clientName)
+            self.client = client
+            for folder in loaded.voices.compactMap(\.libraryPath) where libraries[folder] == nil {
+                libraries[folder] = try TrackLibrary.scan(folder: folder)
+            }
+            var setup = try EngineGraph.setup(preset: loaded, sampleRate: client.sampleRate, maxFrames: client.bufferSize,
+                                              libraries: libraries, pluginStateFolder: nsm?.pluginFolder)
+            let handle = setup.handle
+            self.handle = handle
+            outputs = try OutputLayout(preset: loaded, mode: configuration.outputs, midi: configuration.midiOut)
+            setup.outputs = outputs
+            setup.followsGrid = configuration.followTransport
+            setup.sendsGrid = configuration.timebase != .off
+            logs = try RunLogs(recordSession: configuration.recordSession, eventsOut: configuration.eventsOut,
+                               keepsFired: configuration.keepsView, sampleRate: client.sampleRate, voiceNames: setup.voiceNames,
+                               performers: loaded.performerNames)
+            setup.appliedReports = logs.applied
+            setup.firedReports = logs.fired
+            let replay = try Self.replay(configuration.replay, preset: loaded, clock: JackFrameClock(handle: handle, client: client))
+            (replaySource, replayRejections) = replay
+            if let source = replay.0 { setup.sources.append(source.ring) }
+            recorder = try configuration.record.map { try OutputRecorder(path: $0, sampleRate: client.sampleRate, maxFrames: client.bufferSize) }
+            setup.sources.append(controlRing)
+            if let tempo = configuration.bpm ?? loaded.preset.bpm { controlRing.producer.push(ControlMessage(.tempo(bpm: tempo))) }
+            watch = ServerWatch(client: client, configuration: configuration,
+                                startedNetSlave: server != nil && configuration.netSlave != nil, log: log, say: say)
+            (osc, view, publisher) = try Self.inputs(configuration, setup: &setup, loaded: loaded, client: client, recorder: recorder,
+                                                      meter: meter, fired: logs.fired, requests: requests, watch: watch, log: log)
+            engine = RealtimeEngine(setup)
+        } catch {
+            server?.stop()
+            nsm?.client.opened(error: "\(error)")
+            throw error
+        }
+        self.server = server
+        djs = Self.moodDJs(loaded: loaded, handle: handle, libraries: libraries)
+        swapper = ClipSwapper(handle: handle, preset: loaded, offline: false)
+    }
+
+    /// A JACK server when none runs and the configuration asks for one (a NetJACK2 slave waits
+    /// for its master here: it takes the master's rate and period, which the engine is built for).
+    private static func startServer(_ configuration: Configuration, say: (String) -> Void) throws -> JackServer? {
+        guard configuration.startServer && !JackServer.isRunning() else { return nil }
+        let server = try JackServer.start(net: configuration.netSlave)
+        guard let net = configuration.netSlave else {
+            say("pulsejack: started JACK server '\(server.name)' with the \(server.driver) driver")
+            return server
+        }
+        say("pulsejack: started NetJACK2 slave server '\(server.name)' as '\(net.name)', latency \(net.latency) periods; "
+            + "waiting for the master " + (net.master ?? "(multicast 225.3.19.154:19000)"))
+        do {
+            guard try JackServer.waitForNetMaster(stop: configuration.shouldStop) else { throw JackServer.NetWaitStopped() }
+        } catch {
+            server.stop()
+            throw error
+        }
+        return server
+    }
+
+    /// The sessions replayed live, from now, and what reading them rejected.
+    private static func replay(_ specs: [String], preset: LoadedPreset,
+                               clock: JackFrameClock) throws -> (ReplaySource?, (first: [HeartSession.Rejection], total: Int)) {
+        guard !specs.isEmpty else { return (nil, ([], 0)) }
+        let source = try PerformerSessions.load(specs.map(PerformerSessions.Spec.init), preset: preset, sampleRate: clock.sampleRate,
+                                                presetTempo: false)
+        // A take's lost cycles are its own: a live replay plays on this server's time.
+        let messages = source.messages.filter { if case .framesSkipped = $0.event { false } else { true } }
+        return (ReplaySource(messages: messages, clock: clock), (source.rejections, source.rejectedCount))
+    }
+
+    /// The OSC input, the live picture and the meters, each with its ring in `setup`; the status
+    /// the OSC port and the page report.
+    private static func inputs(_ configuration: Configuration, setup: inout EngineSetup, loaded: LoadedPreset, client: JackClient,
+                               recorder: OutputRecorder?, meter: OutputMeter, fired: SPSCRing<FiredVoice>?,
+                               requests: LockedBox<[OSCRequest]>, watch: ServerWatch,
+                               log: @escaping @Sendable (String) -> Void) throws -> (OSCInput?, LiveView?, MeterPublisher) {
+        let handle = setup.handle
+        // The meters go to the OSC input's subscribers and the page; the status reports the latest reading.
+        let meterOut = LockedBox<OSCMeterOutput?>(nil)
+        let meterView = LockedBox<LiveView?>(nil)
+        let publisher = MeterPublisher(meter: meter, sampleRate: client.sampleRate) { reading in
+            meterOut.withLockedValue { $0 }?.publish("/meter", reading.values)
+            meterView.withLockedValue { $0 }?.meter(reading)
+        }
+        let routes = OSCRoutes(voices: handle.voiceNames, regions: handle.regionNames, inserts: handle.insertRoutes(),
+                               performers: loaded.performerNames)
+        let status = LiveStatus(handle: handle, client: client, recorder: recorder, nsm: configuration.sessionManager?.client,
+                                performers: loaded.performerNames, cycles: watch.cycles, grid: configuration.gridRole, outputs: setup.outputs)
+        var osc: OSCInput?
+        if var oscConfiguration = configuration.osc {
+            (oscConfiguration.dropoutSeconds, oscConfiguration.dropoutFades) = loaded.dropoutRule
+            oscConfiguration.mood = loaded.preset.moodModel
+            oscConfiguration.regions = loaded.preset.regionModel
+            let input = try OSCInput(configuration: oscConfiguration, routes: routes, clock: JackFrameClock(handle: handle, client: client),
+                                     status: { status.values(meters: publisher.reading) },
+                                     requests: { request in requests.withLockedValue { $0.append(request) } }, log: log)
+            setup.sources.append(input.ring)
+            meterOut.withLockedValue { $0 = input.meters }
+            osc = input
+        }
+        guard configuration.keepsView, let fired else { return (osc, nil, publisher) }
+        let view = LiveView(loaded: loaded, setup: &setup, client: client, osc: osc, routes: routes, fired: fired,
+                            keepFiredForLog: configuration.eventsOut != nil, secondsPerRevolution: configuration.secondsPerRevolution) {
+            [osc] in (osc?.counters.all ?? []).map { ("osc_" + $0, StatusValue.int($1)) } + status.values(meters: publisher.reading)
+        }
+        meterView.withLockedValue { $0 = view }
+        return (osc, view, publisher)
+    }
+
+    /// Track voices with a library: the next track follows the mood of the voice's performer
+    /// (the first performer's for the ensemble's voices).
+    private static func moodDJs(loaded: LoadedPreset, handle: EngineHandle,
+                                libraries: [String: TrackLibrary]) -> [(dj: MoodTrackDJ, performer: Int)] {
+        loaded.voices.compactMap { voice -> (dj: MoodTrackDJ, performer: Int)? in
+            guard let library = voice.libraryPath, let scanned = libraries[library],
+                  let dj = MoodTrackDJ(handle: handle, voice: voice.definition.name, library: scanned, seed: UInt64.random(in: 1...UInt64.max))
+            else { return nil }
+            let performer = loaded.performerIndex(of: voice)
+            return (dj, performer >= 0 && performer < max(1, loaded.performerNames.count) ? performer : 0)
+        }
+    }
+
+    /// Activates the client and starts the inputs and the page; connects (unless a session
+    /// manager does). A page that cannot start stops the whole run (the client closes, a server
+    /// we started stops): nothing half-started stays behind.
+    public func activate() throws {
+        var options = JackClient.Options()
+        options.timebase = configuration.timebase
+        options.followTransport = configuration.followTransport
+        options.meter = meter
+        options.recorder = recorder
+        options.outputs = outputs
+        recorder?.start()
+        do { try client.activate(engine: engine, options: options) } catch {
+            server?.stop()
+            configuration.sessionManager?.client.opened(error: "\(error)")
+            throw error
+        }
+        if let refusal = client.timebaseRefusal { log("--timebase: \(refusal)") }
+        osc?.start()
+        replaySource?.start()
+        view?.start()
+        publisher.start()
+        watch.makeConnections()
+        configuration.sessionManager?.opened(changes: handle.settingChanges.load(ordering: .relaxed))
+        if let address = configuration.web, let view {
+            do {
+                let made = try WebServer(view: view, address: address, token: configuration.webToken)
+                try made.start()
+                page = made
+            } catch {
+                _ = stop()
+                throw error
+            }
+        }
+    }
+
+    /// Control thread, about every 100 ms: writes what the process thread reported, loads the
+    /// plugin states OSC asked for, lets the mood DJ pick tracks, releases retired clips,
+    /// answers the session manager, and watches the server.
+    public func tick() {
+        logs.drain(view: view)
+        for line in handle.drainPluginLogs() { log("plugin \(line)") }
+        for request in requests.withLockedValue({ pending in defer { pending.removeAll() }; return pending }) { perform(request) }
+        reportLatency()
+        for (dj, performer) in djs {
+            do {
+                if let message = try dj.tick(mood: osc?.mood(of: performer)) { controlRing.producer.push(message) }
+            } catch {
+                log("\(error)")
+            }
+        }
+        if let view, let dj = djs.first?.dj { view.setTrack(dj.current) }
+        swapper.releaseRetired()
+        configuration.sessionManager?.poll(handle: handle, loaded: loaded, live: !watch.isReconnecting, log: log, say: say)
+        watch.watch { handle.counters.periods.load(ordering: .relaxed) }
+    }
+
+    /// What OSC asked of the control thread: a plugin state built here and swapped in at its frame.
+    private func perform(_ request: OSCRequest) {
+        switch request {
+        case .loadInsertState(let place, let insert, let folder):
+            do {
+                let message = try handle.insertStateMessage(place: place, insert: insert, state: folder)
+                if !controlRing.producer.push(message) {
+                    if case .swapInsert(_, let instances) = message.event { instances.release() }
+                    log("\(place) insert \(insert): the control ring is full; state not loaded")
+                } else {
+                    say("pulsejack: loaded the plugin state \(folder) into \(place)'s insert \(insert)")
+                }
+            } catch {
+                log("\(error)")
+            }
+        }
+    }
+
+    /// A changed path latency goes to JACK (its latency callback) and is said once.
+    private func reportLatency() {
+        let latency = handle.publishedLatency.load(ordering: .relaxed)
+        guard latency != reportedLatency else { return }
+        reportedLatency = latency
+        client.recomputeLatencies()
+        if latency > 0 {
+            say("pulsejack: plugin latency \(latency) frames: heartbeat notes go that much early and land on the beat; "
+                + "the audio input, MIDI pads and triggers sound \(latency) frames late (reported to JACK)")
+        }
+    }
+
+    /// Control thread: `message` into the engine, through the session's own ring (false: full).
+    public func send(_ message: ControlMessage) -> Bool {
+        controlRing.producer.push(message)
+    }
+
+    /// Whether the JACK server is gone and a reconnection is being tried.
+    public var isReconnecting: Bool { watch.isReconnecting }
+
+    /// What a run did, for its last line.
+    public struct Summary: CustomStringConvertible {
+        public var counts: EngineCounters.Snapshot
+        public var reconnects: Int
+        /// "; recorded N frames to PATH" (and its losses), or empty.
+        public var recorded: String
+
+        public var description: String {
+            "\(counts.framesProcessed + counts.framesSkipped) frames: \(counts.beats) beats, \(counts.voicesFired) voices fired, \(counts.xruns) xruns (\(counts.framesSkipped) frames skipped), \(counts.rejectedTempos) tempo updates rejected, \(counts.lateMessages) late messages, \(counts.clippedSamples) clipped samples" + (counts.recordingOverruns > 0 ? ", \(counts.recordingOverruns) messages lost to a full recording ring" : "") + (reconnects > 0 ? ", \(reconnects) reconnects" : "") + recorded
+        }
+    }
+
+    /// Stops the page and the inputs, deactivates and closes the client, finishes every file,
+    /// stops a server we started; the summary of the run. Once.
+    public func stop() -> Summary {
+        precondition(!stopped, "a live session stops once")
+        stopped = true
+        page?.stop()
+        osc?.stop()
+        replaySource?.stop()
+        publisher.stop()
+        view?.stop()
+        if !watch.isReconnecting { client.deactivate() }
+        logs.drain(view: view)
+        logs.finish(endFrame: engine.framePosition)
+        var recorded = ""
+        if let recorder {
+            do {
+                let frames = try recorder.finish()
+                recorded = "; recorded \(frames) frames to \(recorder.path)" + (recorder.overruns.load(ordering: .relaxed) > 0
+                    ? " (\(recorder.framesLost.load(ordering: .relaxed)) frames lost in \(recorder.overruns.load(ordering: .relaxed)) overruns)" : "")
+            } catch {
+                log("\(error)")
+            }
+        }
+        if watch.isReconnecting { client.releaseDeadClient() } else { client.close() }
+        let summary = Summary(counts: handle.counters.snapshot(), reconnects: client.reconnects, recorded: recorded)
+        server?.stop()
+        return summary
+    }
+}

@@ -1,0 +1,80 @@
+import JackEngine
+import Inputs
+import Foundation
+
+/// What `/pulse/status` (and so `pulsejack status`) reports beside the OSC input's own counters.
+public final class LiveStatus: Sendable {
+    private let handle: EngineHandle
+    private let client: JackClient
+    private let recorder: OutputRecorder?
+    private let nsm: NSMClient?
+    /// The preset's performers (empty: one unnamed heart).
+    private let performers: [String]
+
+    /// Whether this engine leads the shared grid (`--timebase`) or follows it (`--follow-transport`).
+    public enum GridRole: Sendable { case none, leading, following }
+    private let cycles: CycleWatch?
+    private let grid: GridRole
+    /// The ports per voice or group, and per voice MIDI.
+    private let outputs: OutputLayout
+
+    init(handle: EngineHandle, client: JackClient, recorder: OutputRecorder?, nsm: NSMClient?, performers: [String] = [],
+         cycles: CycleWatch? = nil, grid: GridRole = .none, outputs: OutputLayout = .masterOnly) {
+        self.performers = performers
+        self.outputs = outputs
+        self.cycles = cycles
+        self.grid = grid
+        self.handle = handle
+        self.client = client
+        self.recorder = recorder
+        self.nsm = nsm
+    }
+
+    /// OSC thread.
+    public func values(meters: MeterBallistics.Reading?) -> [(String, StatusValue)] {
+        let counts = handle.counters.snapshot()
+        let connections = client.connections()
+        var values: [(String, StatusValue)] = [
+            ("server", .text(client.serverGone.load(ordering: .acquiring) ? "gone, reconnecting" : "running")),
+            ("dsp_load", .float(client.dspLoad)),
+            ("xruns", .int(counts.xruns)), ("frames_skipped", .int(counts.framesSkipped)),
+            ("frames_rewound", .int(counts.framesRewound)), ("reconnects", .int(client.reconnects)),
+            ("beats", .int(counts.beats)), ("bpm", .float(handle.publishedTempo ?? 0)),
+            ("voices_fired", .int(counts.voicesFired)), ("late_messages", .int(counts.lateMessages)),
+            ("rejected_tempos", .int(counts.rejectedTempos)), ("invalid_messages", .int(counts.invalidMessages)),
+            ("queue_overflows", .int(counts.queueOverflows)), ("midi_notes_dropped", .int(counts.midiNotesDropped)),
+            ("clipped_samples", .int(counts.clippedSamples)),
+            // Heartbeat notes are sent this much early; pads, triggers and the audio input are this late.
+            ("plugin_latency_frames", .int(handle.publishedLatency.load(ordering: .relaxed))),
+            ("outputs", .text(outputs.mode.rawValue)), ("midi_out", .text(outputs.midi.rawValue)),
+            ("output_ports", .int(outputs.audioPorts.count + outputs.midiPorts.count)),
+            ("connections", .int(connections.count)),
+            ("connected", .text(connections.map { "\($0.0)>\($0.1)" }.joined(separator: ", "))),
+        ]
+        // Each performer's heart rate, beside the first one's `bpm`.
+        for (index, name) in performers.enumerated() { values.append(("bpm_" + name, .float(handle.publishedTempo(of: index) ?? 0))) }
+        if handle.ensemble != nil { values.append(("bpm_ensemble", .float(handle.publishedTempo(of: performers.count) ?? 0))) }
+        if let recorder {
+            values += [("recorded_frames", .int(recorder.framesQueued.load(ordering: .relaxed))),
+                       ("recording_overruns", .int(recorder.overruns.load(ordering: .relaxed)))]
+        }
+        if let cycles {
+            let state = cycles.state.withLockedValue { $0 }
+            values += [("cycles", .text(state.stalled ? "stalled" : "running")), ("cycle_stalls", .int(state.stalls)),
+                       ("last_stall_s", .float(state.lastStallSeconds))]
+        }
+        switch grid {
+        case .none: break
+        case .leading: values += [("grid", .text("leading")), ("grid_last_beat_frame", .int(Int(handle.lastGridBeatFrame)))]
+        case .following:
+            values += [("grid", .text(handle.gridBeatsReceived == 0 ? "waiting" : "following")),
+                       ("grid_beats_received", .int(handle.gridBeatsReceived)), ("grid_last_beat_frame", .int(Int(handle.lastGridBeatFrame)))]
+        }
+        if let nsm { values.append(("nsm_ignored", .int(nsm.strangers.load(ordering: .relaxed)))) }
+        if let meters {
+            values += [("peak_l_dbfs", .float(Double(meters.peakLeft))), ("rms_l_dbfs", .float(Double(meters.rmsLeft))),
+                       ("peak_r_dbfs", .float(Double(meters.peakRight))), ("rms_r_dbfs", .float(Double(meters.rmsRight)))]
+        }
+        return values
+    }
+}

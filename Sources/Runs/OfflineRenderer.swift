@@ -1,0 +1,189 @@
+import JackEngine
+import Inputs
+import Foundation
+import Voices
+import Realtime
+
+/// Drives the same engine and scheduler without a server: period after period as fast as the
+/// CPU allows, deterministic to the frame, writing 32-bit float WAV. Offline.
+public final class OfflineRenderer {
+    public let engine: RealtimeEngine
+    public let periodFrames: Int
+    private let sessionRing = SPSCRing<ControlMessage>(minimumCapacity: 1024)
+    private let fired = SPSCRing<FiredVoice>(minimumCapacity: 4096)
+    private var pending: [ControlMessage] = []
+    private var nextPending = 0
+    /// Audio input for input voices (dense convolution), at the engine's rate; silence after it ends.
+    private let input: SampleBuffer?
+
+    /// Which stems a render can write besides the master.
+    public enum StemLayout {
+        case none
+        /// One per voice.
+        case perVoice
+        /// One per bus the layout names (`<group>.wav` for groups).
+        case buses(OutputLayout)
+    }
+
+    public struct Summary: Sendable {
+        public var frames: Int64
+        public var sampleRate: Int
+        public var beats: Int
+        public var voicesFired: Int
+        public var rejectedTempos: Int
+        public var secondsTaken: Double
+        public var counters: EngineCounters.Snapshot
+
+        public var realTimeFactor: Double {
+            secondsTaken > 0 ? Double(frames) / Double(sampleRate) / secondsTaken : .infinity
+        }
+    }
+
+    /// The buses `render(stems:)` writes (nil: none).
+    public let stemLayout: OutputLayout?
+
+    /// Offline. `messages` are the control messages to replay, each at its absolute frame.
+    /// `stems`: the buses a render can write as stems (`OutputLayout.stems`; per voice when `.perVoice`).
+    public init(preset: LoadedPreset, sampleRate: Int, periodFrames: Int = 256, solo: String? = nil,
+                messages: [ControlMessage], inputFile: String? = nil, stems: StemLayout = .none) throws {
+        input = try inputFile.map { try SampleFile.load(path: $0, sampleRate: sampleRate) }
+        precondition(periodFrames > 0)
+        var setup = try EngineGraph.setup(preset: preset, sampleRate: sampleRate, maxFrames: periodFrames, solo: solo, offline: true)
+        setup.firedReports = fired
+        setup.sources = [sessionRing]
+        switch stems {
+        case .none: stemLayout = nil
+        case .perVoice: stemLayout = .perVoice(setup.voiceNames)
+        case .buses(let layout): stemLayout = layout
+        }
+        if let stemLayout { setup.outputs = stemLayout }
+        engine = RealtimeEngine(setup)
+        self.periodFrames = periodFrames
+        pending = Self.ordered(messages)
+    }
+
+    /// Offline. Renders `frames` frames to `outPath`; `onFired` sees every fired voice in order.
+    /// `onPeriod` sees each period's output (the meters plot). `shouldStop`, asked before each
+    /// period, ends the render early: the file is closed, valid, holding what was rendered.
+    /// Messages by frame (stable), each stretch between timeline rewinds on its own: after a
+    /// rewind a take's frames start again from earlier, and its lost cycles keep their place.
+    private static func ordered(_ messages: [ControlMessage]) -> [ControlMessage] {
+        var ordered: [ControlMessage] = [], stretch: [ControlMessage] = []
+        func flush() {
+            ordered += stretch.enumerated().sorted { ($0.element.frame, $0.offset) < ($1.element.frame, $1.offset) }.map(\.element)
+            stretch.removeAll()
+        }
+        for message in messages {
+            if case .framesSkipped(let frames) = message.event, frames < 0 {
+                flush()
+                ordered.append(message)
+            } else {
+                stretch.append(message)
+            }
+        }
+        flush()
+        return ordered
+    }
+
+    /// The lost cycle (or its taking back) next in line, if it is: a live take's timeline jump.
+    private var nextJump: (frame: Int64, frames: Int)? {
+        guard nextPending < pending.count, case .framesSkipped(let frames) = pending[nextPending].event else { return nil }
+        return (pending[nextPending].frame, Int(frames))
+    }
+
+    /// `stems`: one WAV per bus of the renderer's `stemLayout` in this folder (`<voice>.wav` or
+    /// `<group>.wav`, each voice after its gain, pan and inserts, before the master's inserts and
+    /// stage) beside `master.wav`, a copy of `outPath`.
+    public func render(frames total: Int64, to outPath: String, stems: String? = nil,
+                       onFired: ((FiredVoice) -> Void)? = nil,
+                       onPeriod: ((UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Void)? = nil,
+                       progress: ((Double) -> Void)? = nil, shouldStop: (() -> Bool)? = nil) throws -> Summary {
+        let writer = try WavWriter(path: outPath, sampleRate: engine.sampleRate)
+        defer { writer.close() }
+        var stemWriters: [WavWriter] = []
+        defer { for stem in stemWriters { stem.close() } }
+        if let stems {
+            guard let layout = stemLayout else { preconditionFailure("stems from a renderer made with a stem layout") }
+            try FileManager.default.createDirectory(atPath: stems, withIntermediateDirectories: true)
+            stemWriters = try (layout.buses + ["master"]).map { try WavWriter(path: stems + "/" + $0 + ".wav", sampleRate: engine.sampleRate) }
+        }
+        // Output, then input, left and right, a period each.
+        let buffers = FixedBuffer<Float>(capacity: 4 * periodFrames, repeating: 0)
+        let left = buffers.pointer, right = buffers.pointer + periodFrames
+        let inputLeft = buffers.pointer + 2 * periodFrames, inputRight = buffers.pointer + 3 * periodFrames
+        let started = Date()
+        var done: Int64 = 0
+        var lastProgress = -1
+        let producer = sessionRing.producer
+        let reports = fired.consumer
+        engine.warmUp()
+        // Frames of output still to drop: a live take wound back its timeline there.
+        var dropping = 0
+        func write(_ left: UnsafePointer<Float>, _ right: UnsafePointer<Float>, frames: Int, stem: (Int) -> (UnsafePointer<Float>, UnsafePointer<Float>)) throws {
+            let dropped = min(dropping, frames)
+            dropping -= dropped
+            guard frames > dropped else { return }
+            try writer.write(left: left + dropped, right: right + dropped, frames: frames - dropped)
+            for number in 0..<stemWriters.count {
+                let (stemLeft, stemRight) = number == stemWriters.count - 1 ? (left, right) : stem(number)
+                try stemWriters[number].write(left: stemLeft + dropped, right: stemRight + dropped, frames: frames - dropped)
+            }
+            onPeriod?(left + dropped, right + dropped, frames - dropped)
+        }
+        while done < total {
+            if let shouldStop, shouldStop() { break }
+            // A live take's lost cycle, due now: passed over as it was live (silence in the file,
+            // the pulses in it counted and not heard); one taken back winds the timeline back.
+            if let jump = nextJump, jump.frame <= done {
+                nextPending += 1
+                if jump.frames > 0 {
+                    engine.skip(frames: jump.frames)
+                    left.update(repeating: 0, count: periodFrames)
+                    right.update(repeating: 0, count: periodFrames)
+                    var silent = 0
+                    while silent < jump.frames {
+                        let chunk = min(periodFrames, jump.frames - silent)
+                        try write(left, right, frames: chunk) { _ in (UnsafePointer(left), UnsafePointer(right)) }
+                        silent += chunk
+                    }
+                } else {
+                    engine.rewind(frames: -jump.frames)
+                    dropping += -jump.frames
+                }
+                done += Int64(jump.frames)
+                continue
+            }
+            var frames = Int(min(Int64(periodFrames), total - done))
+            if let jump = nextJump, jump.frame < done + Int64(frames) { frames = Int(jump.frame - done) }
+            // Feed what is due before this period ends, as far as the ring holds it (a lost cycle waits its turn).
+            while nextPending < pending.count, nextJump == nil, pending[nextPending].frame < done + Int64(frames),
+                  sessionRing.count < sessionRing.capacity {
+                producer.push(pending[nextPending])
+                nextPending += 1
+            }
+            if let input {
+                for frame in 0..<frames {
+                    let at = Int(done) + frame
+                    inputLeft[frame] = at < input.frameCount ? input.left[at] : 0
+                    inputRight[frame] = at < input.frameCount ? input.right[at] : 0
+                }
+            }
+            engine.process(frames: frames, left: left, right: right,
+                           inputLeft: input == nil ? nil : UnsafePointer(inputLeft),
+                           inputRight: input == nil ? nil : UnsafePointer(inputRight))
+            while let report = reports.pop() { onFired?(report) }
+            try write(left, right, frames: frames) { engine.output($0) }
+            done += Int64(frames)
+            if let progress {
+                let percent = Int(100 * done / max(total, 1))
+                if percent != lastProgress { lastProgress = percent; progress(Double(done) / Double(total)) }
+            }
+        }
+        try writer.flush()
+        for stem in stemWriters { try stem.flush() }
+        let counters = engine.handle.counters.snapshot()
+        return Summary(frames: done, sampleRate: engine.sampleRate, beats: counters.beats,
+                       voicesFired: counters.voicesFired, rejectedTempos: counters.rejectedTempos,
+                       secondsTaken: Date().timeIntervalSince(started), counters: counters)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Inputs
+import JackEngine
+
+/// A live run's watch over its JACK server, each tick: a server gone (keep the engine and its
+/// state, reconnect when one is back, restore the connections), cycles stalled and back (a
+/// NetJACK2 master away), a net slave's ports wired to the master's channels (again after each
+/// rejoin), and the connections the run asked for. Control thread.
+final class ServerWatch {
+    private let client: JackClient
+    private let log: @Sendable (String) -> Void
+    private let say: @Sendable (String) -> Void
+    /// Our ports to a net slave's system ports, kept made (the master may join late, or again).
+    private let netWiring: [ConnectRequest]
+    private let netSlaveName: String?
+    private var netJoined = false
+    /// `--connect` and `--connect-port`; none under a session manager, which restores its own.
+    private let connectToPlayback: Bool
+    private let connections: [ConnectRequest]
+    private let makesConnections: Bool
+    private(set) var reconnection = Reconnection()
+    private var lastConnectionCheck = Date.distantPast
+    let cycles = CycleWatch()
+
+    init(client: JackClient, configuration: LiveSession.Configuration, startedNetSlave: Bool,
+         log: @escaping @Sendable (String) -> Void, say: @escaping @Sendable (String) -> Void) {
+        self.client = client
+        self.log = log
+        self.say = say
+        netWiring = startedNetSlave ? JackServer.NetSlave.wiring(following: configuration.followTransport) : []
+        netSlaveName = configuration.netSlave?.name
+        connectToPlayback = configuration.connectToPlayback
+        connections = configuration.connections
+        makesConnections = configuration.sessionManager == nil
+    }
+
+    /// Whether the JACK server is gone and a reconnection is being tried.
+    var isReconnecting: Bool { reconnection.isWaiting }
+
+    /// Each tick, with the engine's period count now.
+    func watch(periods: () -> Int) {
+        if client.serverGone.load(ordering: .acquiring) && !reconnection.isWaiting {
+            log("the JACK server stopped (\(client.shutdownMessage.isEmpty ? "no reason given" : client.shutdownMessage)); keeping the voices and their state, and reconnecting when a server is back")
+            reconnection.begin(connections: client.knownConnections)
+            client.releaseDeadClient()
+        }
+        if reconnection.isWaiting && reconnection.due { reconnect(periods: periods) }
+        if !reconnection.isWaiting { watchCycles(periods: periods()) }
+        if !reconnection.isWaiting, Date().timeIntervalSince(lastConnectionCheck) >= 1 {
+            lastConnectionCheck = Date()
+            wireNetSlave()
+            if !reconnection.pending.isEmpty { reconnection.pending = client.restoreConnections(reconnection.pending) }
+            client.connections()
+        }
+    }
+
+    private func reconnect(periods: () -> Int) {
+        do {
+            try client.reconnect()
+            say("pulsejack: reconnected to JACK server '\(JackClient.serverName)' as '\(client.name)' after \(reconnection.attempts) attempt(s)")
+            reconnection.succeeded()
+            cycles.restart(periods: periods())
+            makeConnections()
+        } catch {
+            if let line = reconnection.failed(error) { log(line) }
+        }
+    }
+
+    private func watchCycles(periods: Int) {
+        switch cycles.observe(periods: periods) {
+        case .stalled?:
+            log(netWiring.isEmpty ? "JACK has run no cycle for \(CycleWatch.limit) s; keeping the voices and their state"
+                : "the NetJACK2 link to the master is down (no cycle for \(CycleWatch.limit) s); keeping the voices and their state, "
+                    + "rejoining when it is back")
+        case .resumed(let seconds)?:
+            say("pulsejack: JACK runs cycles again after \(String(format: "%.1f", seconds)) s" + (netWiring.isEmpty ? "" : " (the NetJACK2 master is back)"))
+        case nil: break
+        }
+    }
+
+    /// A net slave's system ports exist once a master has joined (anew after each rejoin):
+    /// our ports are connected to them then.
+    private func wireNetSlave() {
+        guard !netWiring.isEmpty else { return }
+        let present = client.portExists("system:playback_1")
+        if present && !netJoined { say("pulsejack: joined the NetJACK2 master as '\(netSlaveName ?? client.name)'") }
+        netJoined = present
+        guard present else { return }
+        // Connecting is idempotent (JACK's EEXIST counts as done): after a rejoin, the lost ones come back.
+        for request in netWiring {
+            do { try client.connect(request.ours, request.theirs) } catch { log("NetJACK2 wiring \(request.ours)=\(request.theirs): \(error)") }
+        }
+    }
+
+    /// `--connect` and `--connect-port` (not under a session manager): each failure is one
+    /// warning, never fatal.
+    func makeConnections() {
+        guard makesConnections else { return }
+        if connectToPlayback && client.connectToPlayback().isEmpty { log("--connect: the server has no physical playback ports") }
+        for request in connections {
+            do { try client.connect(request.ours, request.theirs) } catch { log("--connect-port \(request.ours)=\(request.theirs): \(error)") }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Inputs
+import Foundation
+import XCTest
+import Realtime
+
+/// Files and messages as an attacker or another platform writes them: each gets one clear,
+/// short error or is read as meant, and nothing crashes, hangs or floods the log.
+final class HostileInputTests: XCTestCase {
+    private func write(_ text: String, _ name: String) -> String {
+        let path = NSTemporaryDirectory() + "pulsejack-hostile-\(getpid())-\(name)"
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        return path
+    }
+
+    private func error(_ body: () throws -> Void) -> InputError? {
+        do { try body() } catch let error as InputError { return error } catch { XCTFail("\(error)") }
+        return nil
+    }
+
+    func testCRLFAndCRSessionsReadLikeLF() throws {
+        let rows = "time,bpm\n0,72\n1.5,80\n3,64\n"
+        let unix = try HeartSession.load(path: write(rows, "lf.csv"))
+        let windows = try HeartSession.load(path: write(rows.replacingOccurrences(of: "\n", with: "\r\n"), "crlf.csv"))
+        let classic = try HeartSession.load(path: write(rows.replacingOccurrences(of: "\n", with: "\r"), "cr.csv"))
+        XCTAssertEqual(unix.entries.count, 3)
+        XCTAssertEqual(windows.entries, unix.entries)
+        XCTAssertEqual(classic.entries, unix.entries)
+        let log = "{\"pulsejack_session\":1,\"sample_rate\":48000,\"voices\":[\"a\"]}\r\n{\"frame\":10,\"event\":\"tempo\",\"bpm\":70}\r\n"
+        XCTAssertEqual(try SessionLog.parse(log, path: "log").messages, [ControlMessage(frame: 10, .tempo(bpm: 70))])
+    }
+
+    func testAnErrorAboutAHugeLineIsShort() throws {
+        let line = String(repeating: "x,", count: 600_000)
+        let failure = try XCTUnwrap(error { _ = try HeartSession.load(path: write(line + "\n0,72\n", "wide.csv")) })
+        XCTAssertEqual(failure.line, 1)
+        XCTAssertLessThan(failure.description.count, 500, "not the whole line: \(failure.description.prefix(200))")
+    }
+
+    func testTimesPastADayAreAnErrorAtTheirLine() throws {
+        let far = try XCTUnwrap(error { _ = try HeartSession.load(path: write("time,bpm\n0,70\n2e14,72\n", "far.csv")) })
+        XCTAssertEqual(far.line, 3)
+        XCTAssertTrue(far.message.contains("24 h"), far.description)
+        let long = try XCTUnwrap(error { _ = try HeartSession.load(path: write("time,bpm\n0,70\n1e12,72\n", "long.csv")) })
+        XCTAssertEqual(long.line, 3)
+        XCTAssertNoThrow(try HeartSession.load(path: write("time,bpm\n0,70\n86400,72\n", "day.csv")))
+        for year in ["1900", "9999"] {
+            let json = """
+            {"items":[
+              {"value":72,"unit":"count/min","startDate":"2015-10-08T22:53:59-0700"},
+              {"value":75,"unit":"count/min","startDate":"\(year)-10-08T22:54:04-0700"}
+            ]}
+            """
+            let failure = try XCTUnwrap(error { _ = try HeartSession.load(path: write(json, "hk-\(year).json")) })
+            XCTAssertEqual(failure.field, "items[\(year == "1900" ? 0 : 1)].startDate", failure.description)
+            XCTAssertNotNil(failure.line)
+        }
+        let log = "{\"pulsejack_session\":1,\"sample_rate\":48000,\"voices\":[]}\n{\"frame\":9600000000000000,\"event\":\"heartbeat\"}\n"
+        XCTAssertEqual(try XCTUnwrap(error { _ = try SessionLog.parse(log, path: "log") }).line, 2)
+    }
+
+    func testAFIFOIsRefusedNotReadForever() throws {
+        let fifo = NSTemporaryDirectory() + "pulsejack-hostile-\(getpid())-fifo"
+        unlink(fifo)
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        defer { unlink(fifo) }
+        let failure = try XCTUnwrap(error { _ = try HeartSession.load(path: fifo) })
+        XCTAssertTrue(failure.message.contains("a FIFO"), failure.description)
+    }
+
+    func testRepeatedWarningsAreHeldBackAndCounted() {
+        let clock = LockedBox(Date(timeIntervalSince1970: 0))
+        let limiter = WarningLimiter(now: { clock.withLockedValue { $0 } })
+        var said: [String] = []
+        for line in 1...10_000 {
+            if let text = limiter.admit("rows.csv:\(line): bpm nan rejected") { said.append(text) }
+        }
+        XCTAssertEqual(said, ["rows.csv:1: bpm nan rejected"])
+        XCTAssertEqual(limiter.heldBack().map(\.count), [9_999])
+        clock.withLockedValue { $0 += 1 }
+        XCTAssertEqual(limiter.admit("rows.csv:10001: bpm nan rejected"), "rows.csv:10001: bpm nan rejected (9999 more like this held back)")
+        XCTAssertEqual(LogLine.clipped(String(repeating: "/a", count: 30_000)).count, LogLine.maximumLength + "… (59700 more characters)".count)
+    }
+}

@@ -1,0 +1,77 @@
+import Runs
+import CAllocCounter
+import Inputs
+import Foundation
+import JackEngine
+import TestSupport
+import WebSurface
+import XCTest
+import Realtime
+
+/// The live page beside the process thread, in this process: eight pages connected, sending
+/// commands and reading every frame, while JACK runs the engine — no allocation and no lock on
+/// its thread (counted in `make test`; under `make test-tsan`, where the counter is built out,
+/// the same run is ThreadSanitizer's check of the page's threads).
+final class LivePageSafetyTests: XCTestCase {
+    func testNoAllocationOnJacksProcessThreadWithEightPagesConnected() throws {
+        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
+        setenv("JACK_DEFAULT_SERVER", server, 1)
+        let folder = NSTemporaryDirectory() + "pulsejack-page-rt-\(getpid())-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = LiveSession.Configuration(preset: Shipped.presets.appendingPathComponent("default").path)
+        configuration.clientName = "pulsejack-page-rt-\(getpid())"
+        configuration.bpm = 240
+        configuration.osc?.port = 0
+        configuration.web = WebAddress("127.0.0.1:0")
+        configuration.eventsOut = folder + "/events.jsonl"
+        let session = try LiveSession(configuration: configuration, log: { _ in }, say: { _ in })
+        try session.activate()
+        // The page starts and stops with the run's life cycle.
+        let web = try XCTUnwrap(session.page)
+        let voices = session.engine.handle.voiceNames
+        let pages = try (0..<8).map { _ in try WebSocketPeer(port: web.boundPort, path: "/ws") }
+        let readers = DispatchGroup()
+        let received = LockedBox([Int](repeating: 0, count: pages.count))
+        let reading = LockedBox(true)
+        // A thread each (the global queue would run only as many as the machine has cores).
+        for (index, page) in pages.enumerated() {
+            readers.enter()
+            Thread {
+                while reading.withLockedValue({ $0 }), let text = try? page.receiveText() {
+                    if text.contains("\"type\":\"meter\"") { received.withLockedValue { $0[index] += 1 } }
+                }
+                readers.leave()
+            }.start()
+        }
+        usleep(300_000)
+        pj_rt_counters_reset()
+        let started = Date()
+        var step = 0
+        while Date().timeIntervalSince(started) < 3 {
+            // Every page moves a fader and flips a rate; the control thread ticks as `run` does.
+            for (index, page) in pages.enumerated() {
+                let voice = voices[(index + step) % voices.count]
+                try page.send(text: "{\"type\":\"control\",\"address\":\"/voice/\(voice)/gain\",\"args\":[\(0.2 + 0.05 * Double(step % 10))]}")
+                try page.send(text: "{\"type\":\"control\",\"address\":\"/voice/\(voice)/rate\",\"args\":[\(1 + step % 4),\(1 + index % 4)]}")
+            }
+            session.tick()
+            step += 1
+            usleep(100_000)
+        }
+        let allocations = pj_rt_allocation_count(), locks = pj_rt_lock_count()
+        reading.withLockedValue { $0 = false }
+        let summary = session.stop()
+        XCTAssertEqual(readers.wait(timeout: .now() + 10), .success)
+        if pj_alloc_counter_live() != 0 {
+            XCTAssertEqual(allocations, 0)
+            XCTAssertEqual(locks, 0)
+        }
+        XCTAssertGreaterThan(summary.counts.voicesFired, 20, "240 BPM for 3 s")
+        XCTAssertGreaterThan(summary.counts.messagesApplied, 400, "the pages' commands reached the engine")
+        XCTAssertTrue(received.withLockedValue { $0 }.allSatisfy { $0 > 100 }, "every page got meter frames: \(received.withLockedValue { $0 })")
+        // The page's thread drained the fired reports and handed them on: the events log has each once.
+        let events = try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(events.count, summary.counts.voicesFired)
+    }
+}

@@ -1,0 +1,59 @@
+import Runs
+import Inputs
+import Foundation
+@testable import JackEngine
+import TestSupport
+import XCTest
+import Realtime
+
+/// The live run's life cycle in process, against the private jackd: what the CLI's `run` does,
+/// without a subprocess.
+final class LiveSessionTests: XCTestCase {
+    func testALiveSessionPlaysRecordsAndAccountsForEveryFiredVoice() throws {
+        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
+        setenv("JACK_DEFAULT_SERVER", server, 1)
+        let folder = NSTemporaryDirectory() + "pulsejack-live-\(getpid())-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = LiveSession.Configuration(preset: Shipped.presets.appendingPathComponent("default").path)
+        configuration.clientName = "pulsejack-live-\(getpid())"
+        configuration.bpm = 240
+        configuration.osc?.port = 0
+        configuration.eventsOut = folder + "/events.jsonl"
+        configuration.recordSession = folder + "/session.log"
+        configuration.record = folder + "/out.wav"
+        let warnings = LockedBox<[String]>([])
+        let session = try LiveSession(configuration: configuration, log: { line in warnings.withLockedValue { $0.append(line) } },
+                                      say: { _ in })
+        try session.activate()
+        let port = try XCTUnwrap(session.osc?.boundPort)
+        let deadline = Date() + 1.5
+        while Date() < deadline {
+            session.tick()
+            usleep(100_000)
+        }
+        // The status the OSC port answers comes from the same session.
+        let status = try OSCStatusQuery.ask(host: "127.0.0.1", port: port)
+        guard case .float(let bpm)? = status.first(where: { $0.0 == "bpm" })?.1 else { return XCTFail("no bpm in \(status)") }
+        XCTAssertEqual(bpm, 240, accuracy: 1e-9)
+        let summary = session.stop()
+
+        XCTAssertGreaterThan(summary.counts.beats, 3, "240 BPM for 1.5 s")
+        let events = try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(events.count, summary.counts.voicesFired, "every fired voice written once")
+        let log = try String(contentsOfFile: folder + "/session.log", encoding: .utf8).split(separator: "\n")
+        XCTAssertTrue(log.first?.contains("pulsejack_session") == true)
+        XCTAssertEqual(log.last.map(String.init), SessionLog.endLine(frame: session.engine.framePosition))
+        let wav = try WavFile(path: folder + "/out.wav")
+        XCTAssertTrue(summary.recorded.contains("recorded \(wav.frameCount) frames"), summary.recorded)
+        XCTAssertTrue(warnings.withLockedValue { $0 }.isEmpty, "\(warnings.withLockedValue { $0 })")
+    }
+
+    func testAFailedBuildStopsTheServerItStartedAndSaysWhy() throws {
+        var configuration = LiveSession.Configuration(preset: "/nonexistent/preset")
+        configuration.osc = nil
+        XCTAssertThrowsError(try LiveSession(configuration: configuration, log: { _ in }, say: { _ in })) { error in
+            XCTAssertTrue("\(error)".hasPrefix("/nonexistent/preset: no such preset"), "\(error)")
+        }
+    }
+}
