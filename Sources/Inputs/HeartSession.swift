@@ -97,62 +97,69 @@ public struct HeartSession: Sendable {
             guard time <= maximumSeconds else {
                 throw InputError(file: path, line: lineNumber, "time \(fields[0]) s is past the 24 h (86400 s) a session may last")
             }
-            let valueText = fields.count > 1 ? fields[1] : ""
-            func number(_ text: String, _ name: String) throws -> Double {
-                guard let value = Double(text) ?? (text.lowercased() == "nan" ? .nan : nil) else {
-                    throw InputError(file: path, line: lineNumber, "\(name) '\(text)' is not a number")
-                }
-                return value
-            }
-            switch kind {
-            case "time,bpm":
-                let bpm = try number(valueText, "bpm")
-                if PlausibleHeart.accepts(bpm: bpm) {
-                    entries.append(Entry(time: time, event: .tempo(bpm: bpm), line: lineNumber))
-                } else {
-                    reject(&rejections, Rejection(place: "\(path):\(lineNumber)",
-                                                message: "bpm \(valueText) rejected (a heart beats 25…250 times a minute)"))
-                }
-            case "time,beat":
-                let strength: Float
-                if valueText.isEmpty {
-                    strength = 1
-                } else if let value = Float(valueText), value.isFinite, (0...1).contains(value) {
-                    strength = value
-                } else {
-                    throw InputError(file: path, line: lineNumber, "beat strength '\(valueText)' is not a number in 0…1")
-                }
-                entries.append(Entry(time: time, event: .beat(strength: strength), line: lineNumber))
-            case "time,rr":
-                let rr = try number(valueText, "rr")
-                if PlausibleHeart.accepts(rr: rr) {
-                    entries.append(Entry(time: time, event: .rr(seconds: rr), line: lineNumber))
-                } else {
-                    reject(&rejections, Rejection(place: "\(path):\(lineNumber)",
-                                                message: "RR \(valueText) s rejected (allowed: 0.24…2.4 s)"))
-                }
-            case "time,ppg":
-                let sample = try number(valueText, "ppg")
-                guard sample.isFinite else { throw InputError(file: path, line: lineNumber, "ppg '\(valueText)' is not finite") }
-                entries.append(Entry(time: time, event: .ppg(sample), line: lineNumber))
-            case "time,lx,ly,rx,ry":
-                let values = try fields.dropFirst().map { Float(try number($0, "position")) }
-                guard values.allSatisfy(\.isFinite) else { throw InputError(file: path, line: lineNumber, "a position is not finite") }
-                entries.append(Entry(time: time, event: .pose(leftX: values[0], leftY: values[1], rightX: values[2], rightY: values[3]),
-                                     line: lineNumber))
-            default:
-                let values = try fields.dropFirst().map { Float(try number($0, "band power")) }
-                guard values.allSatisfy({ $0.isFinite && (0...1).contains($0) }) else {
-                    throw InputError(file: path, line: lineNumber, "band powers are numbers in 0…1")
-                }
-                entries.append(Entry(time: time, event: .bands(alpha: values[0], beta: values[1], delta: values[2],
-                                                               theta: values[3], gamma: values[4]), line: lineNumber))
+            if let entry = try csvEntry(kind: kind, fields: fields, time: time, path: path, line: lineNumber, rejections: &rejections) {
+                entries.append(entry)
             }
         }
         if layout == nil {
             throw InputError(file: path, "the session file is empty (expected a header row such as 'time,bpm')")
         }
         return HeartSession(path: path, entries: ordered(entries), rejections: rejections.kept, rejectedCount: rejections.count)
+    }
+
+    /// One CSV row of `kind` after its time: its entry, or nil when its value is rejected (kept
+    /// in `rejections`). Throws for a row that is not what its header says.
+    private static func csvEntry(kind: String, fields: [String], time: Double, path: String, line: Int,
+                                 rejections: inout (kept: [Rejection], count: Int)) throws -> Entry? {
+        let valueText = fields.count > 1 ? fields[1] : ""
+        func number(_ text: String, _ name: String) throws -> Double {
+            guard let value = Double(text) ?? (text.lowercased() == "nan" ? .nan : nil) else {
+                throw InputError(file: path, line: line, "\(name) '\(text)' is not a number")
+            }
+            return value
+        }
+        switch kind {
+        case "time,bpm":
+            let bpm = try number(valueText, "bpm")
+            if PlausibleHeart.accepts(bpm: bpm) {
+                return Entry(time: time, event: .tempo(bpm: bpm), line: line)
+            } else {
+                reject(&rejections, Rejection(place: "\(path):\(line)", message: "bpm \(valueText) rejected (a heart beats 25…250 times a minute)"))
+            }
+        case "time,beat":
+            let strength: Float
+            if valueText.isEmpty {
+                strength = 1
+            } else if let value = Float(valueText), value.isFinite, (0...1).contains(value) {
+                strength = value
+            } else {
+                throw InputError(file: path, line: line, "beat strength '\(valueText)' is not a number in 0…1")
+            }
+            return Entry(time: time, event: .beat(strength: strength), line: line)
+        case "time,rr":
+            let rr = try number(valueText, "rr")
+            if PlausibleHeart.accepts(rr: rr) {
+                return Entry(time: time, event: .rr(seconds: rr), line: line)
+            } else {
+                reject(&rejections, Rejection(place: "\(path):\(line)", message: "RR \(valueText) s rejected (allowed: 0.24…2.4 s)"))
+            }
+        case "time,ppg":
+            let sample = try number(valueText, "ppg")
+            guard sample.isFinite else { throw InputError(file: path, line: line, "ppg '\(valueText)' is not finite") }
+            return Entry(time: time, event: .ppg(sample), line: line)
+        case "time,lx,ly,rx,ry":
+            let values = try fields.dropFirst().map { Float(try number($0, "position")) }
+            guard values.allSatisfy(\.isFinite) else { throw InputError(file: path, line: line, "a position is not finite") }
+            return Entry(time: time, event: .pose(leftX: values[0], leftY: values[1], rightX: values[2], rightY: values[3]), line: line)
+        default:
+            let values = try fields.dropFirst().map { Float(try number($0, "band power")) }
+            guard values.allSatisfy({ $0.isFinite && (0...1).contains($0) }) else {
+                throw InputError(file: path, line: line, "band powers are numbers in 0…1")
+            }
+            return Entry(time: time, event: .bands(alpha: values[0], beta: values[1], delta: values[2], theta: values[3], gamma: values[4]),
+                         line: line)
+        }
+        return nil
     }
 
     // MARK: HealthKit JSON

@@ -18,4 +18,9 @@ public struct InputError: Error, CustomStringConvertible, Equatable {
         if let field { place += ": \(field)" }
         return "\(place): \(message)"
     }
+
+    /// The same place (file and line), another field and message.
+    public func with(field: String?, _ message: String) -> InputError {
+        InputError(file: file, line: line, field: field, message)
+    }
 }

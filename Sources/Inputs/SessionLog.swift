@@ -138,55 +138,7 @@ public enum SessionLog {
             guard frame <= lastFrame else {
                 throw InputError(file: path, line: lineNumber, field: "frame", "\(frame) is past the 24 h a session may last")
             }
-            func need<T>(_ value: T?, _ field: String) throws -> T {
-                guard let value else { throw InputError(file: path, line: lineNumber, field: field, "missing for event '\(kind)'") }
-                return value
-            }
-            let event: ControlMessage.Event
-            switch kind {
-            case "tempo": event = .tempo(bpm: try need(line.bpm, "bpm"))
-            case "heartbeat": event = .heartbeat(strength: line.strength ?? 1)
-            case "insert_control":
-                let value = try need(line.values?.first, "values")
-                event = .insertControl(InsertAddress(chain: try need(line.voice, "voice"), stage: try need(line.stage, "stage"),
-                                                     port: try need(line.port, "port")), value)
-            case "voice_trigger": event = .voiceTrigger(voice: try need(line.voice, "voice"), velocity: line.velocity ?? 1)
-            case "voice_parameter":
-                let voice = try need(line.voice, "voice")
-                if let on = line.enable { event = .voiceParameter(voice: voice, .enable(on)) }
-                else if let gain = line.gain { event = .voiceParameter(voice: voice, .gain(gain)) }
-                else if let pan = line.pan { event = .voiceParameter(voice: voice, .pan(pan)) }
-                else if let every = line.every {
-                    event = .voiceParameter(voice: voice, .rate(BeatRate(everyNthBeat: every, subdivision: line.subdivide ?? 1)))
-                } else { throw InputError(file: path, line: lineNumber, "a voice_parameter needs enable, gain, pan or every") }
-            case "region_hit": event = .regionHit(region: try need(line.region, "region"), velocity: line.velocity ?? 1)
-            case "mode":
-                let name = try need(line.mode, "mode")
-                guard let mode = PerformanceMode.allCases.first(where: { "\($0)" == name }) else {
-                    throw InputError(file: path, line: lineNumber, field: "mode", "'\(name)' is not freestyle, recording or playing")
-                }
-                event = .modeChange(mode)
-            case "pose":
-                let values = try need(line.values, "values")
-                guard values.count == 4 else { throw InputError(file: path, line: lineNumber, field: "values", "a pose has 4 values") }
-                event = .pose(leftX: values[0], leftY: values[1], rightX: values[2], rightY: values[3])
-            case "band_power":
-                let name = try need(line.band, "band")
-                guard let band = EEGBand.allCases.first(where: { $0.name == name }), let value = line.values?.first else {
-                    throw InputError(file: path, line: lineNumber, field: "band", "'\(name)' is not alpha, beta, delta, theta or gamma")
-                }
-                event = .bandPower(band, value)
-            case "heart_presence": event = .heartPresence(try need(line.enable, "enable"))
-            case "frames_skipped":
-                let frames = try need(line.frames, "frames")
-                // Lost cycles are bounded by a second (a longer jump is a new clock, not a loss).
-                guard frames != 0, abs(Int(frames)) <= header!.sample_rate else {
-                    throw InputError(file: path, line: lineNumber, field: "frames", "\(frames) is not a lost cycle (1 s at most, not 0)")
-                }
-                event = .framesSkipped(frames)
-            default:
-                throw InputError(file: path, line: lineNumber, field: "event", "unknown event '\(kind)'")
-            }
+            let event = try self.event(of: line, kind: kind, sampleRate: header!.sample_rate, at: InputError(file: path, line: lineNumber, ""))
             let performer = line.performer ?? 0
             if performer != 0 {
                 guard let names = header?.performers, Int(performer) < names.count else {
@@ -198,5 +150,57 @@ public enum SessionLog {
         }
         guard let header else { throw InputError(file: path, "the session log is empty") }
         return Contents(header: header, messages: messages, endFrame: endFrame)
+    }
+
+    /// The event a log line of `kind` describes; errors at `place` (the file and line).
+    private static func event(of line: Line, kind: String, sampleRate: Int, at place: InputError) throws -> ControlMessage.Event {
+        func need<T>(_ value: T?, _ field: String) throws -> T {
+            guard let value else { throw place.with(field: field, "missing for event '\(kind)'") }
+            return value
+        }
+        switch kind {
+        case "tempo": return .tempo(bpm: try need(line.bpm, "bpm"))
+        case "heartbeat": return .heartbeat(strength: line.strength ?? 1)
+        case "insert_control":
+            let value = try need(line.values?.first, "values")
+            return .insertControl(InsertAddress(chain: try need(line.voice, "voice"), stage: try need(line.stage, "stage"),
+                                                 port: try need(line.port, "port")), value)
+        case "voice_trigger": return .voiceTrigger(voice: try need(line.voice, "voice"), velocity: line.velocity ?? 1)
+        case "voice_parameter":
+            let voice = try need(line.voice, "voice")
+            if let on = line.enable { return .voiceParameter(voice: voice, .enable(on)) }
+            else if let gain = line.gain { return .voiceParameter(voice: voice, .gain(gain)) }
+            else if let pan = line.pan { return .voiceParameter(voice: voice, .pan(pan)) }
+            else if let every = line.every {
+                return .voiceParameter(voice: voice, .rate(BeatRate(everyNthBeat: every, subdivision: line.subdivide ?? 1)))
+            } else { throw place.with(field: nil, "a voice_parameter needs enable, gain, pan or every") }
+        case "region_hit": return .regionHit(region: try need(line.region, "region"), velocity: line.velocity ?? 1)
+        case "mode":
+            let name = try need(line.mode, "mode")
+            guard let mode = PerformanceMode.allCases.first(where: { "\($0)" == name }) else {
+                throw place.with(field: "mode", "'\(name)' is not freestyle, recording or playing")
+            }
+            return .modeChange(mode)
+        case "pose":
+            let values = try need(line.values, "values")
+            guard values.count == 4 else { throw place.with(field: "values", "a pose has 4 values") }
+            return .pose(leftX: values[0], leftY: values[1], rightX: values[2], rightY: values[3])
+        case "band_power":
+            let name = try need(line.band, "band")
+            guard let band = EEGBand.allCases.first(where: { $0.name == name }), let value = line.values?.first else {
+                throw place.with(field: "band", "'\(name)' is not alpha, beta, delta, theta or gamma")
+            }
+            return .bandPower(band, value)
+        case "heart_presence": return .heartPresence(try need(line.enable, "enable"))
+        case "frames_skipped":
+            let frames = try need(line.frames, "frames")
+            // Lost cycles are bounded by a second (a longer jump is a new clock, not a loss).
+            guard frames != 0, abs(Int(frames)) <= sampleRate else {
+                throw place.with(field: "frames", "\(frames) is not a lost cycle (1 s at most, not 0)")
+            }
+            return .framesSkipped(frames)
+        default:
+            throw place.with(field: "event", "unknown event '\(kind)'")
+        }
     }
 }

@@ -98,15 +98,11 @@ public final class OfflineRenderer {
                        onFired: ((FiredVoice) -> Void)? = nil,
                        onPeriod: ((UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Void)? = nil,
                        progress: ((Double) -> Void)? = nil, shouldStop: (() -> Bool)? = nil) throws -> Summary {
-        let writer = try WavWriter(path: outPath, sampleRate: engine.sampleRate)
-        defer { writer.close() }
-        var stemWriters: [WavWriter] = []
-        defer { for stem in stemWriters { stem.close() } }
-        if let stems {
+        let files = try RenderFiles(out: outPath, stems: stems.map { folder in
             guard let layout = stemLayout else { preconditionFailure("stems from a renderer made with a stem layout") }
-            try FileManager.default.createDirectory(atPath: stems, withIntermediateDirectories: true)
-            stemWriters = try (layout.buses + ["master"]).map { try WavWriter(path: stems + "/" + $0 + ".wav", sampleRate: engine.sampleRate) }
-        }
+            return (folder, layout.buses)
+        }, sampleRate: engine.sampleRate, onPeriod: onPeriod)
+        defer { files.close() }
         // Output, then input, left and right, a period each.
         let buffers = FixedBuffer<Float>(capacity: 4 * periodFrames, repeating: 0)
         let left = buffers.pointer, right = buffers.pointer + periodFrames
@@ -114,53 +110,19 @@ public final class OfflineRenderer {
         let started = Date()
         var done: Int64 = 0
         var lastProgress = -1
-        let producer = sessionRing.producer
         let reports = fired.consumer
         engine.warmUp()
-        // Frames of output still to drop: a live take wound back its timeline there.
-        var dropping = 0
-        func write(_ left: UnsafePointer<Float>, _ right: UnsafePointer<Float>, frames: Int, stem: (Int) -> (UnsafePointer<Float>, UnsafePointer<Float>)) throws {
-            let dropped = min(dropping, frames)
-            dropping -= dropped
-            guard frames > dropped else { return }
-            try writer.write(left: left + dropped, right: right + dropped, frames: frames - dropped)
-            for number in 0..<stemWriters.count {
-                let (stemLeft, stemRight) = number == stemWriters.count - 1 ? (left, right) : stem(number)
-                try stemWriters[number].write(left: stemLeft + dropped, right: stemRight + dropped, frames: frames - dropped)
-            }
-            onPeriod?(left + dropped, right + dropped, frames - dropped)
-        }
         while done < total {
             if let shouldStop, shouldStop() { break }
-            // A live take's lost cycle, due now: passed over as it was live (silence in the file,
-            // the pulses in it counted and not heard); one taken back winds the timeline back.
             if let jump = nextJump, jump.frame <= done {
                 nextPending += 1
-                if jump.frames > 0 {
-                    engine.skip(frames: jump.frames)
-                    left.update(repeating: 0, count: periodFrames)
-                    right.update(repeating: 0, count: periodFrames)
-                    var silent = 0
-                    while silent < jump.frames {
-                        let chunk = min(periodFrames, jump.frames - silent)
-                        try write(left, right, frames: chunk) { _ in (UnsafePointer(left), UnsafePointer(right)) }
-                        silent += chunk
-                    }
-                } else {
-                    engine.rewind(frames: -jump.frames)
-                    dropping += -jump.frames
-                }
+                try replay(lostCycle: jump.frames, files: files, silence: left, right)
                 done += Int64(jump.frames)
                 continue
             }
             var frames = Int(min(Int64(periodFrames), total - done))
             if let jump = nextJump, jump.frame < done + Int64(frames) { frames = Int(jump.frame - done) }
-            // Feed what is due before this period ends, as far as the ring holds it (a lost cycle waits its turn).
-            while nextPending < pending.count, nextJump == nil, pending[nextPending].frame < done + Int64(frames),
-                  sessionRing.count < sessionRing.capacity {
-                producer.push(pending[nextPending])
-                nextPending += 1
-            }
+            feed(before: done + Int64(frames))
             if let input {
                 for frame in 0..<frames {
                     let at = Int(done) + frame
@@ -172,18 +134,96 @@ public final class OfflineRenderer {
                            inputLeft: input == nil ? nil : UnsafePointer(inputLeft),
                            inputRight: input == nil ? nil : UnsafePointer(inputRight))
             while let report = reports.pop() { onFired?(report) }
-            try write(left, right, frames: frames) { engine.output($0) }
+            try files.write(left, right, frames: frames) { engine.output($0) }
             done += Int64(frames)
             if let progress {
                 let percent = Int(100 * done / max(total, 1))
                 if percent != lastProgress { lastProgress = percent; progress(Double(done) / Double(total)) }
             }
         }
-        try writer.flush()
-        for stem in stemWriters { try stem.flush() }
+        try files.flush()
         let counters = engine.handle.counters.snapshot()
         return Summary(frames: done, sampleRate: engine.sampleRate, beats: counters.beats,
                        voicesFired: counters.voicesFired, rejectedTempos: counters.rejectedTempos,
                        secondsTaken: Date().timeIntervalSince(started), counters: counters)
+    }
+
+    /// Feeds the messages due before `end`, as far as the ring holds them (a lost cycle waits its turn).
+    private func feed(before end: Int64) {
+        let producer = sessionRing.producer
+        while nextPending < pending.count, nextJump == nil, pending[nextPending].frame < end, sessionRing.count < sessionRing.capacity {
+            producer.push(pending[nextPending])
+            nextPending += 1
+        }
+    }
+
+    /// A live take's lost cycle, due now, passed over as it was live: silence in the files, the
+    /// pulses in it counted and not heard. One taken back (`frames` negative) winds the timeline
+    /// back, and the output that follows drops as many frames, as the live recording did.
+    private func replay(lostCycle frames: Int, files: RenderFiles, silence left: UnsafeMutablePointer<Float>,
+                        _ right: UnsafeMutablePointer<Float>) throws {
+        guard frames > 0 else {
+            engine.rewind(frames: -frames)
+            files.drop(frames: -frames)
+            return
+        }
+        engine.skip(frames: frames)
+        left.update(repeating: 0, count: periodFrames)
+        right.update(repeating: 0, count: periodFrames)
+        var written = 0
+        while written < frames {
+            let chunk = min(periodFrames, frames - written)
+            try files.write(left, right, frames: chunk) { _ in (UnsafePointer(left), UnsafePointer(right)) }
+            written += chunk
+        }
+    }
+}
+
+/// A render's files: the WAV, the stems beside `master.wav` (its copy), and what watches each
+/// period (the meters plot); a live take's rewind drops the frames that follow. Offline.
+private final class RenderFiles {
+    private let writer: WavWriter
+    private let stems: [WavWriter]
+    private let onPeriod: ((UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Void)?
+    private var dropping = 0
+
+    /// `stems`: the folder and the buses, each `<bus>.wav`, then `master.wav`.
+    init(out: String, stems: (folder: String, buses: [String])?, sampleRate: Int,
+         onPeriod: ((UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Void)?) throws {
+        writer = try WavWriter(path: out, sampleRate: sampleRate)
+        if let stems {
+            try FileManager.default.createDirectory(atPath: stems.folder, withIntermediateDirectories: true)
+            self.stems = try (stems.buses + ["master"]).map { try WavWriter(path: stems.folder + "/" + $0 + ".wav", sampleRate: sampleRate) }
+        } else {
+            self.stems = []
+        }
+        self.onPeriod = onPeriod
+    }
+
+    /// The mix's `frames` frames, and each stem's (`stem(n)`: bus `n`'s buffers).
+    func write(_ left: UnsafePointer<Float>, _ right: UnsafePointer<Float>, frames: Int,
+               stem: (Int) -> (UnsafePointer<Float>, UnsafePointer<Float>)) throws {
+        let dropped = min(dropping, frames)
+        dropping -= dropped
+        guard frames > dropped else { return }
+        try writer.write(left: left + dropped, right: right + dropped, frames: frames - dropped)
+        for number in 0..<stems.count {
+            let (stemLeft, stemRight) = number == stems.count - 1 ? (left, right) : stem(number)
+            try stems[number].write(left: stemLeft + dropped, right: stemRight + dropped, frames: frames - dropped)
+        }
+        onPeriod?(left + dropped, right + dropped, frames - dropped)
+    }
+
+    /// The next `frames` frames written are dropped.
+    func drop(frames: Int) { dropping += frames }
+
+    func flush() throws {
+        try writer.flush()
+        for stem in stems { try stem.flush() }
+    }
+
+    func close() {
+        writer.close()
+        for stem in stems { stem.close() }
     }
 }

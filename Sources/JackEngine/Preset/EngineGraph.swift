@@ -26,52 +26,11 @@ public enum EngineGraph {
             throw InputError(file: loaded.file, field: "voices",
                              "no voice named '\(solo)' to solo (voices: \(voices.map(\.definition.name).joined(separator: ", ")))")
         }
-        var slots: [VoiceSlot] = []
-        var notes: [Int: Int] = [:]
-        // Voices that play the same file share one decoded buffer (it is immutable).
-        var samples: [String: SampleBuffer] = [:]
-        func sample(_ voice: LoadedVoice, _ field: String) throws -> SampleBuffer {
-            let path = voice.sounds.first { $0.field == field }!.path
-            if let loaded = samples[path] { return loaded }
-            do {
-                let buffer = try SampleFile.load(path: path, sampleRate: sampleRate)
-                samples[path] = buffer
-                return buffer
-            } catch let error as InputError {
-                throw voice.error(field, error.description)
-            }
-        }
         let plugins = PluginBuilder(sampleRate: sampleRate, maxFrames: maxFrames, offline: offline, stateFolder: pluginStateFolder)
-        var context = VoiceBuildContext(sampleRate: sampleRate, maxFrames: maxFrames, offline: offline, libraries: libraries,
-                                        load: sample, plugins: plugins)
-        // Instruments first: the figures that play them (`instrument:`) need them built.
-        var built: [Int: any Voice] = [:]
-        for (index, voice) in voices.enumerated() where voice.definition.kind == .lv2 {
-            let instrument = try voice.definition.kind.descriptor.build(voice, in: context)
-            built[index] = instrument
-            if let sink = instrument as? any NoteSink { context.instruments[voice.definition.name] = sink }
-        }
-        for (index, voice) in voices.enumerated() {
-            let definition = voice.definition
-            let descriptor = definition.kind.descriptor
-            let built = try built[index] ?? descriptor.build(voice, in: context)
-            let inserts = try plugins.chain(definition.inserts ?? [], place: definition.name, folder: voice.folder) { path, message in
-                voice.error("inserts\(path)", message)
-            }
-            slots.append(VoiceSlot(name: definition.name, voice: built,
-                                   // Soloing a voice means hearing it, muted in the preset or not.
-                                   enabled: solo == definition.name || ((definition.enabled ?? true) && !(definition.mute ?? false)),
-                                   gain: definition.gain ?? 1, pan: definition.pan ?? 0, rate: definition.rate,
-                                   followsHeart: (definition.onBeat ?? true) && descriptor.followsHeartbeat(definition),
-                                   silenced: solo != nil && solo != definition.name,
-                                   velocity: definition.velocity ?? 1, chokeGroup: definition.choke ?? 0, inserts: inserts))
-            slots[slots.count - 1].midiOut = (channel: UInt8((definition.midiOutChannel ?? 1) - 1),
-                                              key: UInt8(definition.midiOutNote ?? definition.midiNote ?? min(36 + index, 127)),
-                                              length: max(1, Int64(((definition.midiOutLength ?? 0.1) * Double(sampleRate)).rounded())))
-            slots[slots.count - 1].performer = loaded.performerIndex(of: voice)
-            slots[slots.count - 1].together = loaded.together(of: voice, sampleRate: sampleRate)
-            if let note = definition.midiNote { notes[note] = index }
-        }
+        let slots = try voiceSlots(loaded, sampleRate: sampleRate, maxFrames: maxFrames, solo: solo, offline: offline,
+                                   libraries: libraries, plugins: plugins)
+        var notes: [Int: Int] = [:]
+        for (index, voice) in voices.enumerated() { if let note = voice.definition.midiNote { notes[note] = index } }
         let regions = try loaded.regionTable()
         let master = loaded.preset.master
         let masterInserts = try master.map { master in
@@ -110,5 +69,54 @@ public enum EngineGraph {
             }
         }
         return setup
+    }
+
+    /// Each voice of the preset built, with its inserts and its mixer settings: instruments
+    /// first, as the figures that play them (`instrument:`) need them.
+    private static func voiceSlots(_ loaded: LoadedPreset, sampleRate: Int, maxFrames: Int, solo: String?, offline: Bool,
+                                   libraries: [String: TrackLibrary], plugins: PluginBuilder) throws -> [VoiceSlot] {
+        var slots: [VoiceSlot] = []
+        // Voices that play the same file share one decoded buffer (it is immutable).
+        var samples: [String: SampleBuffer] = [:]
+        func sample(_ voice: LoadedVoice, _ field: String) throws -> SampleBuffer {
+            let path = voice.sounds.first { $0.field == field }!.path
+            if let loaded = samples[path] { return loaded }
+            do {
+                let buffer = try SampleFile.load(path: path, sampleRate: sampleRate)
+                samples[path] = buffer
+                return buffer
+            } catch let error as InputError {
+                throw voice.error(field, error.description)
+            }
+        }
+        var context = VoiceBuildContext(sampleRate: sampleRate, maxFrames: maxFrames, offline: offline, libraries: libraries,
+                                        load: sample, plugins: plugins)
+        var built: [Int: any Voice] = [:]
+        for (index, voice) in loaded.voices.enumerated() where voice.definition.kind == .lv2 {
+            let instrument = try voice.definition.kind.descriptor.build(voice, in: context)
+            built[index] = instrument
+            if let sink = instrument as? any NoteSink { context.instruments[voice.definition.name] = sink }
+        }
+        for (index, voice) in loaded.voices.enumerated() {
+            let definition = voice.definition
+            let descriptor = definition.kind.descriptor
+            let built = try built[index] ?? descriptor.build(voice, in: context)
+            let inserts = try plugins.chain(definition.inserts ?? [], place: definition.name, folder: voice.folder) { path, message in
+                voice.error("inserts\(path)", message)
+            }
+            slots.append(VoiceSlot(name: definition.name, voice: built,
+                                   // Soloing a voice means hearing it, muted in the preset or not.
+                                   enabled: solo == definition.name || ((definition.enabled ?? true) && !(definition.mute ?? false)),
+                                   gain: definition.gain ?? 1, pan: definition.pan ?? 0, rate: definition.rate,
+                                   followsHeart: (definition.onBeat ?? true) && descriptor.followsHeartbeat(definition),
+                                   silenced: solo != nil && solo != definition.name,
+                                   velocity: definition.velocity ?? 1, chokeGroup: definition.choke ?? 0, inserts: inserts))
+            slots[slots.count - 1].midiOut = (channel: UInt8((definition.midiOutChannel ?? 1) - 1),
+                                              key: UInt8(definition.midiOutNote ?? definition.midiNote ?? min(36 + index, 127)),
+                                              length: max(1, Int64(((definition.midiOutLength ?? 0.1) * Double(sampleRate)).rounded())))
+            slots[slots.count - 1].performer = loaded.performerIndex(of: voice)
+            slots[slots.count - 1].together = loaded.together(of: voice, sampleRate: sampleRate)
+        }
+        return slots
     }
 }
