@@ -23,6 +23,8 @@ let package = Package(
     targets: [
         // Thin C shims: only what Swift cannot call directly.
         .target(name: "CJack", linkerSettings: [.linkedLibrary("jack")]),
+        // The process-thread marker: a thread-local, which Swift cannot declare.
+        .target(name: "CProcessThread"),
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile"),
         .systemLibrary(name: "CLilv", pkgConfig: "lilv-0"),
         .target(name: "CLV2"),
@@ -32,7 +34,7 @@ let package = Package(
         .target(name: "CZitaConvolver", linkerSettings: [.linkedLibrary("zita-convolver"), .linkedLibrary("fftw3f")]),
 
         // Real-time primitives: the rings, the control messages, the clock, fixed buffers, the locked box.
-        .target(name: "Realtime", dependencies: [.product(name: "Atomics", package: "swift-atomics")], swiftSettings: strict),
+        .target(name: "Realtime", dependencies: ["CProcessThread", .product(name: "Atomics", package: "swift-atomics")], swiftSettings: strict),
         .target(name: "Inputs", dependencies: [
             "CLiblo", "Realtime",
             .product(name: "Atomics", package: "swift-atomics"),
@@ -76,7 +78,7 @@ let package = Package(
 
         // Test-only malloc interposer: counts allocations made inside real-time sections. Built
         // empty under ThreadSanitizer (`make test-tsan`), whose own start-up the interposer breaks.
-        .target(name: "CAllocCounter", path: "Tests/CAllocCounter", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CAllocCounter", dependencies: ["CProcessThread"], path: "Tests/CAllocCounter", linkerSettings: [.linkedLibrary("dl")]),
         // Independent references for tests: a WAV reader of our own, a private jackd, a process runner.
         .target(name: "TestSupport", dependencies: ["Realtime", "Inputs", "CJack", "JackPeers"], path: "Tests/TestSupport", swiftSettings: strict),
         // Real JACK peers in the same process: an ear that records onsets, a MIDI pad.

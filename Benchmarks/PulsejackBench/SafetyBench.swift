@@ -85,10 +85,10 @@ enum SafetyBench {
         client.close()
         // The control: one allocation made on purpose inside a marked section is seen.
         pj_rt_counters_reset()
-        pj_rt_enter()
+        ProcessThread.enter()
         // Kept in a global, so the optimizer cannot drop the allocation.
         controlAllocation = malloc(64)
-        pj_rt_exit()
+        ProcessThread.exit()
         free(controlAllocation)
         let control = pj_rt_allocation_count()
         return [BenchRow(

@@ -6,7 +6,7 @@ import Foundation
 /// CSV with a header row: `time,bpm`, `time,beat` (the beat's strength, 0…1, may be empty),
 /// `time,rr` (seconds), `time,ppg` (raw pulse-wave samples), `time,lx,ly,rx,ry` (hands relative
 /// to the hip) or `time,alpha,beta,delta,theta,gamma` (EEG band powers). Time in seconds from 0.
-/// Off the real-time thread.
+/// Control thread.
 public struct HeartSession: Sendable {
     public enum Event: Sendable, Equatable {
         case tempo(bpm: Double)
@@ -52,7 +52,7 @@ public struct HeartSession: Sendable {
     /// error that names its line, not a render without end.
     public static let maximumSeconds = 86_400.0
 
-    /// Off the real-time thread. Reads the file at `path`, choosing the format by content.
+    /// Control thread. Reads the file at `path`, choosing the format by content.
     public static func load(path: String) throws -> HeartSession {
         let data = try UserFile.read(path, what: "session file")
         guard let text = String(data: data, encoding: .utf8) else {

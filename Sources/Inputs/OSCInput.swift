@@ -161,7 +161,7 @@ public final class OSCInput: @unchecked Sendable {
         }
     }
 
-    /// Sensor thread (or a test). Decodes, routes and pushes one datagram.
+    /// Control thread. Decodes, routes and pushes one datagram.
     public func handle(datagram: UnsafeRawBufferPointer, replyTo: UDPSocket.Address? = nil) {
         counters.received.wrappingIncrement(ordering: .relaxed)
         guard datagram.count > 0 else {

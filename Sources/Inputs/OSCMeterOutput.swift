@@ -26,7 +26,7 @@ public final class OSCMeterOutput: Sendable {
 
     public var count: Int { subscribers.withLockedValue { $0.count } }
 
-    /// Any thread but the process thread: sends `address` with float arguments to every subscriber.
+    /// Control thread. Sends `address` with float arguments to every subscriber.
     public func publish(_ address: String, _ values: [Float]) {
         let targets = subscribers.withLockedValue { $0 }
         guard !targets.isEmpty else { return }

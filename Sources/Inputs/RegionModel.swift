@@ -1,7 +1,7 @@
 /// Tambour's drum regions: hand positions relative to the hip become region hits, with separate
 /// enter and exit thresholds so that jitter at a boundary never retriggers. The left hand may
 /// enter only the left, up and down regions; the right hand only the right, up and down ones.
-/// Sensor thread (or offline): it turns pose samples into hits before they reach the engine.
+/// Control thread. It turns pose samples into hits before they reach the engine.
 public struct RegionModel: Sendable {
     public enum Hand: Int, Sendable, CaseIterable { case left, right }
     public enum Direction: Int, Sendable, CaseIterable { case up, down, left, right }

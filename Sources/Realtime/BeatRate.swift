@@ -21,6 +21,7 @@ public struct BeatRate: Sendable, Equatable, Hashable, BitwiseCopyable {
     /// Real-time safe. Whether a voice at this rate fires on pulse `pulse` (of
     /// `pulsesPerBeat`) of beat `beat`.
     @inline(__always)
+    @_noLocks @_noAllocation
     public func fires(beat: Int64, pulse: Int) -> Bool {
         let step = Self.pulsesPerBeat / Int(subdivision)
         return pulse % step == 0 && beat % Int64(everyNthBeat) == 0

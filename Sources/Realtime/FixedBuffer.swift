@@ -8,7 +8,7 @@ public struct FixedBuffer<Element: BitwiseCopyable>: ~Copyable {
     @usableFromInline var used: Int
     @usableFromInline let base: UnsafeMutablePointer<Element>
 
-    /// Off the real-time thread. `count` elements in use, every slot set to `value`.
+    /// Control thread. `count` elements in use, every slot set to `value`.
     public init(capacity: Int, count: Int? = nil, repeating value: Element) {
         precondition(capacity >= 0)
         self.capacity = capacity

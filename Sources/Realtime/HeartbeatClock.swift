@@ -37,15 +37,17 @@ public struct HeartbeatClock: Sendable, BitwiseCopyable {
 
     /// Real-time safe. Whether `bpm` is a tempo the clock accepts: finite, above 0, at most 300.
     public static func accepts(bpm: Double) -> Bool {
-        bpm.isFinite && bpm > 0 && bpm <= 300 && (bpm * 1_000_000).rounded() >= 1
+        bpm.isFinite && bpm > 0 && bpm <= 300 && bpm * 1_000_000 >= 0.5  // at least 1 µBPM once rounded
     }
 
     /// Real-time safe. Sets the tempo from `frame` on (frames must not go back in time).
     /// Returns false and keeps the last good tempo when `bpm` is not accepted.
     @discardableResult
+    @_noLocks @_noAllocation
     public mutating func setTempo(bpm: Double, atFrame frame: Int64) -> Bool {
         guard Self.accepts(bpm: bpm) else { return false }
-        let micro = Int64((bpm * 1_000_000).rounded())
+        // Rounded half away from zero (bpm > 0); `.rounded()` would use FloatingPointRoundingRule's metadata.
+        let micro = Int64(bpm * 1_000_000 + 0.5)
         if ticksPerFrame == 0 {
             segmentStart = frame
             pulsesAtStart = 0
@@ -62,6 +64,7 @@ public struct HeartbeatClock: Sendable, BitwiseCopyable {
 
     /// Real-time safe. Moves the segment start to `frame` at the current tempo. Changes no pulse
     /// time; keeps the integers small (the engine calls it once a period).
+    @_noLocks @_noAllocation
     public mutating func advance(to frame: Int64) {
         guard ticksPerFrame > 0, frame > segmentStart else { return }
         let elapsedTicks = (frame - segmentStart) * ticksPerFrame
@@ -91,6 +94,7 @@ public struct HeartbeatClock: Sendable, BitwiseCopyable {
     }
 
     /// Real-time safe. Marks the next pulse as fired.
+    @_noLocks @_noAllocation
     public mutating func consumePulse() {
         nextPulse += 1
         committedFrame = nil

@@ -23,6 +23,7 @@ public final class LockedBox<Value>: @unchecked Sendable {
 
     /// Runs `body` with the state, holding the lock; `body` must not use this box again.
     public func withLockedValue<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        ProcessThread.assertOutside("a LockedBox's lock")
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

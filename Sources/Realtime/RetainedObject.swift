@@ -7,7 +7,7 @@
 public struct RetainedObject: @unchecked Sendable, BitwiseCopyable, Equatable {
     private let reference: Unmanaged<AnyObject>
 
-    /// Control thread: takes a strong reference to `object`.
+    /// Control thread. Takes a strong reference to `object`.
     public init(retaining object: AnyObject) {
         reference = .passRetained(object)
     }
@@ -20,7 +20,7 @@ public struct RetainedObject: @unchecked Sendable, BitwiseCopyable, Equatable {
     /// Real-time safe. The object, for the thread that holds the handle (no retain).
     public var unmanaged: Unmanaged<AnyObject> { reference }
 
-    /// Control thread: gives up the reference (the object is freed here if it was the last).
+    /// Control thread. Gives up the reference (the object is freed here if it was the last).
     public func release() {
         reference.release()
     }

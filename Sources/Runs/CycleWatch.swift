@@ -27,7 +27,7 @@ final class CycleWatch: Sendable {
         case resumed(seconds: Double)
     }
 
-    /// Control thread, every tick: the engine's period count now.
+    /// Control thread. Every tick: the engine's period count now.
     func observe(periods: Int, now: Date = Date()) -> Change? {
         state.withLockedValue { state in
             if periods != state.periods {

@@ -217,7 +217,7 @@ public final class LiveSession {
         }
     }
 
-    /// Control thread, about every 100 ms: writes what the process thread reported, loads the
+    /// Control thread. About every 100 ms: writes what the process thread reported, loads the
     /// plugin states OSC asked for, lets the mood DJ pick tracks, releases retired clips,
     /// answers the session manager, and watches the server.
     public func tick() {
@@ -268,7 +268,7 @@ public final class LiveSession {
         }
     }
 
-    /// Control thread: `message` into the engine, through the session's own ring (false: full).
+    /// Control thread. `message` into the engine, through the session's own ring (false: full).
     public func send(_ message: ControlMessage) -> Bool {
         controlRing.producer.push(message)
     }

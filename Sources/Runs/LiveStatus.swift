@@ -30,7 +30,7 @@ public final class LiveStatus: Sendable {
         self.nsm = nsm
     }
 
-    /// OSC thread.
+    /// Control thread.
     public func values(meters: MeterBallistics.Reading?) -> [(String, StatusValue)] {
         let counts = handle.counters.snapshot()
         let connections = client.connections()

@@ -27,7 +27,7 @@ public final class DenseConvolutionVoice: InputVoice, ClipSwapping {
         public var description: String
     }
 
-    /// Off the real-time thread: partitions the clip and starts the workers. `quantum` is the
+    /// Control thread. Partitions the clip and starts the workers. `quantum` is the
     /// engine's block (64 … 8192 frames, a power of two).
     public init(clip: SampleBuffer, quantum: Int, waitsForWorkers: Bool) throws {
         guard quantum >= 64, quantum <= 8192, quantum & (quantum - 1) == 0 else {
@@ -55,7 +55,7 @@ public final class DenseConvolutionVoice: InputVoice, ClipSwapping {
         }
     }
 
-    /// Off the real-time thread, after the engine stopped (or retired by a swap).
+    /// Control thread. After the engine stopped (or retired by a swap).
     deinit {
         pj_convolver_destroy(convolver)
         incoming?.release()

@@ -9,7 +9,7 @@ public final class SampleBuffer: @unchecked Sendable {
     public let frameCount: Int
     public let sampleRate: Int
 
-    /// Off the real-time thread. `channelData` holds one array per channel, all the same length.
+    /// Control thread. `channelData` holds one array per channel, all the same length.
     public init(channelData: [[Float]], sampleRate: Int) {
         precondition(!channelData.isEmpty && channelData.count <= 2, "a sample has one or two channels")
         let length = channelData[0].count

@@ -28,7 +28,7 @@ public final class SampleVoice: Voice {
     private var current: Unmanaged<SampleBuffer>
     private var retiring: Unmanaged<SampleBuffer>?
 
-    /// Off the real-time thread.
+    /// Control thread.
     public init(sample: SampleBuffer, maxPolyphony: Int = 16) {
         precondition(maxPolyphony > 0)
         self.maxPolyphony = maxPolyphony

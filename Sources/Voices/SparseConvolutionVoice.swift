@@ -6,7 +6,7 @@ public final class SparseConvolutionVoice: Voice {
     /// The copies; its playheads are the impulses in flight.
     public let copies: SampleVoice
 
-    /// Off the real-time thread. `maxCopies` bounds the impulses in flight (the oldest is
+    /// Control thread. `maxCopies` bounds the impulses in flight (the oldest is
     /// replaced beyond it): a 10 s clip at 180 BPM with lub-dub needs 60.
     public init(clip: SampleBuffer, shape: HeartbeatShape, maxCopies: Int = 64) {
         self.shape = shape

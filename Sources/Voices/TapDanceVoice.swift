@@ -12,7 +12,7 @@ public final class TapDanceVoice: PulseVoice {
     private let instrumentNotes: [Int]
     private var hitFrames = 4800
 
-    /// Off the real-time thread. `sounds` holds the toe, heel and scuff samples, in that order.
+    /// Control thread. `sounds` holds the toe, heel and scuff samples, in that order.
     public init(choreography: [TapStep], toe: SampleBuffer, heel: SampleBuffer, scuff: SampleBuffer) {
         precondition(!choreography.isEmpty)
         self.choreography = choreography
@@ -22,7 +22,7 @@ public final class TapDanceVoice: PulseVoice {
         hitTable = Self.hits(choreography)
     }
 
-    /// Off the real-time thread. The steps play `notes` (toe, heel, scuff) on `instrument`.
+    /// Control thread. The steps play `notes` (toe, heel, scuff) on `instrument`.
     public init(choreography: [TapStep], instrument: any NoteSink, notes: [Int]) {
         precondition(!choreography.isEmpty && notes.count == 3)
         self.choreography = choreography

@@ -41,13 +41,13 @@ public final class TrackPlayerVoice: Voice, TempoFollowing, ClipSwapping {
     /// Length of the crossfade between tracks.
     public var crossfadeFrames = 48_000
 
-    /// Process thread: input frames of the track still to play.
+    /// Real-time safe. Input frames of the track still to play.
     public var remainingFrames: Int { playing ? max(0, track.frameCount - position) : 0 }
     public var isPlaying: Bool { playing }
     /// For other threads (the mood DJ): output frames still to play at the current stretch, −1
     /// when not playing. Published by the process thread after every change.
     private let publishedRemaining = Atomic<Int>(-1)
-    /// Any thread: seconds-independent estimate of the output frames left, nil when not playing.
+    /// Real-time safe. Any thread reads it: seconds-independent estimate of the output frames left, nil when not playing.
     public var remainingOutputFrames: Int? {
         let frames = publishedRemaining.load(ordering: .acquiring)
         return frames < 0 ? nil : frames
@@ -71,7 +71,7 @@ public final class TrackPlayerVoice: Voice, TempoFollowing, ClipSwapping {
         leftover?.release()
     }
 
-    /// Off the real-time thread: builds the stretcher and its buffers.
+    /// Control thread. Builds the stretcher and its buffers.
     public func prepare(sampleRate: Int, maxFrames: Int) {
         if let stretcher { rubberband_delete(stretcher) }
         self.maxFrames = maxFrames

@@ -5,6 +5,7 @@
 public enum VectorMath {
     /// Real-time safe. `destination[i] += source[i] * gain` for i in 0..<count.
     @inlinable
+    @_noLocks @_noAllocation
     public static func addScaled(_ source: UnsafePointer<Float>, _ gain: Float, into destination: UnsafeMutablePointer<Float>,
                                  count: Int) {
         for index in 0..<count { destination[index] += source[index] * gain }
@@ -13,6 +14,7 @@ public enum VectorMath {
     /// Real-time safe. `buffer[i] *= gain`, then `destination[i] += buffer[i]`: a voice's bus after
     /// its fader, added into the mix.
     @inlinable
+    @_noLocks @_noAllocation
     public static func scaleAndAdd(_ buffer: UnsafeMutablePointer<Float>, _ gain: Float, into destination: UnsafeMutablePointer<Float>,
                                    count: Int) {
         for index in 0..<count {

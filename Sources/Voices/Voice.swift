@@ -4,7 +4,7 @@
 /// `trigger`, `render`, `silence` and `choke` run on the process thread and must not allocate,
 /// lock or block. Voices are classes so the engine holds them without copying.
 public protocol Voice: AnyObject {
-    /// Off the real-time thread. Called before the engine activates, and again (stopped) when
+    /// Control thread. Called before the engine activates, and again (stopped) when
     /// the sample rate or the largest block changes.
     func prepare(sampleRate: Int, maxFrames: Int)
 

@@ -266,3 +266,30 @@ final class RealtimeSafetyTests: XCTestCase {
         XCTAssertGreaterThan(allocations, 10)
     }
 }
+
+/// The engine marks the thread running a period: a voice's render sees it, the caller does not
+/// after `process` returns (debug builds stop a lock or a setup step made there).
+final class ProcessThreadMarkTests: XCTestCase {
+    private final class ProbeVoice: Voice, @unchecked Sendable {
+        var renders = 0, marked = 0
+        func prepare(sampleRate: Int, maxFrames: Int) {}
+        func trigger(atFrame offset: Int, velocity: Float) {}
+        func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+            renders += 1
+            if ProcessThread.isCurrent { marked += 1 }
+        }
+        func silence() {}
+        var isSounding: Bool { true }
+    }
+
+    func testAPeriodRunsMarkedAsTheProcessThread() {
+        let probe = ProbeVoice()
+        let engine = Fixtures.engine(maxFrames: 256, slots: [VoiceSlot(name: "probe", voice: probe, enabled: true, gain: 1, pan: 0,
+                                                                       rate: .everyBeat, followsHeart: false, silenced: false)])
+        let rendersBefore = probe.renders
+        _ = Fixtures.run(engine, sizes: [256], periods: 4)
+        XCTAssertEqual(probe.renders - rendersBefore, 4)
+        XCTAssertEqual(probe.marked, 4, "every period's render ran marked")
+        XCTAssertFalse(ProcessThread.isCurrent, "and the mark is off after process")
+    }
+}

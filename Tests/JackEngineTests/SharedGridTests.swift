@@ -103,14 +103,14 @@ final class SharedGridTests: XCTestCase {
         for _ in 0..<2000 {
             leader.process(frames: 256, left: buffer, right: buffer + 256)
             // What grid_out carries goes straight to the follower's grid_in, in the same cycle.
-            pj_rt_enter()
+            ProcessThread.enter()
             for index in 0..<leader.hearts.grid.outCount {
                 let (status, lsb, msb) = SharedGrid.message(beat: leader.hearts.grid.outBeats[index])
                 if let beat = SharedGrid.beat(status: status, lsb: lsb, msb: msb) {
                     follower.receiveGridBeat(position: beat, offset: Int(leader.hearts.grid.outFrames[index] - (leader.framePosition - 256)))
                 }
             }
-            pj_rt_exit()
+            ProcessThread.exit()
             follower.process(frames: 256, left: buffer, right: buffer + 256)
             while ring.consumer.pop() != nil {}
         }

@@ -21,12 +21,6 @@ const char *pj_metadata_order(void);
 /// C `stdout` global).
 void pj_line_buffer_stdout(void);
 
-/// Marks the calling thread as inside a real-time section (the process callback).
-/// A test-only malloc interposer reads pj_rt_depth to count allocations made there.
-void pj_rt_enter(void);
-void pj_rt_exit(void);
-extern __thread int pj_rt_depth;
-
 /// JACK runs the process callbacks of connected clients in graph order, each cycle after the
 /// last; libjack orders them with futexes on shared memory, which ThreadSanitizer cannot see, so
 /// a port buffer one client writes and the next reads looks like a race. Every process callback

@@ -36,6 +36,7 @@ struct CycleGapDetector {
 
     /// Real-time safe. `reading` is `jack_last_frame_time` at the callback's start, `frames`
     /// the period.
+    @_noLocks @_noAllocation
     mutating func cycle(reading: UInt32, frames: UInt32) -> Decision {
         defer { expected = expected.map { $0 &+ frames } }
         guard let start = expected else {

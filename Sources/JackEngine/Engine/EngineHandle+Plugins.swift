@@ -5,7 +5,7 @@ import Realtime
 /// The engine's hosted LV2 plugins seen from the control thread: their places in the preset,
 /// the insert controls OSC and MIDI reach, their logs, and a session save of their states.
 extension EngineHandle {
-    /// Control thread: every hosted plugin by its place in the preset — "piano" (an lv2 voice),
+    /// Control thread. Every hosted plugin by its place in the preset — "piano" (an lv2 voice),
     /// "piano.insert1", "master.insert2" — with its instances (two for a mono insert).
     func hostedPlugins() -> [(place: String, instances: [PluginInstance])] {
         var hosted: [(place: String, instances: [PluginInstance])] = []
@@ -18,10 +18,11 @@ extension EngineHandle {
         return hosted
     }
 
-    /// Control thread: what the hosted plugins logged since the last call (LV2 log, through each
+    /// Control thread. What the hosted plugins logged since the last call (LV2 log, through each
     /// instance's ring), each line with the plugin's place in the preset.
     public func drainPluginLogs() -> [String] {
-        hostedPlugins().flatMap { place, instances in instances.flatMap { $0.drainLog().map { "\(place): \($0)" } } }
+        ProcessThread.assertOutside("draining plugin logs")
+        return hostedPlugins().flatMap { place, instances in instances.flatMap { $0.drainLog().map { "\(place): \($0)" } } }
     }
 
     /// What a session save writes for one hosted plugin: its controls now and its state's folder.
@@ -30,10 +31,11 @@ extension EngineHandle {
         public var state: String
     }
 
-    /// Control thread, right after `voiceStates(live:)` (whose snapshot holds the plugins'
+    /// Control thread. Right after `voiceStates(live:)` (whose snapshot holds the plugins'
     /// controls): saves each hosted plugin's state under `folder`, one folder per place in the
     /// preset and one numbered folder per instance inside it.
     public func savePluginStates(into folder: String) throws -> [String: SavedPlugin] {
+        ProcessThread.assertOutside("saving plugin states")
         var saved: [String: SavedPlugin] = [:]
         for (place, instances) in hostedPlugins() {
             let placeFolder = URL(fileURLWithPath: folder).appendingPathComponent(place).path
@@ -49,9 +51,10 @@ extension EngineHandle {
         return saved
     }
 
-    /// Control thread: every insert control OSC and MIDI can reach, by OSC address without its
+    /// Control thread. Every insert control OSC and MIDI can reach, by OSC address without its
     /// leading slash ("voice/piano/insert/1/gain", "master/insert/2/bypass"; inserts from 1).
     public func insertRoutes() -> [String: InsertRoute] {
+        ProcessThread.assertOutside("listing insert routes")
         var routes: [String: InsertRoute] = [:]
         for index in -1..<slots.count {
             let address = InsertAddress(chain: Int32(index), stage: 0, port: 0)
@@ -72,13 +75,14 @@ extension EngineHandle {
         return routes
     }
 
-    /// Control thread: a message that loads the saved state in `folder` (as a session save
+    /// Control thread. A message that loads the saved state in `folder` (as a session save
     /// writes it: one numbered folder per instance) into insert `number` (from 1) of voice
     /// `place`'s chain, or the master's ("master"). The new instances are built, restored and
     /// activated here; the process thread swaps them in at `frame` and hands the old ones back
     /// (`ClipSwapper.releaseRetired` frees them).
     public func insertStateMessage(place: String, insert number: Int, state folder: String,
                                    frame: Int64 = ControlMessage.immediate) throws -> ControlMessage {
+        ProcessThread.assertOutside("loading a plugin state")
         let chainIndex = place == "master" ? InsertAddress.master : voiceIndex(named: place).map(Int32.init) ?? -2
         guard let chain = insertChain(InsertAddress(chain: chainIndex, stage: 0, port: 0)), (1...chain.stages.count).contains(number)
         else { throw InputError(file: folder, field: "\(place).insert\(number)", "no such insert in this preset") }

@@ -61,31 +61,32 @@ public final class EngineHandle: @unchecked Sendable {
         }
     }
 
-    /// Any thread: the tempo the first performer's heart plays at, nil until it has one.
+    /// Real-time safe. Any thread reads it: the tempo the first performer's heart plays at, nil until it has one.
     public var publishedTempo: Double? { publishedTempo(of: 0) }
 
-    /// Any thread: heart `index`'s tempo (a performer's, or the ensemble's after them), nil until it has one.
+    /// Real-time safe. Any thread reads it: heart `index`'s tempo (a performer's, or the ensemble's after them), nil until it has one.
     public func publishedTempo(of index: Int) -> Double? {
         let bits = publishedBPMs[index].load(ordering: .relaxed)
         return bits == 0 ? nil : Double(bitPattern: bits)
     }
 
-    /// Any thread: grid beats received on `grid_in`, and the frame of the last grid beat (−1: none).
+    /// Real-time safe. Any thread reads it: grid beats received on `grid_in`, and the frame of the last grid beat (−1: none).
     public var gridBeatsReceived: Int { grid.received.load(ordering: .relaxed) }
     public var lastGridBeatFrame: Int64 { grid.lastBeatFrame.load(ordering: .relaxed) }
 
-    /// Control thread: index of the voice named `name`.
+    /// Control thread. Index of the voice named `name`.
     public func voiceIndex(named name: String) -> Int? { voiceNames.firstIndex(of: name) }
 
-    /// Control thread: the track player at voice `index`, if that voice is one.
+    /// Control thread. The track player at voice `index`, if that voice is one.
     public func trackPlayer(at index: Int) -> TrackPlayerVoice? {
         index < slots.count ? slots[index].voice as? TrackPlayerVoice : nil
     }
 
-    /// Control thread: every voice's settings now. While the process thread runs (`live`), it
+    /// Control thread. Every voice's settings now. While the process thread runs (`live`), it
     /// takes the copy; otherwise (stopped, the server gone, or no answer within `timeout`
     /// seconds) they are read here.
     public func voiceStates(live: Bool, timeout: Double = 1) -> [String: VoiceState] {
+        ProcessThread.assertOutside("asking for the voices' settings")
         if !(live && stateSnapshot.request(timeout: timeout)) { stateSnapshot.copy(slots, master: masterInserts) }
         return Dictionary(uniqueKeysWithValues: zip(voiceNames, stateSnapshot.values))
     }

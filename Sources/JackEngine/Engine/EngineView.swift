@@ -49,15 +49,15 @@ public final class EngineView: @unchecked Sendable {
         values = FixedBuffer(capacity: max(controls.count, 1), repeating: 0)
     }
 
-    /// The picture's thread: asks for a copy (the process thread makes it within a period).
+    /// Control thread. Asks for a copy (the process thread makes it within a period).
     public func request() { handshake.request() }
 
-    /// The picture's thread: the copy asked for, once made (nil until then).
+    /// Control thread. The copy asked for, once made (nil until then).
     public func take() -> Picture? {
         handshake.take() ? picture() : nil
     }
 
-    /// The picture's thread: withdraws the request (the process thread is not running); the
+    /// Control thread. Withdraws the request (the process thread is not running); the
     /// copy if it was made meanwhile.
     public func cancel() -> Picture? {
         handshake.cancel() ? picture() : nil

@@ -40,6 +40,7 @@ struct EventQueue: ~Copyable {
     /// Real-time safe. Returns false when the queue is full: for an event due before
     /// `dueBefore` (the current period's end), only when every slot is taken; for a later one,
     /// when all but the reserve are.
+    @_noLocks @_noAllocation
     mutating func insert(frame: Int64, _ event: ControlMessage.Event, performer: UInt8 = 0, dueBefore: Int64 = .max) -> Bool {
         guard count < (frame < dueBefore ? capacity : capacity - reserve) else { return false }
         var child = count
@@ -57,6 +58,7 @@ struct EventQueue: ~Copyable {
     }
 
     /// Real-time safe. Removes and returns the earliest event.
+    @_noLocks @_noAllocation
     mutating func popEarliest() -> ScheduledEvent? {
         guard count > 0 else { return nil }
         let top = heap[0]

@@ -25,7 +25,7 @@ struct MIDIInputMap: ~Copyable {
         var insertControls: [Int: InsertRoute] = [:]
     }
 
-    /// Before activation.
+    /// Offline.
     init(_ mappings: Mappings) {
         for (note, voice) in mappings.noteVoices where (0..<128).contains(note) { noteVoices[note] = Int32(voice) }
         for (note, region) in mappings.noteRegions where (0..<128).contains(note) { noteRegions[note] = region }

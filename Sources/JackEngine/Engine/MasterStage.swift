@@ -24,7 +24,7 @@ final class MasterStage {
     private let release: Float
     private var limiterGain: Float = 1
 
-    /// Control thread, before activation.
+    /// Offline.
     init(settings: Settings, sampleRate: Int, clippedSamples: ManagedAtomic<Int>) {
         self.settings = settings
         self.clippedSamples = clippedSamples

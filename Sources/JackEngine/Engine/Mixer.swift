@@ -57,7 +57,7 @@ struct Mixer: ~Copyable {
         outputBuffers = FixedBuffer(capacity: 0, repeating: bus.pointer)
     }
 
-    /// Before activation: voice `i` is also mixed, after its gain, pan and inserts, into output
+    /// Offline. Voice `i` is also mixed, after its gain, pan and inserts, into output
     /// `voiceOutputs[i]` (−1: none) of `count`.
     init(slots: ContiguousArray<VoiceSlot>, active: ActiveVoices, sampleRate: Int, maxFrames: Int, voiceOutputs: [Int32], count: Int) {
         self.init(slots: slots, active: active, sampleRate: sampleRate, maxFrames: maxFrames)

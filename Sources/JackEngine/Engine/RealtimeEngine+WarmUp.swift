@@ -3,9 +3,10 @@ import Voices
 import Realtime
 
 extension RealtimeEngine {
-    /// Before activation. Runs one silent period so that every lazy global and generic metadata
+    /// Offline. Runs one silent period so that every lazy global and generic metadata
     /// the process path needs exists before the process thread first runs it.
     public func warmUp() {
+        ProcessThread.assertOutside("warming an engine up")
         let scratch = FixedBuffer<Float>(capacity: 2 * maxFrames, repeating: 0)
         let left = scratch.pointer, right = scratch.pointer + maxFrames
         // The shared grid's paths, on a grid of their own.

@@ -56,8 +56,9 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// future events may fill only the rest.
     public static let eventQueueReserve = 1024
 
-    /// Before activation: the engine `setup` describes, complete.
+    /// Offline. The engine `setup` describes, complete.
     public init(_ setup: EngineSetup) {
+        ProcessThread.assertOutside("making an engine")
         sampleRate = setup.sampleRate
         maxFrames = setup.maxFrames
         handle = setup.handle
@@ -93,8 +94,8 @@ public final class RealtimeEngine: @unchecked Sendable {
     /// period's MIDI waits for `flushMIDI` (a live run's ports); otherwise it is dropped.
     public func process(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
                         inputLeft: UnsafePointer<Float>? = nil, inputRight: UnsafePointer<Float>? = nil, keepsMIDI: Bool = false) {
-        pj_rt_enter()
-        defer { pj_rt_exit() }
+        ProcessThread.enter()
+        defer { ProcessThread.exit() }
         handle.publishedPeriodStart.store(framePosition, ordering: .relaxed)
         hearts.grid.outCount = 0
         left.update(repeating: 0, count: frames)

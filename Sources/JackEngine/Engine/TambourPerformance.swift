@@ -34,7 +34,7 @@ struct TambourPerformance: ~Copyable {
     /// Voice announcing each mode as it begins: freestyle, recording, playing.
     private let modeVoices: (Int32?, Int32?, Int32?)
 
-    /// Before activation: region `i` does `targets[i]`; `skipRegion` records a skipped beat;
+    /// Offline. Region `i` does `targets[i]`; `skipRegion` records a skipped beat;
     /// `modeVoices` announce the modes.
     init(targets: [RegionTarget], skipRegion: Int32? = nil, modeVoices: [PerformanceMode: Int32] = [:]) {
         self.targets = FixedBuffer(capacity: targets.count, repeating: .none)
@@ -72,7 +72,7 @@ struct TambourPerformance: ~Copyable {
         return .silent
     }
 
-    /// Control thread, before activation: the pattern's mutating calls once, so their generic
+    /// Offline. The pattern's mutating calls once, so their generic
     /// metadata exists before the process thread needs it (debug builds instantiate it lazily).
     mutating func warmUp() {
         pattern.setCount(pattern.count)

@@ -157,7 +157,7 @@ struct VoiceFiring: ~Copyable {
         for index in 0..<voiceMIDIOut.count { voiceMIDIOut[index].discard(before: end) }
     }
 
-    /// Before activation: the first fired-voice and observation pushes instantiate their
+    /// Offline. The first fired-voice and observation pushes instantiate their
     /// generic metadata here, not on the process thread.
     func warmUp() {
         if firedReports != nil {

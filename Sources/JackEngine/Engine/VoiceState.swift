@@ -56,7 +56,7 @@ final class VoiceStateSnapshot {
         }
     }
 
-    /// Control thread: asks the process thread for a copy and waits up to `timeout` seconds.
+    /// Control thread. Asks the process thread for a copy and waits up to `timeout` seconds.
     /// False when it did not answer (not running): the request is withdrawn, and nothing will
     /// write the copy until the next request.
     func request(timeout: Double) -> Bool {

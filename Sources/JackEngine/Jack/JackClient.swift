@@ -115,7 +115,7 @@ public final class JackClient: @unchecked Sendable {
     /// Why taking the timebase failed, if it did.
     public private(set) var timebaseRefusal: String?
     /// Connections of our ports, as last seen while the server ran: restored after a reconnect.
-    /// Any thread (the OSC thread asks through the status): guarded by `handleLock`.
+    /// Control thread. Guarded by `handleLock`.
     public var knownConnections: [(String, String)] { connection.withLockedValue { $0.lastSeen } }
     private let reconnectCount = ManagedAtomic<Int>(0)
     /// Times the client came back after the server went away (any thread).
@@ -160,7 +160,7 @@ public final class JackClient: @unchecked Sendable {
         sampleRate = Int(jack_get_sample_rate(client))
     }
 
-    /// Control thread: asks JACK to gather every client's latencies again (ours changed).
+    /// Control thread. Asks JACK to gather every client's latencies again (ours changed).
     public func recomputeLatencies() {
         withClient { handle, _ in _ = jack_recompute_total_latencies(handle) }
     }
@@ -384,13 +384,13 @@ public final class JackClient: @unchecked Sendable {
         return withClient { client, _ in Double(jack_cpu_load(client)) } ?? 0
     }
 
-    /// Any thread: frames since the current cycle began (0 while disconnected).
+    /// Real-time safe. Any thread reads it: frames since the current cycle began (0 while disconnected).
     public var framesSinceCycleStart: Int {
         guard !serverGone.load(ordering: .acquiring) else { return 0 }
         return withClient { client, _ in Int(jack_frames_since_cycle_start(client)) } ?? 0
     }
 
-    /// Any thread: frames from `out_L`/`out_R` to where they are heard, the larger of the two
+    /// Real-time safe. Any thread reads it: frames from `out_L`/`out_R` to where they are heard, the larger of the two
     /// (JACK's playback latency as the graph reports it); 0 while disconnected.
     public var playbackLatency: Int {
         guard !serverGone.load(ordering: .acquiring) else { return 0 }

@@ -95,7 +95,7 @@ public final class JackServer {
                            }).map(String.init))
     }
 
-    /// Control thread: waits until a NetJACK2 master has joined our slave server (its system
+    /// Control thread. Waits until a NetJACK2 master has joined our slave server (its system
     /// ports exist); false when `stop` said so first.
     public static func waitForNetMaster(stop: () -> Bool) throws -> Bool {
         var status = jack_status_t(rawValue: 0)

@@ -48,9 +48,9 @@ final class ProcessHost {
     /// Real-time safe. The JACK process callback.
     func process(frames: jack_nframes_t) {
         pj_process_order_begin()
-        pj_rt_enter()
+        ProcessThread.enter()
         defer {
-            pj_rt_exit()
+            ProcessThread.exit()
             pj_process_order_end()
         }
         let started = periodTimings == nil ? 0 : Self.monotonicNanoseconds()
@@ -113,8 +113,8 @@ final class ProcessHost {
 
     /// Real-time safe. JACK's timebase callback, right after `process` on the same thread.
     func timebase(position: UnsafeMutablePointer<jack_position_t>, newPosition: Bool) {
-        pj_rt_enter()
-        defer { pj_rt_exit() }
+        ProcessThread.enter()
+        defer { ProcessThread.exit() }
         let clock = engine.gridClock
         let bpm = clock.isRunning ? clock.bpm : TransportTimebase.idleBPM
         timebase.fill(position, bpm: bpm, newPosition: newPosition)

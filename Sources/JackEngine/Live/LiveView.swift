@@ -56,7 +56,7 @@ public final class LiveView: @unchecked Sendable {
     private var lastStatus = "{}"
     private var frameNumber = 0
 
-    /// Before activation: adds to `setup` what the picture reads (its observations, its view)
+    /// Offline. Adds to `setup` what the picture reads (its observations, its view)
     /// and the page's command ring.
     public init(loaded: LoadedPreset, setup: inout EngineSetup, client: JackClient, osc: OSCInput?, routes: OSCRoutes,
          fired: SPSCRing<FiredVoice>, keepFiredForLog: Bool, secondsPerRevolution: Double,
@@ -121,10 +121,10 @@ public final class LiveView: @unchecked Sendable {
     /// Meter thread: a reading to send (the latest wins).
     public func meter(_ reading: MeterBallistics.Reading) { pendingMeter.withLockedValue { $0 = reading } }
 
-    /// Control thread: the mood DJ's track.
+    /// Control thread. The mood DJ's track.
     public func setTrack(_ name: String?) { track.withLockedValue { $0 = name } }
 
-    /// Control thread: fired voices since the last call, for the events log.
+    /// Control thread. Fired voices since the last call, for the events log.
     public func takeFired() -> [FiredVoice] {
         firedForLog?.withLockedValue { pending in defer { pending.removeAll(keepingCapacity: true) }; return pending } ?? []
     }
@@ -140,7 +140,7 @@ public final class LiveView: @unchecked Sendable {
         thread.start()
     }
 
-    /// Control thread: stops the thread, waits for it, and moves what is left of the reports
+    /// Control thread. Stops the thread, waits for it, and moves what is left of the reports
     /// (for the events log).
     public func stop() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }

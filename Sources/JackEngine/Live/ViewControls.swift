@@ -2,7 +2,7 @@ import Inputs
 import Realtime
 
 extension EngineView {
-    /// Before activation: the view a live picture reads an engine's settings through, for the
+    /// Offline. The view a live picture reads an engine's settings through, for the
     /// engine `setup` makes — the voices', the mode and pattern, and every insert's bypass and
     /// input controls (voices in order, then the master), named as OSC names them. Put it in the
     /// setup (`EngineSetup.view`) for the engine to serve.

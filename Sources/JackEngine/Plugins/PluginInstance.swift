@@ -136,7 +136,7 @@ final class PluginInstance: @unchecked Sendable {
 
     var hasMIDIInput: Bool { midiInput != nil }
 
-    /// Any thread: work the plugin has scheduled so far.
+    /// Real-time safe. Any thread reads it: work the plugin has scheduled so far.
     var workerRequests: UInt64 { pj_host_worker_requests(host) }
 
     /// The port for `symbol` among the input controls.
@@ -144,7 +144,7 @@ final class PluginInstance: @unchecked Sendable {
         ports.first { $0.symbol == symbol && $0.kind == .control && $0.isInput }
     }
 
-    /// Control thread: what the plugin logged since the last call.
+    /// Control thread. What the plugin logged since the last call.
     func drainLog() -> [String] {
         var lines: [String] = []
         var buffer = [CChar](repeating: 0, count: 512)

@@ -36,7 +36,7 @@ final class PluginWorld: @unchecked Sendable {
     }
 
     /// Runs `body` with file descriptor 2 on a temporary file; what was written there, by line.
-    /// Control thread, before activation: nothing else prints meanwhile.
+    /// Offline. Nothing else prints meanwhile.
     private static func capturingStandardError<T>(_ body: () throws -> T) rethrows -> (result: T, printed: [String]) {
         var template = Array("/tmp/pulsejack-lilv-XXXXXX".utf8CString)
         let file = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -72,7 +72,7 @@ final class PluginWorld: @unchecked Sendable {
         return lilv_plugins_get_by_uri(lilv_world_get_all_plugins(world), node)
     }
 
-    /// Control thread, with the world held: the first feature or required option the plugin
+    /// Control thread. With the world held: the first feature or required option the plugin
     /// needs that pulsejack does not offer, or nil.
     static func unsupportedRequirement(of plugin: OpaquePointer, in world: OpaquePointer) -> String? {
         let features = Set(strings(pj_host_supported_features()))

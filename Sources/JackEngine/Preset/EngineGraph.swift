@@ -1,3 +1,4 @@
+import Realtime
 import Foundation
 import Inputs
 import Voices
@@ -21,6 +22,7 @@ public enum EngineGraph {
     public static func setup(preset loaded: LoadedPreset, sampleRate: Int, maxFrames: Int,
                              solo: String? = nil, offline: Bool = false,
                              libraries: [String: TrackLibrary] = [:], pluginStateFolder: String? = nil) throws -> EngineSetup {
+        ProcessThread.assertOutside("building an engine's setup")
         let voices = loaded.voices
         if let solo, !voices.contains(where: { $0.definition.name == solo }) {
             throw InputError(file: loaded.file, field: "voices",

@@ -19,7 +19,7 @@ public protocol VoiceKindDescriptor: Sendable {
     func check(_ voice: LoadedVoice) throws
     /// Whether the heartbeat fires it when `on_beat` is not given (default: yes).
     func followsHeartbeat(_ voice: Preset.VoiceDefinition) -> Bool
-    /// Control thread, before activation. The voice, its sounds loaded at the engine's rate.
+    /// Offline. The voice, its sounds loaded at the engine's rate.
     func build(_ voice: LoadedVoice, in context: VoiceBuildContext) throws -> any Voice
     /// Field values that make this kind work hardest (every `.sound` field is filled with a
     /// test clip): the real-time safety test builds and fires one voice per workout.
@@ -41,7 +41,7 @@ extension VoiceKindDescriptor {
 public struct VoiceBuildContext {
     public let sampleRate: Int
     public let maxFrames: Int
-    /// Offline render: voices that use worker threads wait for them (deterministic output).
+    /// Offline. Voices that use worker threads wait for them (deterministic output).
     public let offline: Bool
     /// Track libraries already scanned, by folder.
     public let libraries: [String: TrackLibrary]

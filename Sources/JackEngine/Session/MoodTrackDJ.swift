@@ -36,7 +36,7 @@ public final class MoodTrackDJ {
         return candidates[Int(generator.next() % UInt64(candidates.count))]
     }
 
-    /// Control thread, a few times a second: a swap message when the track is within the
+    /// Control thread. A few times a second: a swap message when the track is within the
     /// crossfade (plus `margin` seconds) of its end, or nil.
     public func tick(mood: String?, margin: Double = 0.5) throws -> ControlMessage? {
         let lead = Double(player.crossfadeFrames) / Double(handle.sampleRate) + margin

@@ -29,7 +29,7 @@ public final class OutputRecorder: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private var writeError: String?
 
-    /// Control thread: creates the file (an error names it) and the ring.
+    /// Control thread. Creates the file (an error names it) and the ring.
     public init(path: String, sampleRate: Int, maxFrames: Int, seconds: Double = 10) throws {
         file = try WavWriter(path: path, sampleRate: sampleRate)
         self.path = path
@@ -91,7 +91,7 @@ public final class OutputRecorder: @unchecked Sendable {
         }
     }
 
-    /// Control thread: starts the disk thread.
+    /// Control thread. Starts the disk thread.
     public func start() {
         running.store(true, ordering: .releasing)
         let thread = Thread { [self] in
@@ -126,7 +126,7 @@ public final class OutputRecorder: @unchecked Sendable {
         thread.start()
     }
 
-    /// Control thread, after the process thread stopped writing: drains the ring, finishes the
+    /// Control thread. After the process thread stopped writing: drains the ring, finishes the
     /// file, and reports what was written (or why not).
     public func finish() throws -> Int {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return framesWritten }
