@@ -44,7 +44,6 @@ let package = Package(
         .target(name: "JackEngine", dependencies: [
             "CJack", "CSndfile", "CSamplerate", "CLilv", "CLV2", "Realtime", "Inputs", "Voices",
             .product(name: "Atomics", package: "swift-atomics"),
-            .product(name: "Logging", package: "swift-log"),
             .product(name: "Yams", package: "Yams"),
         ], swiftSettings: strict),
         // The live page: an HTTP and WebSocket server on the session's live picture; the page's
@@ -68,7 +67,6 @@ let package = Package(
         .executableTarget(name: "pulsejack", dependencies: [
             "Runs", "Reports", "JackEngine", "Realtime", "Inputs", "CJack", "WebSurface",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
 
         .executableTarget(name: "pulsejack-bench", dependencies: [

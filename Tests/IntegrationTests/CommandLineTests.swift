@@ -14,8 +14,7 @@ final class CommandLineTests: XCTestCase {
 
     override func setUpWithError() throws {
         try Subprocess.requirePulsejack()
-        folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-cli-\(getpid())-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try TemporaryFolder("cli").url
     }
 
     override func tearDown() {

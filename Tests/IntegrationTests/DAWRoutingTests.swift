@@ -14,8 +14,7 @@ final class DAWRoutingTests: XCTestCase {
 
     override func setUpWithError() throws {
         try Subprocess.requirePulsejack()
-        folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-daw-\(getpid())-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try TemporaryFolder("daw").url
     }
 
     override func tearDown() {
@@ -65,8 +64,7 @@ final class DAWRoutingTests: XCTestCase {
     }
 
     func testEachVoicePortCarriesItsVoiceAndTheMasterIsTheirSum() throws {
-        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
-        setenv("JACK_DEFAULT_SERVER", server, 1)
+        guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
         let client = "pj-daw-\(getpid())", events = folder.appendingPathComponent("events.jsonl").path
         let oscPort = OSCEncoder.freePort()
         run = try LiveRun(["run", "--preset", try preset(), "--bpm", "100", "--osc-port", "\(oscPort)", "--name", client,

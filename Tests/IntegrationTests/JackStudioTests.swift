@@ -12,8 +12,7 @@ final class JackStudioTests: XCTestCase {
 
     override func setUpWithError() throws {
         try Subprocess.requirePulsejack()
-        folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-studio-\(getpid())-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try TemporaryFolder("studio").url
     }
 
     override func tearDown() {
@@ -42,8 +41,7 @@ final class JackStudioTests: XCTestCase {
     }
 
     func testMidiOutSendsEachFiredVoiceAtTheFrameOfItsSound() throws {
-        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
-        setenv("JACK_DEFAULT_SERVER", server, 1)
+        guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
         // A beat voice (default note: 36 + its index) and a four-to-the-beat voice on channel 10.
         let path = try preset("""
             voices:
@@ -154,7 +152,7 @@ final class JackStudioTests: XCTestCase {
 
     func testTimebaseMasterPublishesTheHeartRateAndItsChanges() throws {
         let jackd = try PrivateJackd(name: "pulsejack-timebase")
-        setenv("JACK_DEFAULT_SERVER", jackd.name, 1)
+        TestServer.use(jackd.name)
         let port = OSCEncoder.freePort()
         try start(["run", "--preset", Subprocess.repository.appendingPathComponent("presets/click").path, "--bpm", "72",
                    "--osc-port", "\(port)", "--timebase"], client: "pj-timebase", server: jackd.name)
@@ -184,7 +182,7 @@ final class JackStudioTests: XCTestCase {
 
     func testFollowTransportPlaysAtTheMastersTempoNotTheHearts() throws {
         let jackd = try PrivateJackd(name: "pulsejack-follow")
-        setenv("JACK_DEFAULT_SERVER", jackd.name, 1)
+        TestServer.use(jackd.name)
         let master = try TransportPeer(name: "pj-master")
         defer { master.close() }
         try master.becomeMaster(bpm: 100)
@@ -215,8 +213,7 @@ final class JackStudioTests: XCTestCase {
     }
 
     func testStatusReportsServerLoadCountersConnectionsMetersAndPortNames() throws {
-        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
-        setenv("JACK_DEFAULT_SERVER", server, 1)
+        guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
         let port = OSCEncoder.freePort(), client = "pj-status-\(getpid())", earName = "pj-status-ear-\(getpid())"
         let ear = try CaptureClient(name: earName)
         defer { ear.close() }

@@ -10,8 +10,7 @@ final class LiveRunTests: XCTestCase {
 
     override func setUpWithError() throws {
         try Subprocess.requirePulsejack()
-        folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-live-\(getpid())-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try TemporaryFolder("live").url
     }
 
     override func tearDown() {
@@ -19,8 +18,7 @@ final class LiveRunTests: XCTestCase {
     }
 
     func testRunAtSeventyThreeBPMPlaysImpulsesAtTheContractSpacing() throws {
-        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
-        setenv("JACK_DEFAULT_SERVER", server, 1)
+        guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
         let client = "pj-live-\(getpid())"
         let log = Pipe()
         let run = try Subprocess.startPulsejack(["run", "--bpm", "73", "--name", client, "--no-osc",

@@ -16,8 +16,7 @@ final class LiveWebRun {
 
     init(preset: String, web: String, server: String) throws {
         try Subprocess.requirePulsejack()
-        folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-web-\(getpid())-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try TemporaryFolder("web").url
         try preset.write(to: folder.appendingPathComponent("preset.yaml"), atomically: true, encoding: .utf8)
         let pipe = Pipe(), output = LockedBox("")
         pipe.fileHandleForReading.readabilityHandler = { handle in

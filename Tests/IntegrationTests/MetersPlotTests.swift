@@ -19,9 +19,9 @@ final class MetersPlotTests: XCTestCase {
 
     func testThePlotIsValidSVGWithPeakAndRMSTracesForBothChannels() throws {
         try Subprocess.requirePulsejack()
-        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-plot-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("plot")
+        defer { temporary.remove() }
+        let folder = temporary.url
         // A click panned hard left: the left channel reaches 0 dBFS on each beat, the right stays silent.
         try "voices:\n  - {name: click, kind: click, pan: -1}\n".write(to: folder.appendingPathComponent("preset.yaml"), atomically: true, encoding: .utf8)
         let svg = folder.appendingPathComponent("meters.svg").path

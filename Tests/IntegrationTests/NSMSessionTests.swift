@@ -83,8 +83,7 @@ final class NSMSessionTests: XCTestCase {
 
     func testAnnounceOpenDirtySaveQuitAndReopen() throws {
         try Subprocess.requirePulsejack()
-        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
-        setenv("JACK_DEFAULT_SERVER", server, 1)
+        guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-nsm-\(getpid())")
         defer { try? FileManager.default.removeItem(at: folder) }
         let sessionPath = folder.appendingPathComponent("pulsejack.nABCD").path
@@ -147,11 +146,10 @@ final class NSMSessionTests: XCTestCase {
     /// in the session folder (its LV2 state and the preset), and the reopened session plays it.
     func testAnInsertsStateIsSavedInTheSessionAndRestoredOnReopen() throws {
         try Subprocess.requirePulsejack()
-        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
-        setenv("JACK_DEFAULT_SERVER", server, 1)
-        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-nsm-plugin-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
+        let temporary = try TemporaryFolder("nsm-plugin")
+        defer { temporary.remove() }
+        let folder = temporary.url
         let preset = folder.appendingPathComponent("preset.yaml").path
         try """
         name: click through eg-amp

@@ -11,8 +11,7 @@ final class OSCLiveTests: XCTestCase {
 
     override func setUpWithError() throws {
         try Subprocess.requirePulsejack()
-        folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-osc-\(getpid())-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try TemporaryFolder("osc").url
     }
 
     override func tearDown() {
@@ -49,8 +48,7 @@ final class OSCLiveTests: XCTestCase {
     }
 
     func testTimetaggedBundlesSoundAtExactlyTheirSpacing() throws {
-        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
-        setenv("JACK_DEFAULT_SERVER", server, 1)
+        guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
         let (client, port) = try start(server: server)
         // An ear that stamps impulses with JACK's frame time, so a cycle it misses cannot shift the rest.
         let ear = try CaptureClient(name: "pj-osc-ear-\(getpid())")
@@ -157,9 +155,9 @@ final class RecordAndReplayTests: XCTestCase {
     func testALiveRunReRendersOfflineIdentically() throws {
         try Subprocess.requirePulsejack()
         guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
-        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-record-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("record")
+        defer { temporary.remove() }
+        let folder = temporary.url
         let log = folder.appendingPathComponent("session.jsonl").path
         let liveEvents = folder.appendingPathComponent("live.jsonl").path
         let port = OSCEncoder.freePort()
@@ -199,9 +197,9 @@ final class LiveReplayTests: XCTestCase {
     func testReplayingATempoSessionPlaysItsBeatsLive() throws {
         try Subprocess.requirePulsejack()
         guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
-        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-replay-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("replay")
+        defer { temporary.remove() }
+        let folder = temporary.url
         let session = folder.appendingPathComponent("rr.csv")
         // RR intervals of 0.5 s: beats, and 120 BPM, from 0.2 s on.
         try "time,rr\n0.2,0.5\n0.7,0.5\n1.2,0.5\n".write(to: session, atomically: true, encoding: .utf8)
@@ -228,9 +226,9 @@ final class PerformersLiveTests: XCTestCase {
     func testTwoPerformersReplayedLiveRecordWhoseHeartAndReRenderIdentically() throws {
         try Subprocess.requirePulsejack()
         guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
-        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-duo-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("duo")
+        defer { temporary.remove() }
+        let folder = temporary.url
         func write(_ text: String, _ name: String) throws -> String {
             let path = folder.appendingPathComponent(name).path
             try text.write(toFile: path, atomically: true, encoding: .utf8)

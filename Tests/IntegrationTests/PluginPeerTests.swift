@@ -11,9 +11,8 @@ final class PluginPeerTests: XCTestCase {
     func testPulsejackAndJalvPlayTheSameNotesOnTheSameFramesWithTheSameSamples() throws {
         guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/jalv") else { throw XCTSkip("jalv is not installed (make deps)") }
-        setenv("JACK_DEFAULT_SERVER", server, 1)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pulsejack-jalv-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        TestServer.use(server)
+        let folder = try TemporaryFolder("jalv").url
         defer { try? FileManager.default.removeItem(at: folder) }
         // mda Piano without its random detuning: each note's samples depend on the note alone.
         // The pad holds each note 8 periods (2048 frames at the server's 256), the voice's length.
@@ -122,10 +121,8 @@ final class PluginPeerTests: XCTestCase {
     /// Live, through x42's nodelay reporting 1000 frames: the heartbeat's clicks through it reach
     /// a capture client on the same frames as the straight clicks, and JACK is told the latency.
     func testALatentInsertIsCompensatedOnTheBeatLive() throws {
-        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
-        setenv("JACK_DEFAULT_SERVER", server, 1)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pulsejack-latency-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
+        let folder = try TemporaryFolder("latency").url
         defer { try? FileManager.default.removeItem(at: folder) }
         let preset = folder.appendingPathComponent("preset.yaml")
         try """

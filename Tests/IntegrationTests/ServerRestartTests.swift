@@ -9,7 +9,7 @@ final class ServerRestartTests: XCTestCase {
     func testPulsejackSoundsAgainAfterTheServerRestartsWithoutBeingRestarted() throws {
         try Subprocess.requirePulsejack()
         let jackd = try PrivateJackd(name: "pulsejack-restart")
-        setenv("JACK_DEFAULT_SERVER", jackd.name, 1)
+        TestServer.use(jackd.name)
         let port = OSCEncoder.freePort()
         let output = Pipe()
         let run = try Subprocess.startPulsejack(["run", "--preset", Subprocess.repository.appendingPathComponent("presets/click").path,

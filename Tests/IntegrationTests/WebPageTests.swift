@@ -34,7 +34,7 @@ final class WebPageTests: XCTestCase {
         guard WebDriver.available else {
             return XCTFail("chromium and chromium-driver are not installed (make deps installs them)")
         }
-        setenv("JACK_DEFAULT_SERVER", server, 1)
+        TestServer.use(server)
         let run = try LiveWebRun(preset: Self.preset, web: "0", server: server)
         self.run = run
         let (url, osc, client) = (run.url, run.osc, run.client)

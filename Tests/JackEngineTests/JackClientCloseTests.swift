@@ -21,11 +21,10 @@ final class JackClientCloseTests: XCTestCase {
     }
 
     func testAClientWithHundredsOfDescribedPortsClosesAndLeavesNoMetadata() throws {
-        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
-        setenv("JACK_DEFAULT_SERVER", server, 1)
-        let folder = NSTemporaryDirectory() + "pulsejack-close-\(getpid())"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        guard TestServer.join() != nil else { throw XCTSkip(TestServer.missing) }
+        let temporary = try TemporaryFolder("close")
+        defer { temporary.remove() }
+        let folder = temporary.path
         // 100 voices with a pair and a MIDI port each: 300 ports more, each with a pretty name and an order.
         try ("voices:\n" + (0..<100).map { "  - {name: v\($0), kind: click, gain: 0.01}\n" }.joined())
             .write(toFile: folder + "/preset.yaml", atomically: true, encoding: .utf8)

@@ -8,10 +8,8 @@ import XCTest
 /// JACK MIDI in against a real jackd: a pad client runs before pulsejack in the graph.
 final class MIDIInputTests: XCTestCase {
     func testANoteAtOffsetKSoundsAtOffsetKOfTheSamePeriodAndCCSetsTheGain() throws {
-        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
-        setenv("JACK_DEFAULT_SERVER", server, 1)
-        let folder = NSTemporaryDirectory() + "pulsejack-midi-\(getpid())"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        guard TestServer.join() != nil else { throw XCTSkip(TestServer.missing) }
+        let folder = try TemporaryFolder("midi").path
         try "voices:\n  - {name: pad, kind: click, on_beat: false, midi_note: 60}\nmidi_cc:\n  7: pad.gain\n"
             .write(toFile: folder + "/preset.yaml", atomically: true, encoding: .utf8)
         let client = try JackClient(name: "pj-midi-test")

@@ -71,9 +71,9 @@ final class MasterStageTests: XCTestCase {
     }
 
     func testMasterSettingsAreCheckedInThePreset() throws {
-        let folder = NSTemporaryDirectory() + "pulsejack-master-\(getpid())"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryFolder("master")
+        defer { temporary.remove() }
+        let folder = temporary.path
         for (text, expected) in [("master: {ceiling_db: 3}\n", "preset.yaml:1: master.ceiling_db: 3.0 is outside -20.0…0.0 dBFS"),
                                  ("master:\n  limit: true\n", "preset.yaml:2: master.limit: unknown field")] {
             try ("voices:\n  - {name: a, kind: click}\n" + text).write(toFile: folder + "/preset.yaml", atomically: true, encoding: .utf8)

@@ -86,8 +86,7 @@ final class OSCInputTests: XCTestCase {
     }
 
     func testThePresetsMoodRangesDecideTheMood() throws {
-        let folder = NSTemporaryDirectory() + "pulsejack-moods-\(getpid())"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try TemporaryFolder("moods").path
         try """
         voices: [{name: c, kind: click}]
         mood_window: 5

@@ -1,6 +1,7 @@
 import Inputs
 import Foundation
 import JackEngine
+import TestSupport
 import XCTest
 
 /// `outputs:`, `midi_out:` and `group:`: which buses and ports a preset asks for, the command
@@ -13,8 +14,7 @@ final class OutputLayoutTests: XCTestCase {
     }
 
     private func preset(_ text: String) -> String {
-        let folder = NSTemporaryDirectory() + "pulsejack-layout-\(getpid())-\(UUID().uuidString)"
-        try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try! TemporaryFolder("layout").path
         _ = FileManager.default.createFile(atPath: folder + "/preset.yaml", contents: Data(text.utf8))
         folders.append(folder)
         return folder

@@ -13,8 +13,7 @@ final class PerformerTests: XCTestCase {
     private var folder: URL!
 
     override func setUpWithError() throws {
-        folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-performers-\(getpid())-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try TemporaryFolder("performers").url
     }
 
     override func tearDown() { try? FileManager.default.removeItem(at: folder) }

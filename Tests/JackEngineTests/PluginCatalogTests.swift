@@ -79,9 +79,7 @@ final class PluginCatalogTests: XCTestCase {
         }
         try Subprocess.requirePulsejack()
         // Only the bundles LV2_PATH names are seen.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pulsejack-lv2-\(getpid())")
-        try? FileManager.default.removeItem(at: folder)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try TemporaryFolder("lv2").url
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.copyItem(atPath: "/usr/lib/lv2/eg-amp.lv2", toPath: folder.appendingPathComponent("eg-amp.lv2").path)
         let run = try Subprocess.run(Subprocess.pulsejack, ["plugins", "--json"], environment: ["LV2_PATH": folder.path])

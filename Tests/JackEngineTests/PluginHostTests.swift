@@ -15,8 +15,7 @@ final class PluginHostTests: XCTestCase {
     var folder: URL!
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("pulsejack-plugins-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try TemporaryFolder("plugins").url
     }
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }

@@ -22,9 +22,9 @@ final class PresetSaveTests: XCTestCase {
         // PulSonify includes shared voice files and overrides them with settings.
         let original = try LoadedPreset.load(path: Fixtures.presets.appendingPathComponent("pulsonify").path)
         XCTAssertNotNil(original.preset.include)
-        let folder = NSTemporaryDirectory() + "pulsejack-save-\(getpid())"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryFolder("save")
+        defer { temporary.remove() }
+        let folder = temporary.path
         let engine = try EngineGraph.build(preset: original, sampleRate: 48_000, maxFrames: 256)
         try original.save(to: folder + "/preset.yaml", bpm: nil, states: engine.handle.voiceStates(live: false))
 
@@ -38,9 +38,9 @@ final class PresetSaveTests: XCTestCase {
 
     func testTheVoicesCurrentSettingsAndTempoAreWhatIsSaved() throws {
         let original = try LoadedPreset.load(path: Fixtures.presets.appendingPathComponent("click").path)
-        let folder = NSTemporaryDirectory() + "pulsejack-save-state-\(getpid())"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryFolder("save-state")
+        defer { temporary.remove() }
+        let folder = temporary.path
         let state = VoiceState(enabled: false, gain: 0.25, pan: -0.5, rate: BeatRate(everyNthBeat: 2, subdivision: 3))
         try original.save(to: folder + "/preset.yaml", bpm: 91.5, states: ["click": state])
         let text = try String(contentsOfFile: folder + "/preset.yaml", encoding: .utf8)

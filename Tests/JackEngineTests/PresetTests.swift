@@ -1,12 +1,12 @@
 import Inputs
 import Foundation
 import JackEngine
+import TestSupport
 import XCTest
 
 final class PresetTests: XCTestCase {
     private func writePreset(_ text: String) -> String {
-        let folder = NSTemporaryDirectory() + "pulsejack-preset-\(getpid())-\(UUID().uuidString)"
-        try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try! TemporaryFolder("preset").path
         _ = FileManager.default.createFile(atPath: folder + "/preset.yaml", contents: Data(text.utf8))
         return folder
     }

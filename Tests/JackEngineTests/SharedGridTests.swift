@@ -25,9 +25,9 @@ final class SharedGridTests: XCTestCase {
     /// performer, BPM) waiting in a ring of its own.
     private func engine(firedInto ring: SPSCRing<FiredVoice>, sendsGrid: Bool = false, followsGrid: Bool = false,
                         tempi: [(frame: Int64, performer: UInt8, bpm: Double)]) throws -> RealtimeEngine {
-        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-grid-\(getpid())-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("grid")
+        defer { temporary.remove() }
+        let folder = temporary.url
         try Self.preset.write(to: folder.appendingPathComponent("preset.yaml"), atomically: true, encoding: .utf8)
         let tempoRing = SPSCRing<ControlMessage>(minimumCapacity: 64)
         for tempo in tempi { tempoRing.producer.push(ControlMessage(frame: tempo.frame, performer: tempo.performer, .tempo(bpm: tempo.bpm))) }

@@ -198,8 +198,7 @@ final class DropoutAndRegionTests: XCTestCase {
     }
 
     func testRegionsFromThePresetAndMidiNotes() throws {
-        let folder = NSTemporaryDirectory() + "pulsejack-regions-\(getpid())"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try TemporaryFolder("regions").path
         try """
         voices:
           - {name: kick, kind: click, on_beat: false}

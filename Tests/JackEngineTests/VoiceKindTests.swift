@@ -2,6 +2,7 @@ import Inputs
 import Foundation
 @testable import JackEngine
 import Voices
+import TestSupport
 import XCTest
 
 /// The voice-kind descriptors are the one description of each kind: these tests write YAML
@@ -10,9 +11,9 @@ final class VoiceKindTests: XCTestCase {
     private let clip = Fixtures.presets.appendingPathComponent("sounds/uke.wav").path
 
     private func load(_ yaml: String) throws -> LoadedPreset {
-        let folder = NSTemporaryDirectory() + "pulsejack-kinds-\(getpid())-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryFolder("kinds")
+        defer { temporary.remove() }
+        let folder = temporary.path
         try yaml.write(toFile: folder + "/preset.yaml", atomically: true, encoding: .utf8)
         return try LoadedPreset.load(path: folder)
     }

@@ -2,6 +2,7 @@ import CAllocCounter
 import Inputs
 import Foundation
 @testable import JackEngine
+import TestSupport
 import XCTest
 import Realtime
 
@@ -9,9 +10,9 @@ import Realtime
 /// process thread, the outputs hold exactly the voice's part of the mix and cost no allocation.
 final class VoiceOutputsTests: XCTestCase {
     func testOutputsSumToTheMixAndAllocateNothing() throws {
-        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-outputs-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("outputs")
+        defer { temporary.remove() }
+        let folder = temporary.url
         try """
             voices:
               - {name: a, kind: click, gain: 0.8, pan: -0.5}

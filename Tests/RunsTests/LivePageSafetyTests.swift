@@ -14,11 +14,10 @@ import Realtime
 /// the same run is ThreadSanitizer's check of the page's threads).
 final class LivePageSafetyTests: XCTestCase {
     func testNoAllocationOnJacksProcessThreadWithEightPagesConnected() throws {
-        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
-        setenv("JACK_DEFAULT_SERVER", server, 1)
-        let folder = NSTemporaryDirectory() + "pulsejack-page-rt-\(getpid())-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        guard TestServer.join() != nil else { throw XCTSkip(TestServer.missing) }
+        let temporary = try TemporaryFolder("page-rt")
+        defer { temporary.remove() }
+        let folder = temporary.path
         var configuration = LiveSession.Configuration(preset: Shipped.presets.appendingPathComponent("default").path)
         configuration.clientName = "pulsejack-page-rt-\(getpid())"
         configuration.bpm = 240

@@ -10,11 +10,10 @@ import Realtime
 /// without a subprocess.
 final class LiveSessionTests: XCTestCase {
     func testALiveSessionPlaysRecordsAndAccountsForEveryFiredVoice() throws {
-        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
-        setenv("JACK_DEFAULT_SERVER", server, 1)
-        let folder = NSTemporaryDirectory() + "pulsejack-live-\(getpid())-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        guard TestServer.join() != nil else { throw XCTSkip(TestServer.missing) }
+        let temporary = try TemporaryFolder("live")
+        defer { temporary.remove() }
+        let folder = temporary.path
         var configuration = LiveSession.Configuration(preset: Shipped.presets.appendingPathComponent("default").path)
         configuration.clientName = "pulsejack-live-\(getpid())"
         configuration.bpm = 240

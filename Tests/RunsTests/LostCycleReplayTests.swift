@@ -54,9 +54,9 @@ final class LostCycleReplayTests: XCTestCase {
         lines.append(SessionLog.endLine(frame: live.framePosition))
         let log = try SessionLog.parse(lines.joined(separator: "\n"), path: "take.jsonl")
 
-        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-lost-\(getpid())-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("lost")
+        defer { temporary.remove() }
+        let folder = temporary.url
         // Another period size offline: the render cuts its periods at the lost cycles.
         let renderer = try OfflineRenderer(preset: preset, sampleRate: 48_000, periodFrames: 100, messages: log.messages)
         var offlineFired: [FiredVoice] = []

@@ -9,8 +9,7 @@ import XCTest
 /// peer before and during the clip are the samples saved, in their windows.
 final class StudyRunTests: XCTestCase {
     func testALiveStudyRecordsTheHeartRateSentOverOSCBeforeAndDuringTheClip() throws {
-        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
-        setenv("JACK_DEFAULT_SERVER", server, 1)
+        guard TestServer.join() != nil else { throw XCTSkip(TestServer.missing) }
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-study-\(getpid())-\(UUID().uuidString)")
         let clips = folder.appendingPathComponent("clips")
         try FileManager.default.createDirectory(at: clips, withIntermediateDirectories: true)

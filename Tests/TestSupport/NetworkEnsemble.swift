@@ -69,8 +69,7 @@ public final class NetworkEnsemble {
         jack_set_error_function { _ in }
         jack_set_info_function { _ in }
         prefix = "pj\(getpid() % 100_000)"
-        folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pulsejack-ensemble-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try TemporaryFolder("ensemble").url
         let made = try Subprocess.run(Self.script, ["up", prefix])
         guard made.status == 0 else { throw Failure("ensemble-netns.sh up: \(made.stderr)") }
         network = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -9,6 +9,19 @@ public enum TestServer {
 
     public static let missing = "no private JACK server: run the tests with `make test`, which starts one (PULSEJACK_TEST_SERVER)"
 
+    /// The private server, made this process's JACK server (JACK_DEFAULT_SERVER, which libjack
+    /// reads at each client's open); nil outside `make test` (skip with `missing`).
+    public static func join() -> String? {
+        guard let name else { return nil }
+        use(name)
+        return name
+    }
+
+    /// Makes `server` this process's JACK server (a private jackd a test started itself).
+    public static func use(_ server: String) {
+        setenv("JACK_DEFAULT_SERVER", server, 1)
+    }
+
     /// A server name that is certainly not running.
     public static var absentName: String { "pulsejack-absent-\(getpid())" }
 }
