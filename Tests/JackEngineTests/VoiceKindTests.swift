@@ -30,6 +30,34 @@ final class VoiceKindTests: XCTestCase {
         return "voices:\n  - name: v\n    kind: \(descriptor.kind)\n" + sounds + texts + extra
     }
 
+    /// A default is written once, in the field table: a voice of each kind built from no fields
+    /// holds exactly its fields' defaults (as the voice reports them back), and the listing shows
+    /// the same values.
+    func testAVoiceBuiltFromNoFieldsHoldsItsFieldTablesDefaults() throws {
+        var checked = 0
+        for descriptor in VoiceKinds.all {
+            let engine = try EngineGraph.build(preset: load(voiceYAML(descriptor)), sampleRate: 48_000, maxFrames: 256)
+            let parameters = descriptor.parameters(of: engine.slots[0].voice)
+            for field in descriptor.fields {
+                guard let expected = field.defaultOption, let held = parameters[field.key] else { continue }
+                if let number = expected.number, let value = held.number, case .number = expected {
+                    XCTAssertEqual(value, number, accuracy: 1e-6, "\(descriptor.kind).\(field.key)")
+                } else {
+                    XCTAssertEqual(held, expected, "\(descriptor.kind).\(field.key)")
+                }
+                checked += 1
+            }
+            XCTAssertTrue(Set(parameters.keys).isSubset(of: descriptor.fields.map(\.key)), "\(descriptor.kind) reports only its fields")
+        }
+        // Every kind's defaulted field that a voice can report back: all but the arpeggio's chords and
+        // base note (held as MIDI notes), the lub-dub's delay and gain (single by default) and the
+        // tap's instrument notes (no instrument by default).
+        let defaulted = VoiceKinds.all.reduce(0) { $0 + $1.fields.filter { $0.defaultOption != nil }.count }
+        XCTAssertEqual(checked, defaulted - 5, "\(checked) of \(defaulted) defaulted fields read back")
+        XCTAssertEqual(ArpeggioKind().field("gate")?.defaultValue, "0.8", "the listing shows the table's default")
+        XCTAssertEqual(ArpeggioKind().field("chords")?.defaultValue, "[C, G, Am, F]")
+    }
+
     func testEveryKindLoadsAndBuildsWithItsDefaults() throws {
         for descriptor in VoiceKinds.all {
             let loaded = try load(voiceYAML(descriptor))

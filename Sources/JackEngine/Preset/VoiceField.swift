@@ -35,15 +35,31 @@ public struct VoiceField: Sendable {
 
     public var key: String
     public var value: Value
-    /// The default, as a person would write it (nil: none, or it depends).
-    public var defaultValue: String?
+    /// The value a voice has when its preset does not give one (nil: none, or it depends): the
+    /// builder reads it (`VoiceKindDescriptor.whole(_:of:)` …), and the listing shows it.
+    public var defaultOption: VoiceOption?
     public var help: String
 
-    public init(_ key: String, _ value: Value, default defaultValue: String? = nil, _ help: String) {
+    public init(_ key: String, _ value: Value, default defaultOption: VoiceOption? = nil, _ help: String) {
         self.key = key
         self.value = value
-        self.defaultValue = defaultValue
+        self.defaultOption = defaultOption
         self.help = help
+    }
+
+    /// The default as a person would write it in a preset: "16", "0.3", "up", "[C, G, Am, F]".
+    public var defaultValue: String? { defaultOption.map(Self.written) }
+
+    static func written(_ option: VoiceOption) -> String {
+        switch option {
+        case .number(let value): plain(value)
+        case .whole(let value): String(value)
+        case .text(let value): value
+        case .flag(let value): String(value)
+        case .texts(let values): "[" + values.joined(separator: ", ") + "]"
+        case .numbers(let values): "[" + values.map(plain).joined(separator: ", ") + "]"
+        case .controls(let values): "{" + values.sorted { $0.key < $1.key }.map { "\($0.key): \(plain($0.value))" }.joined(separator: ", ") + "}"
+        }
     }
 
     /// How the field reads in a listing: "0.05…1", "up | down", "sound file".

@@ -24,6 +24,9 @@ public protocol VoiceKindDescriptor: Sendable {
     /// Field values that make this kind work hardest (every `.sound` field is filled with a
     /// test clip): the real-time safety test builds and fires one voice per workout.
     var workouts: [[String: VoiceOption]] { get }
+    /// What a voice this descriptor built holds, by field key (the fields it can read back):
+    /// the tests check a voice built from no fields against the fields' defaults.
+    func parameters(of voice: any Voice) -> [String: VoiceOption]
 }
 
 extension VoiceKindDescriptor {
@@ -35,6 +38,25 @@ extension VoiceKindDescriptor {
     public var workouts: [[String: VoiceOption]] { [[:]] }
 
     public func field(_ key: String) -> VoiceField? { fields.first { $0.key == key } }
+
+    /// Field `key` of `voice`: what its preset gives, else the field's default (nil: neither).
+    public func value(_ key: String, of voice: LoadedVoice) -> VoiceOption? {
+        voice.definition.option(key) ?? field(key)?.defaultOption
+    }
+
+    /// The typed value of a field that has a default: what the preset gives, else the default.
+    /// Validation has checked the preset's value by the field's type, so neither is missing.
+    func number(_ key: String, of voice: LoadedVoice) -> Double { required(key, of: voice).number! }
+    func whole(_ key: String, of voice: LoadedVoice) -> Int { required(key, of: voice).whole! }
+    func text(_ key: String, of voice: LoadedVoice) -> String { required(key, of: voice).text! }
+    func flag(_ key: String, of voice: LoadedVoice) -> Bool { required(key, of: voice).flag! }
+    func texts(_ key: String, of voice: LoadedVoice) -> [String] { required(key, of: voice).texts! }
+    func numbers(_ key: String, of voice: LoadedVoice) -> [Double] { required(key, of: voice).numbers! }
+
+    private func required(_ key: String, of voice: LoadedVoice) -> VoiceOption {
+        guard let value = value(key, of: voice) else { preconditionFailure("\(kind).\(key) has no default") }
+        return value
+    }
 }
 
 /// What a descriptor builds a voice with: the engine's rate and period, and shared sound loading.

@@ -9,36 +9,41 @@ struct ArpeggioKind: VoiceKindDescriptor {
     let kind = Preset.VoiceKind.arpeggio
     let summary = "a synthesized arpeggio through a chord progression, one note per firing"
     let fields = [
-        VoiceField("chords", .texts, default: "[C, G, Am, F]", "chord names like C, G, Am, F#m, Bb7, Cmaj7"),
-        VoiceField("order", .choice(ArpeggioVoice.Order.allCases.map(\.rawValue)), default: "up", "the order of a chord's notes"),
-        VoiceField("octaves", .whole(1...4), default: "1", "octaves the figure spans"),
-        VoiceField("gate", .number(0.05...1), default: "0.8", "fraction of a step each note is held"),
-        VoiceField("steps_per_chord", .whole(1...64), default: "4", "steps before the next chord"),
-        VoiceField("waveform", .choice(ArpeggioVoice.Waveform.allCases.map(\.rawValue)), default: "saw", "the oscillator"),
-        VoiceField("base_note", .whole(24...96), default: "60", "MIDI note whose octave the chords start in"),
+        VoiceField("chords", .texts, default: .texts(["C", "G", "Am", "F"]), "chord names like C, G, Am, F#m, Bb7, Cmaj7"),
+        VoiceField("order", .choice(ArpeggioVoice.Order.allCases.map(\.rawValue)), default: .text(ArpeggioVoice.Order.up.rawValue), "the order of a chord's notes"),
+        VoiceField("octaves", .whole(1...4), default: .whole(1), "octaves the figure spans"),
+        VoiceField("gate", .number(0.05...1), default: .number(0.8), "fraction of a step each note is held"),
+        VoiceField("steps_per_chord", .whole(1...64), default: .whole(4), "steps before the next chord"),
+        VoiceField("waveform", .choice(ArpeggioVoice.Waveform.allCases.map(\.rawValue)), default: .text(ArpeggioVoice.Waveform.saw.rawValue), "the oscillator"),
+        VoiceField("base_note", .whole(24...96), default: .whole(60), "MIDI note whose octave the chords start in"),
         VoiceField("instrument", .text, "an lv2 voice of this preset that plays the notes instead of the oscillators"),
     ]
 
     func check(_ voice: LoadedVoice) throws {
-        if let chords = voice.definition.option("chords")?.texts, ArpeggioVoice.Settings.parse(chords, baseNote: 60) == nil {
+        if let chords = voice.definition.option("chords")?.texts, ArpeggioVoice.Settings.parse(chords, baseNote: whole("base_note", of: voice)) == nil {
             throw voice.error("chords", "\(chords) are not chord names like C, G, Am, F#m, Bb7")
         }
     }
 
     func build(_ voice: LoadedVoice, in context: VoiceBuildContext) throws -> any Voice {
-        let definition = voice.definition
         var settings = ArpeggioVoice.Settings()
-        let base = definition.option("base_note")?.whole ?? 60
-        settings.chords = ArpeggioVoice.Settings.parse(definition.option("chords")?.texts ?? ["C", "G", "Am", "F"], baseNote: base)!
-        settings.order = definition.option("order")?.text.flatMap(ArpeggioVoice.Order.init(rawValue:)) ?? .up
-        settings.octaves = definition.option("octaves")?.whole ?? 1
-        settings.gate = definition.option("gate")?.number ?? 0.8
-        settings.stepsPerChord = definition.option("steps_per_chord")?.whole ?? 4
-        settings.waveform = definition.option("waveform")?.text.flatMap(ArpeggioVoice.Waveform.init(rawValue:)) ?? .saw
+        // Checked by validation: the chords parse, the choices are cases.
+        settings.chords = ArpeggioVoice.Settings.parse(texts("chords", of: voice), baseNote: whole("base_note", of: voice))!
+        settings.order = ArpeggioVoice.Order(rawValue: text("order", of: voice))!
+        settings.octaves = whole("octaves", of: voice)
+        settings.gate = number("gate", of: voice)
+        settings.stepsPerChord = whole("steps_per_chord", of: voice)
+        settings.waveform = ArpeggioVoice.Waveform(rawValue: text("waveform", of: voice))!
         let arpeggio = ArpeggioVoice(settings: settings)
         arpeggio.instrument = try context.instrument(voice)
         return arpeggio
     }
 
     var workouts: [[String: VoiceOption]] { [["order": .text("random"), "octaves": .whole(3)]] }
+
+    func parameters(of voice: any Voice) -> [String: VoiceOption] {
+        guard let settings = (voice as? ArpeggioVoice)?.settings else { return [:] }
+        return ["order": .text(settings.order.rawValue), "octaves": .whole(settings.octaves), "gate": .number(settings.gate),
+                "steps_per_chord": .whole(settings.stepsPerChord), "waveform": .text(settings.waveform.rawValue)]
+    }
 }

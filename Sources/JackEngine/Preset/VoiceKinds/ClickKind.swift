@@ -11,4 +11,6 @@ struct ClickKind: VoiceKindDescriptor {
     let fields: [VoiceField] = []
 
     func build(_ voice: LoadedVoice, in context: VoiceBuildContext) throws -> any Voice { ClickVoice() }
+
+    func parameters(of voice: any Voice) -> [String: VoiceOption] { [:] }
 }

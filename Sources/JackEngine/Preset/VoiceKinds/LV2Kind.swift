@@ -11,9 +11,9 @@ struct LV2Kind: VoiceKindDescriptor {
     let fields = [
         VoiceField("plugin", .text, "the instrument's URI (pulsejack plugins --filter Instrument lists them)"),
         VoiceField("controls", .controls, "control values by port symbol; the rest keep the plugin's defaults"),
-        VoiceField("note", .whole(0...127), default: "60", "the MIDI note a firing plays"),
-        VoiceField("length", .number(0.001...60), default: "0.5", "seconds from a note's note-on to its note-off"),
-        VoiceField("channel", .whole(1...16), default: "1", "the MIDI channel of the notes"),
+        VoiceField("note", .whole(0...127), default: .whole(60), "the MIDI note a firing plays"),
+        VoiceField("length", .number(0.001...60), default: .number(0.5), "seconds from a note's note-on to its note-off"),
+        VoiceField("channel", .whole(1...16), default: .whole(1), "the MIDI channel of the notes"),
         VoiceField("state", .folder, "a saved plugin state (a session save writes it)"),
     ]
 
@@ -32,12 +32,16 @@ struct LV2Kind: VoiceKindDescriptor {
         guard plugin.hasMIDIInput, !plugin.audioOutputs.isEmpty else {
             throw voice.error("plugin", "\(plugin.name) (\(plugin.uri)) is not an instrument: it needs a MIDI input and an audio output")
         }
-        return LV2InstrumentVoice(plugin: plugin, note: definition.option("note")?.whole ?? 60,
-                                  lengthSeconds: definition.option("length")?.number ?? 0.5,
-                                  channel: UInt8((definition.option("channel")?.whole ?? 1) - 1))
+        return LV2InstrumentVoice(plugin: plugin, note: whole("note", of: voice), lengthSeconds: number("length", of: voice),
+                                  channel: UInt8(whole("channel", of: voice) - 1))
     }
 
     var workouts: [[String: VoiceOption]] {
         [["plugin": .text("http://drobilla.net/plugins/mda/EPiano"), "length": .number(0.05)]]
+    }
+
+    func parameters(of voice: any Voice) -> [String: VoiceOption] {
+        guard let instrument = voice as? LV2InstrumentVoice else { return [:] }
+        return ["note": .whole(instrument.note), "length": .number(instrument.lengthSeconds), "channel": .whole(Int(instrument.channel) + 1)]
     }
 }

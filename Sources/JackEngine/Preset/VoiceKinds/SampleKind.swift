@@ -10,10 +10,14 @@ struct SampleKind: VoiceKindDescriptor {
     let summary = "plays a sound file from the start on each firing (polyphonic one-shot)"
     let fields = [
         VoiceField("file", .sound, "the sound file"),
-        VoiceField("polyphony", .whole(1...256), default: "16", "notes that can sound at once (the oldest is stolen)"),
+        VoiceField("polyphony", .whole(1...256), default: .whole(16), "notes that can sound at once (the oldest is stolen)"),
     ]
 
     func build(_ voice: LoadedVoice, in context: VoiceBuildContext) throws -> any Voice {
-        SampleVoice(sample: try context.sample(voice, "file"), maxPolyphony: voice.definition.option("polyphony")?.whole ?? 16)
+        SampleVoice(sample: try context.sample(voice, "file"), maxPolyphony: whole("polyphony", of: voice))
+    }
+
+    func parameters(of voice: any Voice) -> [String: VoiceOption] {
+        (voice as? SampleVoice).map { ["polyphony": .whole($0.maxPolyphony)] } ?? [:]
     }
 }

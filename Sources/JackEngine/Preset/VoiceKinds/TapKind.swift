@@ -9,13 +9,13 @@ struct TapKind: VoiceKindDescriptor {
     let kind = Preset.VoiceKind.tap
     let summary = "a tap-dance figure per firing, from toe, heel and scuff sounds"
     let fields = [
-        VoiceField("choreography", .texts, default: "[brush]",
+        VoiceField("choreography", .texts, default: .texts([TapStep.brush.rawValue]),
                    "steps played in turn, one per firing: \(TapStep.allCases.map(\.rawValue).joined(separator: ", "))"),
         VoiceField("toe", .sound, "the toe tap"),
         VoiceField("heel", .sound, "the heel drop"),
         VoiceField("scuff", .sound, "the scuff"),
         VoiceField("instrument", .text, "an lv2 voice of this preset that plays the steps instead of the three sounds"),
-        VoiceField("instrument_notes", .numbers, default: "[42, 36, 38]", "the MIDI notes of toe, heel and scuff on the instrument"),
+        VoiceField("instrument_notes", .numbers, default: .numbers([42, 36, 38]), "the MIDI notes of toe, heel and scuff on the instrument"),
     ]
 
     func requiredSounds(_ voice: Preset.VoiceDefinition) -> [String] {
@@ -36,10 +36,10 @@ struct TapKind: VoiceKindDescriptor {
     }
 
     func build(_ voice: LoadedVoice, in context: VoiceBuildContext) throws -> any Voice {
-        let choreography = (voice.definition.option("choreography")?.texts ?? ["brush"]).compactMap(TapStep.init(rawValue:))
+        let choreography = texts("choreography", of: voice).compactMap(TapStep.init(rawValue:))
         if let instrument = try context.instrument(voice) {
             return TapDanceVoice(choreography: choreography, instrument: instrument,
-                                 notes: (voice.definition.option("instrument_notes")?.numbers ?? [42, 36, 38]).map { Int($0) })
+                                 notes: numbers("instrument_notes", of: voice).map { Int($0) })
         }
         return TapDanceVoice(choreography: choreography,
                       toe: try context.sample(voice, "toe"), heel: try context.sample(voice, "heel"),
@@ -47,4 +47,8 @@ struct TapKind: VoiceKindDescriptor {
     }
 
     var workouts: [[String: VoiceOption]] { [["choreography": .texts(TapStep.allCases.map(\.rawValue))]] }
+
+    func parameters(of voice: any Voice) -> [String: VoiceOption] {
+        (voice as? TapDanceVoice).map { ["choreography": .texts($0.choreography.map(\.rawValue))] } ?? [:]
+    }
 }

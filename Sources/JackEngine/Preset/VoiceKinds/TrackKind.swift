@@ -13,7 +13,7 @@ struct TrackKind: VoiceKindDescriptor {
         VoiceField("file", .sound, "the track (or give a library)"),
         VoiceField("library", .folder, "a folder of tracks tagged #happy, #sad … in their comments"),
         VoiceField("track_bpm", .number(20...300), "the track's own tempo (else read from its tags)"),
-        VoiceField("stretch_range", .numbers, default: "[0.5, 2]", "the time-stretch ratios allowed, [least, most]"),
+        VoiceField("stretch_range", .numbers, default: .numbers([0.5, 2]), "the time-stretch ratios allowed, [least, most]"),
     ]
 
     func requiredSounds(_ voice: Preset.VoiceDefinition) -> [String] { voice.option("library") == nil ? ["file"] : [] }
@@ -35,7 +35,8 @@ struct TrackKind: VoiceKindDescriptor {
 
     func build(_ voice: LoadedVoice, in context: VoiceBuildContext) throws -> any Voice {
         let definition = voice.definition
-        let stretch = definition.option("stretch_range")?.numbers.map { $0[0]...$0[1] } ?? 0.5...2
+        let range = numbers("stretch_range", of: voice)
+        let stretch = range[0]...range[1]
         let trackBPM = definition.option("track_bpm")?.number
         guard let library = voice.libraryPath else {
             return TrackPlayerVoice(track: try context.sample(voice, "file"), trackBPM: trackBPM, ratioRange: stretch)
@@ -49,4 +50,8 @@ struct TrackKind: VoiceKindDescriptor {
     }
 
     var workouts: [[String: VoiceOption]] { [["track_bpm": .number(90)]] }
+
+    func parameters(of voice: any Voice) -> [String: VoiceOption] {
+        (voice as? TrackPlayerVoice).map { ["stretch_range": .numbers([$0.ratioRange.lowerBound, $0.ratioRange.upperBound])] } ?? [:]
+    }
 }
