@@ -164,21 +164,10 @@ public struct HeartSession: Sendable {
 
     // MARK: HealthKit JSON
 
-    private struct HealthKitExport: Decodable {
-        struct Item: Decodable {
-            var value: Double
-            var unit: String?
-            var type: String?
-            var startDate: String
-            var endDate: String?
-        }
-        var items: [Item]
-    }
-
     public static func parseHealthKit(data: Data, path: String) throws -> HeartSession {
-        let export: HealthKitExport
+        let export: HealthKitSchema.Document
         do {
-            export = try JSONDecoder().decode(HealthKitExport.self, from: data)
+            export = try JSONDecoder().decode(HealthKitSchema.Document.self, from: data)
         } catch let error as DecodingError {
             throw describe(error, path: path, data: data)
         }
@@ -188,9 +177,9 @@ public struct HeartSession: Sendable {
                 throw InputError(file: path, line: lineOfItem(index, in: data), field: "items[\(index)].startDate",
                                  "'\(item.startDate)' is not a date like 2015-10-08T22:53:59-0700")
             }
-            if let unit = item.unit, unit != "count/min" {
+            if let unit = item.unit, unit != HealthKitSchema.unit {
                 throw InputError(file: path, line: lineOfItem(index, in: data), field: "items[\(index)].unit",
-                                 "unit '\(unit)' is not count/min")
+                                 "unit '\(unit)' is not \(HealthKitSchema.unit)")
             }
             dated.append((date, item.value, index))
         }
@@ -227,13 +216,8 @@ public struct HeartSession: Sendable {
         entries.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
     }
 
-    private static let dateFormats = [
-        "yyyy-MM-dd'T'HH:mm:ssZ", "yyyy-MM-dd'T'HH:mm:ss.SSSZ", "yyyy-MM-dd HH:mm:ss Z",
-        "yyyy-MM-dd'T'HH:mm:ssXXXXX", "yyyy-MM-dd'T'HH:mm:ss.SSSXXXXX",
-    ]
-
     static func parseDate(_ text: String) -> Date? {
-        for format in dateFormats {
+        for format in HealthKitSchema.dateFormats {
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(secondsFromGMT: 0)

@@ -76,6 +76,7 @@ final class VoiceSlot {
         (gain * min(1, 1 - pan), gain * min(1, 1 + pan))
     }
 
-    static let gainRange: ClosedRange<Float> = 0...4
-    static let panRange: ClosedRange<Float> = -1...1
+    /// `VoiceParameterRange`'s, as the process thread compares them.
+    static let gainRange = Float(VoiceParameterRange.gain.lowerBound)...Float(VoiceParameterRange.gain.upperBound)
+    static let panRange = Float(VoiceParameterRange.pan.lowerBound)...Float(VoiceParameterRange.pan.upperBound)
 }
