@@ -195,16 +195,17 @@ public final class OSCInput: @unchecked Sendable {
         if let split = routes.splitPerformer(message.address) {
             guard let index = split.performer else {
                 counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
-                return report("unknown OSC address \(message.address) (performers: \(routes.performers.joined(separator: ", ")); each has /pulse/bpm, /pulse/beat, /pulse/rr, /pulse/ppg, /pose/hands and /muse/elements/…)")
+                return report("unknown OSC address \(message.address) (performers: \(routes.performers.joined(separator: ", ")); each has \(OSCRoutes.performerAddresses))")
             }
             performer = index
             message.address = split.address
         }
-        switch message.address {
-        case "/pulse/status":
+        let match = OSCAddresses.match(message.address)
+        switch match?.entry.kind {
+        case .status?:
             if let replyTo, mayReply(to: replyTo, for: message.address) { reply(to: replyTo) }
             return
-        case "/meter/subscribe", "/meter/unsubscribe":
+        case .meterSubscribe?, .meterUnsubscribe?:
             guard var subscriber = replyTo, mayReply(to: subscriber, for: message.address) else { return }
             if let port = message.numbers?.first {
                 guard port.isFinite, (1...65_535).contains(port) else {
@@ -217,14 +218,14 @@ public final class OSCInput: @unchecked Sendable {
                 report("more than \(OSCMeterOutput.maximumSubscribers) /meter subscribers: the oldest is dropped")
             }
             return
-        case "/pulse/ppg/rate":
+        case .ppgRate?:
             guard let rate = message.numbers?.first, rate.isFinite, (10...10_000).contains(rate) else {
                 counters.badArguments.wrappingIncrement(ordering: .relaxed)
                 return report("/pulse/ppg/rate expects a rate 10…10000 Hz")
             }
             sensors[Int(performer)].setPPGRate(rate)
             return
-        case "/pulse/ppg":
+        case .ppg?:
             guard let samples = message.numbers, !samples.isEmpty else {
                 counters.badArguments.wrappingIncrement(ordering: .relaxed)
                 return report("/pulse/ppg expects pulse-wave samples")
@@ -240,7 +241,7 @@ public final class OSCInput: @unchecked Sendable {
         default:
             break
         }
-        let outcome = routes.route(message)
+        let outcome = routes.route(message, match: match)
         if configuration.predictBeats, message.timetag == nil, case .events(let events) = outcome,
            case .heartbeat(let strength) = events.first {
             heartData(performer: Int(performer))

@@ -31,10 +31,15 @@ public final class PageInput: Sendable {
             performer = index
             message.address = split.address
         }
-        let head = message.address.split(separator: "/").first
-        guard head != "pose" && head != "muse" else {
+        // The table says what the page may send: not the sensor streams (they need the OSC
+        // input's detectors), not file loads, not the replies an OSC sender asks for.
+        if let entry = OSCAddresses.match(message.address)?.entry, !entry.fromPage {
             counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
-            return "\(message.address): sensor streams come over OSC"
+            switch entry.kind {
+            case .insertState: return "\(message.address): loading files is not offered to the page"
+            case .status, .meterSubscribe, .meterUnsubscribe: return "unknown address \(message.address)"
+            default: return "\(message.address): sensor streams come over OSC"
+            }
         }
         switch routes.route(message) {
         case .events(let events):
