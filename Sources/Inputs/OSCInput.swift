@@ -201,11 +201,24 @@ public final class OSCInput: @unchecked Sendable {
             message.address = split.address
         }
         let match = OSCAddresses.match(message.address)
-        switch match?.entry.kind {
-        case .status?:
+        if let kind = match?.entry.kind, match?.entry.byInput == true { return handleOwn(kind, message, replyTo: replyTo, performer: performer) }
+        let outcome = routes.route(message, match: match)
+        if configuration.predictBeats, message.timetag == nil, case .events(let events) = outcome,
+           case .heartbeat(let strength) = events.first {
+            heartData(performer: Int(performer))
+            return beatDetected(strength: strength, performer: performer)
+        }
+        deliver(outcome, of: message, performer: performer)
+    }
+
+    /// The addresses the input answers itself (`OSCAddresses.Entry.byInput`): the status and
+    /// meter subscriptions it replies to, and the pulse wave its detector reads.
+    private func handleOwn(_ kind: OSCAddresses.Kind, _ message: OSCMessage, replyTo: UDPSocket.Address?, performer: UInt8) {
+        switch kind {
+        case .status:
             if let replyTo, mayReply(to: replyTo, for: message.address) { reply(to: replyTo) }
             return
-        case .meterSubscribe?, .meterUnsubscribe?:
+        case .meterSubscribe, .meterUnsubscribe:
             guard var subscriber = replyTo, mayReply(to: subscriber, for: message.address) else { return }
             if let port = message.numbers?.first {
                 guard port.isFinite, (1...65_535).contains(port) else {
@@ -218,14 +231,14 @@ public final class OSCInput: @unchecked Sendable {
                 report("more than \(OSCMeterOutput.maximumSubscribers) /meter subscribers: the oldest is dropped")
             }
             return
-        case .ppgRate?:
+        case .ppgRate:
             guard let rate = message.numbers?.first, rate.isFinite, (10...10_000).contains(rate) else {
                 counters.badArguments.wrappingIncrement(ordering: .relaxed)
                 return report("/pulse/ppg/rate expects a rate 10…10000 Hz")
             }
             sensors[Int(performer)].setPPGRate(rate)
             return
-        case .ppg?:
+        case .ppg:
             guard let samples = message.numbers, !samples.isEmpty else {
                 counters.badArguments.wrappingIncrement(ordering: .relaxed)
                 return report("/pulse/ppg expects pulse-wave samples")
@@ -241,12 +254,11 @@ public final class OSCInput: @unchecked Sendable {
         default:
             break
         }
-        let outcome = routes.route(message, match: match)
-        if configuration.predictBeats, message.timetag == nil, case .events(let events) = outcome,
-           case .heartbeat(let strength) = events.first {
-            heartData(performer: Int(performer))
-            return beatDetected(strength: strength, performer: performer)
-        }
+    }
+
+    /// What a routed message comes to: pushed into the engine's ring at its frame (a timetag's,
+    /// or now), handed to the control thread, or refused and counted.
+    private func deliver(_ outcome: OSCRoutes.Outcome, of message: OSCMessage, performer: UInt8) {
         switch outcome {
         case .events(let events):
             if message.address.hasPrefix("/pulse/") { heartData(performer: Int(performer)) }

@@ -52,6 +52,28 @@ final class PresetTests: XCTestCase {
         }
     }
 
+    /// The preset's own numbers are one table: each refuses a value past its range, naming its
+    /// path, and a preset without it gets the table's default.
+    func testEveryPresetFieldChecksItsRangeAndHasItsDefault() throws {
+        func yaml(_ path: String, _ value: Double) -> String {
+            let keys = path.split(separator: ".").map(String.init)
+            return keys.count == 1 ? "\(keys[0]): \(value)\n" : "\(keys[0]): {\(keys[1]): \(value)}\n"
+        }
+        for field in PresetFields.all {
+            let folder = writePreset(yaml(field.path, field.range.upperBound + 1) + "voices:\n  - {name: a, kind: click}\n")
+            XCTAssertThrowsError(try LoadedPreset.load(path: folder), field.path) { error in
+                XCTAssertTrue("\(error)".contains("\(field.path): \(field.range.upperBound + 1) is outside"), "\(error)")
+            }
+            let inside = writePreset(yaml(field.path, field.range.upperBound) + "voices:\n  - {name: a, kind: click}\n")
+            XCTAssertEqual(field.given(in: try LoadedPreset.load(path: inside).preset), field.range.upperBound, field.path)
+        }
+        let plain = try LoadedPreset.load(path: writePreset("voices:\n  - {name: a, kind: click}\n"))
+        let setup = try EngineGraph.setup(preset: plain, sampleRate: 48_000, maxFrames: 256)
+        XCTAssertEqual(Double(setup.heartFadeSeconds), PresetFields.dropoutFade.defaultValue)
+        XCTAssertEqual(plain.dropoutRule.seconds, PresetFields.dropoutSeconds.defaultValue)
+        XCTAssertEqual(plain.preset.moodModel.window, PresetFields.moodWindow.defaultValue)
+    }
+
     func testAnUnreadableSoundNamesThePresetLine() throws {
         let folder = writePreset("voices:\n  - name: a\n    kind: sample\n    file: bad.wav\n")
         _ = FileManager.default.createFile(atPath: folder + "/bad.wav", contents: Data("not audio".utf8))

@@ -44,10 +44,12 @@ public enum EngineGraph {
         var setup = EngineSetup(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots,
                                 performers: max(1, loaded.performerNames.count), ensemble: loaded.ensembleTempo(),
                                 masterInserts: masterInserts, regionNames: regions.names)
-        setup.heartFadeSeconds = Float(loaded.preset.dropout?.fadeSeconds ?? 1)
+        let preset = loaded.preset
+        setup.heartFadeSeconds = Float(PresetFields.dropoutFade.value(in: preset))
         if let master {
-            setup.setMaster(gainDB: master.gainDB ?? 0, ceilingDB: master.limiter == true ? master.ceilingDB ?? -1 : nil,
-                            releaseMS: master.releaseMS ?? 50)
+            setup.setMaster(gainDB: PresetFields.masterGain.value(in: preset),
+                            ceilingDB: master.limiter == true ? PresetFields.masterCeiling.value(in: preset) : nil,
+                            releaseMS: PresetFields.masterRelease.value(in: preset))
         }
         setup.midi.noteVoices = notes
         for mapping in try loaded.regionNotes() { setup.midi.noteRegions[mapping.note] = mapping.region }

@@ -93,10 +93,12 @@ public struct LoadedPreset: Sendable {
         _ = try loaded.regionNotes()
         _ = try loaded.performanceSettings()
         _ = try OutputLayout(preset: loaded)
+        for field in PresetFields.all {
+            guard let value = field.given(in: preset), let problem = field.problem(with: value) else { continue }
+            let parent = field.path.split(separator: ".").first.map(String.init) ?? field.path
+            throw InputError(file: file, line: lines[field.path] ?? lines[parent], field: field.path, problem)
+        }
         if let pose = preset.pose {
-            if let scale = pose.scale, !(scale.isFinite && scale > 0 && scale <= 100) {
-                throw InputError(file: file, line: lines["pose"], field: "pose.scale", "\(scale) is not a scale in (0, 100]")
-            }
             // Enter must lie beyond exit in the direction's sense, or jitter would retrigger.
             for (name, pair, beyondIsGreater) in [("up", pose.up, true), ("down", pose.down, false), ("left", pose.left, false),
                                                   ("right", pose.right, true)] {
@@ -107,9 +109,6 @@ public struct LoadedPreset: Sendable {
                 }
             }
         }
-        if let window = preset.moodWindow, !(window.isFinite && (0.5...600).contains(window)) {
-            throw InputError(file: file, line: lines["mood_window"], field: "mood_window", "\(window) is outside 0.5…600 s")
-        }
         for (index, mood) in (preset.moods ?? []).enumerated() {
             let bounds = [mood.alpha, mood.beta, mood.delta, mood.theta, mood.gamma].compactMap { $0 }
             if mood.mood.isEmpty || bounds.isEmpty || bounds.contains(where: { $0.atLeast == nil && $0.below == nil }) {
@@ -117,26 +116,8 @@ public struct LoadedPreset: Sendable {
                                  "a mood needs a name and at least one band with at_least or below")
             }
         }
-        if let master = preset.master {
-            func check(_ value: Double?, _ field: String, _ range: ClosedRange<Double>, _ unit: String) throws {
-                guard let value, !(value.isFinite && range.contains(value)) else { return }
-                throw InputError(file: file, line: lines["master.\(field)"] ?? lines["master"], field: "master.\(field)",
-                                 "\(value) is outside \(range.lowerBound)…\(range.upperBound) \(unit)")
-            }
-            try check(master.gainDB, "gain_db", -60...12, "dB")
-            try check(master.ceilingDB, "ceiling_db", -20...0, "dBFS")
-            try check(master.releaseMS, "release_ms", 1...2000, "ms")
-        }
-        if let dropout = preset.dropout {
-            if let seconds = dropout.seconds, !(seconds.isFinite && (0.5...600).contains(seconds)) {
-                throw InputError(file: file, line: lines["dropout"], field: "dropout.seconds", "\(seconds) is outside 0.5…600")
-            }
-            if let fade = dropout.fadeSeconds, !(fade.isFinite && (0.05...60).contains(fade)) {
-                throw InputError(file: file, line: lines["dropout"], field: "dropout.fade_seconds", "\(fade) is outside 0.05…60")
-            }
-            if let action = dropout.action, !["hold", "fade"].contains(action) {
-                throw InputError(file: file, line: lines["dropout"], field: "dropout.action", "'\(action)' is not hold or fade")
-            }
+        if let action = preset.dropout?.action, !["hold", "fade"].contains(action) {
+            throw InputError(file: file, line: lines["dropout.action"] ?? lines["dropout"], field: "dropout.action", "'\(action)' is not hold or fade")
         }
         return loaded
     }
@@ -194,7 +175,7 @@ public struct LoadedPreset: Sendable {
 
     /// The dropout rule: seconds, and whether heart-driven voices fade.
     public var dropoutRule: (seconds: Double, fades: Bool) {
-        (preset.dropout?.seconds ?? 5, preset.dropout?.action == "fade")
+        (PresetFields.dropoutSeconds.value(in: preset), preset.dropout?.action == "fade")
     }
 
     /// The MIDI CC map as (controller, voice index, parameter), validated.

@@ -65,7 +65,7 @@ public struct Preset: Codable, Sendable {
     public var regionModel: RegionModel {
         var model = RegionModel()
         if let pose {
-            if let scale = pose.scale { model.scale = scale }
+            model.scale = PresetFields.poseScale.value(in: self)
             for (direction, pair) in [(RegionModel.Direction.up, pose.up), (.down, pose.down), (.left, pose.left), (.right, pose.right)] {
                 if let pair, pair.count == 2 { model.thresholds[direction] = RegionModel.Threshold(enter: pair[0], exit: pair[1]) }
             }
@@ -85,7 +85,7 @@ public struct Preset: Codable, Sendable {
 
     /// The mood model the preset describes.
     public var moodModel: MoodModel {
-        guard let moods else { return MoodModel(window: moodWindow ?? 10) }
+        guard let moods else { return MoodModel(window: PresetFields.moodWindow.value(in: self)) }
         let ranges = moods.map { definition in
             var bands: [EEGBand: MoodModel.Bounds] = [:]
             for (band, bounds) in zip(EEGBand.allCases, [definition.alpha, definition.beta, definition.delta, definition.theta, definition.gamma]) {
@@ -93,7 +93,7 @@ public struct Preset: Codable, Sendable {
             }
             return MoodModel.Range(mood: definition.mood, bands: bands)
         }
-        return MoodModel(window: moodWindow ?? 10, ranges: ranges)
+        return MoodModel(window: PresetFields.moodWindow.value(in: self), ranges: ranges)
     }
 
     /// The master bus: a gain and an optional safety limiter on the whole mix.
