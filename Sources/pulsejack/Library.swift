@@ -17,9 +17,7 @@ struct Library: ParsableCommand {
         let library: TrackLibrary
         do { library = try TrackLibrary.scan(folder: scan) } catch { throw fail(error) }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(library.tracks), as: UTF8.self))
+            try printJSON(library.tracks)
         } else {
             for track in library.tracks {
                 let tags = track.tags.map { "#\($0)" }.joined(separator: " ")

@@ -24,12 +24,7 @@ struct Plugins: ParsableCommand {
             do { plugins = [try catalog.plugin(uri: uri)] } catch let error as InputError { throw fail(error) }
         }
         if let filter { plugins = plugins.filter { $0.matches(filter) } }
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(plugins), as: UTF8.self))
-            return
-        }
+        if json { return try printJSON(plugins) }
         for plugin in plugins {
             let midi = plugin.midiInputs + plugin.midiOutputs > 0 ? ", MIDI \(plugin.midiInputs) in / \(plugin.midiOutputs) out" : ""
             print("\(plugin.uri)\n  \(plugin.name) (\(plugin.pluginClass)): audio \(plugin.audioInputs) in / \(plugin.audioOutputs) out\(midi)")

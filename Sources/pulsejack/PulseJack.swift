@@ -58,6 +58,13 @@ func warn(rejections: [HeartSession.Rejection], total: Int) {
     }
 }
 
+/// `value` as pretty JSON on standard output (`--json`).
+func printJSON<Value: Encodable>(_ value: Value) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
 /// At exit: how many warnings of each kind were held back since their last line.
 func reportHeldBackWarnings() {
     for (kind, count) in warnings.heldBack() {

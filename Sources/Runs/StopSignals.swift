@@ -7,12 +7,12 @@ import Glibc
 /// (a summary, a closed WAV file) instead of dying mid-write. SIGHUP (a closed terminal or SSH
 /// session) is treated like SIGTERM.
 // @unchecked: `sources` is written once in init and only kept alive after; the rest is atomic.
-final class StopSignals: @unchecked Sendable {
+public final class StopSignals: @unchecked Sendable {
     private let received = ManagedAtomic<Int32>(0)
     private let semaphore = DispatchSemaphore(value: 0)
     private let sources: [DispatchSourceSignal]
 
-    init(_ numbers: [Int32] = [SIGINT, SIGTERM, SIGHUP]) {
+    public init(_ numbers: [Int32] = [SIGINT, SIGTERM, SIGHUP]) {
         var sources: [DispatchSourceSignal] = []
         let received = received, semaphore = semaphore
         for number in numbers {
@@ -30,21 +30,21 @@ final class StopSignals: @unchecked Sendable {
     }
 
     /// The first stop signal received, if any.
-    var signal: Int32? {
+    public var signal: Int32? {
         let number = received.load(ordering: .acquiring)
         return number == 0 ? nil : number
     }
 
-    var stopping: Bool { signal != nil }
+    public var stopping: Bool { signal != nil }
 
     /// Waits up to `milliseconds` for a stop signal; true once one has come.
-    func wait(milliseconds: Int) -> Bool {
+    public func wait(milliseconds: Int) -> Bool {
         if stopping { return true }
         return semaphore.wait(timeout: .now() + .milliseconds(milliseconds)) == .success || stopping
     }
 
     /// The signal's name, for the summary line.
-    var name: String {
+    public var name: String {
         switch signal {
         case SIGINT: "SIGINT"
         case SIGTERM: "SIGTERM"
@@ -54,5 +54,5 @@ final class StopSignals: @unchecked Sendable {
     }
 
     /// The shell's exit status for a run a signal ended: 128 + the signal's number.
-    var exitCode: Int32 { 128 + (signal ?? 0) }
+    public var exitCode: Int32 { 128 + (signal ?? 0) }
 }
