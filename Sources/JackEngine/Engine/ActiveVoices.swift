@@ -19,6 +19,10 @@ final class ActiveVoices {
 
     var wordCount: Int { bits.capacity }
 
+    /// Real-time safe. The words themselves, for a loop over every voice (the mixer's render):
+    /// one pointer, no call through this object per voice.
+    var words: UnsafeMutablePointer<UInt64> { bits.pointer }
+
     /// Real-time safe. Voices `64 × word` … `64 × word + 63`, one bit each.
     @inline(__always)
     func word(_ word: Int) -> UInt64 { bits[word] }

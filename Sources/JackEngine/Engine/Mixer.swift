@@ -108,14 +108,16 @@ struct Mixer: ~Copyable {
     /// Real-time safe. Renders every active voice that plays (not the input voices) for `frames`
     /// frames into the output at `offset`.
     func renderVoices(offset: Int, frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        let words = active.words
         for word in 0..<active.wordCount {
-            var bits = active.word(word)
+            var bits = words[word]
             while bits != 0 {
                 let index = word << 6 | bits.trailingZeroBitCount
                 bits &= bits &- 1
                 let slot = slots[index]
+                let bit = UInt64(1) << UInt64(index & 63)
                 if slot.silenced || slot.inputVoice != nil {
-                    active.set(index, false)
+                    words[word] = words[word] & ~bit
                     continue
                 }
                 let own = blockBusIndex[index]
@@ -123,7 +125,7 @@ struct Mixer: ~Copyable {
                     // Filled here sub-block by sub-block; processed and mixed in `finishBlock`.
                     let (ownLeft, ownRight) = blockBus(Int(own))
                     slot.voice.render(left: ownLeft + offset, right: ownRight + offset, frames: frames)
-                    if !slot.voice.isSounding { active.set(index, false) }
+                    if !slot.voice.isSounding { words[word] = words[word] & ~bit }
                     continue
                 }
                 let (busLeft, busRight) = busBuffers()
@@ -132,7 +134,7 @@ struct Mixer: ~Copyable {
                 slot.voice.render(left: busLeft, right: busRight, frames: frames)
                 mix(slot, index, busLeft, busRight, into: left + offset, right + offset, at: offset, frames: frames,
                     target: ActiveVoices.target(slot))
-                if !slot.voice.isSounding { active.set(index, false) }
+                if !slot.voice.isSounding { words[word] = words[word] & ~bit }
             }
         }
     }

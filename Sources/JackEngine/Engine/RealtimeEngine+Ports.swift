@@ -29,7 +29,7 @@ extension RealtimeEngine {
     /// Real-time safe. After a `process(…, keepsMIDI: true)`: the period's events for `port`,
     /// written into `buffer` (a JACK MIDI port buffer, cleared first) at their frames.
     public func flushMIDI(_ port: MIDIPort, into buffer: UnsafeMutableRawPointer, frames: Int) {
-        let start = handle.publishedPeriodStart.load(ordering: .relaxed)
+        let start = periodStart
         switch port {
         case .combined: firing.midiOut.flush(into: buffer, start: start, frames: frames)
         case .voice(let number): firing.flushVoiceMIDI(number, into: buffer, start: start, frames: frames)

@@ -50,6 +50,8 @@ public final class RealtimeEngine: @unchecked Sendable {
     public private(set) var framePosition: Int64 = 0
     /// Absolute frame of the block being processed: insert control changes count from it.
     private var blockStart: Int64 = 0
+    /// The frame the last period began at: its MIDI is flushed relative to it (the process thread's own copy).
+    private(set) var periodStart: Int64 = 0
 
     public static let eventQueueCapacity = 4096
     /// Queue slots kept for events due in the current period (immediate messages and MIDI):
@@ -96,6 +98,7 @@ public final class RealtimeEngine: @unchecked Sendable {
                         inputLeft: UnsafePointer<Float>? = nil, inputRight: UnsafePointer<Float>? = nil, keepsMIDI: Bool = false) {
         ProcessThread.enter()
         defer { ProcessThread.exit() }
+        periodStart = framePosition
         handle.publishedPeriodStart.store(framePosition, ordering: .relaxed)
         hearts.grid.outCount = 0
         left.update(repeating: 0, count: frames)
