@@ -37,39 +37,64 @@ final class EnsembleNetworkTests: XCTestCase {
                                  "studio beats missing at \(missing); the ear missed \(report.studioEarGaps); \(studioXruns) studio xruns")
         XCTAssertLessThanOrEqual(missing.count, 3, "too many studio beats lost: \(missing)")
 
+        var grown: [Int64] = []
         for slave in [report.alice, report.bob] {
-            // Every shared-grid beat of the slave lands one constant round trip after the studio's beat, over 60 s.
+            // Every shared-grid beat of the slave lands a round trip of whole periods after the
+            // studio's beat: NetJACK2's reported latency, over 60 s. Under load the master may
+            // take a slave's packet a cycle later from some point on (its reply queued behind a late
+            // one): the round trip then grows by a period, for good — never shrinks, never scatters.
             let measured = slave.gridBeats.filter { $0 < report.cutFrame }
             XCTAssertGreaterThan(measured.count, 90, "\(slave.name): too few grid beats came back")
-            let roundTrips = Set(measured.map { beat in beat - (grid.last { $0 <= beat } ?? .min) })
-            XCTAssertEqual(roundTrips.count, 1, "\(slave.name): grid beats scatter: \(roundTrips.sorted())")
-            let roundTrip = try XCTUnwrap(roundTrips.first)
-            XCTAssertEqual(roundTrip % Int64(Self.period), 0, "\(slave.name): the round trip is not whole periods")
+            let roundTrips = measured.map { beat in beat - (grid.last { $0 <= beat } ?? .min) }
+            let steps = zip(roundTrips.dropFirst(), roundTrips).map { $0 - $1 }
+            XCTAssertTrue(roundTrips.allSatisfy { $0 % Int64(Self.period) == 0 }, "\(slave.name): the round trip is not whole periods: \(Set(roundTrips).sorted())")
+            XCTAssertTrue(steps.allSatisfy { $0 >= 0 }, "\(slave.name): grid beats scatter: \(roundTrips)")
             // NetJACK2's own latencies for the slave's ports at the studio, as JACK reports them.
-            XCTAssertEqual(roundTrip, Int64(slave.reportedLatency), "\(slave.name): the round trip is not NetJACK2's reported latency")
+            XCTAssertEqual(roundTrips.first, Int64(slave.reportedLatency), "\(slave.name): the round trip is not NetJACK2's reported latency")
+            if let growth = roundTrips.firstIndex(where: { $0 != roundTrips.first }) {
+                print("\(slave.name): the round trip grew to \(roundTrips.last ?? 0) frames at \(measured[growth])")
+                grown.append(measured[growth])
+            }
 
             // The slave's own performer: every beat at its contract frame (the independent
             // reference from the session's tempi, in the slave's engine frames) and heard at the
-            // studio one constant later — the same constant as the slave's grid beats.
+            // studio on the same path as the slave's grid beats. A beat due in a cycle the slave
+            // lost (its frames skipped, in its summary) is passed over, and only such a beat.
             let contract = ReferenceBeats.frames(sampleRate: Self.sampleRate, changes: slave.tempi, end: 200 * 48_000)
             let fired = slave.performerEvents
             XCTAssertGreaterThan(fired.count, 60)
-            XCTAssertEqual(fired.map { $0 - fired[0] }, Array(contract.prefix(fired.count)), "\(slave.name): performer beats off the contract; \(summaries)")
+            let relative = fired.map { $0 - fired[0] }
+            let due = contract.prefix { $0 <= (relative.last ?? 0) }
+            let skipped = LiveGrid.xruns(in: slave.name == "alice" ? report.aliceLog : report.bobLog).skipped
+            XCTAssertTrue(Set(due).isSuperset(of: relative), "\(slave.name): performer beats off the contract: \(relative.filter { !due.contains($0) }); \(summaries)")
+            XCTAssertLessThanOrEqual(due.count - relative.count, skipped / Self.period,
+                                     "\(slave.name): performer beats missing at \(due.filter { !relative.contains($0) }); \(summaries)")
             let heard = slave.performerBeats.filter { $0 < report.cutFrame }
             XCTAssertGreaterThan(heard.count, 60)
-            let performerPath = Self.constant(from: fired, to: heard)
-            let gridPath = Self.constant(from: slave.gridEvents, to: measured)
-            XCTAssertNotNil(performerPath, "\(slave.name): performer beats scatter at the studio; \(summaries)")
-            XCTAssertNotNil(gridPath, "\(slave.name): grid beats scatter at the studio; \(summaries)")
-            XCTAssertEqual(performerPath, gridPath, "\(slave.name): performer beats and grid beats take different paths")
+            // Under load the slave's frames fall whole periods behind the studio's, a period at a
+            // time and never back: NetJACK2's slave lets a master cycle pass uncounted, and does not
+            // always report it as an xrun (4 periods with 1 xrun, seen here). The grid beats stay on
+            // the studio's grid (above: they follow the master's transport); what the slave plays on
+            // its own frames, its performer, arrives that much later from then on. So from the
+            // slave's frames to the studio's: one constant plus the periods slipped so far, the same
+            // for the performer's beats and the grid's, which take the same path.
+            let period = Int64(Self.period)
+            let performerPath = Self.path(from: fired, to: heard, period: period)
+            let gridPath = Self.path(from: slave.gridEvents, to: measured, period: period)
+            XCTAssertNotNil(performerPath, "\(slave.name): performer beats scatter at the studio: \(Self.offsets(from: fired, to: heard)); \(summaries)")
+            XCTAssertNotNil(gridPath, "\(slave.name): grid beats scatter at the studio: \(Self.offsets(from: slave.gridEvents, to: measured)); \(summaries)")
+            let both = Self.path(from: fired + slave.gridEvents, to: (heard + measured).sorted(), period: period)
+            XCTAssertNotNil(both, "\(slave.name): performer beats and grid beats take different paths")
+            if let both, !both.slips.isEmpty { print("\(slave.name): its frames slipped a period behind the studio's at \(both.slips)") }
 
             // MIDI out went through NetJACK2's MIDI channel: a note-on at the studio for every beat heard.
             let notes = Set(slave.midiNoteOns.filter { $0 < report.cutFrame && $0 >= report.firstCommonFrame })
             let audio = Set((slave.performerBeats + slave.gridBeats).filter { $0 < report.cutFrame && $0 >= report.firstCommonFrame })
             XCTAssertEqual(notes, audio, "\(slave.name): MIDI notes and audio onsets differ at the studio")
         }
-        // Both slaves' shared-grid beats coincide at the studio, to the frame (where both ears ran).
-        let window = report.firstCommonFrame..<report.cutFrame
+        // Both slaves' shared-grid beats coincide at the studio, to the frame (where both ears ran,
+        // and until either's round trip grew).
+        let window = report.firstCommonFrame..<min(report.cutFrame, grown.min() ?? .max)
         let earGaps = report.alice.gridEarGaps + report.bob.gridEarGaps
         func heardByBoth(_ frame: Int64) -> Bool { window.contains(frame) && !earGaps.contains { $0.contains(frame) } }
         XCTAssertEqual(report.alice.gridBeats.filter(heardByBoth), report.bob.gridBeats.filter(heardByBoth))
@@ -95,10 +120,34 @@ final class EnsembleNetworkTests: XCTestCase {
         XCTAssertEqual(try ensemble.leftovers(), "")
     }
 
-    /// The one offset c with every heard frame = some fired frame + c, or nil when none fits all.
-    static func constant(from fired: [Int64], to heard: [Int64]) -> Int64? {
+    /// For a failure: the offsets from fired to heard in order, as (first heard frame, offset to
+    /// the latest fired frame before it, beats).
+    static func offsets(from fired: [Int64], to heard: [Int64]) -> [(Int64, Int64, Int)] {
+        var found: [(Int64, Int64, Int)] = []
+        for beat in heard {
+            let offset: Int64 = fired.map { beat - $0 }.filter { $0 >= 0 }.min() ?? -1
+            if let last = found.last, last.1 == offset { found[found.count - 1].2 += 1 } else { found.append((beat, offset, 1)) }
+        }
+        return found
+    }
+
+    /// The one offset c, and the heard frames where one more period was added to it, with every
+    /// heard frame = some fired frame + c + (periods slipped so far) · period; nil when none fits.
+    static func path(from fired: [Int64], to heard: [Int64], period: Int64) -> (constant: Int64, slips: [Int64])? {
         guard let first = heard.first else { return nil }
         let firedSet = Set(fired)
-        return fired.map { first - $0 }.first { offset in heard.allSatisfy { firedSet.contains($0 - offset) } }
+        for constant in fired.map({ first - $0 }) {
+            var slipped: Int64 = 0, slips: [Int64] = [], fits = true
+            for beat in heard {
+                guard let more = (0...4).first(where: { firedSet.contains(beat - constant - (slipped + Int64($0)) * period) }) else {
+                    fits = false
+                    break
+                }
+                slips += Array(repeating: beat, count: more)
+                slipped += Int64(more)
+            }
+            if fits { return (constant, slips) }
+        }
+        return nil
     }
 }

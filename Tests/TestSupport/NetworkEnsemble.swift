@@ -283,6 +283,9 @@ public final class NetworkEnsemble {
         for process in processes { process.waitUntilExit() }
         processes = []
         _ = try? Subprocess.run(Self.script, ["down", prefix])
+        if let keep = ProcessInfo.processInfo.environment["PULSEJACK_KEEP_ENSEMBLE"] {
+            try? FileManager.default.copyItem(at: folder, to: URL(fileURLWithPath: keep).appendingPathComponent(folder.lastPathComponent))
+        }
         try? FileManager.default.removeItem(at: folder)
     }
 }
