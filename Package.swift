@@ -4,6 +4,12 @@ import PackageDescription
 /// Our Swift targets: Swift 6 language mode, and every warning an error.
 let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 
+/// What a library target's tests may use: the library, the fixtures and the real peers.
+let libraryTestDependencies: [Target.Dependency] = [
+    "Engine", "Presets", "Plugins", "JackBackend", "SoundFiles", "Runs", "Reports", "Realtime", "Inputs", "Voices", "CJack", "CAllocCounter",
+    "TestSupport", "JackPeers", "EngineFixtures", "WebSurface",
+]
+
 let package = Package(
     name: "pulsejack",
     platforms: [.macOS(.v15)],
@@ -41,15 +47,32 @@ let package = Package(
         ], swiftSettings: strict),
         // The voices: DSP only, no I/O.
         .target(name: "Voices", dependencies: ["Realtime", "CZitaConvolver", "CRubberBand"], swiftSettings: strict),
-        .target(name: "JackEngine", dependencies: [
-            "CJack", "CSndfile", "CSamplerate", "CLilv", "CLV2", "Realtime", "Inputs", "Voices",
+        // Sound files: reading samples and tracks, writing WAV (libsndfile, libsamplerate).
+        .target(name: "SoundFiles", dependencies: ["CSndfile", "CSamplerate", "Realtime", "Inputs", "Voices"], swiftSettings: strict),
+        // LV2 plugins through lilv: the world, instances, insert chains, the instrument voice, state.
+        .target(name: "Plugins", dependencies: ["CLilv", "CLV2", "Realtime", "Inputs", "Voices"], swiftSettings: strict),
+        // The engine: its setup value, the process path and its parts, the handle other threads
+        // hold, the mixer, meters, recorder and MIDI-out queues.
+        .target(name: "Engine", dependencies: [
+            "CJack", "Realtime", "Inputs", "Voices", "Plugins", "SoundFiles",
+            .product(name: "Atomics", package: "swift-atomics"),
+        ], swiftSettings: strict),
+        // Presets: the YAML, the voice-kind descriptors and field tables, the graph that makes a
+        // setup from a preset, session sources.
+        .target(name: "Presets", dependencies: [
+            "Realtime", "Inputs", "Voices", "Plugins", "SoundFiles", "Engine",
             .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "Yams", package: "Yams"),
         ], swiftSettings: strict),
-        // The live page: an HTTP and WebSocket server on the session's live picture; the page's
-        // HTML, CSS and JavaScript are its resources.
+        // The JACK backend: the client, the process host, the server, the frame clock, the timebase.
+        .target(name: "JackBackend", dependencies: [
+            "CJack", "Realtime", "Inputs", "Voices", "Engine",
+            .product(name: "Atomics", package: "swift-atomics"),
+        ], swiftSettings: strict),
+        // The live page: the session's live picture, and an HTTP and WebSocket server on it; the
+        // page's HTML, CSS and JavaScript are its resources.
         .target(name: "WebSurface", dependencies: [
-            "JackEngine", "Realtime", "Inputs",
+            "Engine", "Presets", "JackBackend", "Realtime", "Inputs",
             .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -58,19 +81,19 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], resources: [.copy("Page")], swiftSettings: strict),
         // Reports: the radial meters plot (SVG) and the render's web report (HTML).
-        .target(name: "Reports", dependencies: ["JackEngine", "Inputs"], swiftSettings: strict),
+        .target(name: "Reports", dependencies: ["Engine", "Inputs"], swiftSettings: strict),
         // Runs: a live run's life cycle (the page's included), an offline render, the study.
         .target(name: "Runs", dependencies: [
-            "JackEngine", "Realtime", "Inputs", "Voices", "Reports", "WebSurface",
+            "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "Inputs", "Voices", "Reports", "WebSurface",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         .executableTarget(name: "pulsejack", dependencies: [
-            "Runs", "Reports", "JackEngine", "Realtime", "Inputs", "CJack", "WebSurface",
+            "Runs", "Reports", "Engine", "Presets", "JackBackend", "Realtime", "Inputs", "CJack", "WebSurface",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
 
         .executableTarget(name: "pulsejack-bench", dependencies: [
-            "Runs", "JackEngine", "Realtime", "Inputs", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface",
+            "Runs", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "Inputs", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface",
             .product(name: "Atomics", package: "swift-atomics"),
         ], path: "Benchmarks/PulsejackBench", swiftSettings: strict),
 
@@ -82,14 +105,21 @@ let package = Package(
         // Real JACK peers in the same process: an ear that records onsets, a MIDI pad.
         .target(name: "JackPeers", dependencies: ["CJack", .product(name: "Atomics", package: "swift-atomics")],
                 path: "Tests/JackPeers", swiftSettings: strict),
+        // Engines built without a preset, and a driver that runs one period by period.
+        .target(name: "EngineFixtures", dependencies: ["Engine", "Plugins", "Voices", "Realtime", "Inputs", "TestSupport"],
+                path: "Tests/EngineFixtures", swiftSettings: strict),
         .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "InputsTests", dependencies: ["Realtime", "Inputs", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "VoicesTests", dependencies: ["Realtime", "Voices"], swiftSettings: strict),
-        .testTarget(name: "JackEngineTests", dependencies: [
-            "JackEngine", "Runs", "Realtime", "Inputs", "Voices", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface",
+        .testTarget(name: "InputsTests", dependencies: [
+            "Realtime", "Inputs", "TestSupport", "Engine", "Presets", "EngineFixtures",
         ], swiftSettings: strict),
+        .testTarget(name: "VoicesTests", dependencies: ["Realtime", "Voices"], swiftSettings: strict),
+        .testTarget(name: "EngineTests", dependencies: libraryTestDependencies, swiftSettings: strict),
+        .testTarget(name: "PresetsTests", dependencies: libraryTestDependencies, swiftSettings: strict),
+        .testTarget(name: "PluginsTests", dependencies: libraryTestDependencies, swiftSettings: strict),
+        .testTarget(name: "JackBackendTests", dependencies: libraryTestDependencies, swiftSettings: strict),
+        .testTarget(name: "SoundFilesTests", dependencies: libraryTestDependencies, swiftSettings: strict),
         .testTarget(name: "RunsTests", dependencies: [
-            "Runs", "Reports", "JackEngine", "Realtime", "Inputs", "Voices", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface",
+            "Runs", "Reports", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "Inputs", "Voices", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface", "EngineFixtures",
         ], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Realtime", "Inputs", "JackPeers", "Reports"], swiftSettings: strict),
     ]

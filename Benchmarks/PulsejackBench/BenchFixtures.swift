@@ -1,6 +1,7 @@
 import Inputs
 import Foundation
-import JackEngine
+import Presets
+import SoundFiles
 
 /// Presets and sounds the benchmark writes for itself in a temporary folder.
 enum BenchFixtures {

@@ -1,8 +1,10 @@
 import Inputs
 import Foundation
-import JackEngine
 import JackPeers
 import Realtime
+import Engine
+import JackBackend
+import Presets
 
 /// Row 3: time per period on JACK's process thread as a fraction of the period, in freewheel,
 /// with N sample voices always sounding; and the largest polyphony under half the period.

@@ -1,7 +1,8 @@
 import Inputs
 import Foundation
-import JackEngine
 import Realtime
+import Presets
+import SoundFiles
 
 /// Row 5: CPU per second of audio for convolving with a 4 s and a 10 s stereo clip at a 64-frame
 /// period. The peer, jconvolver (zita-convolver's JACK client), runs against a private jackd.

@@ -1,5 +1,5 @@
 import Foundation
-import JackEngine
+import Engine
 
 /// Row 12: what a port per voice costs on JACK's process thread (`run --outputs voices
 /// --midi-out voices`) against the master alone, in freewheel at a 64-frame period: the

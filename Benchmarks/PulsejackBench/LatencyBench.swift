@@ -1,7 +1,8 @@
 import Inputs
 import Foundation
-import JackEngine
 import JackPeers
+import JackBackend
+import Presets
 
 /// Row 2: sensor message to sound, in frames. JACK MIDI: a pad client plays note-ons at varying
 /// offsets; a capture client hears the click. The OSC rows wait for the OSC input.

@@ -1,9 +1,11 @@
 import CJack
 import Inputs
 import Foundation
-import JackEngine
 import JackPeers
 import TestSupport
+import Engine
+import JackBackend
+import Presets
 
 /// Row 2, OSC: a UDP OSC message to sound, in frames, through the engine's OSC input on a private
 /// dummy jackd. Immediate messages: from the JACK frame time at sending to the onset. Timetagged

@@ -1,7 +1,7 @@
 import Inputs
 import Foundation
-import JackEngine
 import JackPeers
+import Presets
 
 /// Row 9: hosting LV2 plugins. The cost of hosting (pulsejack and jalv playing mda EPiano from
 /// the same JACK MIDI on one server, CPU per second of audio of each process), and the callback

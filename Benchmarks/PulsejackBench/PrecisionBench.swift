@@ -1,9 +1,10 @@
 import Inputs
 import Foundation
-import JackEngine
 import JackPeers
 import TestSupport
 import Realtime
+import JackBackend
+import Presets
 
 /// Row 1: onset error in frames over 10 minutes of heartbeats, against the contract's reference,
 /// offline and live on a dummy jackd; beside PulSonify's 100 ms timer and a 64-frame

@@ -1,7 +1,6 @@
 import Runs
 import Inputs
 import Foundation
-import JackEngine
 import TestSupport
 import Realtime
 

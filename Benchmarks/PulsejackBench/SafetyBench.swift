@@ -2,9 +2,11 @@ import CAllocCounter
 import CJack
 import Inputs
 import Foundation
-import JackEngine
 import JackPeers
 import Realtime
+import Engine
+import JackBackend
+import Presets
 
 /// Row 7: allocations and mutex locks on JACK's process thread during a real-time run with every
 /// voice active, counted by the malloc/pthread_mutex_lock interposer linked into this program.

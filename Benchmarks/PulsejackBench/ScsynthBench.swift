@@ -1,9 +1,9 @@
 import Runs
 import Inputs
 import Foundation
-import JackEngine
 import TestSupport
 import Realtime
+import Presets
 
 /// Row 6: the same score rendered offline by pulsejack and by SuperCollider's scsynth (NRT):
 /// K sample voices fired on every beat at 60 BPM for 600 s at 48 kHz, each voice at gain 0.01

@@ -1,7 +1,6 @@
 import Runs
 import Inputs
 import Foundation
-import JackEngine
 import Realtime
 
 /// The voice bank's cost: CPU time per second of audio for each voice of the PulSonify preset

@@ -1,5 +1,5 @@
 import Foundation
-import JackEngine
+import JackBackend
 
 // pulsejack-bench: measures the engine beside its peers and writes BENCHMARKS.md.
 // Usage: pulsejack-bench [--runs N] [--only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|web|ensemble|daw|safety] [--safety-seconds S] [--out FILE]

@@ -12,14 +12,10 @@ public struct InsertRoute: Sendable, Equatable, BitwiseCopyable {
 
     public func accepts(_ value: Float) -> Bool { value.isFinite && value >= minimum && value <= maximum }
 
-    public var rangeDescription: String { "\(Self.plain(minimum))…\(Self.plain(maximum))" }
+    public var rangeDescription: String { "\(minimum.plainText)…\(maximum.plainText)" }
 
     /// A MIDI controller value 0…127 across the range.
     public func value(controller: UInt8) -> Float {
         address.port == InsertAddress.bypass ? (controller >= 64 ? 1 : 0) : minimum + (maximum - minimum) * Float(controller) / 127
-    }
-
-    private static func plain(_ value: Float) -> String {
-        value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : String(value)
     }
 }

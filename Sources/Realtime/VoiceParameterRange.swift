@@ -19,8 +19,7 @@ public enum VoiceParameterRange {
     /// "0…4", "−1…1": a range as the errors print it.
     public static func describe(_ range: ClosedRange<Double>) -> String {
         func plain(_ value: Double) -> String {
-            let text = value == value.rounded() ? String(Int(value)) : String(value)
-            return text.hasPrefix("-") ? "−" + text.dropFirst() : text
+            value.plainText.hasPrefix("-") ? "−" + value.plainText.dropFirst() : value.plainText
         }
         return "\(plain(range.lowerBound))…\(plain(range.upperBound))"
     }

@@ -1,6 +1,6 @@
 import Foundation
 import Inputs
-import JackEngine
+import Engine
 
 /// Radial Audio's picture: peak and average (RMS) level per channel, sampled 60 times a second
 /// through `MeterBallistics`, drawn as radial traces in SVG — time runs clockwise from the top,

@@ -1,6 +1,6 @@
 import Foundation
 import Inputs
-import JackEngine
+import Engine
 
 /// A rendered session as one self-contained page (`render --web-report`): the Radial Audio trace,
 /// the heart-rate curve and every fired voice on a timeline — inline SVG, no script, no link out,

@@ -1,4 +1,3 @@
-import JackEngine
 import Inputs
 import Foundation
 import Realtime

@@ -1,7 +1,8 @@
 import Foundation
 import Inputs
-import JackEngine
 import WebSurface
+import Engine
+import JackBackend
 
 extension LiveSession {
     /// What a live run is asked to do: `pulsejack run`'s options, parsed.

@@ -1,9 +1,12 @@
 import Atomics
 import Foundation
 import Inputs
-import JackEngine
 import Realtime
 import WebSurface
+import Engine
+import JackBackend
+import Presets
+import SoundFiles
 
 /// A live run, from the preset to the summary: build (preset, JACK client, engine, inputs,
 /// logs) → `activate()` (the page too) → `tick()` every ~100 ms (logs written, the mood DJ,

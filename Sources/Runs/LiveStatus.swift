@@ -1,6 +1,7 @@
-import JackEngine
 import Inputs
 import Foundation
+import Engine
+import JackBackend
 
 /// What `/pulse/status` (and so `pulsejack status`) reports beside the OSC input's own counters.
 public final class LiveStatus: Sendable {

@@ -1,8 +1,10 @@
-import JackEngine
 import Inputs
 import Foundation
 import Voices
 import Realtime
+import Engine
+import Presets
+import SoundFiles
 
 /// Drives the same engine and scheduler without a server: period after period as fast as the
 /// CPU allows, deterministic to the frame, writing 32-bit float WAV. Offline.

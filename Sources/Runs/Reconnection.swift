@@ -1,4 +1,3 @@
-import JackEngine
 import Foundation
 
 /// Retrying a server that went away: 0.5 s, doubling to at most 5 s between attempts. Control thread.

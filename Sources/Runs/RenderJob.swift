@@ -1,8 +1,9 @@
 import Foundation
 import Inputs
-import JackEngine
 import Realtime
 import Reports
+import Engine
+import Presets
 
 /// One offline render with everything around it — the sessions merged per performer, the events
 /// log, stems, the meters plot and the web report — shared by `render` and `demo`. Offline: it

@@ -1,7 +1,8 @@
 import Foundation
 import Inputs
-import JackEngine
 import Realtime
+import Engine
+import WebSurface
 
 /// What a live run writes as it plays: the session log (`--record-session`: every control
 /// message the engine applied, at its frame, re-renderable offline) and the events log

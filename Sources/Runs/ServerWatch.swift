@@ -1,6 +1,6 @@
 import Foundation
 import Inputs
-import JackEngine
+import JackBackend
 
 /// A live run's watch over its JACK server, each tick: a server gone (keep the engine and its
 /// state, reconnect when one is back, restore the connections), cycles stalled and back (a

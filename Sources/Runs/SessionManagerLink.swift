@@ -1,6 +1,8 @@
 import Foundation
 import Inputs
-import JackEngine
+import Engine
+import JackBackend
+import Presets
 
 /// A live run under a session manager (NSM): the session it opened, our JACK name there, and
 /// the manager's requests each tick — saves (the preset as it plays now, and the plugins'

@@ -1,7 +1,7 @@
 import Foundation
 import Inputs
-import JackEngine
 import Realtime
+import SoundFiles
 
 /// The ResearchKit music study: a random clip plays for `duration` seconds while the heart rate
 /// is recorded, `baseline` seconds before it and during it; each run is saved in a folder of its

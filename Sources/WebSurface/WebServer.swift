@@ -4,7 +4,6 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
-import JackEngine
 import Logging
 import Realtime
 

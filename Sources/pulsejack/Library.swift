@@ -1,7 +1,7 @@
 import ArgumentParser
 import Inputs
 import Foundation
-import JackEngine
+import SoundFiles
 
 struct Library: ParsableCommand {
     static let configuration = CommandConfiguration(

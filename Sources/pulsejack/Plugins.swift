@@ -1,7 +1,7 @@
 import ArgumentParser
 import Inputs
 import Foundation
-import JackEngine
+import Plugins
 
 struct Plugins: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,7 +3,7 @@ import Runs
 import ArgumentParser
 import Inputs
 import Foundation
-import JackEngine
+import Engine
 
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(

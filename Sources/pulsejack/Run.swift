@@ -5,9 +5,10 @@ import Atomics
 import Inputs
 import Dispatch
 import Foundation
-import JackEngine
 import WebSurface
 import Realtime
+import Engine
+import JackBackend
 
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(

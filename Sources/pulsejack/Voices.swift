@@ -1,7 +1,7 @@
 import ArgumentParser
 import Inputs
 import Foundation
-import JackEngine
+import Presets
 
 struct Voices: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,6 @@ import Runs
 import CAllocCounter
 import Inputs
 import Foundation
-import JackEngine
 import TestSupport
 import WebSurface
 import XCTest

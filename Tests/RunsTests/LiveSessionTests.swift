@@ -1,7 +1,6 @@
 import Runs
 import Inputs
 import Foundation
-@testable import JackEngine
 import TestSupport
 import XCTest
 import Realtime

@@ -1,10 +1,11 @@
 import Foundation
 import Inputs
-import JackEngine
 import Realtime
 import Runs
 import TestSupport
 import XCTest
+import Engine
+import Presets
 
 /// A live take that lost cycles (an xrun) re-renders identically: its session log records each
 /// lost cycle (and a skip taken back, a late reading), and the offline render passes over the

@@ -1,10 +1,11 @@
 import Runs
 import Inputs
 import Foundation
-import JackEngine
 import TestSupport
 import XCTest
 import Realtime
+import Presets
+import SoundFiles
 
 final class OfflineRenderTests: XCTestCase {
     private var temporary: URL {

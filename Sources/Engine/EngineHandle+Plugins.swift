@@ -1,0 +1,102 @@
+import Inputs
+import Foundation
+import Realtime
+import Plugins
+
+/// The engine's hosted LV2 plugins seen from the control thread: their places in the preset,
+/// the insert controls OSC and MIDI reach, their logs, and a session save of their states.
+extension EngineHandle {
+    /// Control thread. Every hosted plugin by its place in the preset — "piano" (an lv2 voice),
+    /// "piano.insert1", "master.insert2" — with its instances (two for a mono insert).
+    func hostedPlugins() -> [(place: String, instances: [PluginInstance])] {
+        var hosted: [(place: String, instances: [PluginInstance])] = []
+        for index in -1..<slots.count {
+            let name = index < 0 ? "master" : voiceNames[index]
+            if index >= 0, let instrument = slots[index].instrument { hosted.append((name, [instrument])) }
+            guard let chain = insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0)) else { continue }
+            for (stage, insert) in chain.stages.enumerated() { hosted.append(("\(name).insert\(stage + 1)", insert.published.instances)) }
+        }
+        return hosted
+    }
+
+    /// Control thread. What the hosted plugins logged since the last call (LV2 log, through each
+    /// instance's ring), each line with the plugin's place in the preset.
+    public func drainPluginLogs() -> [String] {
+        ProcessThread.assertOutside("draining plugin logs")
+        return hostedPlugins().flatMap { place, instances in instances.flatMap { $0.drainLog().map { "\(place): \($0)" } } }
+    }
+
+    /// What a session save writes for one hosted plugin: its controls now and its state's folder.
+    public struct SavedPlugin: Sendable {
+        public var controls: [String: Double]
+        public var state: String
+    }
+
+    /// Control thread. Right after `voiceStates(live:)` (whose snapshot holds the plugins'
+    /// controls): saves each hosted plugin's state under `folder`, one folder per place in the
+    /// preset and one numbered folder per instance inside it.
+    public func savePluginStates(into folder: String) throws -> [String: SavedPlugin] {
+        ProcessThread.assertOutside("saving plugin states")
+        var saved: [String: SavedPlugin] = [:]
+        for (place, instances) in hostedPlugins() {
+            let placeFolder = URL(fileURLWithPath: folder).appendingPathComponent(place).path
+            for (number, instance) in instances.enumerated() {
+                do {
+                    try instance.saveState(to: "\(placeFolder)/\(number + 1)")
+                } catch let error as PluginError {
+                    throw InputError(file: placeFolder, error.description)
+                }
+            }
+            saved[place] = SavedPlugin(controls: instances[0].savedControls, state: placeFolder)
+        }
+        return saved
+    }
+
+    /// Control thread. Every insert control OSC and MIDI can reach, by OSC address without its
+    /// leading slash ("voice/piano/insert/1/gain", "master/insert/2/bypass"; inserts from 1).
+    public func insertRoutes() -> [String: InsertRoute] {
+        ProcessThread.assertOutside("listing insert routes")
+        var routes: [String: InsertRoute] = [:]
+        for index in -1..<slots.count {
+            let address = InsertAddress(chain: Int32(index), stage: 0, port: 0)
+            guard let chain = insertChain(address) else { continue }
+            let prefix = index < 0 ? "master" : "voice/\(voiceNames[index])"
+            for (stage, insert) in chain.stages.enumerated() {
+                let place = "\(prefix)/insert/\(stage + 1)/"
+                routes[place + "bypass"] = InsertRoute(address: InsertAddress(chain: Int32(index), stage: UInt16(stage),
+                                                                              port: InsertAddress.bypass), minimum: 0, maximum: 1)
+                for port in insert.published.instances[0].ports where port.kind == .control && port.isInput {
+                    routes[place + port.symbol] = InsertRoute(
+                        address: InsertAddress(chain: Int32(index), stage: UInt16(stage), port: port.index),
+                        minimum: port.minimum.isNaN ? -.greatestFiniteMagnitude : port.minimum,
+                        maximum: port.maximum.isNaN ? .greatestFiniteMagnitude : port.maximum)
+                }
+            }
+        }
+        return routes
+    }
+
+    /// Control thread. A message that loads the saved state in `folder` (as a session save
+    /// writes it: one numbered folder per instance) into insert `number` (from 1) of voice
+    /// `place`'s chain, or the master's ("master"). The new instances are built, restored and
+    /// activated here; the process thread swaps them in at `frame` and hands the old ones back
+    /// (`ClipSwapper.releaseRetired` frees them).
+    public func insertStateMessage(place: String, insert number: Int, state folder: String,
+                                   frame: Int64 = ControlMessage.immediate) throws -> ControlMessage {
+        ProcessThread.assertOutside("loading a plugin state")
+        let chainIndex = place == "master" ? InsertAddress.master : voiceIndex(named: place).map(Int32.init) ?? -2
+        guard let chain = insertChain(InsertAddress(chain: chainIndex, stage: 0, port: 0)), (1...chain.stages.count).contains(number)
+        else { throw InputError(file: folder, field: "\(place).insert\(number)", "no such insert in this preset") }
+        let stage = chain.stages[number - 1]
+        let builder = PluginBuilder(sampleRate: sampleRate, maxFrames: maxFrames, offline: false, stateFolder: nil)
+        let instances = try (1...stage.width).map { instance in
+            try builder.instance(stage.uri, controls: [:], state: "\(folder)/\(instance)", key: "\(place).insert\(number)/\(instance)") {
+                _, message in InputError(file: folder, field: "\(place).insert\(number)", message)
+            }
+        }
+        let set = InsertChain.PluginSet(instances)
+        stage.published = set
+        return ControlMessage(frame: frame, .swapInsert(InsertAddress(chain: chainIndex, stage: UInt16(number - 1), port: 0),
+                                                        RetainedObject(retaining: set)))
+    }
+}

@@ -1,0 +1,100 @@
+import Atomics
+import Inputs
+import Voices
+import Foundation
+import Realtime
+import Plugins
+
+/// The engine as other threads hold it: the counters, the values the process thread publishes
+/// (its period's start, each heart's tempo, the path latency, the shared grid's beats), the
+/// voices' settings copied on request, and the hosted plugins' control-thread side (their logs,
+/// saves, state loads and insert routes). Made with the `EngineSetup`, before the engine, so an
+/// input's clock and routes can be built first; the engine writes what it publishes here.
+// @unchecked: what is written after activation is atomic (counters, published values), behind
+// the snapshot handshake (`voiceStates`), or a ring's end; the slots and chains it reads are the
+// same objects the process thread uses, read here only through their own published copies
+// (`InsertStage.published`, plugin logs' rings, a snapshot's controls).
+public final class EngineHandle: @unchecked Sendable {
+    public let sampleRate: Int
+    public let maxFrames: Int
+    public let counters = EngineCounters()
+    /// Voice names, by index: what control messages and fired reports refer to.
+    public let voiceNames: [String]
+    /// Region names, by index (OSC `/region/<name>`).
+    public let regionNames: [String]
+    /// How many performers; the ensemble's heart, when there is one, comes after them.
+    public let performerCount: Int
+    /// The ensemble heart's rule (nil: no ensemble heart).
+    public let ensemble: EnsembleTempo?
+    /// Counts changes a session save would keep (voice settings); a session manager's dirty flag.
+    public let settingChanges = ManagedAtomic<Int>(0)
+    /// The engine frame at the start of the current period (`JackFrameClock`).
+    public let publishedPeriodStart = ManagedAtomic<Int64>(0)
+    /// The largest path latency in frames (status, JACK's latency callback).
+    public let publishedLatency = ManagedAtomic<Int>(0)
+    /// The bits of each heart's last BPM applied, 0 until one is.
+    let publishedBPMs: ContiguousArray<ManagedAtomic<UInt64>>
+    /// The beat grid shared with other engines; its counters are read here.
+    let grid = SharedGrid()
+    /// Objects the process thread no longer needs, on their way here to be released
+    /// (`ClipSwapper` drains it).
+    public let retiredClips = SPSCRing<RetainedObject>(minimumCapacity: 256)
+    let stateSnapshot: VoiceStateSnapshot
+    let slots: ContiguousArray<VoiceSlot>
+    let masterInserts: InsertChain?
+
+    init(sampleRate: Int, maxFrames: Int, slots: ContiguousArray<VoiceSlot>, masterInserts: InsertChain?, regionNames: [String],
+         performers: Int, ensemble: EnsembleTempo?) {
+        self.sampleRate = sampleRate
+        self.maxFrames = maxFrames
+        self.slots = slots
+        self.masterInserts = masterInserts
+        self.regionNames = regionNames
+        voiceNames = slots.map(\.name)
+        performerCount = performers
+        self.ensemble = ensemble
+        publishedBPMs = ContiguousArray((0..<performers + (ensemble == nil ? 0 : 1)).map { _ in ManagedAtomic<UInt64>(0) })
+        stateSnapshot = VoiceStateSnapshot(count: slots.count)
+        // Every insert chain hands replaced instances back through the retired ring.
+        let retired = retiredClips.producer
+        for index in -1..<slots.count {
+            insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0))?.retire = { retired.push(RetainedObject(handingOver: $0)) }
+        }
+    }
+
+    /// Real-time safe. Any thread reads it: the tempo the first performer's heart plays at, nil until it has one.
+    public var publishedTempo: Double? { publishedTempo(of: 0) }
+
+    /// Real-time safe. Any thread reads it: heart `index`'s tempo (a performer's, or the ensemble's after them), nil until it has one.
+    public func publishedTempo(of index: Int) -> Double? {
+        let bits = publishedBPMs[index].load(ordering: .relaxed)
+        return bits == 0 ? nil : Double(bitPattern: bits)
+    }
+
+    /// Real-time safe. Any thread reads it: grid beats received on `grid_in`, and the frame of the last grid beat (−1: none).
+    public var gridBeatsReceived: Int { grid.received.load(ordering: .relaxed) }
+    public var lastGridBeatFrame: Int64 { grid.lastBeatFrame.load(ordering: .relaxed) }
+
+    /// Control thread. Index of the voice named `name`.
+    public func voiceIndex(named name: String) -> Int? { voiceNames.firstIndex(of: name) }
+
+    /// Control thread. The track player at voice `index`, if that voice is one.
+    public func trackPlayer(at index: Int) -> TrackPlayerVoice? {
+        index < slots.count ? slots[index].voice as? TrackPlayerVoice : nil
+    }
+
+    /// Control thread. Every voice's settings now. While the process thread runs (`live`), it
+    /// takes the copy; otherwise (stopped, the server gone, or no answer within `timeout`
+    /// seconds) they are read here.
+    public func voiceStates(live: Bool, timeout: Double = 1) -> [String: VoiceState] {
+        ProcessThread.assertOutside("asking for the voices' settings")
+        if !(live && stateSnapshot.request(timeout: timeout)) { stateSnapshot.copy(slots, master: masterInserts) }
+        return Dictionary(uniqueKeysWithValues: zip(voiceNames, stateSnapshot.values))
+    }
+
+    /// Real-time safe. The chain an insert address names.
+    func insertChain(_ address: InsertAddress) -> InsertChain? {
+        if address.chain == InsertAddress.master { return masterInserts }
+        return address.chain >= 0 && Int(address.chain) < slots.count ? slots[Int(address.chain)].inserts : nil
+    }
+}

@@ -1,0 +1,63 @@
+import Atomics
+import Foundation
+
+/// The last stage of the mix, on the process thread: the preset's master gain, an optional
+/// peak limiter, and the count of samples that leave the engine beyond full scale (clipped in
+/// any DAC or fixed-point file).
+///
+/// The limiter has no look-ahead, so it adds no latency and every beat stays on its frame: its
+/// gain drops at once to what keeps the loudest channel at the ceiling, and recovers toward 1
+/// with a `releaseSeconds` time constant. A signal that never passes the ceiling leaves it
+/// untouched, sample for sample.
+package final class MasterStage {
+    struct Settings: Equatable, Sendable {
+        /// Linear gain applied to the mix before the limiter.
+        var gain: Float = 1
+        /// The limiter's ceiling as a linear peak level; nil: no limiter.
+        var ceiling: Float?
+        var releaseSeconds: Float = 0.05
+    }
+
+    let settings: Settings
+    /// Samples (per channel) beyond ±1.0 at the output, counted on the process thread.
+    let clippedSamples: ManagedAtomic<Int>
+    private let release: Float
+    private var limiterGain: Float = 1
+
+    /// Offline.
+    init(settings: Settings, sampleRate: Int, clippedSamples: ManagedAtomic<Int>) {
+        self.settings = settings
+        self.clippedSamples = clippedSamples
+        release = 1 - exp(-1 / (settings.releaseSeconds * Float(sampleRate)))
+    }
+
+    /// Real-time safe. Bounded by `frames`.
+    func process(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        let gain = settings.gain
+        if gain != 1 {
+            for frame in 0..<frames {
+                left[frame] *= gain
+                right[frame] *= gain
+            }
+        }
+        if let ceiling = settings.ceiling {
+            var applied = limiterGain
+            for frame in 0..<frames {
+                let peak = max(abs(left[frame]), abs(right[frame]))
+                applied += (1 - applied) * release
+                if peak * applied > ceiling { applied = ceiling / peak }
+                if applied < 1 {
+                    left[frame] *= applied
+                    right[frame] *= applied
+                }
+            }
+            limiterGain = applied
+        }
+        var clipped = 0
+        for frame in 0..<frames {
+            if abs(left[frame]) > 1 { clipped += 1 }
+            if abs(right[frame]) > 1 { clipped += 1 }
+        }
+        if clipped > 0 { clippedSamples.wrappingIncrement(by: clipped, ordering: .relaxed) }
+    }
+}

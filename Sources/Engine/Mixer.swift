@@ -1,0 +1,230 @@
+import Voices
+import Realtime
+
+/// The voices' mix. Each voice renders into a voice bus (two period buffers), is faded there by
+/// its channel gains, and the bus is added into the output. Voices with LV2 inserts, and hosted
+/// instruments, have buses of their own, finished once per block (`finishBlock`). A bus holds one voice only while that voice renders and mixes, so
+/// one pair of buffers serves every voice in turn and stays in the first-level cache however many
+/// play (separate memory per voice cost a quarter of the 64-frame polyphony and a third at 256:
+/// BENCHMARKS.md row 3). Only sounding voices cost anything: a voice joins the active set when it
+/// fires and leaves it when it reports silence (`Voice.isSounding`), so silent voices are free.
+package struct Mixer: ~Copyable {
+    let slots: ContiguousArray<VoiceSlot>
+    let maxFrames: Int
+    /// The voice bus: left, then right, `maxFrames` each.
+    private let bus: FixedBuffer<Float>
+    /// The voices that may sound (the firing wakes them).
+    private let active: ActiveVoices
+    /// Largest change of a channel gain per frame: a full-scale change takes 10 ms.
+    private let gainSlewPerFrame: Float
+    /// Voices whose sound is finished per block (a hosted instrument, an insert chain): each
+    /// has a bus of its own that its sub-blocks fill and `finishBlock` processes and mixes.
+    private let blockSlots: ContiguousArray<Int>
+    /// Per slot: its own bus's number in `blockBuses`, or −1.
+    private let blockBusIndex: FixedBuffer<Int32>
+    private let blockBuses: FixedBuffer<Float>
+    /// Per slot: the output (a stem) it is also mixed into, or −1 (`configureOutputs`).
+    private var outputIndex: FixedBuffer<Int32>
+    /// The outputs' own period buffers: left, then right, `maxFrames` each, output after output.
+    private var outputs: FixedBuffer<Float>
+    /// Where each output is written this period: left, then right, output after output. Its own
+    /// buffers, unless a live period bound JACK's port buffers (`bindOutput`), which saves a copy
+    /// per port and holds a period of any length.
+    private var outputBuffers: FixedBuffer<UnsafeMutablePointer<Float>>
+    /// Whether this period's outputs are bound to buffers of the period's length.
+    private var outputsBound = false
+    /// How many outputs; 0: the master only.
+    private var outputCount = 0
+    /// Where in the period the current chunk starts (the outputs hold the whole period), and
+    /// whether this period fills them (bound, or it fits in `maxFrames`).
+    var outputOffset = 0
+    var fillsOutputs = false
+
+    /// Control thread.
+    init(slots: ContiguousArray<VoiceSlot>, active: ActiveVoices, sampleRate: Int, maxFrames: Int) {
+        self.slots = slots
+        self.maxFrames = maxFrames
+        self.active = active
+        bus = FixedBuffer(capacity: 2 * maxFrames, repeating: 0)
+        gainSlewPerFrame = 1 / (0.010 * Float(sampleRate))
+        let blockSlots = slots.indices.filter { slots[$0].inputVoice == nil && (slots[$0].blockVoice != nil || slots[$0].inserts != nil) }
+        self.blockSlots = ContiguousArray(blockSlots)
+        blockBusIndex = FixedBuffer(capacity: slots.count, repeating: -1)
+        for (number, index) in blockSlots.enumerated() { blockBusIndex[index] = Int32(number) }
+        blockBuses = FixedBuffer(capacity: max(1, blockSlots.count) * 2 * maxFrames, repeating: 0)
+        outputIndex = FixedBuffer(capacity: slots.count, repeating: -1)
+        outputs = FixedBuffer(capacity: 1, repeating: 0)
+        outputBuffers = FixedBuffer(capacity: 0, repeating: bus.pointer)
+    }
+
+    /// Offline. Voice `i` is also mixed, after its gain, pan and inserts, into output
+    /// `voiceOutputs[i]` (−1: none) of `count`.
+    init(slots: ContiguousArray<VoiceSlot>, active: ActiveVoices, sampleRate: Int, maxFrames: Int, voiceOutputs: [Int32], count: Int) {
+        self.init(slots: slots, active: active, sampleRate: sampleRate, maxFrames: maxFrames)
+        guard count > 0 else { return }
+        precondition(voiceOutputs.count == slots.count && voiceOutputs.allSatisfy { $0 < count })
+        for (index, output) in voiceOutputs.enumerated() { outputIndex[index] = output }
+        outputs = FixedBuffer(capacity: max(1, count) * 2 * maxFrames, repeating: 0)
+        outputBuffers = FixedBuffer(capacity: 2 * count, repeating: outputs.pointer)
+        outputCount = count
+        unbindOutputs()
+    }
+
+    /// Real-time safe. Output `number`'s buffers for the period.
+    @inline(__always)
+    func output(_ number: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+        (outputBuffers[2 * number], outputBuffers[2 * number + 1])
+    }
+
+    /// Real-time safe. For the coming period only: output `number` is written straight into these
+    /// buffers (JACK's port buffers), which hold the whole period. Bind every output or none.
+    mutating func bindOutput(_ number: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        outputBuffers[2 * number] = left
+        outputBuffers[2 * number + 1] = right
+        outputsBound = true
+    }
+
+    /// Real-time safe. Silences the outputs for a period of `frames` (filled only if they hold it).
+    mutating func startOutputs(frames: Int) {
+        fillsOutputs = outputCount > 0 && (outputsBound || frames <= maxFrames)
+        outputOffset = 0
+        guard fillsOutputs else { return }
+        for index in 0..<2 * outputCount { outputBuffers[index].update(repeating: 0, count: frames) }
+    }
+
+    /// Real-time safe. After the period: bound buffers are JACK's for that cycle only, so the
+    /// outputs point at their own buffers again.
+    mutating func endOutputs() {
+        guard outputsBound else { return }
+        unbindOutputs()
+    }
+
+    /// Real-time safe.
+    private mutating func unbindOutputs() {
+        for index in 0..<2 * outputCount { outputBuffers[index] = outputs.pointer + index * maxFrames }
+        outputsBound = false
+    }
+
+    /// Real-time safe. Renders every active voice that plays (not the input voices) for `frames`
+    /// frames into the output at `offset`.
+    func renderVoices(offset: Int, frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        let words = active.words
+        for word in 0..<active.wordCount {
+            var bits = words[word]
+            while bits != 0 {
+                let index = word << 6 | bits.trailingZeroBitCount
+                bits &= bits &- 1
+                let slot = slots[index]
+                let bit = UInt64(1) << UInt64(index & 63)
+                if slot.silenced || slot.inputVoice != nil {
+                    words[word] = words[word] & ~bit
+                    continue
+                }
+                let own = blockBusIndex[index]
+                if own >= 0 {
+                    // Filled here sub-block by sub-block; processed and mixed in `finishBlock`.
+                    let (ownLeft, ownRight) = blockBus(Int(own))
+                    slot.voice.render(left: ownLeft + offset, right: ownRight + offset, frames: frames)
+                    if !slot.voice.isSounding { words[word] = words[word] & ~bit }
+                    continue
+                }
+                let (busLeft, busRight) = busBuffers()
+                busLeft.update(repeating: 0, count: frames)
+                busRight.update(repeating: 0, count: frames)
+                slot.voice.render(left: busLeft, right: busRight, frames: frames)
+                mix(slot, index, busLeft, busRight, into: left + offset, right + offset, at: offset, frames: frames,
+                    target: ActiveVoices.target(slot))
+                if !slot.voice.isSounding { words[word] = words[word] & ~bit }
+            }
+        }
+    }
+
+    /// Real-time safe. After a block's sub-blocks: each hosted instrument runs over the whole
+    /// block, each insert chain processes its voice's bus, and those buses are mixed. A chain
+    /// runs even while its voice is silent, so a reverb's tail rings on.
+    func finishBlock(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        guard frames > 0 else { return }
+        for number in 0..<blockSlots.count {
+            let slot = slots[blockSlots[number]]
+            let (ownLeft, ownRight) = blockBus(number)
+            defer {
+                ownLeft.update(repeating: 0, count: frames)
+                ownRight.update(repeating: 0, count: frames)
+            }
+            if slot.silenced { continue }
+            if let blockVoice = slot.blockVoice { blockVoice.renderBlock(left: ownLeft, right: ownRight, frames: frames) }
+            if let inserts = slot.inserts { inserts.process(left: ownLeft, right: ownRight, frames: frames) }
+            mix(slot, blockSlots[number], ownLeft, ownRight, into: left, right, at: 0, frames: frames, target: ActiveVoices.target(slot))
+        }
+    }
+
+    /// Real-time safe.
+    @inline(__always)
+    private func blockBus(_ number: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+        let base = blockBuses.pointer + number * 2 * maxFrames
+        return (base, base + maxFrames)
+    }
+
+    /// Real-time safe. Input voices run once per block: their output depends on the input only.
+    func processInput(frames: Int, inputLeft: UnsafePointer<Float>, inputRight: UnsafePointer<Float>,
+                      left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        for index in 0..<slots.count {
+            let slot = slots[index]
+            guard let inputVoice = slot.inputVoice, !slot.silenced else { continue }
+            let (busLeft, busRight) = busBuffers()
+            busLeft.update(repeating: 0, count: frames)
+            busRight.update(repeating: 0, count: frames)
+            inputVoice.process(inputLeft: inputLeft, inputRight: inputRight, left: busLeft, right: busRight, frames: frames)
+            if let inserts = slot.inserts { inserts.process(left: busLeft, right: busRight, frames: frames) }
+            // A disabled input voice fades out rather than stopping short.
+            mix(slot, index, busLeft, busRight, into: left, right, at: 0, frames: frames,
+                target: slot.enabled ? ActiveVoices.target(slot) : (0, 0))
+        }
+    }
+
+    /// Real-time safe.
+    @inline(__always)
+    private func busBuffers() -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+        (bus.pointer, bus.pointer + maxFrames)
+    }
+
+    /// Real-time safe. Applies the slot's gains to its bus and adds the bus into the output (and
+    /// into its own output at `offset` into the chunk, when it has one), slewing the applied gains
+    /// toward `target` so that a change never jumps.
+    @inline(__always)
+    private func mix(_ slot: VoiceSlot, _ index: Int, _ busLeft: UnsafeMutablePointer<Float>, _ busRight: UnsafeMutablePointer<Float>,
+                     into left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, at offset: Int,
+                     frames: Int, target: (left: Float, right: Float)) {
+        var gainLeft = slot.appliedLeft, gainRight = slot.appliedRight
+        let own = fillsOutputs ? Int(outputIndex[index]) : -1
+        if gainLeft == target.left && gainRight == target.right {
+            VectorMath.scaleAndAdd(busLeft, gainLeft, into: left, count: frames)
+            VectorMath.scaleAndAdd(busRight, gainRight, into: right, count: frames)
+            addToOutput(own, busLeft, busRight, at: offset, frames: frames)
+            return
+        }
+        let slew = gainSlewPerFrame
+        for frame in 0..<frames {
+            gainLeft += min(max(target.left - gainLeft, -slew), slew)
+            gainRight += min(max(target.right - gainRight, -slew), slew)
+            busLeft[frame] *= gainLeft
+            busRight[frame] *= gainRight
+            left[frame] += busLeft[frame]
+            right[frame] += busRight[frame]
+        }
+        slot.appliedLeft = gainLeft
+        slot.appliedRight = gainRight
+        addToOutput(own, busLeft, busRight, at: offset, frames: frames)
+    }
+
+    /// Real-time safe. After `mix`, the bus holds the gained signal: output `own` (if ≥ 0) gets
+    /// exactly what the mix got, at `offset` into the chunk.
+    @inline(__always)
+    private func addToOutput(_ own: Int, _ busLeft: UnsafeMutablePointer<Float>, _ busRight: UnsafeMutablePointer<Float>,
+                             at offset: Int, frames: Int) {
+        guard own >= 0 else { return }
+        let (outLeft, outRight) = output(own)
+        VectorMath.scaleAndAdd(busLeft, 1, into: outLeft + outputOffset + offset, count: frames)
+        VectorMath.scaleAndAdd(busRight, 1, into: outRight + outputOffset + offset, count: frames)
+    }
+}

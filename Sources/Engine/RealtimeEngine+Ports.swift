@@ -1,0 +1,73 @@
+import CJack
+import Inputs
+import Realtime
+
+/// What the backend hands the engine before each period (MIDI, grid beats, the transport's
+/// tempo, the port buffers its outputs write into) and takes from it after (the outputs, MIDI).
+extension RealtimeEngine {
+    /// Real-time safe. After `process`: output `number`'s samples for the period just rendered
+    /// (its own buffers; a bound output was written where it was bound).
+    public func output(_ number: Int) -> (left: UnsafePointer<Float>, right: UnsafePointer<Float>) {
+        let (left, right) = mixer.output(number)
+        return (UnsafePointer(left), UnsafePointer(right))
+    }
+
+    /// Real-time safe. Before `process`, for that period only: output `number` is written straight
+    /// into `left` and `right` (a voice's or group's JACK port buffers), which hold the period.
+    public func bindOutput(_ number: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        mixer.bindOutput(number, left: left, right: right)
+    }
+
+    /// The MIDI ports an engine writes: `midi_out` (every fired voice's note), a voice's own
+    /// (`midi_out: voices`, by its number in the layout), and `grid_out` (the shared grid's beats).
+    public enum MIDIPort: BitwiseCopyable, Sendable {
+        case combined
+        case voice(Int)
+        case grid
+    }
+
+    /// Real-time safe. After a `process(…, keepsMIDI: true)`: the period's events for `port`,
+    /// written into `buffer` (a JACK MIDI port buffer, cleared first) at their frames.
+    public func flushMIDI(_ port: MIDIPort, into buffer: UnsafeMutableRawPointer, frames: Int) {
+        let start = periodStart
+        switch port {
+        case .combined: firing.midiOut.flush(into: buffer, start: start, frames: frames)
+        case .voice(let number): firing.flushVoiceMIDI(number, into: buffer, start: start, frames: frames)
+        case .grid:
+            jack_midi_clear_buffer(buffer)
+            let grid = hearts.grid
+            for index in 0..<grid.outCount {
+                let (status, lsb, msb) = SharedGrid.message(beat: grid.outBeats[index])
+                guard let bytes = jack_midi_event_reserve(buffer, jack_nframes_t(grid.outFrames[index] - start), 3) else { continue }
+                bytes[0] = status
+                bytes[1] = lsb
+                bytes[2] = msb
+            }
+        }
+    }
+
+    /// Real-time safe. The grid heart's clock (the timebase publishes its tempo).
+    package var gridClock: HeartbeatClock { hearts.clock(hearts.gridHeart) }
+
+    /// Real-time safe. Before `process`: a MIDI channel message on `midi_in` at `offset` frames
+    /// into the coming period, scheduled at its frame if the map plays it. MIDI is always due in
+    /// this period, so it may use the queue's reserve. (`ProcessHost` decodes JACK's buffer.)
+    public func receiveMIDI(status: UInt8, key: UInt8, value: UInt8, offset: Int) {
+        guard let event = midiInput.event(status: status, key: key, value: value) else { return }
+        schedule(event, at: framePosition + Int64(offset), periodEnd: .max)
+    }
+
+    /// Real-time safe. Before `process`: a grid beat (`grid_in`) at `offset` frames into the
+    /// coming period, at beat `position` of the timebase's grid.
+    public func receiveGridBeat(position: Int64, offset: Int) {
+        guard hearts.grid.follows else { return }
+        guard hearts.receiveGridBeat(position: position) else { return handle.counters.queueOverflows.wrappingIncrement(ordering: .relaxed) }
+        schedule(.heartbeat(strength: 1), at: framePosition + Int64(offset), performer: SharedGrid.performer, periodEnd: .max)
+    }
+
+    /// Real-time safe. Before `process`: the external transport's tempo, taking effect at the
+    /// start of this period when it changed.
+    public func followTransport(bpm: Double) {
+        hearts.followTransport(bpm: bpm, at: framePosition)
+    }
+}

@@ -1,0 +1,342 @@
+import Atomics
+import CJack
+import Inputs
+import Foundation
+import Voices
+import Realtime
+import Plugins
+
+/// Everything the process callback touches, made whole from an `EngineSetup` before activation.
+///
+/// Each period it drains the control rings, places every message at its absolute frame in the
+/// event queue, and renders the period in sub-blocks split exactly at event and pulse frames,
+/// so an event due at frame F sounds at frame F. The same engine runs under JACK and offline.
+/// Its parts: the hearts (`EngineHearts`), the firing (`VoiceFiring`), the mix (`Mixer`), the
+/// Tambour performance, the MIDI map and the master; other threads hold its `handle`.
+// @unchecked: its state is the process thread's alone; other threads reach it only through the
+// rings and the handle's atomics.
+public final class RealtimeEngine: @unchecked Sendable {
+    public let sampleRate: Int
+    /// The largest block rendered at once; longer periods are processed in chunks of it.
+    public let maxFrames: Int
+    /// What other threads hold: counters, published values, snapshots, plugins.
+    public let handle: EngineHandle
+    /// How many outputs besides the master, and voice MIDI ports (the setup's layout).
+    public let outputCount: Int
+    public let voiceMIDIPortCount: Int
+    /// Whether it sends and follows the shared grid (the setup's).
+    public let sendsGrid: Bool
+    public let followsGrid: Bool
+
+    package let slots: ContiguousArray<VoiceSlot>
+    var mixer: Mixer
+    var hearts: EngineHearts
+    var firing: VoiceFiring
+    var performance: TambourPerformance
+    let midiInput: MIDIInputMap
+    private var master: MasterStage
+    let masterInserts: InsertChain?
+    private let sources: ContiguousArray<SPSCRing<ControlMessage>.Consumer>
+    /// Every applied control message with its frame (`run --record-session`), when set.
+    private let appliedReports: SPSCRing<ControlMessage>.Producer?
+    /// The settings a live picture asked to see, when set.
+    let view: EngineView?
+    private var queue: EventQueue
+    /// Silence, for input voices when the engine has no audio input (offline without --input).
+    private let silentInput: FixedBuffer<Float>
+    private let counters: EngineCounters
+    private let retired: SPSCRing<RetainedObject>.Producer
+
+    /// Absolute engine frame of the next frame to render (frames since the engine started).
+    public private(set) var framePosition: Int64 = 0
+    /// Absolute frame of the block being processed: insert control changes count from it.
+    private var blockStart: Int64 = 0
+    /// The frame the last period began at: its MIDI is flushed relative to it (the process thread's own copy).
+    private(set) var periodStart: Int64 = 0
+
+    public static let eventQueueCapacity = 4096
+    /// Queue slots kept for events due in the current period (immediate messages and MIDI):
+    /// future events may fill only the rest.
+    public static let eventQueueReserve = 1024
+
+    /// Offline. The engine `setup` describes, complete.
+    public init(_ setup: EngineSetup) {
+        ProcessThread.assertOutside("making an engine")
+        sampleRate = setup.sampleRate
+        maxFrames = setup.maxFrames
+        handle = setup.handle
+        counters = handle.counters
+        slots = setup.slots
+        let active = ActiveVoices(slots: slots)
+        let layout = setup.outputs
+        precondition(layout.voiceBus.isEmpty || layout.voiceBus.count == slots.count, "an output layout for these voices")
+        outputCount = layout.buses.count
+        mixer = Mixer(slots: slots, active: active, sampleRate: sampleRate, maxFrames: maxFrames,
+                      voiceOutputs: layout.voiceBus, count: layout.buses.count)
+        hearts = EngineHearts(setup)
+        firing = VoiceFiring(setup, active: active)
+        voiceMIDIPortCount = firing.voiceMIDIPortCount
+        sendsGrid = setup.sendsGrid
+        followsGrid = setup.followsGrid
+        performance = TambourPerformance(targets: setup.regionTargets, skipRegion: setup.skipRegion, modeVoices: setup.modeVoices)
+        midiInput = MIDIInputMap(setup.midi)
+        master = MasterStage(settings: setup.master, sampleRate: sampleRate, clippedSamples: counters.clippedSamples)
+        masterInserts = setup.masterInserts
+        sources = ContiguousArray(setup.sources.map(\.consumer))
+        appliedReports = setup.appliedReports?.producer
+        view = setup.view
+        queue = EventQueue(capacity: Self.eventQueueCapacity, reserve: Self.eventQueueReserve)
+        silentInput = FixedBuffer(capacity: maxFrames, repeating: 0)
+        retired = handle.retiredClips.producer
+        for slot in slots { slot.voice.prepare(sampleRate: sampleRate, maxFrames: maxFrames) }
+        firing.planEarly(clock: hearts.clock(0), start: 0, end: 0)
+    }
+
+    /// Real-time safe. Renders `frames` frames into `left` and `right` (overwriting them), with
+    /// `inputLeft`/`inputRight` the audio input that input voices process. `keepsMIDI`: the
+    /// period's MIDI waits for `flushMIDI` (a live run's ports); otherwise it is dropped.
+    public func process(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+                        inputLeft: UnsafePointer<Float>? = nil, inputRight: UnsafePointer<Float>? = nil, keepsMIDI: Bool = false) {
+        ProcessThread.enter()
+        defer { ProcessThread.exit() }
+        periodStart = framePosition
+        handle.publishedPeriodStart.store(framePosition, ordering: .relaxed)
+        hearts.grid.outCount = 0
+        left.update(repeating: 0, count: frames)
+        right.update(repeating: 0, count: frames)
+        mixer.startOutputs(frames: frames)
+        var done = 0
+        while done < frames {
+            let chunk = min(maxFrames, frames - done)
+            mixer.outputOffset = done
+            processChunk(frames: chunk, left: left + done, right: right + done)
+            // No Optional.map here: its generic closure would instantiate metadata on first use.
+            var chunkLeft = UnsafePointer(silentInput.pointer), chunkRight = UnsafePointer(silentInput.pointer)
+            if let inputLeft { chunkLeft = inputLeft + done }
+            if let inputRight { chunkRight = inputRight + done }
+            mixer.processInput(frames: chunk, inputLeft: chunkLeft, inputRight: chunkRight, left: left + done, right: right + done)
+            masterInserts?.process(left: left + done, right: right + done, frames: chunk)
+            done += chunk
+        }
+        master.process(left: left, right: right, frames: frames)
+        mixer.endOutputs()
+        if !keepsMIDI { firing.discardMIDI(before: framePosition) }
+        handle.stateSnapshot.serve(slots, master: masterInserts)
+        view?.serve(handle, performance: performance)
+        counters.periods.wrappingIncrement(ordering: .relaxed)
+        counters.framesProcessed.wrappingIncrement(by: frames, ordering: .relaxed)
+    }
+
+    /// Real-time safe. JACK moved on `frames` frames without running us (a cycle lost to an
+    /// xrun): the timeline moves on too, so every later beat stays on JACK's frame grid. Pulses
+    /// due in the gap are passed over (still counted as beats, and the Tambour pattern steps
+    /// past them); messages due there play at the next period's start, counted late. Bounded:
+    /// at most 60 pulses a second of gap, and the caller limits the gap.
+    public func skip(frames: Int) {
+        guard frames > 0 else { return }
+        reportApplied(ControlMessage(frame: framePosition, .framesSkipped(Int32(frames))))
+        let end = framePosition + Int64(frames)
+        for _ in 0..<hearts.skip(to: end) { _ = performance.beatPassed() }
+        // Note-offs due in the gap stay queued: they go out at the next period's start, so no
+        // note hangs.
+        framePosition = end
+        counters.framesSkipped.wrappingIncrement(by: frames, ordering: .relaxed)
+    }
+
+    /// Real-time safe. An earlier `skip` was wrong (JACK's frame time had been read late): the
+    /// timeline goes back by `frames`. What already played stays played (events and pulses are
+    /// consumed once); everything still to come lands on JACK's frames again.
+    public func rewind(frames: Int) {
+        guard frames > 0 else { return }
+        reportApplied(ControlMessage(frame: framePosition, .framesSkipped(-Int32(frames))))
+        framePosition -= Int64(frames)
+        counters.framesSkipped.wrappingDecrement(by: frames, ordering: .relaxed)
+        counters.framesRewound.wrappingIncrement(by: frames, ordering: .relaxed)
+    }
+
+    /// Real-time safe.
+    func processChunk(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        let start = framePosition
+        let end = start + Int64(frames)
+        blockStart = start
+        drainSources(periodStart: start, periodEnd: end)
+        hearts.fade(frames: frames)
+        firing.planEarly(clock: hearts.clock(0), start: start, end: end)
+        var cursor = start
+        // Bounded: each pass either ends the chunk or consumes one queued event, one pulse or one
+        // early firing, all finite within a chunk (queue and firing capacity; at most 60 pulses a second).
+        while true {
+            let eventFrame = queue.earliestFrame.map { max($0, cursor) } ?? end
+            let (pulseFrame, pulsePerformer) = hearts.nextPulse(from: cursor, before: end)
+            let earlyFrame = firing.nextEarlyFrame.map { max($0, cursor) } ?? end
+            let next = min(min(eventFrame, pulseFrame), min(earlyFrame, end))  // min of four would allocate its variadic array
+            if next > cursor {
+                mixer.renderVoices(offset: Int(cursor - start), frames: Int(next - cursor), left: left, right: right)
+                cursor = next
+            }
+            if cursor == end { break }
+            if earlyFrame == cursor, firing.fireEarly() {
+                continue
+            } else if eventFrame == cursor, let scheduled = queue.popEarliest() {
+                apply(scheduled.event, at: cursor, performer: scheduled.performer)
+            } else {
+                firePulse(performer: pulsePerformer, at: cursor)
+            }
+        }
+        mixer.finishBlock(frames: frames, left: left, right: right)
+        hearts.advance(to: end)
+        framePosition = end
+        for index in 0..<slots.count {
+            if let clipVoice = slots[index].clipVoice { clipVoice.reclaim(retire: retire) }
+        }
+    }
+
+    /// Real-time safe. Reads only what each ring held when the drain began.
+    private func drainSources(periodStart: Int64, periodEnd: Int64) {
+        for index in 0..<sources.count {
+            let source = sources[index]
+            var remaining = source.available()
+            while remaining > 0, let message = source.pop() {
+                remaining -= 1
+                var frame = message.frame
+                if frame == ControlMessage.immediate {
+                    frame = periodStart
+                } else if frame < periodStart {
+                    counters.lateMessages.wrappingIncrement(ordering: .relaxed)
+                    frame = periodStart
+                }
+                schedule(message.event, at: frame, performer: message.performer, periodEnd: periodEnd)
+            }
+        }
+    }
+
+    /// Real-time safe. `periodEnd`: events before it are due now and may use the reserve.
+    func schedule(_ event: ControlMessage.Event, at frame: Int64, performer: UInt8 = 0, periodEnd: Int64) {
+        if !queue.insert(frame: frame, event, performer: performer, dueBefore: periodEnd) {
+            counters.queueOverflows.wrappingIncrement(ordering: .relaxed)
+        }
+    }
+
+    /// Real-time safe. The next pulse of heart `performer`: on a beat's first pulse, while
+    /// playing, the first performer's recorded pattern plays its step (skipped beats silent);
+    /// then the heart's voices that fire on it.
+    private func firePulse(performer: Int, at frame: Int64) {
+        let pulse = hearts.takePulse(performer)
+        if pulse.pulse == 0 {
+            hearts.beatPassed(performer, beat: pulse.beat, at: frame, firing: firing)
+            if performer == 0, let voice = performance.beatPassed() { firing.fireIfPlaying(voice, velocity: 1, at: frame) }
+        }
+        firing.fireHeartVoices(performer: performer, beat: pulse.beat, pulse: pulse.pulse, velocity: 1,
+                               framesPerBeat: pulse.framesPerBeat, fromClock: true, at: frame)
+    }
+
+    /// Real-time safe. One control message at its frame.
+    private func apply(_ event: ControlMessage.Event, at frame: Int64, performer: UInt8 = 0) {
+        counters.messagesApplied.wrappingIncrement(ordering: .relaxed)
+        reportApplied(ControlMessage(frame: frame, performer: performer, event))
+        switch event {
+        case .tempo(let bpm):
+            guard Int(performer) < hearts.performerCount else { return invalid() }
+            guard !hearts.followsGrid(Int(performer)) else { return counters.ignoredTempos.wrappingIncrement(ordering: .relaxed) }
+            hearts.setTempo(bpm, at: frame, performer: Int(performer))
+        case .heartbeat(let strength):
+            if performer == SharedGrid.performer { return hearts.gridBeat(at: frame, firing: firing) }
+            guard strength.isFinite, Int(performer) < hearts.performerCount else { return invalid() }
+            guard !hearts.followsGrid(Int(performer)) else { return counters.ignoredTempos.wrappingIncrement(ordering: .relaxed) }
+            hearts.explicitBeat(Int(performer), strength: strength, at: frame, firing: firing)
+        case .voiceTrigger(let voice, let velocity):
+            guard slot(voice) != nil, velocity.isFinite else { return invalid() }
+            firing.fireIfPlaying(voice, velocity: velocity, at: frame)
+        case .voiceParameter(let voice, let parameter):
+            guard let slot = slot(voice) else { return invalid() }
+            handle.settingChanges.wrappingIncrement(ordering: .relaxed)
+            switch parameter {
+            case .enable(let on): slot.enabled = on
+            case .gain(let gain):
+                guard gain.isFinite, VoiceSlot.gainRange.contains(gain) else { return invalid() }
+                slot.gain = gain
+            case .pan(let pan):
+                guard pan.isFinite, VoiceSlot.panRange.contains(pan) else { return invalid() }
+                slot.pan = pan
+            case .rate(let rate):
+                guard rate.isValid else { return invalid() }
+                slot.rate = rate
+            }
+        case .regionHit(let region, let velocity):
+            guard velocity.isFinite else { return invalid() }
+            if region >= 0 && Int(region) < handle.regionNames.count { firing.observed(.regionHit, region, at: frame, value: velocity) }
+            switch performance.hit(region: region) {
+            case .invalid: invalid()
+            case .silent: break
+            case .enter(let newMode): enter(newMode, at: frame)
+            case .play(let voice): firing.fireIfPlaying(voice, velocity: velocity, at: frame)
+            }
+        case .modeChange(let newMode):
+            enter(newMode, at: frame)
+        case .pose, .bandPower:
+            break  // the region and mood models consume these
+        case .heartPresence(let present):
+            guard Int(performer) < hearts.performerCount else { return invalid() }
+            hearts.presence(Int(performer), present)
+        case .insertControl(let address, let value):
+            guard let chain = handle.insertChain(address), Int(address.stage) < chain.stages.count, value.isFinite else { return invalid() }
+            handle.settingChanges.wrappingIncrement(ordering: .relaxed)
+            chain.change(stage: Int(address.stage), port: address.port, value: value, atOffset: Int(frame - blockStart))
+        case .swapInsert(let address, let object):
+            guard let chain = handle.insertChain(address), Int(address.stage) < chain.stages.count,
+                  object.unmanaged.takeUnretainedValue() is InsertChain.PluginSet else {
+                retire(object.unmanaged)
+                return invalid()
+            }
+            handle.settingChanges.wrappingIncrement(ordering: .relaxed)
+            // The message's strong reference moves into the stage at its frame; the old set's goes back.
+            chain.swap(stage: Int(address.stage), to: Unmanaged<InsertChain.PluginSet>.fromOpaque(object.unmanaged.toOpaque()),
+                       atOffset: Int(frame - blockStart))
+        case .swapClip(let voice, let clip):
+            swapClip(voice, clip.unmanaged)
+        case .framesSkipped:
+            invalid()  // a session log's record of a lost cycle: the offline renderer replays it, no ring carries it
+        }
+    }
+
+    /// Real-time safe. Into the session recording (`run --record-session`), when there is one.
+    private func reportApplied(_ message: ControlMessage) {
+        if let appliedReports, !appliedReports.push(message) { counters.recordingOverruns.wrappingIncrement(ordering: .relaxed) }
+    }
+
+    /// Real-time safe. A convolution voice's new clip; a refused or misaddressed one goes back.
+    private func swapClip(_ voice: Int32, _ offered: Unmanaged<AnyObject>) {
+        guard let clipVoice = slot(voice)?.clipVoice else {
+            retire(offered)
+            return invalid()
+        }
+        if clipVoice.swapClip(offered, retire: retire) {
+            firing.wake(voice)
+        } else {
+            counters.swapsRefused.wrappingIncrement(ordering: .relaxed)
+            retire(offered)
+        }
+    }
+
+    /// Real-time safe. Sends an object a swap no longer needs back to the control thread. The
+    /// ring holds 256; were it full, the object would leak rather than be released here.
+    private func retire(_ object: Unmanaged<AnyObject>) {
+        retired.push(RetainedObject(handingOver: object))
+    }
+
+    /// Real-time safe. Changes the performance mode and announces it with its voice.
+    private func enter(_ newMode: PerformanceMode, at frame: Int64) {
+        firing.observed(.mode, Int32(newMode.rawValue), at: frame, value: 1)
+        if let announce = performance.enter(newMode), let slot = slot(announce), !slot.silenced {
+            firing.fire(announce, velocity: 1, at: frame)
+        }
+    }
+
+    @inline(__always)
+    private func invalid() { counters.invalidMessages.wrappingIncrement(ordering: .relaxed) }
+
+    @inline(__always)
+    private func slot(_ index: Int32) -> VoiceSlot? {
+        index >= 0 && Int(index) < slots.count ? slots[Int(index)] : nil
+    }
+}

@@ -1,0 +1,49 @@
+import Atomics
+import Foundation
+
+/// One asker's request for a copy that only the process thread may make — of settings it alone
+/// writes — and the copy's hand-over: idle → requested (the asker) → copying → done (the
+/// process thread) → idle (the asker takes it). The asker may withdraw a request the process
+/// thread has not begun (`cancel`), so no copy is ever written behind its back: once a request
+/// is withdrawn or taken, the copy's buffers are the asker's until it asks again. A process
+/// thread that was stalled (a NetJACK2 master away) and comes back finds nothing to serve.
+package final class SnapshotHandshake: Sendable {
+    private static let idle: UInt8 = 0, requested: UInt8 = 1, copying: UInt8 = 2, done: UInt8 = 3
+    private let state = ManagedAtomic<UInt8>(SnapshotHandshake.idle)
+
+    /// Asker: asks for a copy, unless one is already asked for or waiting to be taken.
+    func request() {
+        // Releasing: the asker's reads of the last copy happen before the process thread writes the next.
+        _ = state.compareExchange(expected: Self.idle, desired: Self.requested, ordering: .releasing)
+    }
+
+    /// Asker: true when the copy asked for is made (its buffers hold it, and the handshake is idle again).
+    func take() -> Bool {
+        state.compareExchange(expected: Self.done, desired: Self.idle, ordering: .acquiring).exchanged
+    }
+
+    /// Asker: withdraws the request. False: withdrawn before the process thread began, and no
+    /// copy will be made for it. True: the copy was made (waited for, if the process thread was
+    /// copying: a copy is short and runs to its end) and is taken now.
+    func cancel() -> Bool {
+        // Bounded: the copying state lasts one copy of the settings on a running process thread.
+        while true {
+            if state.compareExchange(expected: Self.requested, desired: Self.idle, ordering: .relaxed).exchanged { return false }
+            if take() { return true }
+            if state.load(ordering: .relaxed) == Self.idle { return false }
+            sched_yield()
+        }
+    }
+
+    /// Real-time safe. Whether a copy is asked for; true begins it (end it with `finish`).
+    @inline(__always)
+    func begin() -> Bool {
+        state.compareExchange(expected: Self.requested, desired: Self.copying, ordering: .acquiring).exchanged
+    }
+
+    /// Real-time safe. The copy begun is complete.
+    @inline(__always)
+    func finish() {
+        state.store(Self.done, ordering: .releasing)
+    }
+}

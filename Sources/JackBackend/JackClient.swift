@@ -1,0 +1,372 @@
+import Atomics
+import CJack
+import Inputs
+import Foundation
+import Voices
+import Realtime
+import Engine
+
+/// The JACK client: stereo outputs `out_L`/`out_R`, `midi_in`, `midi_out` and a stereo audio
+/// input `in_L`/`in_R` (for dense convolution), with the engine's process path as its process
+/// callback. When the server goes away, the engine and everything around it stay; `reconnect`
+/// opens a new client under the same name and picks up where it left off. Control thread,
+/// except where marked.
+// @unchecked: `host`, `engine`, `options` and `timebaseRefusal` are the control thread's alone;
+// what other threads read is in `connection` (locked) or atomic.
+public final class JackClient: @unchecked Sendable {
+    /// The live client (nil once closed or while the server is gone), its name and period, and
+    /// the connections last seen: read by the status and OSC threads, changed by the control thread.
+    private struct Connection {
+        var handle: OpaquePointer?
+        var name: String
+        var bufferSize: Int
+        var lastSeen: [(String, String)] = []
+        /// Our ports' names (the grid's among them when the options ask).
+        var portNames = JackClient.ports.map(\.name)
+        /// The client and ports we gave metadata (pretty names, order): removed before closing.
+        var described: [jack_uuid_t] = []
+    }
+    private let connection: LockedBox<Connection>
+    /// The name asked for; JACK may have made it unique (`name`).
+    public let requestedName: String
+    /// Our client's name on the server (any thread).
+    public var name: String { connection.withLockedValue { $0.name } }
+    public let sampleRate: Int
+    /// Frames a period (any thread).
+    public var bufferSize: Int { connection.withLockedValue { $0.bufferSize } }
+    private var host: ProcessHost?
+    private var engine: RealtimeEngine?
+    private var options = Options()
+    /// Set (like a signal handler would) when the server shuts the client down.
+    public let serverGone = ManagedAtomic<Bool>(false)
+    private let shutdownReasonBuffer = FixedBuffer<CChar>(capacity: 256, repeating: 0)
+    private var shutdownReason: UnsafeMutablePointer<CChar> { shutdownReasonBuffer.pointer }
+    /// Why taking the timebase failed, if it did.
+    public private(set) var timebaseRefusal: String?
+    /// Connections of our ports, as last seen while the server ran: restored after a reconnect.
+    /// Control thread. Guarded by `handleLock`.
+    public var knownConnections: [(String, String)] { connection.withLockedValue { $0.lastSeen } }
+    private let reconnectCount = ManagedAtomic<Int>(0)
+    /// Times the client came back after the server went away (any thread).
+    public var reconnects: Int { reconnectCount.load(ordering: .relaxed) }
+
+    /// Opens a client on the running server; never starts one.
+    public init(name: String) throws {
+        if let problem = Self.problem(withName: name) { throw Failure.badName(problem) }
+        requestedName = name
+        let client = try Self.open(name)
+        connection = LockedBox(Connection(handle: client, name: String(cString: jack_get_client_name(client)),
+                                          bufferSize: Int(jack_get_buffer_size(client))))
+        sampleRate = Int(jack_get_sample_rate(client))
+    }
+
+    /// Control thread. Asks JACK to gather every client's latencies again (ours changed).
+    public func recomputeLatencies() {
+        withClient { handle, _ in _ = jack_recompute_total_latencies(handle) }
+    }
+
+    /// Runs `body` with the live client while holding the lock, so the client cannot be closed
+    /// under it; nil when there is none. `body` must not read `name` or `bufferSize` (same lock).
+    private func withClient<Result>(_ body: (OpaquePointer, String) throws -> Result) rethrows -> Result? {
+        try connection.withLockedValue { state in
+            guard let handle = state.handle else { return nil }
+            return try body(handle, state.name)
+        }
+    }
+
+    private static func open(_ name: String) throws -> OpaquePointer {
+        var status = jack_status_t(rawValue: 0)
+        guard let client = pj_client_open(name, JackNoStartServer, &status, nil) else {
+            if status.rawValue & JackServerFailed.rawValue != 0 { throw Failure.noServer(server: serverName) }
+            throw Failure.openFailed(status: status.rawValue)
+        }
+        return client
+    }
+
+    deinit { close() }
+
+    /// Deactivates (if active) and closes the client; later calls do nothing.
+    public func close() {
+        let (closing, described, name) = connection.withLockedValue { state in
+            defer { state.handle = nil; state.described = [] }
+            return (state.handle.map(ClosingClient.init), state.described, state.name)
+        }
+        guard let closing else { return }
+        if !serverGone.load(ordering: .acquiring) { forget(described, on: closing.handle, name: name) }
+        jack_client_close(closing.handle)
+    }
+
+    /// Removes our metadata, and returns once the server has told every client so.
+    ///
+    /// jackd2 (1.9.21) tells every client, the closing one too, of each port whose metadata it
+    /// deletes at close, but `jack_client_close` has stopped the closing client's notification
+    /// reader first: with dozens of described ports (`--outputs voices`) the server's writes
+    /// fill our socket, and server and client wait on each other for ever. Removed here, while
+    /// the reader still reads, the close has nothing left to tell. libjack sends each removal's
+    /// notification request without waiting, and the server handles our requests in order, so
+    /// one request that waits for its answer (a client-name lookup) returns only after the
+    /// server has sent them all.
+    private func forget(_ subjects: [jack_uuid_t], on handle: OpaquePointer, name: String) {
+        guard !subjects.isEmpty else { return }
+        for subject in subjects { jack_remove_properties(handle, subject) }
+        if let uuid = jack_get_uuid_for_client_name(handle, name) { jack_free(uuid) }
+    }
+
+    /// A client handle on its way to `jack_client_close`, on whatever thread closes it.
+    // @unchecked: taken out of `connection` first, so the closing thread is its only user.
+    private struct ClosingClient: @unchecked Sendable {
+        let handle: OpaquePointer
+    }
+
+    /// Why the server shut the client down, once `serverGone` is set.
+    public var shutdownMessage: String { String(cString: shutdownReason) }
+
+    /// Registers ports, installs the callbacks, warms the engine and activates. The engine's
+    /// setup has the ports' layout and grid role that `options` name.
+    public func activate(engine: RealtimeEngine, options: Options = Options()) throws {
+        precondition(options.outputs.buses.count == engine.outputCount && options.outputs.midiVoices.count == engine.voiceMIDIPortCount,
+                     "an engine set up with the ports' layout (EngineSetup.outputs)")
+        precondition(engine.followsGrid == options.followTransport && engine.sendsGrid == (options.timebase != .off),
+                     "an engine set up with the grid role (EngineSetup.sendsGrid, followsGrid)")
+        self.engine = engine
+        self.options = options
+        connection.withLockedValue { $0.portNames = Self.ports(for: options).map(\.name) }
+        engine.warmUp()
+        try attach()
+    }
+
+    private func attach() throws {
+        guard let engine else { return }
+        let described = try withClient { client, name in try attach(engine: engine, client: client, name: name) }
+        connection.withLockedValue { $0.described = described ?? [] }
+    }
+
+    /// Registers and describes the ports, installs the callbacks and activates; returns the
+    /// subjects it gave metadata.
+    private func attach(engine: RealtimeEngine, client: OpaquePointer, name: String) throws -> [jack_uuid_t] {
+        var registered: [OpaquePointer] = []
+        for port in Self.ports(for: options) {
+            guard let handle = jack_port_register(client, port.name, port.type,
+                                                  UInt((port.output ? JackPortIsOutput : JackPortIsInput).rawValue), 0) else {
+                throw Failure.portFailed(port.name)
+            }
+            registered.append(handle)
+        }
+        let described = describe(ports: registered, client: client, name: name)
+        let host = ProcessHost(engine: engine, ports: registered, client: self, handle: client, options: options)
+        self.host = host
+        let context = Unmanaged.passUnretained(host).toOpaque()
+        jack_set_process_callback(client, { frames, context in
+            Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().process(frames: frames)
+            return 0
+        }, context)
+        jack_set_latency_callback(client, { mode, context in
+            Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().reportLatency(mode)
+        }, context)
+        jack_set_xrun_callback(client, { context in
+            Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().engine.handle.counters.xruns
+                .wrappingIncrement(ordering: .relaxed)
+            return 0
+        }, context)
+        jack_on_info_shutdown(client, { _, reason, context in
+            // Runs like a signal handler: copy the reason into preallocated memory and set a flag.
+            guard let client = Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().owner else { return }
+            if let reason { strncpy(client.shutdownReason, reason, 255) }
+            client.serverGone.store(true, ordering: .releasing)
+        }, context)
+        timebaseRefusal = nil
+        if options.timebase != .off {
+            let status = jack_set_timebase_callback(client, options.timebase == .conditional ? 1 : 0, { state, frames, position, newPosition, context in
+                Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().timebase(position: position!, newPosition: newPosition != 0)
+            }, context)
+            if status == EBUSY {
+                timebaseRefusal = "another client is the transport's timebase master (take over with --timebase-force)"
+            } else if status != 0 {
+                timebaseRefusal = "JACK refused the timebase (error \(status))"
+            }
+        }
+        guard jack_activate(client) == 0 else { throw Failure.activateFailed }
+        return described
+    }
+
+    /// Readable names and a stable order for patchbays (JACK metadata, as jalv does).
+    /// Returns the subjects (client and ports) it set properties on.
+    private func describe(ports: [OpaquePointer], client: OpaquePointer, name: String) -> [jack_uuid_t] {
+        let integer = "http://www.w3.org/2001/XMLSchema#integer"
+        var subjects: [jack_uuid_t] = []
+        if let uuidString = jack_get_uuid_for_client_name(client, name) {
+            var uuid = jack_uuid_t()
+            if jack_uuid_parse(uuidString, &uuid) == 0, jack_set_property(client, uuid, pj_metadata_pretty_name(), "pulsejack", nil) == 0 {
+                subjects.append(uuid)
+            }
+            jack_free(uuidString)
+        }
+        let described = Self.ports(for: options)
+        for (index, port) in ports.enumerated() {
+            let uuid = jack_port_uuid(port)
+            jack_set_property(client, uuid, pj_metadata_pretty_name(), described[index].pretty, nil)
+            jack_set_property(client, uuid, pj_metadata_order(), "\(index + 1)", integer)
+            subjects.append(uuid)
+        }
+        return subjects
+    }
+
+    /// Full names of our output ports.
+    public var outputPortNames: [String] { Self.outputPortNames(of: name) }
+
+    private static func outputPortNames(of client: String) -> [String] { ["\(client):out_L", "\(client):out_R"] }
+
+    /// Connects out_L/out_R to the first two physical playback ports; returns what it connected.
+    @discardableResult
+    public func connectToPlayback() -> [(String, String)] {
+        withClient { client, name in
+            guard let ports = jack_get_ports(client, nil, JACK_DEFAULT_AUDIO_TYPE,
+                                             UInt(JackPortIsPhysical.rawValue | JackPortIsInput.rawValue)) else { return [] }
+            defer { jack_free(ports) }
+            var playback: [String] = []
+            var index = 0
+            while let port = ports[index] { playback.append(String(cString: port)); index += 1 }
+            var made: [(String, String)] = []
+            for (source, destination) in zip(Self.outputPortNames(of: name), playback)
+            where jack_connect(client, source, destination) == 0 {
+                made.append((source, destination))
+            }
+            return made
+        } ?? []
+    }
+
+    /// Connects one of our ports (`out_L`, or a full name) with another client's port, in the
+    /// direction their kinds allow. Throws a message naming both when JACK refuses.
+    public func connect(_ ours: String, _ theirs: String) throws {
+        let connected: Void? = try withClient { client, name in
+            let full = ours.contains(":") ? ours : "\(name):\(ours)"
+            guard let port = jack_port_by_name(client, full) else { throw PortError("no port \(full)") }
+            guard jack_port_by_name(client, theirs) != nil else { throw PortError("no port \(theirs) on the JACK server") }
+            let output = (jack_port_flags(port) & Int32(JackPortIsOutput.rawValue)) != 0
+            let status = output ? jack_connect(client, full, theirs) : jack_connect(client, theirs, full)
+            guard status == 0 || status == EEXIST else { throw PortError("JACK refused to connect \(full) and \(theirs)") }
+        }
+        if connected == nil { throw PortError("pulsejack is not connected to a JACK server") }
+    }
+
+    /// Whether the server has a port of this full name (control thread).
+    public func portExists(_ fullName: String) -> Bool {
+        withClient { client, _ in jack_port_by_name(client, fullName) != nil } ?? false
+    }
+
+    public struct PortError: Error, CustomStringConvertible {
+        public var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Every connection of our ports, as (our port, other port); updates `knownConnections`.
+    @discardableResult
+    public func connections() -> [(String, String)] {
+        let gone = serverGone.load(ordering: .acquiring)
+        return connection.withLockedValue { state in
+            guard let handle = state.handle, !gone else { return state.lastSeen }
+            var found: [(String, String)] = []
+            for port in state.portNames {
+                guard let ours = jack_port_by_name(handle, "\(state.name):\(port)"),
+                      let others = jack_port_get_all_connections(handle, ours) else { continue }
+                var index = 0
+                while let other = others[index] { found.append(("\(state.name):\(port)", String(cString: other))); index += 1 }
+                jack_free(others)
+            }
+            state.lastSeen = found
+            return found
+        }
+    }
+
+    /// The server's DSP load, in percent (0 while disconnected).
+    public var dspLoad: Double {
+        guard !serverGone.load(ordering: .acquiring) else { return 0 }
+        return withClient { client, _ in Double(jack_cpu_load(client)) } ?? 0
+    }
+
+    /// Real-time safe. Any thread reads it: frames since the current cycle began (0 while disconnected).
+    public var framesSinceCycleStart: Int {
+        guard !serverGone.load(ordering: .acquiring) else { return 0 }
+        return withClient { client, _ in Int(jack_frames_since_cycle_start(client)) } ?? 0
+    }
+
+    /// Real-time safe. Any thread reads it: frames from `out_L`/`out_R` to where they are heard, the larger of the two
+    /// (JACK's playback latency as the graph reports it); 0 while disconnected.
+    public var playbackLatency: Int {
+        guard !serverGone.load(ordering: .acquiring) else { return 0 }
+        return withClient { client, name in
+            var largest: jack_nframes_t = 0
+            for port in ["out_L", "out_R"] {
+                guard let handle = jack_port_by_name(client, name + ":" + port) else { continue }
+                var range = jack_latency_range_t()
+                jack_port_get_latency_range(handle, JackPlaybackLatency, &range)
+                largest = max(largest, range.max)
+            }
+            return Int(largest)
+        } ?? 0
+    }
+
+    public func deactivate() {
+        withClient { client, _ in _ = jack_deactivate(client) }
+    }
+
+    /// Asks the server to run the graph as fast as possible (JACK's freewheel mode) or to return
+    /// to real time. Control thread.
+    public func setFreewheel(_ on: Bool) {
+        withClient { client, _ in _ = jack_set_freewheel(client, on ? 1 : 0) }
+    }
+
+    // MARK: - Surviving the server
+
+    /// After `serverGone`: lets go of the dead client. `jack_client_close` can hang after a
+    /// server restart (jack2#395), so it runs on its own thread and is abandoned after a second.
+    public func releaseDeadClient() {
+        let dead = connection.withLockedValue { state in
+            defer { state.handle = nil }
+            return state.handle.map(ClosingClient.init)
+        }
+        guard let dead else { return }
+        let closed = DispatchSemaphore(value: 0)
+        let closer = Thread {
+            jack_client_close(dead.handle)
+            closed.signal()
+        }
+        closer.name = "pulsejack-close"
+        closer.start()
+        _ = closed.wait(timeout: .now() + 1)
+    }
+
+    /// Opens a new client under the same name on a server that is back, re-activates the same
+    /// engine (its state kept) and restores the connections it had. Throws while no server runs.
+    public func reconnect() throws {
+        guard connection.withLockedValue({ $0.handle == nil }) else { return }
+        let client = try Self.open(requestedName)
+        let rate = Int(jack_get_sample_rate(client))
+        guard rate == sampleRate else {
+            jack_client_close(client)
+            throw Failure.sampleRateChanged(was: sampleRate, now: rate)
+        }
+        connection.withLockedValue { state in
+            state.handle = client
+            state.name = String(cString: jack_get_client_name(client))
+            state.bufferSize = Int(jack_get_buffer_size(client))
+        }
+        serverGone.store(false, ordering: .releasing)
+        shutdownReason[0] = 0
+        do { try attach() } catch {
+            releaseDeadClient()
+            throw error
+        }
+        reconnectCount.wrappingIncrement(ordering: .relaxed)
+    }
+
+    /// Remakes the connections known before the server went away, where both ends exist again;
+    /// returns those still missing.
+    @discardableResult
+    public func restoreConnections(_ wanted: [(String, String)]) -> [(String, String)] {
+        wanted.filter { ours, theirs in
+            let port = ours.split(separator: ":").last.map(String.init) ?? ours
+            return (try? connect(port, theirs)) == nil
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import CJack
+import Inputs
+import Foundation
+import Realtime
+import Engine
+
+/// Maps OSC timetags (wall-clock time) to engine frames while running under JACK. Any thread.
+///
+/// The mapping is anchored once (wall time ↔ the frame JACK is rendering) and then advanced at
+/// the nominal sample rate, so timetags spaced by exactly N frames map to frames exactly N apart;
+/// it re-anchors only when the estimate drifts by more than 100 ms from JACK's own frame count
+/// (clock drift is slow; a period or two of scheduling jitter must not move the anchor).
+public final class JackFrameClock: FrameClock, Sendable {
+    public let sampleRate: Int
+    private let handle: EngineHandle
+    private let client: JackClient
+    /// Wall time (a timetag) ↔ engine frame, set at the first timetag and on drift.
+    private let anchor = LockedBox<(wall: UInt64, frame: Int64)?>(nil)
+
+    public init(handle: EngineHandle, client: JackClient) {
+        self.handle = handle
+        self.client = client
+        sampleRate = handle.sampleRate
+    }
+
+    /// Now as an OSC timetag: NTP 32.32 fixed point, seconds since 1900.
+    public static func nowTimetag() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return UInt64(now.tv_sec + 2_208_988_800) << 32 | (UInt64(now.tv_nsec) << 32) / 1_000_000_000
+    }
+
+    /// Frames in `ticks` of 2⁻³² s, rounded to the nearest; exact integer arithmetic, so equal
+    /// timetag spacing gives equal frame spacing.
+    func frames(ticks: Int64) -> Int64 {
+        let product = Int128(ticks) * Int128(sampleRate)
+        let half = Int128(1) << 31
+        return Int64((product + (product >= 0 ? half : -half)) >> 32)
+    }
+
+    public func currentFrame() -> Int64 {
+        handle.publishedPeriodStart.load(ordering: .relaxed) + Int64(client.framesSinceCycleStart)
+    }
+
+    public func frame(forTimetag timetag: UInt64) -> Int64 {
+        let now = Self.nowTimetag(), current = currentFrame()
+        let anchored = anchor.withLockedValue { anchor in
+            if let set = anchor {
+                let predicted = set.frame + frames(ticks: Int64(bitPattern: now &- set.wall))
+                if abs(predicted - current) > Int64(sampleRate / 10) { anchor = (now, current) }
+            } else {
+                anchor = (now, current)
+            }
+            return anchor!
+        }
+        return anchored.frame + frames(ticks: Int64(bitPattern: timetag &- anchored.wall))
+    }
+}

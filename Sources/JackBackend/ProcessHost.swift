@@ -1,0 +1,131 @@
+import CJack
+import Inputs
+import Realtime
+import Engine
+
+/// What the process callback reaches through its context pointer: the engine, our ports and
+/// what runs beside the engine on the process thread (MIDI out, meters, recording, transport).
+package final class ProcessHost {
+    let engine: RealtimeEngine
+    let left, right, midiOut, midiIn, inLeft, inRight: OpaquePointer
+    /// The shared grid's port, when leading (`grid_out`) or following (`grid_in`).
+    let gridOut, gridIn: OpaquePointer?
+    /// Each voice's or group's ports (left, right, bus after bus).
+    private let busPorts: ContiguousArray<OpaquePointer>
+    /// Every MIDI port the engine writes, and what it writes there: `midi_out`, `grid_out`, each voice's.
+    private let midiPorts: ContiguousArray<(port: OpaquePointer, carries: RealtimeEngine.MIDIPort)>
+    weak var owner: JackClient?
+    /// Our client, for transport queries from the process thread.
+    private let handle: OpaquePointer
+    private let periodTimings: SPSCRing<UInt64>.Producer?
+    private let meter: OutputMeter?
+    private let recorder: OutputRecorder?
+    private let followsTransport: Bool
+    private let timebase: TransportTimebase
+    private var position = jack_position_t()
+    /// Lost cycles, told apart from late readings of JACK's frame time.
+    private var gaps: CycleGapDetector
+
+    init(engine: RealtimeEngine, ports: [OpaquePointer], client: JackClient, handle: OpaquePointer, options: JackClient.Options) {
+        self.engine = engine
+        (left, right, midiOut, midiIn, inLeft, inRight) = (ports[0], ports[1], ports[2], ports[3], ports[4], ports[5])
+        var extra = ports.dropFirst(6).makeIterator()
+        gridOut = options.timebase != .off ? extra.next() : nil
+        gridIn = options.followTransport ? extra.next() : nil
+        busPorts = ContiguousArray((0..<options.outputs.audioPorts.count).map { _ in extra.next()! })
+        let voiceMIDIPorts = (0..<options.outputs.midiPorts.count).map { (port: extra.next()!, carries: RealtimeEngine.MIDIPort.voice($0)) }
+        midiPorts = ContiguousArray([(midiOut, .combined)] + (gridOut.map { [($0, .grid)] } ?? []) + voiceMIDIPorts)
+        owner = client
+        self.handle = handle
+        periodTimings = options.periodTimings?.producer
+        meter = options.meter
+        recorder = options.recorder
+        followsTransport = options.followTransport
+        timebase = TransportTimebase(sampleRate: engine.sampleRate)
+        // A jump of more than a second is not a lost cycle but a new clock (a restarted server).
+        gaps = CycleGapDetector(limit: engine.sampleRate)
+    }
+
+    /// Real-time safe. The JACK process callback.
+    func process(frames: jack_nframes_t) {
+        pj_process_order_begin()
+        ProcessThread.enter()
+        defer {
+            ProcessThread.exit()
+            pj_process_order_end()
+        }
+        let started = periodTimings == nil ? 0 : Self.monotonicNanoseconds()
+        let count = Int(frames)
+        let outLeft = jack_port_get_buffer(left, frames).assumingMemoryBound(to: Float.self)
+        let outRight = jack_port_get_buffer(right, frames).assumingMemoryBound(to: Float.self)
+        // Cycles JACK did not run us for: keep the engine's timeline (and the recording) on JACK's.
+        switch gaps.cycle(reading: jack_last_frame_time(handle), frames: frames) {
+        case .none: break
+        case .skip(let gap):
+            engine.skip(frames: gap)
+            recorder?.writeSilence(frames: gap)
+        case .rewind(let frames):
+            engine.rewind(frames: frames)
+            recorder?.drop(frames: frames)
+        }
+        if followsTransport {
+            // jack_transport_query only copies the shared position: it never blocks.
+            jack_transport_query(handle, &position)
+            if position.valid.rawValue & JackPositionBBT.rawValue != 0 { engine.followTransport(bpm: position.beats_per_minute) }
+        }
+        receiveMIDI(jack_port_get_buffer(midiIn, frames))
+        if let gridIn { receiveGrid(jack_port_get_buffer(gridIn, frames)) }
+        // The voices' and groups' ports are written straight by the mixer.
+        for bus in 0..<busPorts.count / 2 {
+            engine.bindOutput(bus, left: jack_port_get_buffer(busPorts[2 * bus], frames).assumingMemoryBound(to: Float.self),
+                              right: jack_port_get_buffer(busPorts[2 * bus + 1], frames).assumingMemoryBound(to: Float.self))
+        }
+        engine.process(frames: count, left: outLeft, right: outRight,
+                       inputLeft: jack_port_get_buffer(inLeft, frames).assumingMemoryBound(to: Float.self),
+                       inputRight: jack_port_get_buffer(inRight, frames).assumingMemoryBound(to: Float.self),
+                       keepsMIDI: true)
+        for index in 0..<midiPorts.count {
+            engine.flushMIDI(midiPorts[index].carries, into: jack_port_get_buffer(midiPorts[index].port, frames), frames: count)
+        }
+        meter?.measure(left: outLeft, right: outRight, frames: count)
+        recorder?.write(left: outLeft, right: outRight, frames: count)
+        if let periodTimings { periodTimings.push(Self.monotonicNanoseconds() &- started) }
+    }
+
+    /// Real-time safe. Hands each three-byte message on `midi_in` to the engine at its frame
+    /// offset (JACK gives them in time order; shorter ones, sysex and realtime bytes are skipped).
+    private func receiveMIDI(_ buffer: UnsafeMutableRawPointer) {
+        var event = jack_midi_event_t()
+        for index in 0..<jack_midi_get_event_count(buffer) {
+            guard jack_midi_event_get(&event, buffer, index) == 0, event.size >= 3, let bytes = event.buffer else { continue }
+            engine.receiveMIDI(status: bytes[0], key: bytes[1], value: bytes[2], offset: Int(event.time))
+        }
+    }
+
+    /// Real-time safe. Each grid beat on `grid_in` (a Song Position Pointer) to the engine at its offset.
+    private func receiveGrid(_ buffer: UnsafeMutableRawPointer) {
+        var event = jack_midi_event_t()
+        for index in 0..<jack_midi_get_event_count(buffer) {
+            guard jack_midi_event_get(&event, buffer, index) == 0, event.size == 3, let bytes = event.buffer,
+                  let beat = SharedGrid.beat(status: bytes[0], lsb: bytes[1], msb: bytes[2]) else { continue }
+            engine.receiveGridBeat(position: beat, offset: Int(event.time))
+        }
+    }
+
+    /// Real-time safe. JACK's timebase callback, right after `process` on the same thread.
+    func timebase(position: UnsafeMutablePointer<jack_position_t>, newPosition: Bool) {
+        ProcessThread.enter()
+        defer { ProcessThread.exit() }
+        let clock = engine.gridClock
+        let bpm = clock.isRunning ? clock.bpm : TransportTimebase.idleBPM
+        timebase.fill(position, bpm: bpm, newPosition: newPosition)
+    }
+
+    /// Real-time safe (clock_gettime on CLOCK_MONOTONIC is a vDSO call; it never blocks).
+    @inline(__always)
+    static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+    }
+}

@@ -1,0 +1,201 @@
+import Voices
+import Realtime
+
+/// A chain of LV2 effects on a bus (a voice's, or the master's), run once per block in place.
+///
+/// A plugin with two audio inputs and outputs runs once on the stereo bus. A mono plugin (one in,
+/// one out) runs as two instances, one per channel, so both keep their own state. A plugin with
+/// one input and two outputs gets the bus summed to mono (half of each channel); one with two
+/// inputs and one output feeds both channels. Control changes take effect at their frame: the
+/// stage's run is split there, except for plugins that declare `bufsz:coarseBlockLength`, whose
+/// changes all apply at the block's start.
+package final class InsertChain {
+    package enum Layout: Sendable { case stereo, dualMono, monoIn, monoOut }
+
+    /// The instances one insert runs (two for a mono plugin on the stereo bus), as one object
+    /// the control thread can hand to the process thread in a swap.
+    package final class PluginSet {
+        package let instances: [PluginInstance]
+        package init(_ instances: [PluginInstance]) { self.instances = instances }
+    }
+
+    package final class Stage {
+        /// The instances running now (the process thread's, once active); replaced whole by
+        /// `swap` when a state is loaded live.
+        package private(set) var current: PluginSet
+        /// The control thread's view: the set it built last (saves, logs and routes read this
+        /// one, never `current`, which the process thread may be swapping).
+        package var published: PluginSet
+        let layout: Layout
+        package var bypass: Bool
+        /// The plugin and how many instances it runs as: the same for every set.
+        package let uri: String
+        package let width: Int
+        package init(instances: [PluginInstance], layout: Layout, bypass: Bool) {
+            current = PluginSet(instances)
+            published = current
+            self.layout = layout
+            self.bypass = bypass
+            uri = instances[0].uri
+            width = instances.count
+        }
+        package var instances: [PluginInstance] { current.instances }
+        var plugin: PluginInstance { current.instances[0] }
+        /// The frames of latency this stage adds (0 while bypassed: it is not running).
+        var latency: Int { bypass ? 0 : plugin.latency }
+
+        /// Real-time safe. Runs `new` from now on; the set it replaces comes back with its strong
+        /// reference handed over, for the control thread to free (deactivating its instances).
+        func swap(_ new: PluginSet) -> Unmanaged<AnyObject> {
+            let old = Unmanaged.passRetained(current as AnyObject)
+            current = new
+            return old
+        }
+    }
+
+    struct Change: BitwiseCopyable {
+        var offset: Int
+        var stage: Int
+        /// A control port, `bypassPort`, or `swapPort` (then `set` holds the new instances).
+        var port: UInt32
+        var value: Float
+        var set: UnsafeMutableRawPointer? = nil
+    }
+
+    package static let bypassPort = UInt32.max
+    static let swapPort = UInt32.max - 1
+    /// Where replaced instance sets go (the engine's retired ring, to be freed off the process thread).
+    package var retire: ((Unmanaged<AnyObject>) -> Void)?
+
+    package let stages: [Stage]
+    let maxFrames: Int
+    /// Stage output, left then right; and the mono sum.
+    private let scratch: FixedBuffer<Float>
+    /// This block's control changes, in time order: the first `changeCount`. (A `let` buffer and a
+    /// count: a mutating call on a class's stored noncopyable value goes through an accessor that
+    /// instantiates generic metadata, which allocates.)
+    private let changes = FixedBuffer<Change>(capacity: 128, repeating: Change(offset: 0, stage: 0, port: 0, value: 0))
+    private var changeCount = 0
+    /// Changes that did not fit this block's list: applied at once instead (counted).
+    private(set) var lateChanges = 0
+
+    /// Control thread. Each plugin with its layout on a stereo bus.
+    package init(stages: [Stage], maxFrames: Int) {
+        self.stages = stages
+        self.maxFrames = maxFrames
+        scratch = FixedBuffer(capacity: 3 * maxFrames, repeating: 0)
+    }
+
+    /// The layout a plugin with these audio ports takes on a stereo bus, or nil if it cannot be an insert.
+    package static func layout(inputs: Int, outputs: Int) -> Layout? {
+        switch (inputs, outputs) {
+        case (2, 2): .stereo
+        case (1, 1): .dualMono
+        case (1, 2): .monoIn
+        case (2, 1): .monoOut
+        default: nil
+        }
+    }
+
+    /// The chain's latency in frames: its running stages' sum.
+    /// Real-time safe (an index loop: `reduce` over the array allocates in debug builds).
+    package var latency: Int {
+        var frames = 0
+        for index in 0..<stages.count { frames += stages[index].latency }
+        return frames
+    }
+
+    /// Real-time safe. Control `port` of stage `stage` (or its bypass) becomes `value` at `offset`
+    /// frames into the current block.
+    package func change(stage: Int, port: UInt32, value: Float, atOffset offset: Int) {
+        guard stage >= 0 && stage < stages.count else { return }
+        enqueue(Change(offset: offset, stage: stage, port: port, value: value))
+    }
+
+    /// Real-time safe. Stage `stage` runs `set` (its strong reference handed over) from `offset`
+    /// frames into the current block; the run is split there, as for a control change.
+    package func swap(stage: Int, to set: Unmanaged<PluginSet>, atOffset offset: Int) {
+        enqueue(Change(offset: offset, stage: stage, port: Self.swapPort, value: 0, set: set.toOpaque()))
+    }
+
+    /// Real-time safe. Into this block's list; when it is full, applied at once (counted).
+    private func enqueue(_ change: Change) {
+        guard changeCount < changes.capacity else {
+            lateChanges += 1
+            return apply(change)
+        }
+        changes[changeCount] = change
+        changeCount += 1
+    }
+
+    /// Real-time safe.
+    private func apply(_ change: Change) {
+        let stage = stages[change.stage]
+        if change.port == Self.swapPort, let set = change.set {
+            let old = stage.swap(Unmanaged<PluginSet>.fromOpaque(set).takeRetainedValue())
+            if let retire { retire(old) } else { old.release() }
+        } else if change.port == Self.bypassPort {
+            stage.bypass = change.value >= 0.5
+        } else {
+            // Index loops on the process path: an unspecialized array iterator allocates in debug builds.
+            for index in 0..<stage.instances.count { stage.instances[index].setControl(change.port, change.value) }
+        }
+    }
+
+    /// Real-time safe. Runs every stage over `frames` frames of `left`/`right`, in place.
+    package func process(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        for index in 0..<stages.count {
+            let stage = stages[index]
+            var start = 0
+            for changeIndex in 0..<changeCount where changes[changeIndex].stage == index {
+                let change = changes[changeIndex]
+                let offset = min(max(change.offset, 0), frames)
+                if offset > start && !stage.plugin.coarseBlockLength && !stage.bypass {
+                    run(stage, left: left, right: right, from: start, to: offset)
+                    start = offset
+                }
+                apply(change)
+            }
+            if start < frames && !stage.bypass { run(stage, left: left, right: right, from: start, to: frames) }
+        }
+        changeCount = 0
+    }
+
+    /// Real-time safe. One stage over frames `from..<to`, its output copied back onto the bus.
+    private func run(_ stage: Stage, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, from: Int, to: Int) {
+        let frames = to - from
+        let inLeft = left + from, inRight = right + from
+        let outLeft = scratch.pointer, outRight = scratch.pointer + maxFrames, mono = scratch.pointer + 2 * maxFrames
+        let plugin = stage.plugin
+        switch stage.layout {
+        case .stereo:
+            plugin.connect(port: plugin.audioInputs[0], to: inLeft)
+            plugin.connect(port: plugin.audioInputs[1], to: inRight)
+            plugin.connect(port: plugin.audioOutputs[0], to: outLeft)
+            plugin.connect(port: plugin.audioOutputs[1], to: outRight)
+            plugin.run(frames: frames)
+        case .dualMono:
+            let other = stage.instances[1]
+            plugin.connect(port: plugin.audioInputs[0], to: inLeft)
+            plugin.connect(port: plugin.audioOutputs[0], to: outLeft)
+            plugin.run(frames: frames)
+            other.connect(port: other.audioInputs[0], to: inRight)
+            other.connect(port: other.audioOutputs[0], to: outRight)
+            other.run(frames: frames)
+        case .monoIn:
+            for frame in 0..<frames { mono[frame] = 0.5 * (inLeft[frame] + inRight[frame]) }
+            plugin.connect(port: plugin.audioInputs[0], to: mono)
+            plugin.connect(port: plugin.audioOutputs[0], to: outLeft)
+            plugin.connect(port: plugin.audioOutputs[1], to: outRight)
+            plugin.run(frames: frames)
+        case .monoOut:
+            plugin.connect(port: plugin.audioInputs[0], to: inLeft)
+            plugin.connect(port: plugin.audioInputs[1], to: inRight)
+            plugin.connect(port: plugin.audioOutputs[0], to: outLeft)
+            plugin.run(frames: frames)
+            outRight.update(from: outLeft, count: frames)
+        }
+        inLeft.update(from: outLeft, count: frames)
+        inRight.update(from: outRight, count: frames)
+    }
+}

@@ -1,0 +1,159 @@
+import Voices
+import Realtime
+
+/// A hosted LV2 instrument as a voice (`kind: lv2`). Each firing is a MIDI note-on in the
+/// plugin's atom sequence at its frame within the period, and a note-off `length` later; the
+/// plugin runs once per block (not split at notes), its events in time order.
+package final class LV2InstrumentVoice: BlockVoice, NoteSink {
+    package let plugin: PluginInstance
+    /// The note a firing plays, its length in seconds, and the MIDI channel (0…15).
+    package let note: Int
+    package let lengthSeconds: Double
+    package let channel: UInt8
+
+    private struct NoteEvent: BitwiseCopyable {
+        var frame: Int
+        var status: UInt8
+        var key: UInt8
+        var velocity: UInt8
+    }
+
+    /// This block's events, in arrival order (sorted when the block runs): the first `eventCount`.
+    /// (`let` buffers with counts beside them, as `InsertChain` explains.)
+    private let events = FixedBuffer<NoteEvent>(capacity: 256, repeating: NoteEvent(frame: 0, status: 0, key: 0, velocity: 0))
+    private var eventCount = 0
+    /// Note-offs still to come: `frame` counts from the current block's start.
+    private let pendingOffs = FixedBuffer<NoteEvent>(capacity: 256, repeating: NoteEvent(frame: 0, status: 0, key: 0, velocity: 0))
+    private var pendingCount = 0
+    /// Frames of the current block already passed (sub-blocks rendered).
+    private var cursor = 0
+    private var lengthFrames = 4800
+    /// Events that did not fit (this block's list, or the plugin's sequence).
+    private(set) var droppedEvents = 0
+
+    package init(plugin: PluginInstance, note: Int, lengthSeconds: Double, channel: UInt8 = 0) {
+        self.plugin = plugin
+        self.note = note
+        self.lengthSeconds = lengthSeconds
+        self.channel = channel
+    }
+
+    package func prepare(sampleRate: Int, maxFrames: Int) {
+        lengthFrames = max(1, Int((lengthSeconds * Double(sampleRate)).rounded()))
+    }
+
+    /// Real-time safe.
+    package func trigger(atFrame offset: Int, velocity: Float) {
+        start(key: note, velocity: velocity, lengthFrames: lengthFrames, at: cursor + offset)
+    }
+
+    /// Real-time safe. A figure (arpeggio, tap) playing this instrument.
+    package func play(key: Int, velocity: Float, lengthFrames: Int) {
+        start(key: key, velocity: velocity, lengthFrames: lengthFrames, at: cursor)
+    }
+
+    /// Real-time safe. A note still held by an earlier firing ends where the new one starts, so
+    /// its pending note-off cannot cut the new note short.
+    private func start(key: Int, velocity: Float, lengthFrames: Int, at frame: Int) {
+        let key = UInt8(clamping: min(max(key, 0), 127))
+        var index = 0
+        while index < pendingCount {
+            if pendingOffs[index].key == key {
+                removePending(at: index)
+                add(NoteEvent(frame: frame, status: 0x80 | channel, key: key, velocity: 64))
+            } else {
+                index += 1
+            }
+        }
+        let level = UInt8(min(127, max(1, (velocity * 127).rounded())))
+        add(NoteEvent(frame: frame, status: 0x90 | channel, key: key, velocity: level))
+        guard pendingCount < pendingOffs.capacity else {
+            droppedEvents += 1
+            return
+        }
+        pendingOffs[pendingCount] = NoteEvent(frame: frame + lengthFrames, status: 0x80 | channel, key: key, velocity: 64)
+        pendingCount += 1
+    }
+
+    /// Real-time safe.
+    private func add(_ event: NoteEvent) {
+        guard eventCount < events.capacity else {
+            droppedEvents += 1
+            return
+        }
+        events[eventCount] = event
+        eventCount += 1
+    }
+
+    /// Real-time safe.
+    private func removePending(at index: Int) {
+        pendingCount -= 1
+        pendingOffs[index] = pendingOffs[pendingCount]
+    }
+
+    /// Real-time safe. Counts the sub-block's frames; the sound comes in `renderBlock`.
+    package func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        cursor += frames
+    }
+
+    /// Real-time safe. Bounded by the two event lists' capacities.
+    package func renderBlock(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        var index = 0
+        while index < pendingCount {
+            if pendingOffs[index].frame < frames {
+                add(pendingOffs[index])
+                removePending(at: index)
+            } else {
+                pendingOffs[index].frame -= frames
+                index += 1
+            }
+        }
+        sortEvents()
+        for index in 0..<eventCount {
+            let event = events[index]
+            if !plugin.addMIDI(frame: min(event.frame, frames - 1), (event.status, event.key, event.velocity)) { droppedEvents += 1 }
+        }
+        eventCount = 0
+        let outputs = plugin.audioOutputs
+        if outputs.count >= 1 { plugin.connect(port: outputs[0], to: left) }
+        if outputs.count >= 2 { plugin.connect(port: outputs[1], to: right) }
+        plugin.run(frames: frames)
+        if outputs.count == 1 { right.update(from: left, count: frames) }
+        cursor = 0
+    }
+
+    /// Real-time safe. In time order; at one frame a note-off before a note-on (a retrigger).
+    private func sortEvents() {
+        guard eventCount > 1 else { return }
+        for index in 1..<eventCount {
+            let event = events[index]
+            var slot = index
+            while slot > 0 && Self.precedes(event, events[slot - 1]) {
+                events[slot] = events[slot - 1]
+                slot -= 1
+            }
+            events[slot] = event
+        }
+    }
+
+    @inline(__always)
+    private static func precedes(_ a: NoteEvent, _ b: NoteEvent) -> Bool {
+        a.frame < b.frame || (a.frame == b.frame && a.status & 0xF0 == 0x80 && b.status & 0xF0 == 0x90)
+    }
+
+    /// Real-time safe. Every held note ends now, and "all notes off" for what the plugin still holds.
+    package func silence() {
+        for index in 0..<pendingCount {
+            var off = pendingOffs[index]
+            off.frame = cursor
+            add(off)
+        }
+        pendingCount = 0
+        add(NoteEvent(frame: cursor, status: 0xB0 | channel, key: 123, velocity: 0))
+    }
+
+    /// Real-time safe. The plugin's own release does the fading.
+    package func choke() { silence() }
+
+    package var isSounding: Bool { true }
+}

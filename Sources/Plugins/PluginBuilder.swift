@@ -1,0 +1,36 @@
+import Inputs
+import Foundation
+
+/// Builds hosted plugins from their URI, controls and state, off the real-time thread, turning a plugin's
+/// refusal into one error naming the preset file and line.
+package struct PluginBuilder {
+    let sampleRate: Int
+    package let maxFrames: Int
+    let offline: Bool
+    /// Where plugins keep their state files (`state:makePath`); nil: a temporary folder.
+    let stateFolder: String?
+
+    package init(sampleRate: Int, maxFrames: Int, offline: Bool, stateFolder: String?) {
+        self.sampleRate = sampleRate
+        self.maxFrames = maxFrames
+        self.offline = offline
+        self.stateFolder = stateFolder
+    }
+
+    /// An activated instance of `uri` with `controls`, then the saved state in `state` if given;
+    /// `key` names its folder for files it makes (`state:makePath`). `fail(field, message)` makes
+    /// the error, `field` relative to where the plugin is named ("controls.gain", or nil).
+    package func instance(_ uri: String, controls: [String: Double], state: String? = nil, key: String,
+                  fail: (String?, String) -> InputError) throws -> PluginInstance {
+        do {
+            let instance = try PluginInstance(uri: uri, sampleRate: sampleRate, maxFrames: maxFrames,
+                                              controls: controls.mapValues(Float.init),
+                                              stateFolder: stateFolder.map { "\($0)/\(key)" }, offline: offline)
+            if let state { try instance.restoreState(from: state) }
+            instance.activate()
+            return instance
+        } catch let error as PluginError {
+            throw fail(error.field, error.description)
+        }
+    }
+}

@@ -1,0 +1,274 @@
+import CLV2
+import CLilv
+import Foundation
+import Voices
+import Realtime
+
+/// One hosted LV2 plugin: its instance, its host features, and a buffer for every port.
+///
+/// Instantiated, restored, activated and freed off the real-time thread (`init`, `deinit`);
+/// between those the process thread alone connects its audio and runs it, so `run` never meets
+/// `deactivate` (lv2core's threading classes). The owner publishes it to the process thread by
+/// building the engine before activation or through a swap message.
+package final class PluginInstance: @unchecked Sendable {
+    package let uri: String
+    package let name: String
+    package let ports: [PluginPort]
+    /// Audio ports' indices, in port order.
+    package let audioInputs: [UInt32]
+    package let audioOutputs: [UInt32]
+    /// Whether the plugin declares `bufsz:coarseBlockLength`: its run is never split for controls.
+    let coarseBlockLength: Bool
+    /// The port that reports latency, if any.
+    let latencyPort: UInt32?
+    /// `run` calls so far (process thread; tests read it while the engine is stopped).
+    private(set) var runs = 0
+    /// Frames of latency it reports: read after a run on silence at activation, then after
+    /// every run (process thread).
+    package private(set) var latency = 0
+
+    let instance: UnsafeMutablePointer<LilvInstance>
+    let host: OpaquePointer
+    private(set) var activated = false
+    /// One value per port index (control ports are connected here).
+    package let controlValues: FixedBuffer<Float>
+    /// The values as the process thread last copied them for a save (`snapshotControls`).
+    let controlSnapshot: FixedBuffer<Float>
+    /// The MIDI input, and every other atom port's buffer.
+    private let midiInput: AtomSequence.Box?
+    private let otherAtoms: [AtomSequence.Box]
+    private let scratch: FixedBuffer<Float>
+    let maxFrames: Int
+    private let midiType: UInt32
+
+    static let sequenceBytes = 16_384
+
+    /// Control thread. `controls`: values by symbol (checked against the plugin's ranges).
+    /// `offline`: the worker runs synchronously, so renders are deterministic.
+    init(uri: String, sampleRate: Int, maxFrames: Int, controls: [String: Float] = [:], stateFolder: String? = nil,
+         offline: Bool) throws {
+        self.uri = uri
+        self.maxFrames = maxFrames
+        let sequenceType = pj_urid_map(pj_lv2_atom_sequence()), chunkType = pj_urid_map(pj_lv2_atom_chunk())
+        midiType = pj_urid_map(pj_lv2_midi_event())
+        guard let host = pj_host_new(Double(sampleRate), Int32(maxFrames), Int32(maxFrames), Int32(Self.sequenceBytes),
+                                     stateFolder, offline ? 1 : 0) else { throw PluginError("\(uri): out of memory") }
+        self.host = host
+        var failure: PluginError?
+        var built: (name: String, ports: [PluginPort], instance: UnsafeMutablePointer<LilvInstance>, coarse: Bool, latency: UInt32?)?
+        _ = PluginWorld.shared.withWorld { world in
+            do { built = try Self.instantiate(uri, in: world, sampleRate: sampleRate, host: host, controls: controls) } catch let error as PluginError {
+                failure = error
+            } catch {}
+        }
+        guard let built else {
+            pj_host_free(host)
+            throw failure ?? PluginError("\(uri): LV2 is not available here (lilv could not load its world)")
+        }
+        name = built.name
+        ports = built.ports
+        instance = built.instance
+        coarseBlockLength = built.coarse
+        latencyPort = built.latency
+        audioInputs = ports.filter { $0.kind == .audio && $0.isInput }.map(\.index)
+        audioOutputs = ports.filter { $0.kind == .audio && !$0.isInput }.map(\.index)
+
+        // Controls: the defaults, then the preset's values (checked before instantiating).
+        controlValues = FixedBuffer(capacity: ports.count, repeating: 0)
+        for port in ports where port.kind == .control {
+            controlValues[Int(port.index)] = controls[port.symbol]
+                ?? (port.defaultValue.isNaN ? (port.minimum.isNaN ? 0 : port.minimum) : port.defaultValue)
+        }
+
+        controlSnapshot = FixedBuffer(capacity: ports.count, repeating: 0)
+        for index in 0..<ports.count { controlSnapshot[index] = controlValues[index] }
+        scratch = FixedBuffer(capacity: maxFrames, repeating: 0)
+        let midiPort = ports.first { $0.kind == .atom && $0.isInput && $0.carriesMIDI }
+        midiInput = midiPort.map { _ in
+            AtomSequence.Box(AtomSequence(capacityBytes: Self.sequenceBytes, sequenceType: sequenceType, chunkType: chunkType), isInput: true)
+        }
+        var others: [AtomSequence.Box] = []
+        for port in ports {
+            switch port.kind {
+            case .control:
+                lilv_instance_connect_port(instance, port.index, controlValues.pointer + Int(port.index))
+            case .cv:
+                lilv_instance_connect_port(instance, port.index, scratch.pointer)
+            case .atom:
+                if port.index == midiPort?.index, let midiInput {
+                    lilv_instance_connect_port(instance, port.index, midiInput.sequence.pointer)
+                    midiInput.reset()
+                } else {
+                    let box = AtomSequence.Box(AtomSequence(capacityBytes: Self.sequenceBytes, sequenceType: sequenceType,
+                                                            chunkType: chunkType), isInput: port.isInput)
+                    lilv_instance_connect_port(instance, port.index, box.sequence.pointer)
+                    box.reset()
+                    others.append(box)
+                }
+            case .audio:
+                lilv_instance_connect_port(instance, port.index, scratch.pointer)
+            case .event, .unknown:
+                break  // optional (a plugin needing one is refused): left unconnected, as it allows
+            }
+        }
+        otherAtoms = others
+        pj_host_attach_worker(host, Self.workerInterface(instance), lilv_instance_get_handle(instance))
+    }
+
+    /// Control thread, after any state restore and before the process thread runs it.
+    func activate() {
+        guard !activated else { return }
+        activated = true
+        lilv_instance_activate(instance)
+        if latencyPort != nil {
+            // A run on silence, as Ardour does, so the latency port holds the plugin's value.
+            scratch.pointer.update(repeating: 0, count: maxFrames)
+            for port in ports where port.kind == .audio { lilv_instance_connect_port(instance, port.index, scratch.pointer) }
+            run(frames: min(maxFrames, 256))
+        }
+    }
+
+    deinit {
+        if activated { lilv_instance_deactivate(instance) }
+        lilv_instance_free(instance)
+        pj_host_free(host)
+    }
+
+    package var hasMIDIInput: Bool { midiInput != nil }
+
+    /// Real-time safe. Any thread reads it: work the plugin has scheduled so far.
+    var workerRequests: UInt64 { pj_host_worker_requests(host) }
+
+    /// The port for `symbol` among the input controls.
+    func controlPort(_ symbol: String) -> PluginPort? {
+        ports.first { $0.symbol == symbol && $0.kind == .control && $0.isInput }
+    }
+
+    /// Control thread. What the plugin logged since the last call.
+    package func drainLog() -> [String] {
+        var lines: [String] = []
+        var buffer = [CChar](repeating: 0, count: 512)
+        while pj_host_next_log(host, &buffer, buffer.count) != 0 {
+            lines.append(buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+        }
+        return lines
+    }
+
+    // MARK: - The process path
+
+    /// Real-time safe.
+    @inline(__always)
+    func connect(port: UInt32, to buffer: UnsafeMutablePointer<Float>) {
+        lilv_instance_connect_port(instance, port, buffer)
+    }
+
+    /// Real-time safe. The value of control port `port`.
+    @inline(__always)
+    func control(_ port: UInt32) -> Float { controlValues[Int(port)] }
+
+    /// Real-time safe. Copies the control values for a save (see `VoiceStateSnapshot`).
+    package func snapshotControls() {
+        controlSnapshot.pointer.update(from: controlValues.pointer, count: ports.count)
+    }
+
+    /// Real-time safe. Sets control port `port` for the next run.
+    @inline(__always)
+    func setControl(_ port: UInt32, _ value: Float) { controlValues[Int(port)] = value }
+
+    /// Real-time safe. A MIDI message at `frame` of the next run (frames in order); false when
+    /// the sequence is full or the plugin takes no MIDI.
+    func addMIDI(frame: Int, _ bytes: (UInt8, UInt8, UInt8)) -> Bool {
+        midiInput?.sequence.append(frame: Int64(frame), type: midiType, bytes: bytes, count: 3) ?? false
+    }
+
+    /// Real-time safe. Runs the plugin for `frames` frames on the connected buffers, delivers the
+    /// worker's responses and ends the run, then empties the MIDI input for the next.
+    func run(frames: Int) {
+        for index in 0..<otherAtoms.count { otherAtoms[index].reset() }
+        lilv_instance_run(instance, UInt32(frames))
+        runs &+= 1
+        pj_host_after_run(host)
+        if let latencyPort {
+            // Re-read after every run: a plugin may change its latency with its controls.
+            let reported = controlValues[Int(latencyPort)]
+            if reported.isFinite { latency = Int(min(max(reported, 0), 1_000_000).rounded()) }
+        }
+        midiInput?.reset()
+    }
+
+    // MARK: - Building
+
+    private static func workerInterface(_ instance: UnsafeMutablePointer<LilvInstance>) -> UnsafePointer<LV2_Worker_Interface>? {
+        lilv_instance_get_extension_data(instance, "http://lv2plug.in/ns/ext/worker#interface")?
+            .assumingMemoryBound(to: LV2_Worker_Interface.self)
+    }
+
+    /// With the world held: finds, checks and instantiates `uri`, restoring its default state.
+    private static func instantiate(_ uri: String, in world: OpaquePointer, sampleRate: Int, host: OpaquePointer,
+                                    controls: [String: Float]) throws
+        -> (name: String, ports: [PluginPort], instance: UnsafeMutablePointer<LilvInstance>, coarse: Bool, latency: UInt32?) {
+        guard let plugin = PluginWorld.plugin(uri, in: world) else {
+            let closest = PluginCatalog.closest(to: uri, among: PluginWorld.allURIs(in: world))
+            throw PluginError(closest.isEmpty ? "no LV2 plugin \(uri) (none are installed here; LV2_PATH lists where to look)"
+                                              : "no LV2 plugin \(uri); the closest installed: \(closest.joined(separator: ", "))")
+        }
+        let bundle = PluginWorld.string(lilv_plugin_get_bundle_uri(plugin))
+        guard lilv_plugin_verify(plugin) else {
+            let folder = URL(string: bundle)?.path ?? bundle
+            let reason = PluginWorld.shared.diagnostics(mentioning: folder).first { $0.contains(":") && !$0.hasPrefix("lilv_") }
+            throw PluginError("\(uri) in \(folder) is not a valid plugin description"
+                              + (reason.map { " (\($0.trimmingCharacters(in: .whitespaces)))" } ?? " (broken Turtle, or no binary)"))
+        }
+        let nameNode = lilv_plugin_get_name(plugin)
+        let name = PluginWorld.string(nameNode)
+        lilv_node_free(nameNode)
+        if let missing = PluginWorld.unsupportedRequirement(of: plugin, in: world) {
+            throw PluginError("\(name) (\(uri)) requires \(missing), which pulsejack does not offer")
+        }
+        let ports = PluginWorld.ports(of: plugin, in: world)
+        for port in ports where !port.optional && (port.kind == .event || port.kind == .unknown) {
+            throw PluginError(port.kind == .event
+                ? "\(name) has an old-style event port '\(port.symbol)' (LV2 event extension), which pulsejack does not host"
+                : "\(name)'s port '\(port.symbol)' is of a type pulsejack cannot connect")
+        }
+        let settable = ports.filter { $0.kind == .control && $0.isInput }
+        for (symbol, value) in controls.sorted(by: { $0.key < $1.key }) {
+            guard let port = settable.first(where: { $0.symbol == symbol }) else {
+                throw PluginError("\(name) (\(uri)) has no control '\(symbol)' (its controls: \(settable.map(\.symbol).joined(separator: ", ")))",
+                                  field: "controls.\(symbol)")
+            }
+            guard port.accepts(value) else {
+                throw PluginError("\(name)'s control '\(symbol)' takes \(port.rangeDescription), not \(value.plainText)",
+                                  field: "controls.\(symbol)")
+            }
+        }
+        let coarse = PluginWorld.hasFeature(plugin, pj_lv2_coarse_block_length(), in: world)
+        let latency = PluginWorld.latencyPort(of: plugin, in: world)
+        guard let instance = lilv_plugin_instantiate(plugin, Double(sampleRate), pj_host_features(host)) else {
+            throw PluginError("\(name) (\(uri)) could not be instantiated")
+        }
+        // The plugin's default state (eg-sampler's sample), as `state:loadDefaultState` asks.
+        let pluginNode = lilv_new_uri(world, uri)
+        if let state = lilv_state_new_from_world(world, pj_host_map(host), pluginNode) {
+            lilv_state_restore(state, instance, nil, nil, 0, pj_host_features(host))
+            lilv_state_free(state)
+        }
+        lilv_node_free(pluginNode)
+        return (name, ports, instance, coarse, latency)
+    }
+}
+
+extension AtomSequence {
+    /// An atom port's buffer in a class, so an array of them can be kept.
+    final class Box {
+        let sequence: AtomSequence
+        let isInput: Bool
+        init(_ sequence: consuming AtomSequence, isInput: Bool) {
+            self.sequence = sequence
+            self.isInput = isInput
+        }
+
+        /// Real-time safe.
+        func reset() { if isInput { sequence.resetAsInput() } else { sequence.resetAsOutput() } }
+    }
+}

@@ -1,0 +1,85 @@
+import CLV2
+import CLilv
+import Foundation
+
+/// A hosted plugin's state on disk (LV2 state through lilv): its port values and whatever the
+/// plugin keeps itself (a loaded sample, a kit), in `<folder>/state.ttl` with the files it names.
+/// A session manager's save writes one folder per instance inside the session folder; opening
+/// the session, and rendering it, restore them. Control thread.
+extension PluginInstance {
+    static let stateFile = "state.ttl"
+
+    /// Before `activate`: the saved state in `folder` (port values and the plugin's own).
+    func restoreState(from folder: String) throws {
+        let file = URL(fileURLWithPath: folder).appendingPathComponent(Self.stateFile).path
+        guard FileManager.default.fileExists(atPath: file) else {
+            throw PluginError("\(name): no saved state at \(file)", field: "state")
+        }
+        var restored = false
+        _ = PluginWorld.shared.withWorld { world in
+            guard let state = lilv_state_new_from_file(world, pj_host_map(host), nil, file) else { return }
+            defer { lilv_state_free(state) }
+            let context = Unmanaged.passUnretained(self).toOpaque()
+            lilv_state_restore(state, instance, { symbol, context, value, size, type in
+                guard let symbol, let context, let value else { return }
+                Unmanaged<PluginInstance>.fromOpaque(context).takeUnretainedValue().setSavedPortValue(
+                    String(cString: symbol), value: value, size: size, type: type)
+            }, context, 0, pj_host_features(host))
+            restored = true
+        }
+        guard restored else { throw PluginError("\(name): \(file) is not a plugin state lilv can read", field: "state") }
+    }
+
+    /// A port value from a saved state (a float, double or int atom).
+    private func setSavedPortValue(_ symbol: String, value: UnsafeRawPointer, size: UInt32, type: UInt32) {
+        guard let port = controlPort(symbol) else { return }
+        let number: Float
+        if type == pj_urid_map("http://lv2plug.in/ns/ext/atom#Float"), size == 4 {
+            number = value.load(as: Float.self)
+        } else if type == pj_urid_map("http://lv2plug.in/ns/ext/atom#Double"), size == 8 {
+            number = Float(value.load(as: Double.self))
+        } else if type == pj_urid_map("http://lv2plug.in/ns/ext/atom#Int"), size == 4 {
+            number = Float(value.load(as: Int32.self))
+        } else {
+            return
+        }
+        controlValues[Int(port.index)] = number
+        controlSnapshot[Int(port.index)] = number
+    }
+
+    /// The input controls as of the last snapshot, by symbol.
+    package var savedControls: [String: Double] {
+        Dictionary(uniqueKeysWithValues: ports.filter { $0.kind == .control && $0.isInput }.map {
+            ($0.symbol, Double(controlSnapshot[Int($0.index)]))
+        })
+    }
+
+    /// Saves the state (port values from the last snapshot) into `folder`, made if missing;
+    /// files the plugin refers to are copied or linked there.
+    package func saveState(to folder: String) throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var status: Int32 = -1
+        _ = PluginWorld.shared.withWorld { world in
+            guard let plugin = PluginWorld.plugin(uri, in: world) else { return }
+            let context = Unmanaged.passUnretained(self).toOpaque()
+            guard let state = lilv_state_new_from_instance(plugin, instance, pj_host_map(host), nil, folder, folder, folder, {
+                symbol, context, size, type in
+                guard let symbol, let context, let size, let type else { return nil }
+                return Unmanaged<PluginInstance>.fromOpaque(context).takeUnretainedValue().savedPortValue(String(cString: symbol),
+                                                                                                             size: size, type: type)
+            }, context, 0, pj_host_features(host)) else { return }
+            defer { lilv_state_free(state) }
+            status = lilv_state_save(world, pj_host_map(host), pj_host_unmap(host), state, nil, folder, Self.stateFile)
+        }
+        guard status == 0 else { throw PluginError("\(name): cannot save its state in \(folder)") }
+    }
+
+    /// For lilv's save: a pointer to the snapshot's value of input control `symbol`.
+    private func savedPortValue(_ symbol: String, size: UnsafeMutablePointer<UInt32>, type: UnsafeMutablePointer<UInt32>)
+        -> UnsafeRawPointer? {
+        guard let port = controlPort(symbol) else { return nil }
+        size.pointee = 4
+        type.pointee = pj_urid_map("http://lv2plug.in/ns/ext/atom#Float")
+        return UnsafeRawPointer(controlSnapshot.pointer + Int(port.index))
+    }
+}

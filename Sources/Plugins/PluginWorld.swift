@@ -1,0 +1,193 @@
+import CLV2
+import CLilv
+import Foundation
+
+/// lilv's world: every installed LV2 plugin's description, loaded once per process off the
+/// real-time thread from the standard locations or `LV2_PATH`. lilv is not thread-safe, so every
+/// use goes through `withWorld`. Control thread.
+package final class PluginWorld: @unchecked Sendable {
+    static let shared = PluginWorld()
+
+    private let lock = NSLock()
+    private let world: OpaquePointer?
+    /// What lilv (and serd under it) printed: it writes parse errors to stderr, which would
+    /// bury our one-line errors, so they are kept here instead (see `diagnostics(mentioning:)`).
+    private var printed: [String] = []
+
+    private init() {
+        world = lilv_world_new()
+        if let world { printed += Self.capturingStandardError { lilv_world_load_all(world) }.printed }
+    }
+
+    /// Runs `body` with the world, alone. lilv loads plugin data lazily, so anything it prints
+    /// meanwhile is captured too.
+    func withWorld<T>(_ body: (OpaquePointer) throws -> T) rethrows -> T? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let world else { return nil }
+        let (result, printed) = try Self.capturingStandardError { try body(world) }
+        self.printed += printed
+        return result
+    }
+
+    /// With the world held: lilv's messages that mention `text` (a bundle's path).
+    func diagnostics(mentioning text: String) -> [String] {
+        printed.filter { $0.contains(text) }
+    }
+
+    /// Runs `body` with file descriptor 2 on a temporary file; what was written there, by line.
+    /// Offline. Nothing else prints meanwhile.
+    private static func capturingStandardError<T>(_ body: () throws -> T) rethrows -> (result: T, printed: [String]) {
+        var template = Array("/tmp/pulsejack-lilv-XXXXXX".utf8CString)
+        let file = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard file >= 0 else { return (try body(), []) }
+        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        unlink(path)
+        fflush(nil)
+        let saved = dup(2)
+        dup2(file, 2)
+        defer {
+            fflush(nil)
+            dup2(saved, 2)
+            close(saved)
+        }
+        let result = try body()
+        fflush(nil)
+        var text = Data()
+        lseek(file, 0, SEEK_SET)
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(file, &chunk, chunk.count)
+            guard count > 0 else { break }
+            text.append(contentsOf: chunk[0..<count])
+        }
+        close(file)
+        return (result, String(decoding: text, as: UTF8.self).split(separator: "\n").map(String.init))
+    }
+
+    /// The plugin at `uri` in `world`, if installed.
+    static func plugin(_ uri: String, in world: OpaquePointer) -> OpaquePointer? {
+        guard let node = lilv_new_uri(world, uri) else { return nil }
+        defer { lilv_node_free(node) }
+        return lilv_plugins_get_by_uri(lilv_world_get_all_plugins(world), node)
+    }
+
+    /// Control thread. With the world held: the first feature or required option the plugin
+    /// needs that pulsejack does not offer, or nil.
+    static func unsupportedRequirement(of plugin: OpaquePointer, in world: OpaquePointer) -> String? {
+        let features = Set(strings(pj_host_supported_features()))
+        let required = lilv_plugin_get_required_features(plugin)
+        defer { lilv_nodes_free(required) }
+        for feature in nodeStrings(required) where !features.contains(feature) { return feature }
+        let options = Set(strings(pj_host_supported_options()))
+        let predicate = lilv_new_uri(world, pj_lv2_required_option())
+        defer { lilv_node_free(predicate) }
+        let requiredOptions = lilv_plugin_get_value(plugin, predicate)
+        defer { lilv_nodes_free(requiredOptions) }
+        for option in nodeStrings(requiredOptions) where !options.contains(option) { return "option \(option)" }
+        return nil
+    }
+
+    static func strings(_ list: UnsafePointer<UnsafePointer<CChar>?>?) -> [String] {
+        var result: [String] = []
+        guard var cursor = list else { return result }
+        while let text = cursor.pointee {
+            result.append(String(cString: text))
+            cursor += 1
+        }
+        return result
+    }
+
+    static func nodeStrings(_ nodes: UnsafeMutableRawPointer?) -> [String] {
+        guard let nodes else { return [] }
+        var result: [String] = []
+        var iterator = lilv_nodes_begin(nodes)
+        while !lilv_nodes_is_end(nodes, iterator) {
+            if let node = lilv_nodes_get(nodes, iterator), let text = lilv_node_as_string(node) { result.append(String(cString: text)) }
+            iterator = lilv_nodes_next(nodes, iterator)
+        }
+        return result
+    }
+
+    static func string(_ node: OpaquePointer?) -> String {
+        guard let node, let text = lilv_node_as_string(node) else { return "" }
+        return String(cString: text)
+    }
+
+    static func allURIs(in world: OpaquePointer) -> [String] {
+        let all = lilv_world_get_all_plugins(world)
+        var uris: [String] = []
+        var iterator = lilv_plugins_begin(all)
+        while !lilv_plugins_is_end(all, iterator) {
+            if let plugin = lilv_plugins_get(all, iterator) { uris.append(string(lilv_plugin_get_uri(plugin))) }
+            iterator = lilv_plugins_next(all, iterator)
+        }
+        return uris
+    }
+
+    /// Whether the plugin lists `feature` (required or optional).
+    static func hasFeature(_ plugin: OpaquePointer, _ feature: UnsafePointer<CChar>, in world: OpaquePointer) -> Bool {
+        let node = lilv_new_uri(world, feature)
+        defer { lilv_node_free(node) }
+        return lilv_plugin_has_feature(plugin, node)
+    }
+
+    /// The output control port designated `lv2:latency` (or marked `reportsLatency`), if any.
+    static func latencyPort(of plugin: OpaquePointer, in world: OpaquePointer) -> UInt32? {
+        let output = lilv_new_uri(world, pj_lv2_output_port()), designation = lilv_new_uri(world, pj_lv2_latency_designation())
+        defer { lilv_node_free(output); lilv_node_free(designation) }
+        if let port = lilv_plugin_get_port_by_designation(plugin, output, designation) {
+            return lilv_port_get_index(plugin, port)
+        }
+        let reports = lilv_new_uri(world, pj_lv2_reports_latency())
+        defer { lilv_node_free(reports) }
+        for index in 0..<lilv_plugin_get_num_ports(plugin) {
+            if let port = lilv_plugin_get_port_by_index(plugin, index), lilv_port_has_property(plugin, port, reports),
+               lilv_port_is_a(plugin, port, output) {
+                return index
+            }
+        }
+        return nil
+    }
+
+    /// Every port, classified (the listing and the host both read this).
+    static func ports(of plugin: OpaquePointer, in world: OpaquePointer) -> [PluginPort] {
+        let uri = { (text: UnsafePointer<CChar>) in lilv_new_uri(world, text) }
+        let audio = uri(pj_lv2_audio_port()), control = uri(pj_lv2_control_port()), input = uri(pj_lv2_input_port())
+        let atom = uri(pj_lv2_atom_port()), event = uri(pj_lv2_event_port()), cv = uri(pj_lv2_cv_port())
+        let midi = uri(pj_lv2_midi_event()), optional = uri(pj_lv2_connection_optional())
+        defer { for node in [audio, control, input, atom, event, cv, midi, optional] { lilv_node_free(node) } }
+        var ports: [PluginPort] = []
+        for index in 0..<lilv_plugin_get_num_ports(plugin) {
+            guard let port = lilv_plugin_get_port_by_index(plugin, index) else { continue }
+            let nameNode = lilv_port_get_name(plugin, port)
+            defer { lilv_node_free(nameNode) }
+            var described = PluginPort(index: index, symbol: string(lilv_port_get_symbol(plugin, port)), name: string(nameNode),
+                                       kind: .unknown, isInput: lilv_port_is_a(plugin, port, input),
+                                       optional: lilv_port_has_property(plugin, port, optional))
+            if lilv_port_is_a(plugin, port, audio) {
+                described.kind = .audio
+            } else if lilv_port_is_a(plugin, port, control) {
+                described.kind = .control
+                var minimum: OpaquePointer?, maximum: OpaquePointer?, fallback: OpaquePointer?
+                lilv_port_get_range(plugin, port, &fallback, &minimum, &maximum)
+                described.minimum = number(minimum) ?? .nan
+                described.maximum = number(maximum) ?? .nan
+                described.defaultValue = number(fallback) ?? .nan
+                lilv_node_free(fallback); lilv_node_free(minimum); lilv_node_free(maximum)
+            } else if lilv_port_is_a(plugin, port, atom) || lilv_port_is_a(plugin, port, event) {
+                described.kind = lilv_port_is_a(plugin, port, atom) ? .atom : .event
+                described.carriesMIDI = lilv_port_supports_event(plugin, port, midi)
+            } else if lilv_port_is_a(plugin, port, cv) {
+                described.kind = .cv
+            }
+            ports.append(described)
+        }
+        return ports
+    }
+
+    static func number(_ node: OpaquePointer?) -> Float? {
+        guard let node, lilv_node_is_float(node) || lilv_node_is_int(node) else { return nil }
+        return lilv_node_as_float(node)
+    }
+}

@@ -1,0 +1,48 @@
+import Voices
+import Plugins
+
+extension Preset.VoiceKind {
+    public static let lv2 = Preset.VoiceKind("lv2")
+}
+
+/// A hosted LV2 instrument: each firing is a MIDI note at its exact frame in the plugin's period.
+package struct LV2Kind: VoiceKindDescriptor {
+    package let kind = Preset.VoiceKind.lv2
+    package let summary = "an LV2 instrument plugin (a piano, a synth), one MIDI note per firing at its exact frame"
+    package let fields = [
+        VoiceField("plugin", .text, "the instrument's URI (pulsejack plugins --filter Instrument lists them)"),
+        VoiceField("controls", .controls, "control values by port symbol; the rest keep the plugin's defaults"),
+        VoiceField("note", .whole(0...127), default: .whole(60), "the MIDI note a firing plays"),
+        VoiceField("length", .number(0.001...60), default: .number(0.5), "seconds from a note's note-on to its note-off"),
+        VoiceField("channel", .whole(1...16), default: .whole(1), "the MIDI channel of the notes"),
+        VoiceField("state", .folder, "a saved plugin state (a session save writes it)"),
+    ]
+
+    package func check(_ voice: LoadedVoice) throws {
+        if voice.definition.option("plugin")?.text == nil { throw voice.error("plugin", "an lv2 voice needs the plugin's URI") }
+    }
+
+    package func build(_ voice: LoadedVoice, in context: VoiceBuildContext) throws -> any Voice {
+        let definition = voice.definition
+        let plugin = try context.plugins.instance(definition.option("plugin")?.text ?? "",
+                                                  controls: definition.option("controls")?.controls ?? [:],
+                                                  state: definition.option("state")?.text.map { voice.soundPath($0) + "/1" },
+                                                  key: "\(definition.name)/1") { field, message in
+            voice.error(field ?? "plugin", message)
+        }
+        guard plugin.hasMIDIInput, !plugin.audioOutputs.isEmpty else {
+            throw voice.error("plugin", "\(plugin.name) (\(plugin.uri)) is not an instrument: it needs a MIDI input and an audio output")
+        }
+        return LV2InstrumentVoice(plugin: plugin, note: whole("note", of: voice), lengthSeconds: number("length", of: voice),
+                                  channel: UInt8(whole("channel", of: voice) - 1))
+    }
+
+    package var workouts: [[String: VoiceOption]] {
+        [["plugin": .text("http://drobilla.net/plugins/mda/EPiano"), "length": .number(0.05)]]
+    }
+
+    package func parameters(of voice: any Voice) -> [String: VoiceOption] {
+        guard let instrument = voice as? LV2InstrumentVoice else { return [:] }
+        return ["note": .whole(instrument.note), "length": .number(instrument.lengthSeconds), "channel": .whole(Int(instrument.channel) + 1)]
+    }
+}

@@ -1,0 +1,66 @@
+import Inputs
+import Foundation
+import Voices
+import Realtime
+
+/// Checks one voice definition: the fields every voice has, then its kind's fields as its
+/// descriptor describes them, its sounds, and the descriptor's own checks. Control thread.
+package enum VoiceValidation {
+    static func check(_ voice: LoadedVoice) throws {
+        let definition = voice.definition
+        func fail(_ field: String?, _ message: String) -> InputError { voice.error(field, message) }
+        func inRange<T: Comparable>(_ value: T?, _ range: ClosedRange<T>, _ field: String) throws {
+            if let value, !range.contains(value) {
+                throw fail(field, "\(value) is outside \(range.lowerBound)…\(range.upperBound)")
+            }
+        }
+        func inRange(_ value: Float?, _ range: ClosedRange<Double>, _ field: String) throws {
+            guard let value else { return }
+            if !value.isFinite { throw fail(field, "\(value) is not a number") }
+            if !range.contains(Double(value)) {
+                throw fail(field, "\(value) is outside \(range.lowerBound.plainText)…\(range.upperBound.plainText)")
+            }
+        }
+        if definition.name.isEmpty || definition.name.contains(where: { $0.isWhitespace || $0 == "/" }) {
+            throw fail("name", "'\(definition.name)' is not a voice name (no spaces or '/')")
+        }
+        if let group = definition.group, group.isEmpty || group == "master" || group.contains(where: { $0.isWhitespace || $0 == "/" }) {
+            throw fail("group", "'\(group)' is not a group name (no spaces or '/'; 'master' is the master's own)")
+        }
+        try inRange(definition.gain, VoiceParameterRange.gain, "gain")
+        try inRange(definition.pan, VoiceParameterRange.pan, "pan")
+        try inRange(definition.every, VoiceParameterRange.every, "every")
+        if let subdivide = definition.subdivide, !VoiceParameterRange.subdivisions.contains(subdivide) {
+            throw fail("subdivide", "\(subdivide) is not \(VoiceField.orList(VoiceParameterRange.subdivisions.map(String.init)))")
+        }
+        try inRange(definition.velocity, VoiceParameterRange.velocity, "velocity")
+        try inRange(definition.choke, VoiceParameterRange.chokeGroup, "choke")
+        try inRange(definition.midiNote, VoiceParameterRange.midiNote, "midi_note")
+        try inRange(definition.midiOutNote, VoiceParameterRange.midiNote, "midi_out_note")
+        try inRange(definition.midiOutChannel, VoiceParameterRange.midiChannel, "midi_out_channel")
+        try inRange(definition.midiOutLength, VoiceParameterRange.midiOutLength, "midi_out_length")
+
+        let descriptor = definition.kind.descriptor
+        let article = "aeiou".contains(definition.kind.rawValue.first!) ? "an" : "a"
+        for key in definition.options.keys.sorted() where descriptor.field(key) == nil {
+            let owners = VoiceKinds.all.filter { $0.field(key) != nil }.map(\.kind.rawValue)
+            throw fail(key, "\(article) \(definition.kind) voice has no '\(key)' (only \(VoiceField.orList(owners)) voices have it)")
+        }
+        for field in descriptor.fields {
+            guard let option = definition.options[field.key] else { continue }
+            if let problem = field.problem(with: option) { throw fail(field.key, problem) }
+        }
+        let needs = descriptor.requiredSounds(definition)
+        let given = definition.soundFields.map(\.field)
+        for field in needs where !given.contains(field) {
+            throw fail(nil, "\(article) \(definition.kind) voice needs '\(field)'")
+        }
+        for field in given where !needs.contains(field) {
+            throw fail(field, "\(article) \(definition.kind) voice plays no '\(field)' here")
+        }
+        for sound in voice.sounds where !FileManager.default.fileExists(atPath: sound.path) {
+            throw fail(sound.field, "sound file not found: \(sound.path)")
+        }
+        try descriptor.check(voice)
+    }
+}

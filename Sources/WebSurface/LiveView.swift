@@ -1,0 +1,284 @@
+import Atomics
+import Inputs
+import Foundation
+import Realtime
+import Engine
+import JackBackend
+import Presets
+
+/// What a live picture (the web page) sees of a running session, as JSON text ready to send:
+/// the layout (voices, regions, bands, insert controls), the state as named fields (the tempo,
+/// the dropout, the mode and pattern, each voice's settings, the insert controls, the mood, the
+/// track, the status counters), and a stream of outputs — each heartbeat, fired voice and region
+/// hit as it is reported, and 60 times a second a meter frame with the fields that changed.
+///
+/// Its thread polls every 2 ms: the engine's reports go out within that; each meter reading
+/// asks the engine for a copy of its settings (`EngineView`) and sends the frame once the
+/// process thread has made it (within a period), so a change made by OSC, MIDI or a page is in
+/// the next frame. Times are wall-clock milliseconds (Unix epoch): `heard` is a frame mapped
+/// through JACK's clock plus the output ports' playback latency.
+// @unchecked: `last` and the counters are the view thread's; what other threads read is locked
+// (`fields`, `sink`, `track`, `extraStatus`) or atomic.
+public final class LiveView: @unchecked Sendable {
+    public enum Output: Sendable {
+        /// A heartbeat, fired voice or region hit.
+        case event(String)
+        /// A meter frame, and the state fields that changed since the last frame (a delta message), if any.
+        case frame(meter: String, delta: String?)
+    }
+
+    public static let pollMicroseconds: UInt32 = 2_000
+    /// Status counters are read this often (frames): they ask JACK, and nobody reads them faster.
+    static let statusEvery = 15
+
+    /// The static part, sent once with the snapshot.
+    public let layout: String
+    /// Commands from pages, into the engine.
+    public let page: PageInput
+    private let handle: EngineHandle
+    private let client: JackClient
+    private let osc: OSCInput?
+    private let view: EngineView
+    private let observations: SPSCRing<EngineObservation>.Consumer
+    private let fired: SPSCRing<FiredVoice>.Consumer
+    /// Fired voices kept for the events log (`--events-out`), which reads them in `takeFired`.
+    private let firedForLog: LockedBox<[FiredVoice]>?
+    private let regionNames: [String]
+    private let status: @Sendable () -> [(String, StatusValue)]
+    private let pendingMeter = LockedBox<MeterBallistics.Reading?>(nil)
+    private let fields = LockedBox<[(String, String)]>([])
+    private let sink = LockedBox<(@Sendable (Output) -> Void)?>(nil)
+    private let track = LockedBox<String?>(nil)
+    private let extraStatus = LockedBox<(@Sendable () -> [(String, StatusValue)])?>(nil)
+    private let running = ManagedAtomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    /// Frames sent, and the ones whose settings copy did not come (the engine not running).
+    public let framesSent = ManagedAtomic<Int>(0)
+    public let framesWithoutCopy = ManagedAtomic<Int>(0)
+    private var playbackLatency = 0
+    private var lastStatus = "{}"
+    private var frameNumber = 0
+
+    /// Offline. Adds to `setup` what the picture reads (its observations, its view)
+    /// and the page's command ring.
+    public init(loaded: LoadedPreset, setup: inout EngineSetup, client: JackClient, osc: OSCInput?, routes: OSCRoutes,
+         fired: SPSCRing<FiredVoice>, keepFiredForLog: Bool, secondsPerRevolution: Double,
+         status: @escaping @Sendable () -> [(String, StatusValue)]) {
+        let handle = setup.handle
+        self.handle = handle
+        self.client = client
+        self.osc = osc
+        self.status = status
+        self.fired = fired.consumer
+        firedForLog = keepFiredForLog ? LockedBox([]) : nil
+        regionNames = handle.regionNames
+        page = PageInput(routes: routes)
+        let observationRing = SPSCRing<EngineObservation>(minimumCapacity: 4096)
+        observations = observationRing.consumer
+        setup.observations = observationRing
+        view = EngineView(for: setup)
+        setup.view = view
+        setup.sources.append(page.ring)
+
+        let kinds = Dictionary(loaded.voices.map { ($0.definition.name, $0.definition.kind.rawValue) }, uniquingKeysWith: { first, _ in first })
+        let voices = handle.voiceNames.map { name in
+            JSONText.object([("name", JSONText.string(name)), ("kind", JSONText.string(kinds[name] ?? ""))])
+        }
+        let controls = view.controls.map { control in
+            JSONText.object([("place", JSONText.string(control.place)), ("number", String(control.number)),
+                             ("plugin", JSONText.string(control.plugin)), ("symbol", JSONText.string(control.symbol)),
+                             ("name", JSONText.string(control.name)), ("min", JSONText.number(control.minimum)),
+                             ("max", JSONText.number(control.maximum))])
+        }
+        layout = JSONText.object([
+            ("preset", JSONText.string(loaded.preset.name ?? (loaded.file as NSString).lastPathComponent)),
+            ("sampleRate", String(client.sampleRate)), ("period", String(client.bufferSize)),
+            ("meterRate", JSONText.number(MeterPublisher.rate)),
+            ("revolutionSeconds", JSONText.number(secondsPerRevolution)), ("floorDB", JSONText.number(MeterBallistics.displayFloor)),
+            ("voices", JSONText.array(voices)),
+            ("regions", JSONText.array(handle.regionNames.map(JSONText.string))),
+            // The hearts: each performer's, then the ensemble's (empty: one unnamed heart).
+            ("performers", JSONText.array((loaded.performerNames + (handle.ensemble == nil ? [] : ["ensemble"])).map(JSONText.string))),
+            ("bands", JSONText.array(EEGBand.allCases.map { JSONText.string($0.name) })),
+            ("modes", JSONText.array(PerformanceMode.allCases.map { JSONText.string("\($0)") })),
+            ("controls", JSONText.array(controls)),
+            ("every", JSONText.array([VoiceParameterRange.every.lowerBound, VoiceParameterRange.every.upperBound].map { String($0) })),
+            ("subdivisions", JSONText.array(VoiceParameterRange.subdivisions.map { String($0) })),
+            ("gain", JSONText.array([VoiceParameterRange.gain.lowerBound, VoiceParameterRange.gain.upperBound].map { JSONText.number($0) })),
+            ("pan", JSONText.array([VoiceParameterRange.pan.lowerBound, VoiceParameterRange.pan.upperBound].map { JSONText.number($0) })),
+        ])
+    }
+
+    /// Where the outputs go (the web server's fan-out); called on the view thread.
+    public func setSink(_ body: @escaping @Sendable (Output) -> Void) { sink.withLockedValue { $0 = body } }
+
+    /// More status counters (the web server's own), read with the others.
+    public func setExtraStatus(_ body: @escaping @Sendable () -> [(String, StatusValue)]) { extraStatus.withLockedValue { $0 = body } }
+
+    /// The state now, as a snapshot message (layout and every field). Any thread.
+    public func snapshot() -> String {
+        let state = fields.withLockedValue { $0 }
+        return JSONText.object([("type", "\"snapshot\""), ("layout", layout), ("state", JSONText.object(state))])
+    }
+
+    /// Meter thread: a reading to send (the latest wins).
+    public func meter(_ reading: MeterBallistics.Reading) { pendingMeter.withLockedValue { $0 = reading } }
+
+    /// Control thread. The mood DJ's track.
+    public func setTrack(_ name: String?) { track.withLockedValue { $0 = name } }
+
+    /// Control thread. Fired voices since the last call, for the events log.
+    public func takeFired() -> [FiredVoice] {
+        firedForLog?.withLockedValue { pending in defer { pending.removeAll(keepingCapacity: true) }; return pending } ?? []
+    }
+
+    public func start() {
+        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        publishFrame(reading: nil, picture: nil)
+        let thread = Thread { [self] in
+            run()
+            finished.signal()
+        }
+        thread.name = "pulsejack-view"
+        thread.start()
+    }
+
+    /// Control thread. Stops the thread, waits for it, and moves what is left of the reports
+    /// (for the events log).
+    public func stop() {
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        finished.wait()
+        drainReports()
+    }
+
+    private func run() {
+        var waiting: (reading: MeterBallistics.Reading, since: Date)?
+        while running.load(ordering: .acquiring) {
+            drainReports()
+            if waiting == nil, let reading = pendingMeter.withLockedValue({ pending in defer { pending = nil }; return pending }) {
+                view.request()
+                waiting = (reading, Date())
+            }
+            if let (reading, since) = waiting {
+                if let picture = view.take() {
+                    publishFrame(reading: reading, picture: picture)
+                    waiting = nil
+                } else if Date().timeIntervalSince(since) > 0.05 {
+                    // The process thread is not running (server gone): the request is withdrawn
+                    // and the meters still go out.
+                    let picture = view.cancel()
+                    if picture == nil { framesWithoutCopy.wrappingIncrement(ordering: .relaxed) }
+                    publishFrame(reading: reading, picture: picture)
+                    waiting = nil
+                }
+            }
+            usleep(Self.pollMicroseconds)
+        }
+    }
+
+    /// Now, in wall-clock milliseconds, and the engine frame now.
+    private func now() -> (ms: Double, frame: Int64) {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        let frame = handle.publishedPeriodStart.load(ordering: .relaxed) + Int64(client.framesSinceCycleStart)
+        return (Double(time.tv_sec) * 1000 + Double(time.tv_nsec) / 1_000_000, frame)
+    }
+
+    private func drainReports() {
+        var events: [String] = []
+        var clock: (ms: Double, frame: Int64)?
+        func times(_ frame: Int64) -> (at: String, heard: String) {
+            if clock == nil { clock = now() }
+            let at = clock!.ms + Double(frame - clock!.frame) * 1000 / Double(handle.sampleRate)
+            return (JSONText.number(at), JSONText.number(at + Double(playbackLatency) * 1000 / Double(handle.sampleRate)))
+        }
+        while let report = fired.pop() {
+            firedForLog?.withLockedValue { $0.append(report) }
+            let (at, heard) = times(report.frame)
+            events.append(JSONText.object([("type", "\"fired\""), ("voice", String(report.voice)), ("frame", String(report.frame)),
+                                           ("at", at), ("heard", heard), ("velocity", JSONText.number(report.velocity))]))
+        }
+        while let observation = observations.pop() {
+            let (at, heard) = times(observation.frame)
+            switch observation.kind {
+            case .beat:
+                events.append(JSONText.object([("type", "\"beat\""), ("performer", String(observation.index)),
+                                               ("frame", String(observation.frame)), ("at", at),
+                                               ("heard", heard), ("strength", JSONText.number(observation.value))]))
+            case .regionHit:
+                events.append(JSONText.object([("type", "\"region\""), ("region", String(observation.index)),
+                                               ("frame", String(observation.frame)), ("at", at), ("heard", heard),
+                                               ("velocity", JSONText.number(observation.value))]))
+            case .mode:
+                break  // in the next frame's state
+            }
+        }
+        guard !events.isEmpty, let send = sink.withLockedValue({ $0 }) else { return }
+        for event in events { send(.event(event)) }
+    }
+
+    private func publishFrame(reading: MeterBallistics.Reading?, picture: EngineView.Picture?) {
+        if frameNumber % Self.statusEvery == 0 {
+            playbackLatency = client.playbackLatency
+            let values = status() + (extraStatus.withLockedValue { $0 }?() ?? [])
+            lastStatus = JSONText.object(values.map { name, value in
+                switch value {
+                case .int(let number): (name, String(number))
+                case .float(let number): (name, JSONText.number(number))
+                case .text(let text): (name, JSONText.string(text))
+                }
+            })
+        }
+        frameNumber += 1
+        let hearts = handle.performerCount + (handle.ensemble == nil ? 0 : 1)
+        var state: [(String, String)] = [("bpm", JSONText.number(handle.publishedTempo)),
+                                         ("performers", JSONText.array((0..<hearts).map { JSONText.number(handle.publishedTempo(of: $0)) })),
+                                         ("dropout", JSONText.bool(osc?.inDropout ?? false))]
+        if let picture {
+            state.append(("mode", JSONText.string("\(picture.mode)")))
+            state.append(("pattern", JSONText.array(picture.pattern.map { step in
+                if case .region(let region) = step, Int(region) < regionNames.count { return JSONText.string(regionNames[Int(region)]) }
+                return "null"
+            })))
+            for (index, voice) in picture.voices.enumerated() {
+                state.append(("voice.\(index)", JSONText.object([
+                    ("enabled", JSONText.bool(voice.enabled)), ("gain", JSONText.number(voice.gain)), ("pan", JSONText.number(voice.pan)),
+                    ("every", String(voice.rate.everyNthBeat)), ("subdivision", String(voice.rate.subdivision)),
+                ])))
+            }
+            state.append(("controls", JSONText.array(picture.insertValues.map { JSONText.number($0) })))
+        }
+        let bands = osc?.bandPowers ?? [:]
+        state.append(("mood", JSONText.string(osc?.mood)))
+        state.append(("bands", JSONText.object(EEGBand.allCases.compactMap { band in bands[band].map { (band.name, JSONText.number($0)) } })))
+        state.append(("track", JSONText.string(track.withLockedValue { $0 }.map { ($0 as NSString).lastPathComponent })))
+        state.append(("status", lastStatus))
+
+        // Fields the copy did not bring keep their last values.
+        let changed: [(String, String)] = fields.withLockedValue { last in
+            var merged = last
+            var changed: [(String, String)] = []
+            for (key, value) in state {
+                if let index = merged.firstIndex(where: { $0.0 == key }) {
+                    guard merged[index].1 != value else { continue }
+                    merged[index].1 = value
+                } else {
+                    merged.append((key, value))
+                }
+                changed.append((key, value))
+            }
+            last = merged
+            return changed
+        }
+        guard let reading else { return }
+        let clock = now()
+        let meter = JSONText.object([
+            ("type", "\"meter\""), ("seq", String(framesSent.wrappingIncrementThenLoad(ordering: .relaxed))),
+            ("t", JSONText.number(clock.ms)), ("frame", String(clock.frame)),
+            ("peak", JSONText.array([reading.peakLeft, reading.peakRight].map { JSONText.number($0) })),
+            ("rms", JSONText.array([reading.rmsLeft, reading.rmsRight].map { JSONText.number($0) })),
+        ])
+        let delta = changed.isEmpty ? nil : JSONText.object([("type", "\"delta\""), ("state", JSONText.object(changed))])
+        sink.withLockedValue { $0 }?(.frame(meter: meter, delta: delta))
+    }
+}

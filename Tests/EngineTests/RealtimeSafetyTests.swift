@@ -1,0 +1,299 @@
+import CAllocCounter
+import Inputs
+import Foundation
+import JackPeers
+import TestSupport
+import Voices
+import EngineFixtures
+import XCTest
+import Realtime
+@testable import Engine
+@testable import JackBackend
+@testable import Plugins
+@testable import Presets
+@testable import SoundFiles
+
+/// A voice that breaks the rules on purpose: the positive control proving the counter sees
+/// allocations on the process thread.
+final class AllocatingVoice: Voice {
+    private(set) var garbage: [Float] = []
+    func prepare(sampleRate: Int, maxFrames: Int) {}
+    func trigger(atFrame offset: Int, velocity: Float) {}
+    func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        garbage = [Float](repeating: Float(frames), count: frames + 1)
+    }
+    func silence() {}
+}
+
+final class RealtimeSafetyTests: XCTestCase {
+    /// The allocation counter and ThreadSanitizer cannot share a process: `make test-tsan` builds
+    /// the counter out, and these tests run in the plain `make test`.
+    override func setUpWithError() throws {
+        if pj_alloc_counter_live() == 0 {
+            throw XCTSkip("the allocation counter is left out under ThreadSanitizer; `make test` runs these")
+        }
+    }
+
+    /// Every voice kind, all firing fast: the default preset's samples, a click, with the
+    /// heartbeat at 300 BPM in quarters and explicit beats, triggers and parameter changes.
+    /// `ring` is the engine's source; `wire` adds to its setup.
+    private func busyEngine(sampleRate: Int, maxFrames: Int, extra: [VoiceSlot] = [], ring: SPSCRing<ControlMessage>,
+                            wire: (inout EngineSetup) -> Void = { _ in }) throws -> RealtimeEngine {
+        let preset = try LoadedPreset.load(path: Fixtures.presets.appendingPathComponent("default").path)
+        var slots: [VoiceSlot] = []
+        for voice in preset.voices where voice.definition.kind == .sample {
+            let sample = try SampleFile.load(path: voice.sounds[0].path, sampleRate: sampleRate)
+            slots.append(VoiceSlot(name: voice.definition.name, voice: SampleVoice(sample: sample), enabled: true, gain: 0.5, pan: 0,
+                                   rate: BeatRate(subdivision: 4), followsHeart: true, silenced: false))
+        }
+        slots.append(VoiceSlot(name: "click", voice: ClickVoice(), enabled: true, gain: 1, pan: 0,
+                               rate: BeatRate(subdivision: 3), followsHeart: true, silenced: false, chokeGroup: 1))
+        // Every registered voice kind, once per workout its descriptor names (sounds: a test
+        // clip), so a new kind is in this test as soon as it is registered. A choke group too.
+        let clip = Fixtures.presets.appendingPathComponent("sounds/uke.wav").path
+        let plugins = PluginBuilder(sampleRate: sampleRate, maxFrames: maxFrames, offline: false, stateFolder: nil)
+        let context = VoiceBuildContext(sampleRate: sampleRate, maxFrames: maxFrames, offline: false, libraries: [:], load: { voice, field in
+            try SampleFile.load(path: voice.sounds.first { $0.field == field }!.path, sampleRate: sampleRate)
+        }, plugins: plugins)
+        for descriptor in VoiceKinds.all {
+            for (number, workout) in descriptor.workouts.enumerated() {
+                var definition = Preset.VoiceDefinition(name: "\(descriptor.kind)-\(number)", kind: descriptor.kind, options: workout)
+                for sound in descriptor.requiredSounds(definition) { definition.options[sound] = .text(clip) }
+                let voice = LoadedVoice(definition: definition, file: preset.file, path: "bank", lines: [:])
+                slots.append(VoiceSlot(name: definition.name, voice: try descriptor.build(voice, in: context), enabled: true, gain: 0.5,
+                                       pan: 0.2, rate: BeatRate(subdivision: descriptor.kind == .arpeggio ? 4 : 1), followsHeart: true,
+                                       silenced: false, chokeGroup: descriptor.kind == .convolution && number == 0 ? 1 : 0))
+            }
+        }
+        // The hosted side: an arpeggio playing the LV2 instrument, and a click through a chain of
+        // LV2 effects (a stereo effect, a mono one run per channel, an effect with a latency port)
+        // whose controls `feed` moves at odd frames.
+        let instrument = try XCTUnwrap(slots.first { $0.voice is LV2InstrumentVoice }?.voice as? LV2InstrumentVoice)
+        let arpeggio = ArpeggioVoice(settings: .init())
+        arpeggio.instrument = instrument
+        slots.append(VoiceSlot(name: "arpeggio-on-lv2", voice: arpeggio, enabled: true, gain: 1, pan: 0,
+                               rate: BeatRate(subdivision: 4), followsHeart: true, silenced: false))
+        let chain = try plugins.chain(Self.insertChain) { path, message in InputError(file: "test", field: path, message) }
+        slots.append(VoiceSlot(name: "click-through-inserts", voice: ClickVoice(), enabled: true, gain: 1, pan: 0,
+                               rate: BeatRate(subdivision: 2), followsHeart: true, silenced: false, inserts: chain))
+        insertVoice = Int32(slots.count - 1)
+        // Drum regions: region 0 plays voice 1, region 1 cycles the mode, region 2 is the skipped beat.
+        let masterInserts = try plugins.chain([.init(plugin: "http://drobilla.net/plugins/mda/Limiter")]) { path, message in
+            InputError(file: "test", field: path, message)
+        }
+        return Fixtures.engine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots + extra, noteVoices: [36: 0],
+                               regionTargets: [.voice(1), .modeCycle, .voice(2)], sources: [ring], masterInserts: masterInserts) {
+            $0.skipRegion = 2
+            $0.modeVoices = [.recording: 0, .playing: 1, .freestyle: 2]
+            $0.setMaster(gainDB: 6, ceilingDB: -1)  // loud enough that the limiter works
+            wire(&$0)
+        }
+    }
+
+    /// eg-amp, swh's lowpass and nodelay are mono (two instances each), mda Overdrive stereo; eg-amp's gain is port 0.
+    static let insertChain: [Preset.Insert] = [
+        .init(plugin: "http://lv2plug.in/plugins/eg-amp", controls: ["gain": -3]),
+        .init(plugin: "http://plugin.org.uk/swh-plugins/lowpass_iir", controls: ["cutoff": 0.1]),
+        .init(plugin: "http://drobilla.net/plugins/mda/Overdrive"),
+        // Reports latency: the voice's heartbeat notes go early through the look-ahead.
+        .init(plugin: "http://gareus.org/oss/lv2/nodelay", controls: ["delay": 64, "report_latency": 1]),
+    ]
+    private var insertVoice: Int32 = 0
+
+    private func feed(_ ring: SPSCRing<ControlMessage>, at frame: Int64, step: Int) {
+        let producer = ring.producer
+        producer.push(ControlMessage(frame: frame + Int64(step % 200), .insertControl(InsertAddress(chain: insertVoice, stage: 0, port: 0),
+                                                                                      Float(step % 12) - 6)))
+        producer.push(ControlMessage(frame: frame + 101, .insertControl(InsertAddress(chain: insertVoice, stage: 2, port: InsertAddress.bypass),
+                                                                        step % 3 == 0 ? 1 : 0)))
+        producer.push(ControlMessage(.heartbeat(strength: 0.8)))
+        producer.push(ControlMessage(frame: frame + 17, .voiceTrigger(voice: Int32(step % 4), velocity: 0.7)))
+        producer.push(ControlMessage(.voiceParameter(voice: 1, .gain(Float(step % 10) / 10))))
+        producer.push(ControlMessage(.voiceParameter(voice: 2, .pan(Float(step % 3) - 1))))
+        producer.push(ControlMessage(.voiceParameter(voice: Int32(4 + step % 4), .gain(Float(step % 5) / 5))))
+        producer.push(ControlMessage(.voiceParameter(voice: Int32(4 + step % 4), .enable(step % 7 != 0))))
+        producer.push(ControlMessage(.voiceParameter(voice: 0, .rate(BeatRate(everyNthBeat: UInt8(step % 4 + 1), subdivision: 4)))))
+        producer.push(ControlMessage(.regionHit(region: 0, velocity: 1)))
+        producer.push(ControlMessage(.regionHit(region: Int32(step % 3), velocity: 1)))
+        producer.push(ControlMessage(.pose(leftX: 0.1, leftY: 0.5, rightX: 0.2, rightY: 0.9)))
+        producer.push(ControlMessage(.bandPower(.alpha, 0.5)))
+        if step % 20 == 0 { producer.push(ControlMessage(.heartPresence(step % 40 == 0))) }
+        if step % 50 == 0 { producer.push(ControlMessage(.tempo(bpm: step % 100 == 0 ? 300 : 240))) }
+    }
+
+    /// `ring`: the engine's source.
+    private func countRealtimeAllocations(engine: RealtimeEngine, ring: SPSCRing<ControlMessage>, periods: Int,
+                                          at steps: [Int: ControlMessage] = [:]) -> UInt64 {
+        ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 300)))
+        engine.warmUp()
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+        let right = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+        let input = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+        defer { left.deallocate(); right.deallocate(); input.deallocate() }
+        for frame in 0..<256 { input[frame] = Float(frame % 37) / 37 - 0.5 }
+        pj_rt_counters_reset()
+        for step in 0..<periods {
+            feed(ring, at: engine.framePosition, step: step)
+            if var message = steps[step] {
+                message.frame = engine.framePosition + 77
+                ring.producer.push(message)
+            }
+            engine.process(frames: 256, left: left, right: right, inputLeft: input, inputRight: input)
+        }
+        return pj_rt_allocation_count()
+    }
+
+    func testTheProcessPathAllocatesNothingWhileEveryVoiceFires() throws {
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
+        let engine = try busyEngine(sampleRate: 48_000, maxFrames: 256, ring: ring)
+        // Saved insert states loaded live three times: new instances swapped in mid-period (built
+        // here, before counting), the old ones handed back.
+        let states = FileManager.default.temporaryDirectory.appendingPathComponent("pulsejack-rt-states-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: states) }
+        _ = engine.handle.voiceStates(live: false)
+        let saved = try engine.handle.savePluginStates(into: states)
+        let swaps = try [300, 900, 1500].map { step in
+            (step, try engine.handle.insertStateMessage(place: "click-through-inserts", insert: 1,
+                                                 state: try XCTUnwrap(saved["click-through-inserts.insert1"]).state))
+        }
+        let allocations = countRealtimeAllocations(engine: engine, ring: ring, periods: 2000, at: Dictionary(uniqueKeysWithValues: swaps))
+        var handedBack = 0
+        while let retired = engine.handle.retiredClips.consumer.pop() { retired.release(); handedBack += 1 }
+        XCTAssertEqual(handedBack, 3, "each swap handed the replaced instances back")
+        let counts = engine.handle.counters.snapshot()
+        XCTAssertGreaterThan(counts.voicesFired, 5000, "the voices really fired")
+        XCTAssertEqual(engine.handle.publishedLatency.load(ordering: .relaxed), 64, "the look-ahead ran: nodelay's 64 frames were compensated")
+        XCTAssertEqual(allocations, 0)
+        XCTAssertEqual(pj_rt_lock_count(), 0)
+    }
+
+    func testTheCounterCatchesAVoiceThatAllocates() throws {
+        let bad = VoiceSlot(name: "bad", voice: AllocatingVoice(), enabled: true, gain: 1, pan: 0, rate: .everyBeat,
+                            followsHeart: true, silenced: false)
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
+        let engine = try busyEngine(sampleRate: 48_000, maxFrames: 256, extra: [bad], ring: ring)
+        XCTAssertGreaterThan(pj_total_allocation_count(), 0, "the interposer is live")
+        XCTAssertGreaterThanOrEqual(countRealtimeAllocations(engine: engine, ring: ring, periods: 100), 100)
+    }
+
+    /// The same under a real jackd: the count is taken on JACK's own process thread.
+    /// Everything beside the engine on the process thread runs too: MIDI out (to a listening
+    /// peer), the meters, a recording, and the transport as timebase master and follower.
+    /// `portPerVoice`: every voice also has a stereo pair and a MIDI port of its own (`--outputs
+    /// voices --midi-out voices`), listened to by peers.
+    private func runUnderJack(extra: [VoiceSlot], seconds: Double,
+                              portPerVoice: Bool = false) throws -> (allocations: UInt64, engine: RealtimeEngine) {
+        guard TestServer.join() != nil else { throw XCTSkip(TestServer.missing) }
+        let client = try JackClient(name: "pulsejack-rt-test")
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
+        var options = JackClient.Options()
+        options.timebase = .takeOver
+        options.followTransport = true
+        let engine = try busyEngine(sampleRate: client.sampleRate, maxFrames: client.bufferSize, extra: extra, ring: ring) {
+            if portPerVoice { $0.outputs = .perVoice($0.voiceNames) }
+            $0.sendsGrid = true
+            $0.followsGrid = true
+        }
+        ring.producer.push(ControlMessage(.tempo(bpm: 300)))
+        let wav = NSTemporaryDirectory() + "pulsejack-rt-\(getpid()).wav"
+        defer { unlink(wav) }
+        options.meter = OutputMeter()
+        options.recorder = try OutputRecorder(path: wav, sampleRate: client.sampleRate, maxFrames: client.bufferSize)
+        options.recorder?.start()
+        if portPerVoice { options.outputs = .perVoice(engine.handle.voiceNames) }
+        try client.activate(engine: engine, options: options)
+        let daw = try MidiCapture(name: "pulsejack-rt-daw")
+        try daw.connect(from: "\(client.name):midi_out")
+        let voiceTrack = try portPerVoice ? MidiCapture(name: "pulsejack-rt-track") : nil
+        let voiceEar = try portPerVoice ? CaptureClient(name: "pulsejack-rt-ear", threshold: 0.1) : nil
+        try voiceTrack?.connect(from: "\(client.name):click_midi")
+        try voiceEar?.connect(from: "\(client.name):click_L")
+        let transport = try TransportPeer(name: "pulsejack-rt-transport")
+        transport.start()
+        defer {
+            transport.stop()
+            transport.close()
+            daw.close()
+            voiceTrack?.close()
+            voiceEar?.close()
+        }
+        usleep(200_000)
+        pj_rt_counters_reset()
+        let started = Date()
+        var step = 0
+        while Date().timeIntervalSince(started) < seconds {
+            feed(ring, at: engine.framePosition, step: step)
+            step += 1
+            usleep(5_000)
+        }
+        let allocations = pj_rt_allocation_count()
+        client.deactivate()
+        XCTAssertGreaterThan(daw.received.count, 10, "MIDI out ran")
+        XCTAssertGreaterThan(try options.recorder?.finish() ?? 0, 0, "the recording ran")
+        XCTAssertGreaterThan(options.meter?.blocks.consumer.available() ?? 0, 0, "the meters ran")
+        XCTAssertEqual(transport.bbt?.bpm, engine.hearts.clock(0).bpm, "the timebase ran")
+        if portPerVoice {
+            XCTAssertGreaterThan(voiceTrack?.received.filter(\.isNoteOn).count ?? 0, 10, "a voice's MIDI port ran")
+            XCTAssertGreaterThan(voiceEar?.onsets.count ?? 0, 10, "a voice's audio port ran")
+        }
+        return (allocations, engine)
+    }
+
+    func testNoAllocationOnJacksProcessThread() throws {
+        let (allocations, engine) = try runUnderJack(extra: [], seconds: 3)
+        let counts = engine.handle.counters.snapshot()
+        XCTAssertGreaterThan(counts.periods, 100, "JACK ran the process callback")
+        XCTAssertGreaterThan(counts.voicesFired, 100)
+        XCTAssertEqual(allocations, 0)
+        XCTAssertEqual(pj_rt_lock_count(), 0)
+    }
+
+    /// Over 64 voices, each with a stereo pair and a MIDI port of its own: over 190 ports more,
+    /// written and flushed on JACK's process thread without an allocation or a lock.
+    func testNoAllocationOnJacksProcessThreadWithPortsPerVoice() throws {
+        let clicks = (0..<64).map { number in
+            VoiceSlot(name: "clicks-\(number)", voice: ClickVoice(), enabled: true, gain: 0.01, pan: 0,
+                      rate: BeatRate(subdivision: 2), followsHeart: true, silenced: false)
+        }
+        let (allocations, engine) = try runUnderJack(extra: clicks, seconds: 3, portPerVoice: true)
+        XCTAssertGreaterThanOrEqual(engine.handle.voiceNames.count, 64)
+        XCTAssertGreaterThan(engine.handle.counters.snapshot().periods, 100, "JACK ran the process callback")
+        XCTAssertEqual(allocations, 0)
+        XCTAssertEqual(pj_rt_lock_count(), 0)
+    }
+
+    func testTheCounterCatchesAnAllocationOnJacksProcessThread() throws {
+        let bad = VoiceSlot(name: "bad", voice: AllocatingVoice(), enabled: true, gain: 1, pan: 0, rate: .everyBeat,
+                            followsHeart: true, silenced: false)
+        let (allocations, engine) = try runUnderJack(extra: [bad], seconds: 1)
+        XCTAssertGreaterThan(engine.handle.counters.snapshot().periods, 10)
+        XCTAssertGreaterThan(allocations, 10)
+    }
+}
+
+/// The engine marks the thread running a period: a voice's render sees it, the caller does not
+/// after `process` returns (debug builds stop a lock or a setup step made there).
+final class ProcessThreadMarkTests: XCTestCase {
+    private final class ProbeVoice: Voice, @unchecked Sendable {
+        var renders = 0, marked = 0
+        func prepare(sampleRate: Int, maxFrames: Int) {}
+        func trigger(atFrame offset: Int, velocity: Float) {}
+        func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+            renders += 1
+            if ProcessThread.isCurrent { marked += 1 }
+        }
+        func silence() {}
+        var isSounding: Bool { true }
+    }
+
+    func testAPeriodRunsMarkedAsTheProcessThread() {
+        let probe = ProbeVoice()
+        let engine = Fixtures.engine(maxFrames: 256, slots: [VoiceSlot(name: "probe", voice: probe, enabled: true, gain: 1, pan: 0,
+                                                                       rate: .everyBeat, followsHeart: false, silenced: false)])
+        let rendersBefore = probe.renders
+        _ = Fixtures.run(engine, sizes: [256], periods: 4)
+        XCTAssertEqual(probe.renders - rendersBefore, 4)
+        XCTAssertEqual(probe.marked, 4, "every period's render ran marked")
+        XCTAssertFalse(ProcessThread.isCurrent, "and the mark is off after process")
+    }
+}
