@@ -19,7 +19,8 @@ public enum VoiceParameterRange {
     /// "0…4", "−1…1": a range as the errors print it.
     public static func describe(_ range: ClosedRange<Double>) -> String {
         func plain(_ value: Double) -> String {
-            value.plainText.hasPrefix("-") ? "−" + value.plainText.dropFirst() : value.plainText
+            let text = value.plainText
+            return text.hasPrefix("-") ? "−" + text.dropFirst() : text
         }
         return "\(plain(range.lowerBound))…\(plain(range.upperBound))"
     }

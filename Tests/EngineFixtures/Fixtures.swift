@@ -11,8 +11,8 @@ package enum Fixtures {
     package static var presets: URL { Shipped.presets }
 
     package static func clickEngine(sampleRate: Int = 48_000, maxFrames: Int = 1024, voices: [String] = ["click"],
-                            rates: [BeatRate]? = nil, fired: SPSCRing<FiredVoice>? = nil,
-                            sources: [SPSCRing<ControlMessage>] = [], wire: (inout EngineSetup) -> Void = { _ in }) -> RealtimeEngine {
+                                    rates: [BeatRate]? = nil, fired: SPSCRing<FiredVoice>? = nil,
+                                    sources: [SPSCRing<ControlMessage>] = [], wire: (inout EngineSetup) -> Void = { _ in }) -> RealtimeEngine {
         let slots = voices.enumerated().map { index, name in
             VoiceSlot(name: name, voice: ClickVoice(), enabled: true, gain: 1, pan: 0,
                       rate: rates?[index] ?? .everyBeat, followsHeart: true, silenced: false)
@@ -22,9 +22,9 @@ package enum Fixtures {
 
     /// An engine of `slots` built without a preset; `wire` adds to its setup.
     package static func engine(sampleRate: Int = 48_000, maxFrames: Int, slots: [VoiceSlot], noteVoices: [Int: Int] = [:],
-                       regionTargets: [RegionTarget] = [], fired: SPSCRing<FiredVoice>? = nil,
-                       sources: [SPSCRing<ControlMessage>] = [], masterInserts: InsertChain? = nil,
-                       wire: (inout EngineSetup) -> Void = { _ in }) -> RealtimeEngine {
+                               regionTargets: [RegionTarget] = [], fired: SPSCRing<FiredVoice>? = nil,
+                               sources: [SPSCRing<ControlMessage>] = [], masterInserts: InsertChain? = nil,
+                               wire: (inout EngineSetup) -> Void = { _ in }) -> RealtimeEngine {
         var setup = EngineSetup(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots, masterInserts: masterInserts)
         setup.midi.noteVoices = noteVoices
         setup.regionTargets = regionTargets
@@ -36,7 +36,7 @@ package enum Fixtures {
 
     /// Runs `engine` for `periods` of `sizes` frames (cycled), returning both channels.
     package static func run(_ engine: RealtimeEngine, sizes: [Int], periods: Int,
-                    beforePeriod: (Int64) -> Void = { _ in }) -> (left: [Float], right: [Float]) {
+                            beforePeriod: (Int64) -> Void = { _ in }) -> (left: [Float], right: [Float]) {
         var left: [Float] = [], right: [Float] = []
         let largest = sizes.max()!
         let l = UnsafeMutablePointer<Float>.allocate(capacity: largest)
