@@ -88,7 +88,7 @@ let package = Package(
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         .executableTarget(name: "pulsejack", dependencies: [
-            "Runs", "Reports", "Engine", "Presets", "JackBackend", "Realtime", "Inputs", "CJack", "WebSurface",
+            "Runs", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Inputs", "CJack", "WebSurface",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
 

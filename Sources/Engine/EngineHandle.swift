@@ -10,10 +10,11 @@ import Plugins
 /// voices' settings copied on request, and the hosted plugins' control-thread side (their logs,
 /// saves, state loads and insert routes). Made with the `EngineSetup`, before the engine, so an
 /// input's clock and routes can be built first; the engine writes what it publishes here.
-// @unchecked: what is written after activation is atomic (counters, published values), behind
-// the snapshot handshake (`voiceStates`), or a ring's end; the slots and chains it reads are the
-// same objects the process thread uses, read here only through their own published copies
-// (`InsertStage.published`, plugin logs' rings, a snapshot's controls).
+// @unchecked: every stored property is a `let`. What changes behind them after activation is
+// atomic (counters, published values, the grid's counters), a ring's end (retired clips), or
+// behind `VoiceStateSnapshot`'s handshake; `slots` and `masterInserts` are the process thread's
+// objects, which this side reads only through their own containers (`InsertStage.published`,
+// plugin logs' rings, the snapshot's copies) or while the process thread does not run them.
 public final class EngineHandle: @unchecked Sendable {
     public let sampleRate: Int
     public let maxFrames: Int
@@ -34,8 +35,8 @@ public final class EngineHandle: @unchecked Sendable {
     public let publishedLatency = ManagedAtomic<Int>(0)
     /// The bits of each heart's last BPM applied, 0 until one is.
     let publishedBPMs: ContiguousArray<ManagedAtomic<UInt64>>
-    /// The beat grid shared with other engines; its counters are read here.
-    let grid = SharedGrid()
+    /// The counters of the beat grid shared with other engines.
+    let grid = GridCounters()
     /// Objects the process thread no longer needs, on their way here to be released
     /// (`ClipSwapper` drains it).
     public let retiredClips = SPSCRing<RetainedObject>(minimumCapacity: 256)

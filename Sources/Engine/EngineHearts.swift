@@ -43,7 +43,7 @@ package struct EngineHearts: ~Copyable {
         counters = handle.counters
         sampleRate = setup.sampleRate
         fadeSeconds = setup.heartFadeSeconds
-        grid = handle.grid
+        grid = SharedGrid(counters: handle.grid)
         grid.sends = setup.sendsGrid
         grid.follows = setup.followsGrid
         gridHeart = ensemble == nil ? 0 : performerCount

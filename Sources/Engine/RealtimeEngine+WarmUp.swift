@@ -11,7 +11,7 @@ extension RealtimeEngine {
         let scratch = FixedBuffer<Float>(capacity: 2 * maxFrames, repeating: 0)
         let left = scratch.pointer, right = scratch.pointer + maxFrames
         // The shared grid's paths, on a grid of their own.
-        let scratchGrid = SharedGrid()
+        let scratchGrid = SharedGrid(counters: GridCounters())
         scratchGrid.sends = true
         let (status, lsb, msb) = SharedGrid.message(beat: 1)
         scratchGrid.send(beat: SharedGrid.beat(status: status, lsb: lsb, msb: msb) ?? 0, at: 0)

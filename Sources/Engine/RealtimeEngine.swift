@@ -15,7 +15,7 @@ import Plugins
 /// Tambour performance, the MIDI map and the master; other threads hold its `handle`.
 // @unchecked: its state is the process thread's alone; other threads reach it only through the
 // rings and the handle's atomics.
-public final class RealtimeEngine: @unchecked Sendable {
+public final class RealtimeEngine {
     public let sampleRate: Int
     /// The largest block rendered at once; longer periods are processed in chunks of it.
     public let maxFrames: Int

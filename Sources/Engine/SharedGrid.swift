@@ -31,10 +31,10 @@ package final class SharedGrid {
     /// Once a grid beat has arrived, the grid heart beats only on the grid (its clock is off).
     var arrived = false
 
-    /// Grid beats received (any thread reads).
-    let received = ManagedAtomic<Int>(0)
-    /// The frame of the last grid beat received or sent, −1 before the first (any thread reads).
-    let lastBeatFrame = ManagedAtomic<Int64>(-1)
+    /// What other threads read of it (the handle's).
+    let counters: GridCounters
+
+    init(counters: GridCounters) { self.counters = counters }
 
     /// Real-time safe. Keeps a beat for `grid_out` (dropped past 16 in one period: a period
     /// holds at most two beats at 300 BPM).
@@ -43,7 +43,7 @@ package final class SharedGrid {
         outFrames[outCount] = frame
         outBeats[outCount] = beat
         outCount += 1
-        lastBeatFrame.store(frame, ordering: .relaxed)
+        counters.lastBeatFrame.store(frame, ordering: .relaxed)
     }
 
     /// Real-time safe. A grid beat at `position` arrived (applied later in this period).
@@ -51,7 +51,7 @@ package final class SharedGrid {
         guard pendingCount < pending.capacity else { return false }
         pending[(pendingFirst + pendingCount) % pending.capacity] = position
         pendingCount += 1
-        received.wrappingIncrement(ordering: .relaxed)
+        counters.received.wrappingIncrement(ordering: .relaxed)
         return true
     }
 
@@ -61,7 +61,7 @@ package final class SharedGrid {
         let position = pending[pendingFirst]
         pendingFirst = (pendingFirst + 1) % pending.capacity
         pendingCount -= 1
-        lastBeatFrame.store(frame, ordering: .relaxed)
+        counters.lastBeatFrame.store(frame, ordering: .relaxed)
         return position
     }
 
@@ -77,4 +77,12 @@ package final class SharedGrid {
         guard status == songPositionPointer, lsb < 0x80, msb < 0x80 else { return nil }
         return (Int64(msb) << 7 | Int64(lsb)) / 4
     }
+}
+
+/// The shared grid's counters, as any thread reads them.
+package final class GridCounters: Sendable {
+    /// Grid beats received.
+    let received = ManagedAtomic<Int>(0)
+    /// The frame of the last grid beat received or sent, −1 before the first.
+    let lastBeatFrame = ManagedAtomic<Int64>(-1)
 }

@@ -37,6 +37,12 @@ public struct HeartSession: Sendable {
         public var place: String
         public var message: String
         public var description: String { "\(place): \(message)" }
+
+        /// What a run says of them: the first three, each clipped, then how many more.
+        public static func report(_ kept: [Rejection], total: Int) -> [String] {
+            kept.prefix(3).map { LogLine.clipped($0.description) }
+                + (total > 3 ? kept.first.map { ["\(total - 3) more entries rejected in \(LogLine.clipped($0.place, to: 200))…"] } ?? [] : [])
+        }
     }
 
     public var path: String

@@ -2,12 +2,12 @@ import Atomics
 import CLiblo
 import Foundation
 import Glibc
+import Realtime
 
 /// A New Session Manager client (NSM API 1.1): announce, wait for open, save on request, report
 /// dirty state. liblo serialises what we send; our own socket listens only toward the manager.
 /// Control thread only; `poll` handles what the manager sent.
-// @unchecked: used by the control thread only; `strangers` (read by the status) is atomic.
-public final class NSMClient: @unchecked Sendable {
+public final class NSMClient: Sendable {
     /// What `/nsm/client/open` gives: where to keep state, and the JACK client name to use.
     public struct Session: Sendable, Equatable {
         public var path: String
@@ -30,8 +30,8 @@ public final class NSMClient: @unchecked Sendable {
     /// The manager's address, resolved from `NSM_URL`: the only sender we obey.
     public let manager: UDPSocket.Address
     private let socket: UDPSocket
-    public private(set) var managerName: String?
-    private var dirty = false
+    /// The manager's name from its announce reply, and whether we last said "dirty".
+    private let conversation = LockedBox<(managerName: String?, dirty: Bool)>((nil, false))
     /// Messages from any address or port but the manager's: ignored, counted and logged.
     public let strangers = ManagedAtomic<Int>(0)
     private let log: @Sendable (String) -> Void
@@ -65,6 +65,9 @@ public final class NSMClient: @unchecked Sendable {
             throw Failure("cannot open a UDP port to talk to the session manager: \(error)")
         }
     }
+
+    /// The manager's name, as its reply to our announce gave it.
+    public var managerName: String? { conversation.withLockedValue { $0.managerName } }
 
     /// Where we listen (the manager's interface, a free port).
     public var localAddress: UDPSocket.Address { socket.local }
@@ -130,7 +133,7 @@ public final class NSMClient: @unchecked Sendable {
                 switch message.path {
                 case "/reply" where message.arguments.first == "/nsm/server/announce":
                     acknowledged = true
-                    managerName = message.arguments.count > 2 ? message.arguments[2] : nil
+                    conversation.withLockedValue { $0.managerName = message.arguments.count > 2 ? message.arguments[2] : nil }
                 case "/error" where message.arguments.first == "/nsm/server/announce":
                     throw Failure("the session manager refused pulsejack: \(message.arguments.dropFirst(2).joined(separator: " "))")
                 case "/nsm/client/open" where message.arguments.count >= 3:
@@ -162,8 +165,11 @@ public final class NSMClient: @unchecked Sendable {
 
     /// Tells the manager whether there are unsaved changes (only when that changes).
     public func setDirty(_ isDirty: Bool) {
-        guard isDirty != dirty else { return }
-        dirty = isDirty
+        let changed = conversation.withLockedValue { state in
+            defer { state.dirty = isDirty }
+            return state.dirty != isDirty
+        }
+        guard changed else { return }
         send(isDirty ? "/nsm/client/is_dirty" : "/nsm/client/is_clean", [])
     }
 

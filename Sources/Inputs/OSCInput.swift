@@ -9,9 +9,7 @@ import Realtime
 /// its bundle's timetag maps to, or at the next period when it has none. Bad packets are
 /// counted and logged (at most one line a second), never fatal. `/pulse/status` is answered
 /// with the values `status` gives; `/meter/subscribe` joins `meters`.
-// @unchecked: the interpreter belongs to the receiving thread; other threads read only the
-// counters (atomic), `mood` (locked) and the meter subscribers (locked).
-public final class OSCInput: @unchecked Sendable {
+public final class OSCInput: Sendable {
     public struct Configuration: Sendable {
         public var port: UInt16 = 9000
         public var bind = "127.0.0.1"
@@ -71,7 +69,7 @@ public final class OSCInput: @unchecked Sendable {
     public let configuration: Configuration
     public let ring = SPSCRing<ControlMessage>(minimumCapacity: 4096)
     public let counters = Counters()
-    public private(set) var boundPort: UInt16 = 0
+    public let boundPort: UInt16
     private let routes: OSCRoutes
     private let clock: FrameClock?
     private let status: @Sendable () -> [(String, StatusValue)]
@@ -82,15 +80,20 @@ public final class OSCInput: @unchecked Sendable {
     /// The `/meter` subscribers, sent to from this input's port.
     public let meters: OSCMeterOutput
     /// The receive buffer the kernel granted (bytes, as SO_RCVBUF reports it).
-    public private(set) var receiveBufferBytes = 0
+    public let receiveBufferBytes: Int
     private let running = ManagedAtomic<Bool>(false)
-    private var thread: Thread?
-    /// Per performer (one when the preset names none): their PPG detector and beat predictor,
-    /// their hands' regions (each with its own hysteresis) and their mood.
-    private var sensors: [SensorInterpreter]
-    /// Per performer: when their heart data last came, and whether their dropout was reported.
-    private var lastHeartData: [Date]
-    private var dropoutReported: [Bool]
+    /// Per performer (one when the preset names none): what their sensors have said so far.
+    /// The receiving thread's (or a test's, handing datagrams in itself); locked so that no
+    /// second caller can tear it.
+    private let senses: LockedBox<[Senses]>
+    private struct Senses: Sendable {
+        /// Their PPG detector and beat predictor, their hands' regions (each with its own
+        /// hysteresis) and their mood.
+        var interpreter: SensorInterpreter
+        /// When their heart data last came, and whether their dropout was reported.
+        var lastHeartData = Date()
+        var dropoutReported = false
+    }
     /// Each performer's mood last seen: written by the receiving thread, read by the control
     /// thread (the DJs).
     private let lastMoods: LockedBox<[String?]>
@@ -116,12 +119,10 @@ public final class OSCInput: @unchecked Sendable {
         self.requests = requests
         self.log = log
         let hearts = max(1, routes.performers.count)
-        sensors = (0..<hearts).map { _ in
-            SensorInterpreter(regionNames: routes.regionNames, regionModel: configuration.regions, moodModel: configuration.mood,
-                              ppgRate: configuration.ppgRate)
-        }
-        lastHeartData = Array(repeating: Date(), count: hearts)
-        dropoutReported = Array(repeating: false, count: hearts)
+        senses = LockedBox((0..<hearts).map { _ in
+            Senses(interpreter: SensorInterpreter(regionNames: routes.regionNames, regionModel: configuration.regions,
+                                                  moodModel: configuration.mood, ppgRate: configuration.ppgRate))
+        })
         dropout = (0..<hearts).map { _ in ManagedAtomic(false) }
         lastMoods = LockedBox(Array(repeating: nil, count: hearts))
         guard let address = UDPSocket.Address(host: configuration.bind, port: configuration.port) else {
@@ -143,7 +144,6 @@ public final class OSCInput: @unchecked Sendable {
         let thread = Thread { [weak self] in self?.receiveLoop() }
         thread.name = "pulsejack-osc"
         thread.start()
-        self.thread = thread
     }
 
     /// Control thread. Stops the receiving thread (within 100 ms).
@@ -206,7 +206,7 @@ public final class OSCInput: @unchecked Sendable {
         if configuration.predictBeats, message.timetag == nil, case .events(let events) = outcome,
            case .heartbeat(let strength) = events.first {
             heartData(performer: Int(performer))
-            return beatDetected(strength: strength, performer: performer)
+            return senses.withLockedValue { beatDetected(strength: strength, performer: performer, by: &$0[Int(performer)].interpreter) }
         }
         deliver(outcome, of: message, performer: performer)
     }
@@ -236,7 +236,7 @@ public final class OSCInput: @unchecked Sendable {
                 counters.badArguments.wrappingIncrement(ordering: .relaxed)
                 return report("/pulse/ppg/rate expects a rate 10…10000 Hz")
             }
-            sensors[Int(performer)].setPPGRate(rate)
+            senses.withLockedValue { $0[Int(performer)].interpreter.setPPGRate(rate) }
             return
         case .ppg:
             guard let samples = message.numbers, !samples.isEmpty else {
@@ -244,11 +244,13 @@ public final class OSCInput: @unchecked Sendable {
                 return report("/pulse/ppg expects pulse-wave samples")
             }
             heartData(performer: Int(performer))
-            for sample in samples where sensors[Int(performer)].pulseWave(sample) {
-                counters.ppgBeats.wrappingIncrement(ordering: .relaxed)
-                // Explicit beats only: a tempo too would start the clock's own beats beside them.
-                // The rate is published in /pulse/status.
-                beatDetected(strength: 1, performer: performer)
+            senses.withLockedValue { senses in
+                for sample in samples where senses[Int(performer)].interpreter.pulseWave(sample) {
+                    counters.ppgBeats.wrappingIncrement(ordering: .relaxed)
+                    // Explicit beats only: a tempo too would start the clock's own beats beside them.
+                    // The rate is published in /pulse/status.
+                    beatDetected(strength: 1, performer: performer, by: &senses[Int(performer)].interpreter)
+                }
             }
             return
         default:
@@ -299,13 +301,17 @@ public final class OSCInput: @unchecked Sendable {
     /// The mood the EEG band powers say, over a sliding window; logged when it changes and
     /// reported in /pulse/status.
     private func observeMood(_ band: EEGBand, _ value: Double, performer: Int) {
-        let changed = sensors[performer].bandPower(band, value, at: Date().timeIntervalSince(started))
-        if performer == 0 {
-            let bands = Dictionary(uniqueKeysWithValues: EEGBand.allCases.compactMap { band in sensors[0].bandAverage(band).map { (band, $0) } })
-            lastBands.withLockedValue { $0 = bands }
+        let at = Date().timeIntervalSince(started)
+        let (changed, mood, bands) = senses.withLockedValue { senses in
+            let changed = senses[performer].interpreter.bandPower(band, value, at: at)
+            let first = senses[0].interpreter
+            let bands = performer == 0 ? Dictionary(uniqueKeysWithValues: EEGBand.allCases.compactMap { band in
+                first.bandAverage(band).map { (band, $0) }
+            }) : nil
+            return (changed, senses[performer].interpreter.mood, bands)
         }
+        if let bands { lastBands.withLockedValue { $0 = bands } }
         guard changed else { return }
-        let mood = sensors[performer].mood
         lastMoods.withLockedValue { $0[performer] = mood }
         if let line = moodLines.admit("\(whose(performer))mood: \(mood ?? "undefined")", kind: "mood \(performer)") { log(line) }
     }
@@ -328,18 +334,19 @@ public final class OSCInput: @unchecked Sendable {
     /// Hands crossing into a region the preset names: a hit at the interpolated crossing frame.
     private func poseRegions(_ lx: Float, _ ly: Float, _ rx: Float, _ ry: Float, frame: Int64, performer: UInt8) {
         let at = frame == ControlMessage.immediate ? (clock?.currentFrame() ?? 0) : frame
-        for hit in sensors[Int(performer)].pose(frame: at, leftX: lx, leftY: ly, rightX: rx, rightY: ry) {
+        let hits = senses.withLockedValue { $0[Int(performer)].interpreter.pose(frame: at, leftX: lx, leftY: ly, rightX: rx, rightY: ry) }
+        for hit in hits {
             push(.regionHit(region: hit.region, velocity: 1), frame: frame == ControlMessage.immediate ? frame : hit.frame)
         }
     }
 
     /// A beat just detected: played now, or with prediction, the next beat scheduled from
     /// recent intervals (the detected one is already past when it is known).
-    private func beatDetected(strength: Float, performer: UInt8) {
+    private func beatDetected(strength: Float, performer: UInt8, by interpreter: inout SensorInterpreter) {
         guard configuration.predictBeats, let clock else {
             return push(.heartbeat(strength: strength), frame: ControlMessage.immediate, performer: performer)
         }
-        if let next = sensors[Int(performer)].predictNextBeat(detectedAt: clock.currentFrame(),
+        if let next = interpreter.predictNextBeat(detectedAt: clock.currentFrame(),
                                                               latencyFrames: Int64(configuration.detectionLatency * Double(clock.sampleRate))) {
             push(.heartbeat(strength: strength), frame: next, performer: performer)
         }
@@ -357,9 +364,12 @@ public final class OSCInput: @unchecked Sendable {
     }
 
     private func heartData(performer: Int) {
-        lastHeartData[performer] = Date()
-        if dropoutReported[performer] {
-            dropoutReported[performer] = false
+        let wasReported = senses.withLockedValue { senses in
+            senses[performer].lastHeartData = Date()
+            defer { senses[performer].dropoutReported = false }
+            return senses[performer].dropoutReported
+        }
+        if wasReported {
             dropout[performer].store(false, ordering: .relaxed)
             if configuration.dropoutFades { push(.heartPresence(true), frame: ControlMessage.immediate, performer: UInt8(performer)) }
             report("\(whose(performer))heart data is back")
@@ -368,11 +378,16 @@ public final class OSCInput: @unchecked Sendable {
 
     /// Each performer's dropout on its own: their voices fade (or hold), the others play on.
     private func checkDropout() {
-        for performer in 0..<lastHeartData.count {
-            guard !dropoutReported[performer], Date().timeIntervalSince(lastHeartData[performer]) > configuration.dropoutSeconds else {
-                continue
+        let now = Date()
+        let silent = senses.withLockedValue { senses in
+            senses.indices.filter { performer in
+                guard !senses[performer].dropoutReported,
+                      now.timeIntervalSince(senses[performer].lastHeartData) > configuration.dropoutSeconds else { return false }
+                senses[performer].dropoutReported = true
+                return true
             }
-            dropoutReported[performer] = true
+        }
+        for performer in silent {
             dropout[performer].store(true, ordering: .relaxed)
             counters.dropouts.wrappingIncrement(ordering: .relaxed)
             if configuration.dropoutFades { push(.heartPresence(false), frame: ControlMessage.immediate, performer: UInt8(performer)) }
@@ -392,7 +407,7 @@ public final class OSCInput: @unchecked Sendable {
     /// Replies to the sender: `/pulse/status` with name, value pairs.
     private func reply(to destination: UDPSocket.Address) {
         // The PPG detector's last inter-beat interval (ms) and rate, when it has found beats.
-        let heart = sensors[0].ppgInterval.map { [("ppg_ibi_ms", Int(($0 * 1000).rounded())), ("ppg_bpm", Int((60 / $0).rounded()))] } ?? []
+        let heart = senses.withLockedValue { $0[0].interpreter.ppgInterval }.map { [("ppg_ibi_ms", Int(($0 * 1000).rounded())), ("ppg_bpm", Int((60 / $0).rounded()))] } ?? []
         let values = (counters.all + heart).map { ($0, StatusValue.int($1)) }
             + [("receive_buffer_bytes", StatusValue.int(receiveBufferBytes))] + status()
             + [("mood", StatusValue.text(mood ?? "undefined"))]

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One value of the engine's status (`/pulse/status`, `pulsejack status`).
 public enum StatusValue: Sendable, Equatable, CustomStringConvertible {
     case int(Int)
@@ -10,5 +12,20 @@ public enum StatusValue: Sendable, Equatable, CustomStringConvertible {
         case .float(let value): return String(format: "%.2f", value)
         case .text(let value): return value
         }
+    }
+}
+
+extension StatusValue {
+    /// The values as one JSON object, its keys sorted (`pulsejack status --json`).
+    public static func jsonObject(_ values: [(String, StatusValue)]) throws -> String {
+        var object: [String: Any] = [:]
+        for (name, value) in values {
+            switch value {
+            case .int(let number): object[name] = number
+            case .float(let number): object[name] = number
+            case .text(let text): object[name] = text
+            }
+        }
+        return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
     }
 }

@@ -1,3 +1,4 @@
+import Atomics
 // CLiblo as well as Glibc: in a clean build, glibc's socket-type enum (SOCK_DGRAM) can belong to
 // the clang module that first included <sys/socket.h>, which is liblo's.
 import CLiblo
@@ -6,11 +7,10 @@ import Glibc
 
 /// One UDP socket (IPv4 or IPv6): bind, receive with the sender's address and the kernel's drop
 /// count, send. What the OSC input and the NSM client share. Not for the process thread.
-// @unchecked: one descriptor, immutable after init; the kernel serialises sends and receives.
-public final class UDPSocket: @unchecked Sendable {
+public final class UDPSocket: Sendable {
     /// A socket address with its length (IPv4 or IPv6).
     // @unchecked: a plain value (sockaddr_storage bytes and a length); C types are not marked Sendable.
-    public struct Address: Equatable, CustomStringConvertible, @unchecked Sendable {
+    public struct Address: Equatable, CustomStringConvertible, Sendable {
         public var storage = sockaddr_storage()
         public var length = socklen_t(0)
 
@@ -117,7 +117,8 @@ public final class UDPSocket: @unchecked Sendable {
     public let local: Address
     /// Datagrams the kernel dropped because the receive buffer was full (SO_RXQ_OVFL), as of
     /// the last datagram received.
-    public private(set) var kernelDrops: UInt32 = 0
+    public var kernelDrops: UInt32 { droppedByKernel.load(ordering: .relaxed) }
+    private let droppedByKernel = ManagedAtomic<UInt32>(0)
 
     /// Binds to `address` (port 0: any free port).
     public init(binding address: Address) throws {
@@ -213,7 +214,7 @@ public final class UDPSocket: @unchecked Sendable {
         while offset + headerSize <= Int(header.msg_controllen) {
             let message = control.load(fromByteOffset: offset, as: cmsghdr.self)
             if message.cmsg_level == SOL_SOCKET && message.cmsg_type == 40 && Int(message.cmsg_len) >= headerSize + 4 {
-                kernelDrops = control.load(fromByteOffset: offset + headerSize, as: UInt32.self)
+                droppedByKernel.store(control.load(fromByteOffset: offset + headerSize, as: UInt32.self), ordering: .relaxed)
             }
             guard message.cmsg_len > 0 else { break }
             offset += (Int(message.cmsg_len) + 7) & ~7

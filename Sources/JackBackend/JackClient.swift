@@ -11,9 +11,7 @@ import Engine
 /// callback. When the server goes away, the engine and everything around it stay; `reconnect`
 /// opens a new client under the same name and picks up where it left off. Control thread,
 /// except where marked.
-// @unchecked: `host`, `engine`, `options` and `timebaseRefusal` are the control thread's alone;
-// what other threads read is in `connection` (locked) or atomic.
-public final class JackClient: @unchecked Sendable {
+public final class JackClient: Sendable {
     /// The live client (nil once closed or while the server is gone), its name and period, and
     /// the connections last seen: read by the status and OSC threads, changed by the control thread.
     private struct Connection {
@@ -34,15 +32,21 @@ public final class JackClient: @unchecked Sendable {
     public let sampleRate: Int
     /// Frames a period (any thread).
     public var bufferSize: Int { connection.withLockedValue { $0.bufferSize } }
-    private var host: ProcessHost?
-    private var engine: RealtimeEngine?
-    private var options = Options()
-    /// Set (like a signal handler would) when the server shuts the client down.
-    public let serverGone = ManagedAtomic<Bool>(false)
-    private let shutdownReasonBuffer = FixedBuffer<CChar>(capacity: 256, repeating: 0)
-    private var shutdownReason: UnsafeMutablePointer<CChar> { shutdownReasonBuffer.pointer }
+    /// The engine this client runs, what it was activated with, and what the process callback
+    /// reaches: kept for a reconnect. Taken before `connection`'s lock, never inside it.
+    private let attachment = LockedBox(Attachment())
+    private struct Attachment {
+        var engine: RealtimeEngine?
+        var options = Options()
+        var host: ProcessHost?
+        var timebaseRefusal: String?
+    }
+    /// Posted (like a signal handler would) when the server shuts the client down.
+    private let shutdown = ShutdownNotice()
+    /// Whether the server has shut the client down (any thread).
+    public var serverGone: Bool { shutdown.isPosted }
     /// Why taking the timebase failed, if it did.
-    public private(set) var timebaseRefusal: String?
+    public var timebaseRefusal: String? { attachment.withLockedValue { $0.timebaseRefusal } }
     /// Connections of our ports, as last seen while the server ran: restored after a reconnect.
     /// Control thread. Guarded by `handleLock`.
     public var knownConnections: [(String, String)] { connection.withLockedValue { $0.lastSeen } }
@@ -89,11 +93,11 @@ public final class JackClient: @unchecked Sendable {
     public func close() {
         let (closing, described, name) = connection.withLockedValue { state in
             defer { state.handle = nil; state.described = [] }
-            return (state.handle.map(ClosingClient.init), state.described, state.name)
+            return (state.handle, state.described, state.name)
         }
         guard let closing else { return }
-        if !serverGone.load(ordering: .acquiring) { forget(described, on: closing.handle, name: name) }
-        jack_client_close(closing.handle)
+        if !serverGone { forget(described, on: closing, name: name) }
+        jack_client_close(closing)
     }
 
     /// Removes our metadata, and returns once the server has told every client so.
@@ -112,14 +116,8 @@ public final class JackClient: @unchecked Sendable {
         if let uuid = jack_get_uuid_for_client_name(handle, name) { jack_free(uuid) }
     }
 
-    /// A client handle on its way to `jack_client_close`, on whatever thread closes it.
-    // @unchecked: taken out of `connection` first, so the closing thread is its only user.
-    private struct ClosingClient: @unchecked Sendable {
-        let handle: OpaquePointer
-    }
-
     /// Why the server shut the client down, once `serverGone` is set.
-    public var shutdownMessage: String { String(cString: shutdownReason) }
+    public var shutdownMessage: String { shutdown.reason ?? "" }
 
     /// Registers ports, installs the callbacks, warms the engine and activates. The engine's
     /// setup has the ports' layout and grid role that `options` name.
@@ -128,22 +126,24 @@ public final class JackClient: @unchecked Sendable {
                      "an engine set up with the ports' layout (EngineSetup.outputs)")
         precondition(engine.followsGrid == options.followTransport && engine.sendsGrid == (options.timebase != .off),
                      "an engine set up with the grid role (EngineSetup.sendsGrid, followsGrid)")
-        self.engine = engine
-        self.options = options
+        attachment.withLockedValue { $0.engine = engine; $0.options = options }
         connection.withLockedValue { $0.portNames = Self.ports(for: options).map(\.name) }
         engine.warmUp()
         try attach()
     }
 
     private func attach() throws {
-        guard let engine else { return }
-        let described = try withClient { client, name in try attach(engine: engine, client: client, name: name) }
-        connection.withLockedValue { $0.described = described ?? [] }
+        try attachment.withLockedValue { attached in
+            guard let engine = attached.engine else { return }
+            let described = try withClient { client, name in try attach(engine: engine, client: client, name: name, to: &attached) }
+            connection.withLockedValue { $0.described = described ?? [] }
+        }
     }
 
     /// Registers and describes the ports, installs the callbacks and activates; returns the
     /// subjects it gave metadata.
-    private func attach(engine: RealtimeEngine, client: OpaquePointer, name: String) throws -> [jack_uuid_t] {
+    private func attach(engine: RealtimeEngine, client: OpaquePointer, name: String, to attached: inout Attachment) throws -> [jack_uuid_t] {
+        let options = attached.options
         var registered: [OpaquePointer] = []
         for port in Self.ports(for: options) {
             guard let handle = jack_port_register(client, port.name, port.type,
@@ -152,9 +152,9 @@ public final class JackClient: @unchecked Sendable {
             }
             registered.append(handle)
         }
-        let described = describe(ports: registered, client: client, name: name)
+        let described = describe(ports: registered, client: client, name: name, options: options)
         let host = ProcessHost(engine: engine, ports: registered, client: self, handle: client, options: options)
-        self.host = host
+        attached.host = host
         let context = Unmanaged.passUnretained(host).toOpaque()
         jack_set_process_callback(client, { frames, context in
             Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().process(frames: frames)
@@ -171,18 +171,17 @@ public final class JackClient: @unchecked Sendable {
         jack_on_info_shutdown(client, { _, reason, context in
             // Runs like a signal handler: copy the reason into preallocated memory and set a flag.
             guard let client = Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().owner else { return }
-            if let reason { strncpy(client.shutdownReason, reason, 255) }
-            client.serverGone.store(true, ordering: .releasing)
+            client.shutdown.post(reason: reason)
         }, context)
-        timebaseRefusal = nil
+        attached.timebaseRefusal = nil
         if options.timebase != .off {
             let status = jack_set_timebase_callback(client, options.timebase == .conditional ? 1 : 0, { state, frames, position, newPosition, context in
                 Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().timebase(position: position!, newPosition: newPosition != 0)
             }, context)
             if status == EBUSY {
-                timebaseRefusal = "another client is the transport's timebase master (take over with --timebase-force)"
+                attached.timebaseRefusal = "another client is the transport's timebase master (take over with --timebase-force)"
             } else if status != 0 {
-                timebaseRefusal = "JACK refused the timebase (error \(status))"
+                attached.timebaseRefusal = "JACK refused the timebase (error \(status))"
             }
         }
         guard jack_activate(client) == 0 else { throw Failure.activateFailed }
@@ -191,7 +190,7 @@ public final class JackClient: @unchecked Sendable {
 
     /// Readable names and a stable order for patchbays (JACK metadata, as jalv does).
     /// Returns the subjects (client and ports) it set properties on.
-    private func describe(ports: [OpaquePointer], client: OpaquePointer, name: String) -> [jack_uuid_t] {
+    private func describe(ports: [OpaquePointer], client: OpaquePointer, name: String, options: Options) -> [jack_uuid_t] {
         let integer = "http://www.w3.org/2001/XMLSchema#integer"
         var subjects: [jack_uuid_t] = []
         if let uuidString = jack_get_uuid_for_client_name(client, name) {
@@ -262,7 +261,7 @@ public final class JackClient: @unchecked Sendable {
     /// Every connection of our ports, as (our port, other port); updates `knownConnections`.
     @discardableResult
     public func connections() -> [(String, String)] {
-        let gone = serverGone.load(ordering: .acquiring)
+        let gone = serverGone
         return connection.withLockedValue { state in
             guard let handle = state.handle, !gone else { return state.lastSeen }
             var found: [(String, String)] = []
@@ -280,20 +279,20 @@ public final class JackClient: @unchecked Sendable {
 
     /// The server's DSP load, in percent (0 while disconnected).
     public var dspLoad: Double {
-        guard !serverGone.load(ordering: .acquiring) else { return 0 }
+        guard !serverGone else { return 0 }
         return withClient { client, _ in Double(jack_cpu_load(client)) } ?? 0
     }
 
     /// Real-time safe. Any thread reads it: frames since the current cycle began (0 while disconnected).
     public var framesSinceCycleStart: Int {
-        guard !serverGone.load(ordering: .acquiring) else { return 0 }
+        guard !serverGone else { return 0 }
         return withClient { client, _ in Int(jack_frames_since_cycle_start(client)) } ?? 0
     }
 
     /// Real-time safe. Any thread reads it: frames from `out_L`/`out_R` to where they are heard, the larger of the two
     /// (JACK's playback latency as the graph reports it); 0 while disconnected.
     public var playbackLatency: Int {
-        guard !serverGone.load(ordering: .acquiring) else { return 0 }
+        guard !serverGone else { return 0 }
         return withClient { client, name in
             var largest: jack_nframes_t = 0
             for port in ["out_L", "out_R"] {
@@ -318,6 +317,12 @@ public final class JackClient: @unchecked Sendable {
 
     // MARK: - Surviving the server
 
+    /// A client handle on its way to `jack_client_close` on a thread of its own.
+    // @unchecked: an immutable pointer, taken out of `connection` before it is handed over.
+    private struct ClosingClient: @unchecked Sendable {
+        let handle: OpaquePointer
+    }
+
     /// After `serverGone`: lets go of the dead client. `jack_client_close` can hang after a
     /// server restart (jack2#395), so it runs on its own thread and is abandoned after a second.
     public func releaseDeadClient() {
@@ -325,6 +330,7 @@ public final class JackClient: @unchecked Sendable {
             defer { state.handle = nil }
             return state.handle.map(ClosingClient.init)
         }
+        // Taken out of `connection` first, so the closing thread is its only user.
         guard let dead else { return }
         let closed = DispatchSemaphore(value: 0)
         let closer = Thread {
@@ -351,8 +357,7 @@ public final class JackClient: @unchecked Sendable {
             state.name = String(cString: jack_get_client_name(client))
             state.bufferSize = Int(jack_get_buffer_size(client))
         }
-        serverGone.store(false, ordering: .releasing)
-        shutdownReason[0] = 0
+        shutdown.clear()
         do { try attach() } catch {
             releaseDeadClient()
             throw error

@@ -19,7 +19,7 @@ package final class ProcessHost {
     private let handle: OpaquePointer
     private let periodTimings: SPSCRing<UInt64>.Producer?
     private let meter: OutputMeter?
-    private let recorder: OutputRecorder?
+    private let recorder: OutputRecorder.Writer?
     private let followsTransport: Bool
     private let timebase: TransportTimebase
     private var position = jack_position_t()
@@ -39,7 +39,7 @@ package final class ProcessHost {
         self.handle = handle
         periodTimings = options.periodTimings?.producer
         meter = options.meter
-        recorder = options.recorder
+        recorder = options.recorder?.makeWriter()
         followsTransport = options.followTransport
         timebase = TransportTimebase(sampleRate: engine.sampleRate)
         // A jump of more than a second is not a lost cycle but a new clock (a restarted server).

@@ -10,7 +10,7 @@ import Realtime
 /// between those the process thread alone connects its audio and runs it, so `run` never meets
 /// `deactivate` (lv2core's threading classes). The owner publishes it to the process thread by
 /// building the engine before activation or through a swap message.
-package final class PluginInstance: @unchecked Sendable {
+package final class PluginInstance {
     package let uri: String
     package let name: String
     package let ports: [PluginPort]

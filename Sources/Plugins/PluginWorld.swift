@@ -1,38 +1,44 @@
 import CLV2
 import CLilv
 import Foundation
+import Realtime
 
 /// lilv's world: every installed LV2 plugin's description, loaded once per process off the
 /// real-time thread from the standard locations or `LV2_PATH`. lilv is not thread-safe, so every
 /// use goes through `withWorld`. Control thread.
-package final class PluginWorld: @unchecked Sendable {
+package final class PluginWorld: Sendable {
     static let shared = PluginWorld()
 
-    private let lock = NSLock()
-    private let world: OpaquePointer?
+    /// lilv's world, used only under the box's lock.
+    private let world: LockedBox<World>
+    private struct World: @unchecked Sendable {  // @unchecked: a C pointer, reached only inside `world`'s lock.
+        let pointer: OpaquePointer?
+    }
     /// What lilv (and serd under it) printed: it writes parse errors to stderr, which would
     /// bury our one-line errors, so they are kept here instead (see `diagnostics(mentioning:)`).
-    private var printed: [String] = []
+    /// Taken inside `world`'s lock or alone, never the other way round.
+    private let printed: LockedBox<[String]>
 
     private init() {
-        world = lilv_world_new()
-        if let world { printed += Self.capturingStandardError { lilv_world_load_all(world) }.printed }
+        let pointer = lilv_world_new()
+        world = LockedBox(World(pointer: pointer))
+        printed = LockedBox(pointer.map { world in Self.capturingStandardError { lilv_world_load_all(world) }.printed } ?? [])
     }
 
     /// Runs `body` with the world, alone. lilv loads plugin data lazily, so anything it prints
     /// meanwhile is captured too.
     func withWorld<T>(_ body: (OpaquePointer) throws -> T) rethrows -> T? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let world else { return nil }
-        let (result, printed) = try Self.capturingStandardError { try body(world) }
-        self.printed += printed
-        return result
+        try world.withLockedValue { world in
+            guard let pointer = world.pointer else { return nil }
+            let (result, lines) = try Self.capturingStandardError { try body(pointer) }
+            printed.withLockedValue { $0 += lines }
+            return result
+        }
     }
 
-    /// With the world held: lilv's messages that mention `text` (a bundle's path).
+    /// lilv's messages so far that mention `text` (a bundle's path).
     func diagnostics(mentioning text: String) -> [String] {
-        printed.filter { $0.contains(text) }
+        printed.withLockedValue { $0.filter { $0.contains(text) } }
     }
 
     /// Runs `body` with file descriptor 2 on a temporary file; what was written there, by line.

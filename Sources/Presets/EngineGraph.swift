@@ -113,14 +113,17 @@ public enum EngineGraph {
             }
             slots.append(VoiceSlot(name: definition.name, voice: built,
                                    // Soloing a voice means hearing it, muted in the preset or not.
-                                   enabled: solo == definition.name || ((definition.enabled ?? true) && !(definition.mute ?? false)),
-                                   gain: definition.gain ?? 1, pan: definition.pan ?? 0, rate: definition.rate,
-                                   followsHeart: (definition.onBeat ?? true) && descriptor.followsHeartbeat(definition),
+                                   enabled: solo == definition.name || definition.startsEnabled,
+                                   gain: VoiceFields.gain.value(in: definition), pan: VoiceFields.pan.value(in: definition),
+                                   rate: definition.rate,
+                                   followsHeart: VoiceFields.onBeat.value(in: definition) && descriptor.followsHeartbeat(definition),
                                    silenced: solo != nil && solo != definition.name,
-                                   velocity: definition.velocity ?? 1, chokeGroup: definition.choke ?? 0, inserts: inserts))
-            slots[slots.count - 1].midiOut = (channel: UInt8((definition.midiOutChannel ?? 1) - 1),
-                                              key: UInt8(definition.midiOutNote ?? definition.midiNote ?? min(36 + index, 127)),
-                                              length: max(1, Int64(((definition.midiOutLength ?? 0.1) * Double(sampleRate)).rounded())))
+                                   velocity: VoiceFields.velocity.value(in: definition),
+                                   chokeGroup: VoiceFields.choke.value(in: definition), inserts: inserts))
+            let noteLength = VoiceFields.midiOutLength.value(in: definition) * Double(sampleRate)
+            slots[slots.count - 1].midiOut = (channel: UInt8(VoiceFields.midiOutChannel.value(in: definition) - 1),
+                                              key: UInt8(definition.midiOutKey(index: index)),
+                                              length: max(1, Int64(noteLength.rounded())))
             slots[slots.count - 1].performer = loaded.performerIndex(of: voice)
             slots[slots.count - 1].together = loaded.together(of: voice, sampleRate: sampleRate)
         }

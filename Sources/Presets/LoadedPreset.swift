@@ -262,7 +262,7 @@ public struct LoadedPreset: Sendable {
     public func together(of voice: LoadedVoice, sampleRate: Int) -> (first: Int, second: Int, window: Int64)? {
         guard let pair = voice.definition.together, pair.count == 2,
               let first = performerNames.firstIndex(of: pair[0]), let second = performerNames.firstIndex(of: pair[1]) else { return nil }
-        return (first, second, Int64(((voice.definition.windowMS ?? 30) / 1000 * Double(sampleRate)).rounded()))
+        return (first, second, Int64((VoiceFields.windowMS.value(in: voice.definition) / 1000 * Double(sampleRate)).rounded()))
     }
 
     private func validatePerformers() throws {
@@ -302,10 +302,7 @@ public struct LoadedPreset: Sendable {
                 }
                 guard voice.definition.heart == nil else { throw voice.error("heart", "a together voice follows no single heart") }
             }
-            if let window = voice.definition.windowMS {
-                guard voice.definition.together != nil else { throw voice.error("window_ms", "only with together") }
-                guard window.isFinite, (1...1000).contains(window) else { throw voice.error("window_ms", "\(window) is outside 1…1000 ms") }
-            }
+            if voice.definition.windowMS != nil, voice.definition.together == nil { throw voice.error("window_ms", "only with together") }
             guard let heart = voice.definition.heart else { continue }
             if heart == "ensemble" {
                 guard !names.isEmpty else { throw voice.error("heart", "ensemble: the preset names no performers") }

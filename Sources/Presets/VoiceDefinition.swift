@@ -55,14 +55,8 @@ extension Preset {
 
         public func option(_ key: String) -> VoiceOption? { options[key] }
 
-        enum CodingKeys: String, CodingKey, CaseIterable {
-            case name, kind, gain, pan, every, subdivide, enabled, mute, velocity, choke
-            case onBeat = "on_beat", midiNote = "midi_note", midiOutNote = "midi_out_note", midiOutChannel = "midi_out_channel"
-            case midiOutLength = "midi_out_length", inserts, heart, together, windowMS = "window_ms", group
-        }
-
         /// The keys every voice may have, whatever its kind.
-        public static var commonKeys: [String] { CodingKeys.allCases.map(\.rawValue) }
+        public static var commonKeys: [String] { ["name", "kind"] + VoiceFields.all.map(\.key) }
 
         struct AnyKey: CodingKey {
             var stringValue: String
@@ -72,63 +66,37 @@ extension Preset {
         }
 
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            name = try container.decode(String.self, forKey: .name)
-            kind = try container.decode(VoiceKind.self, forKey: .kind)
-            gain = try container.decodeIfPresent(Float.self, forKey: .gain)
-            pan = try container.decodeIfPresent(Float.self, forKey: .pan)
-            every = try container.decodeIfPresent(Int.self, forKey: .every)
-            subdivide = try container.decodeIfPresent(Int.self, forKey: .subdivide)
-            enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled)
-            mute = try container.decodeIfPresent(Bool.self, forKey: .mute)
-            velocity = try container.decodeIfPresent(Float.self, forKey: .velocity)
-            choke = try container.decodeIfPresent(Int.self, forKey: .choke)
-            onBeat = try container.decodeIfPresent(Bool.self, forKey: .onBeat)
-            midiNote = try container.decodeIfPresent(Int.self, forKey: .midiNote)
-            midiOutNote = try container.decodeIfPresent(Int.self, forKey: .midiOutNote)
-            midiOutChannel = try container.decodeIfPresent(Int.self, forKey: .midiOutChannel)
-            midiOutLength = try container.decodeIfPresent(Double.self, forKey: .midiOutLength)
-            inserts = try container.decodeIfPresent([Insert].self, forKey: .inserts)
-            heart = try container.decodeIfPresent(String.self, forKey: .heart)
-            together = try container.decodeIfPresent([String].self, forKey: .together)
-            windowMS = try container.decodeIfPresent(Double.self, forKey: .windowMS)
-            group = try container.decodeIfPresent(String.self, forKey: .group)
+            let container = try decoder.container(keyedBy: AnyKey.self)
+            name = try container.decode(String.self, forKey: AnyKey(stringValue: "name"))
+            kind = try container.decode(VoiceKind.self, forKey: AnyKey(stringValue: "kind"))
+            for field in VoiceFields.all { try field.decode(&self, container) }
             // A field of another kind decodes by that kind's type; validation then refuses it by name.
-            let all = try decoder.container(keyedBy: AnyKey.self)
-            for key in all.allKeys where CodingKeys(rawValue: key.stringValue) == nil {
+            let common = Set(Self.commonKeys)
+            for key in container.allKeys where !common.contains(key.stringValue) {
                 guard let field = kind.descriptor.field(key.stringValue) ?? VoiceKinds.anyField(key.stringValue) else { continue }
-                options[key.stringValue] = try field.decode(from: all, key: key)
+                options[key.stringValue] = try field.decode(from: container, key: key)
             }
         }
 
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(name, forKey: .name)
-            try container.encode(kind, forKey: .kind)
-            try container.encodeIfPresent(gain, forKey: .gain)
-            try container.encodeIfPresent(pan, forKey: .pan)
-            try container.encodeIfPresent(every, forKey: .every)
-            try container.encodeIfPresent(subdivide, forKey: .subdivide)
-            try container.encodeIfPresent(enabled, forKey: .enabled)
-            try container.encodeIfPresent(mute, forKey: .mute)
-            try container.encodeIfPresent(velocity, forKey: .velocity)
-            try container.encodeIfPresent(choke, forKey: .choke)
-            try container.encodeIfPresent(onBeat, forKey: .onBeat)
-            try container.encodeIfPresent(midiNote, forKey: .midiNote)
-            try container.encodeIfPresent(midiOutNote, forKey: .midiOutNote)
-            try container.encodeIfPresent(midiOutChannel, forKey: .midiOutChannel)
-            try container.encodeIfPresent(midiOutLength, forKey: .midiOutLength)
-            try container.encodeIfPresent(inserts, forKey: .inserts)
-            try container.encodeIfPresent(heart, forKey: .heart)
-            try container.encodeIfPresent(together, forKey: .together)
-            try container.encodeIfPresent(windowMS, forKey: .windowMS)
-            try container.encodeIfPresent(group, forKey: .group)
-            var all = encoder.container(keyedBy: AnyKey.self)
-            for key in options.keys.sorted() { try all.encode(options[key]!, forKey: AnyKey(stringValue: key)) }
+            var container = encoder.container(keyedBy: AnyKey.self)
+            try container.encode(name, forKey: AnyKey(stringValue: "name"))
+            try container.encode(kind, forKey: AnyKey(stringValue: "kind"))
+            for field in VoiceFields.all { try field.encode(self, &container) }
+            for key in options.keys.sorted() { try container.encode(options[key]!, forKey: AnyKey(stringValue: key)) }
+        }
+
+        /// Whether it sounds when the preset starts: enabled and not muted.
+        public var startsEnabled: Bool { VoiceFields.enabled.value(in: self) && !VoiceFields.mute.value(in: self) }
+
+        /// The note it sends on midi_out: `midi_out_note`, else `midi_note`, else 36 + its index.
+        public func midiOutKey(index: Int) -> Int {
+            VoiceFields.midiOutNote.given(in: self) ?? VoiceFields.midiNote.given(in: self) ?? min(36 + index, 127)
         }
 
         public var rate: BeatRate {
-            BeatRate(everyNthBeat: UInt8(clamping: every ?? 1), subdivision: UInt8(clamping: subdivide ?? 1))
+            BeatRate(everyNthBeat: UInt8(clamping: VoiceFields.every.value(in: self)),
+                     subdivision: UInt8(clamping: VoiceFields.subdivide.value(in: self)))
         }
 
         /// Sound files by role, as written (relative to the defining file's folder), in the

@@ -57,9 +57,10 @@ public enum VoiceListing {
         loaded.voices.map { loadedVoice in
             let voice = loadedVoice.definition
             let rate = voice.rate
-            return Voice(name: voice.name, kind: voice.kind.rawValue, files: loadedVoice.sounds.map(\.path), gain: voice.gain ?? 1,
-                         pan: voice.pan ?? 0, rate: .init(every: Int(rate.everyNthBeat), subdivide: Int(rate.subdivision)),
-                         enabled: (voice.enabled ?? true) && !(voice.mute ?? false), onBeat: voice.onBeat ?? true,
+            return Voice(name: voice.name, kind: voice.kind.rawValue, files: loadedVoice.sounds.map(\.path),
+                         gain: VoiceFields.gain.value(in: voice), pan: VoiceFields.pan.value(in: voice),
+                         rate: .init(every: Int(rate.everyNthBeat), subdivide: Int(rate.subdivision)),
+                         enabled: voice.startsEnabled, onBeat: VoiceFields.onBeat.value(in: voice),
                          midiNote: voice.midiNote, group: voice.group, definedIn: loadedVoice.file)
         }
     }

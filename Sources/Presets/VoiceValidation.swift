@@ -9,36 +9,12 @@ package enum VoiceValidation {
     static func check(_ voice: LoadedVoice) throws {
         let definition = voice.definition
         func fail(_ field: String?, _ message: String) -> InputError { voice.error(field, message) }
-        func inRange<T: Comparable>(_ value: T?, _ range: ClosedRange<T>, _ field: String) throws {
-            if let value, !range.contains(value) {
-                throw fail(field, "\(value) is outside \(range.lowerBound)…\(range.upperBound)")
-            }
-        }
-        func inRange(_ value: Float?, _ range: ClosedRange<Double>, _ field: String) throws {
-            guard let value else { return }
-            if !value.isFinite { throw fail(field, "\(value) is not a number") }
-            if !range.contains(Double(value)) {
-                throw fail(field, "\(value) is outside \(range.lowerBound.plainText)…\(range.upperBound.plainText)")
-            }
-        }
         if definition.name.isEmpty || definition.name.contains(where: { $0.isWhitespace || $0 == "/" }) {
             throw fail("name", "'\(definition.name)' is not a voice name (no spaces or '/')")
         }
-        if let group = definition.group, group.isEmpty || group == "master" || group.contains(where: { $0.isWhitespace || $0 == "/" }) {
-            throw fail("group", "'\(group)' is not a group name (no spaces or '/'; 'master' is the master's own)")
+        for field in VoiceFields.all {
+            if let problem = field.problem(definition) { throw fail(field.key, problem) }
         }
-        try inRange(definition.gain, VoiceParameterRange.gain, "gain")
-        try inRange(definition.pan, VoiceParameterRange.pan, "pan")
-        try inRange(definition.every, VoiceParameterRange.every, "every")
-        if let subdivide = definition.subdivide, !VoiceParameterRange.subdivisions.contains(subdivide) {
-            throw fail("subdivide", "\(subdivide) is not \(VoiceField.orList(VoiceParameterRange.subdivisions.map(String.init)))")
-        }
-        try inRange(definition.velocity, VoiceParameterRange.velocity, "velocity")
-        try inRange(definition.choke, VoiceParameterRange.chokeGroup, "choke")
-        try inRange(definition.midiNote, VoiceParameterRange.midiNote, "midi_note")
-        try inRange(definition.midiOutNote, VoiceParameterRange.midiNote, "midi_out_note")
-        try inRange(definition.midiOutChannel, VoiceParameterRange.midiChannel, "midi_out_channel")
-        try inRange(definition.midiOutLength, VoiceParameterRange.midiOutLength, "midi_out_length")
 
         let descriptor = definition.kind.descriptor
         let article = "aeiou".contains(definition.kind.rawValue.first!) ? "an" : "a"

@@ -36,7 +36,7 @@ public final class LiveStatus: Sendable {
         let counts = handle.counters.snapshot()
         let connections = client.connections()
         var values: [(String, StatusValue)] = [
-            ("server", .text(client.serverGone.load(ordering: .acquiring) ? "gone, reconnecting" : "running")),
+            ("server", .text(client.serverGone ? "gone, reconnecting" : "running")),
             ("dsp_load", .float(client.dspLoad)),
             ("xruns", .int(counts.xruns)), ("frames_skipped", .int(counts.framesSkipped)),
             ("frames_rewound", .int(counts.framesRewound)), ("reconnects", .int(client.reconnects)),

@@ -68,6 +68,23 @@ public struct RenderJob {
     }
 
     /// Offline. Throws an `InputError` naming the file for bad input.
+    /// A value a render cannot use, named by its `pulsejack render` option.
+    public struct Problem: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Throws the first value a render cannot use.
+    public func check() throws {
+        guard (8000...192_000).contains(rate) else { throw Problem(description: "--rate \(rate) is outside 8000…192000 Hz") }
+        if let duration, !(duration.isFinite && duration > 0 && duration <= HeartSession.maximumSeconds) {
+            throw Problem(description: "--duration \(duration) is not a number of seconds in (0, 86400]")
+        }
+        guard (1...8192).contains(period) else { throw Problem(description: "--period \(period) is outside 1…8192") }
+        guard plotRevolution.isFinite, (0.1...3600).contains(plotRevolution) else {
+            throw Problem(description: "--plot-revolution \(plotRevolution) is outside 0.1…3600 s")
+        }
+    }
+
     public func run() throws -> Summary {
         let loaded = try LoadedPreset.load(path: preset)
         let source = try PerformerSessions.load(sessions.map(PerformerSessions.Spec.init), preset: loaded, sampleRate: rate)
@@ -127,14 +144,14 @@ public struct RenderJob {
         if voice.option("input")?.flag == true {
             return input == nil ? "it convolves the audio input (input: true); give one with --input" : "it convolves the input, which stayed silent"
         }
-        if voice.onBeat == false {
+        if !VoiceFields.onBeat.value(in: voice) {
             return "it does not play on the beat (on_beat: false); only triggers, MIDI notes or regions fire it, and the session has none for it"
         }
         if beats == 0 { return "the session has no heartbeat (no bpm, rr, ppg or beat entries)" }
         if let pair = voice.together {
-            return "it fires only where \(pair.joined(separator: "'s and "))'s beats fall within \(Int(voice.windowMS ?? 30)) ms of each other, and they never did"
+            return "it fires only where \(pair.joined(separator: "'s and "))'s beats fall within \(Int(VoiceFields.windowMS.value(in: voice))) ms of each other, and they never did"
         }
-        let every = voice.every ?? 1
+        let every = VoiceFields.every.value(in: voice)
         return "it plays every \(every == 1 ? "beat" : "\(every)th beat"), and the session's \(beats) beat\(beats == 1 ? "" : "s") gave it none"
     }
 }

@@ -39,7 +39,7 @@ final class ServerWatch {
 
     /// Each tick, with the engine's period count now.
     func watch(periods: () -> Int) {
-        if client.serverGone.load(ordering: .acquiring) && !reconnection.isWaiting {
+        if client.serverGone && !reconnection.isWaiting {
             log("the JACK server stopped (\(client.shutdownMessage.isEmpty ? "no reason given" : client.shutdownMessage)); keeping the voices and their state, and reconnecting when a server is back")
             reconnection.begin(connections: client.knownConnections)
             client.releaseDeadClient()

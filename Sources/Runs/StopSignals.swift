@@ -2,15 +2,16 @@ import Atomics
 import Dispatch
 import Foundation
 import Glibc
+import Realtime
 
 /// SIGINT, SIGTERM and SIGHUP as a request to stop: `run` and `render` finish what they hold
 /// (a summary, a closed WAV file) instead of dying mid-write. SIGHUP (a closed terminal or SSH
 /// session) is treated like SIGTERM.
-// @unchecked: `sources` is written once in init and only kept alive after; the rest is atomic.
-public final class StopSignals: @unchecked Sendable {
+public final class StopSignals: Sendable {
     private let received = ManagedAtomic<Int32>(0)
     private let semaphore = DispatchSemaphore(value: 0)
-    private let sources: [DispatchSourceSignal]
+    /// Kept alive for as long as this is; Dispatch's sources are not marked Sendable.
+    private let sources: LockedBox<[DispatchSourceSignal]>
 
     public init(_ numbers: [Int32] = [SIGINT, SIGTERM, SIGHUP]) {
         var sources: [DispatchSourceSignal] = []
@@ -26,7 +27,7 @@ public final class StopSignals: @unchecked Sendable {
             source.resume()
             sources.append(source)
         }
-        self.sources = sources
+        self.sources = LockedBox(sources)
     }
 
     /// The first stop signal received, if any.

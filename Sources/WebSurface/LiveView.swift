@@ -17,9 +17,7 @@ import Presets
 /// process thread has made it (within a period), so a change made by OSC, MIDI or a page is in
 /// the next frame. Times are wall-clock milliseconds (Unix epoch): `heard` is a frame mapped
 /// through JACK's clock plus the output ports' playback latency.
-// @unchecked: `last` and the counters are the view thread's; what other threads read is locked
-// (`fields`, `sink`, `track`, `extraStatus`) or atomic.
-public final class LiveView: @unchecked Sendable {
+public final class LiveView: Sendable {
     public enum Output: Sendable {
         /// A heartbeat, fired voice or region hit.
         case event(String)
@@ -55,9 +53,15 @@ public final class LiveView: @unchecked Sendable {
     /// Frames sent, and the ones whose settings copy did not come (the engine not running).
     public let framesSent = ManagedAtomic<Int>(0)
     public let framesWithoutCopy = ManagedAtomic<Int>(0)
-    private var playbackLatency = 0
-    private var lastStatus = "{}"
-    private var frameNumber = 0
+    /// The view thread's pace: frames made so far, and the status and playback latency last read
+    /// (every `statusEvery` frames). Locked: `start` and `stop` use them too, before the view
+    /// thread runs and after it ended.
+    private let pace = LockedBox(Pace())
+    private struct Pace {
+        var frameNumber = 0
+        var playbackLatency = 0
+        var status = "{}"
+    }
 
     /// Offline. Adds to `setup` what the picture reads (its observations, its view)
     /// and the page's command ring.
@@ -185,6 +189,7 @@ public final class LiveView: @unchecked Sendable {
     }
 
     private func drainReports() {
+        let playbackLatency = pace.withLockedValue { $0.playbackLatency }
         var events: [String] = []
         var clock: (ms: Double, frame: Int64)?
         func times(_ frame: Int64) -> (at: String, heard: String) {
@@ -218,18 +223,23 @@ public final class LiveView: @unchecked Sendable {
     }
 
     private func publishFrame(reading: MeterBallistics.Reading?, picture: EngineView.Picture?) {
-        if frameNumber % Self.statusEvery == 0 {
-            playbackLatency = client.playbackLatency
+        let statusDue = pace.withLockedValue { pace in
+            defer { pace.frameNumber += 1 }
+            return pace.frameNumber % Self.statusEvery == 0
+        }
+        if statusDue {
+            let playbackLatency = client.playbackLatency
             let values = status() + (extraStatus.withLockedValue { $0 }?() ?? [])
-            lastStatus = JSONText.object(values.map { name, value in
+            let text = JSONText.object(values.map { name, value in
                 switch value {
                 case .int(let number): (name, String(number))
                 case .float(let number): (name, JSONText.number(number))
                 case .text(let text): (name, JSONText.string(text))
                 }
             })
+            pace.withLockedValue { $0.playbackLatency = playbackLatency; $0.status = text }
         }
-        frameNumber += 1
+        let lastStatus = pace.withLockedValue { $0.status }
         let hearts = handle.performerCount + (handle.ensemble == nil ? 0 : 1)
         var state: [(String, String)] = [("bpm", JSONText.number(handle.publishedTempo)),
                                          ("performers", JSONText.array((0..<hearts).map { JSONText.number(handle.publishedTempo(of: $0)) })),

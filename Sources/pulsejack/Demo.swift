@@ -2,6 +2,7 @@ import ArgumentParser
 import Runs
 import Inputs
 import Foundation
+import Presets
 
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,4 @@
 import ArgumentParser
-import Inputs
-import Foundation
 import SoundFiles
 
 struct Library: ParsableCommand {

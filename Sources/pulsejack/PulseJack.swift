@@ -50,11 +50,8 @@ func warn(_ message: CustomStringConvertible) {
 
 /// A session's rejected entries: the first three, then how many more.
 func warn(rejections: [HeartSession.Rejection], total: Int) {
-    for rejection in rejections.prefix(3) {
-        FileHandle.standardError.write(Data("pulsejack: warning: \(LogLine.clipped(rejection.description))\n".utf8))
-    }
-    if total > 3, let first = rejections.first {
-        FileHandle.standardError.write(Data("pulsejack: warning: \(total - 3) more entries rejected in \(LogLine.clipped(first.place, to: 200))…\n".utf8))
+    for line in HeartSession.Rejection.report(rejections, total: total) {
+        FileHandle.standardError.write(Data("pulsejack: warning: \(line)\n".utf8))
     }
 }
 
@@ -70,18 +67,4 @@ func reportHeldBackWarnings() {
     for (kind, count) in warnings.heldBack() {
         FileHandle.standardError.write(Data("pulsejack: warning: \(count) more like '\(LogLine.clipped(kind, to: 60))' held back\n".utf8))
     }
-}
-
-/// The shipped presets folder: `./presets` when run from the repository, else the one beside
-/// the sources this binary was built from.
-enum ShippedPresets {
-    static var folder: String {
-        let local = FileManager.default.currentDirectoryPath + "/presets"
-        if FileManager.default.fileExists(atPath: local + "/default/preset.yaml") { return local }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("presets").path
-    }
-
-    static var defaultPreset: String { folder + "/default" }
-    static var demoSession: String { folder + "/default/demo-session.csv" }
 }

@@ -1,8 +1,8 @@
-import Reports
 import Runs
 import ArgumentParser
 import Inputs
 import Foundation
+import Presets
 import Engine
 
 struct Render: ParsableCommand {
@@ -59,18 +59,11 @@ struct Render: ParsableCommand {
             }
         }
         guard !session.isEmpty else { throw ValidationError("Missing expected argument '--session <[PERFORMER=]FILE>'") }
-        guard (8000...192_000).contains(rate) else { throw ValidationError("--rate \(rate) is outside 8000…192000 Hz") }
-        if let duration, !(duration.isFinite && duration > 0 && duration <= HeartSession.maximumSeconds) {
-            throw ValidationError("--duration \(duration) is not a number of seconds in (0, 86400]")
-        }
-        guard (1...8192).contains(period) else { throw ValidationError("--period \(period) is outside 1…8192") }
-        guard plotRevolution.isFinite, (0.1...3600).contains(plotRevolution) else {
-            throw ValidationError("--plot-revolution \(plotRevolution) is outside 0.1…3600 s")
-        }
+        do { try job().check() } catch let problem as RenderJob.Problem { throw ValidationError("\(problem)") }
     }
 
-    func run() throws {
-        let signals = StopSignals()
+    /// The render these options ask for.
+    func job() -> RenderJob {
         var job = RenderJob(preset: preset, sessions: session, out: out)
         job.eventsOut = eventsOut
         job.rate = rate
@@ -83,6 +76,12 @@ struct Render: ParsableCommand {
         job.webReport = webReport
         job.stems = stems
         job.stemOutputs = outputs.flatMap(OutputLayout.Mode.init(rawValue:))
+        return job
+    }
+
+    func run() throws {
+        let signals = StopSignals()
+        var job = job()
         job.shouldStop = { signals.stopping }
         let bar = isatty(STDERR_FILENO) != 0 ? ProgressBar() : nil
         job.progress = bar.map { bar in { bar.show($0) } }

@@ -1,12 +1,9 @@
 import Runs
 import ArgumentParser
 import CJack
-import Atomics
 import Inputs
-import Dispatch
-import Foundation
+import Presets
 import WebSurface
-import Realtime
 import Engine
 import JackBackend
 
@@ -105,72 +102,31 @@ struct Run: ParsableCommand {
     var midiOut: String?
 
     func validate() throws {
-        if let bpm, !HeartbeatClock.accepts(bpm: bpm) {
-            throw ValidationError("--bpm \(bpm) is not a heart rate (above 0, at most 300)")
-        }
-        if followTransport && (timebase || timebaseForce) {
-            throw ValidationError("--follow-transport and --timebase exclude each other: follow the transport, or lead it")
-        }
-        guard beatLatency.isFinite, (0...0.5).contains(beatLatency) else {
-            throw ValidationError("--beat-latency \(beatLatency) is outside 0…0.5 s")
-        }
-        for range in oscAllow where AddressRange(range) == nil {
-            throw ValidationError("--osc-allow \(range) is not an address or CIDR range (e.g. 192.168.1.0/24, ::1)")
-        }
-        if let web, WebAddress(web) == nil {
-            throw ValidationError("--web \(web) is not [ADDR:]PORT (e.g. 8080, 0.0.0.0:8080, [::1]:8080)")
-        }
-        if let webToken, webToken.isEmpty || webToken.contains(where: { !$0.isASCII || $0.isWhitespace || $0 == "&" || $0 == "#" }) {
-            throw ValidationError("--web-token must be non-empty ASCII without spaces, & or #")
-        }
-        guard plotRevolution.isFinite, (0.1...3600).contains(plotRevolution) else {
-            throw ValidationError("--plot-revolution \(plotRevolution) is outside 0.1…3600 s")
+        do { try configuration().check() } catch let problem as LiveSession.Configuration.Problem { throw ValidationError("\(problem)") }
+    }
+
+    /// The run these options ask for; a value that does not parse is refused by its option.
+    func configuration() throws -> LiveSession.Configuration {
+        func parsed<T>(_ text: String, _ parse: (String) -> T?, _ refusal: String) throws -> T {
+            guard let value = parse(text) else { throw ValidationError(refusal) }
+            return value
         }
         if !startNetServer && (netMaster != nil || netLatency != 2) {
             throw ValidationError("--net-master and --net-latency go with --start-server net")
         }
-        guard (1...10).contains(netLatency) else { throw ValidationError("--net-latency \(netLatency) is outside 1…10 periods") }
-        if let netMaster, netMaster.isEmpty || netMaster.contains(where: { $0.isWhitespace }) {
-            throw ValidationError("--net-master '\(netMaster)' is not an address")
-        }
-        if let outputs, OutputLayout.Mode(rawValue: outputs) == nil {
-            throw ValidationError("--outputs \(outputs) is not master, voices or groups")
-        }
-        if let midiOut, OutputLayout.MIDIMode(rawValue: midiOut) == nil {
-            throw ValidationError("--midi-out \(midiOut) is not combined or voices")
-        }
-        for pair in connectPorts where ConnectRequest(pair) == nil {
-            throw ValidationError("--connect-port \(pair) is not OURS=THEIRS (e.g. out_L=system:playback_1)")
-        }
-    }
-
-    func run() throws {
-        pj_line_buffer_stdout()
-        let signals = StopSignals()
-        if NSMClient.environmentURL == nil, let problem = JackClient.problem(withName: name) { throw fail("--name: \(problem)") }
-
         var configuration = LiveSession.Configuration(preset: preset)
-        // Under a session manager: announce, and wait for its open before anything JACK.
-        if let url = NSMClient.environmentURL {
-            do {
-                guard let join = try SessionManagerLink.join(url: url, stop: { signals.stopping }, log: { warn($0) },
-                                                                    say: { print($0) }) else { return }
-                configuration.sessionManager = join
-            } catch {
-                throw fail(error)
-            }
-        }
         configuration.bpm = bpm
         configuration.clientName = name
         configuration.startServer = startServer || startNetServer
         if startNetServer { configuration.netSlave = JackServer.NetSlave(master: netMaster, latency: netLatency, name: name) }
-        configuration.shouldStop = { signals.stopping }
         if noOSC {
             configuration.osc = nil
         } else {
             configuration.osc?.port = oscPort
             configuration.osc?.bind = oscBind
-            configuration.osc?.replyTo = AddressRange.loopback + oscAllow.compactMap(AddressRange.init)
+            configuration.osc?.replyTo = try AddressRange.loopback + oscAllow.map {
+                try parsed($0, AddressRange.init, "--osc-allow \($0) is not an address or CIDR range (e.g. 192.168.1.0/24, ::1)")
+            }
             configuration.osc?.predictBeats = predictBeats
             configuration.osc?.detectionLatency = beatLatency
         }
@@ -181,12 +137,34 @@ struct Run: ParsableCommand {
         configuration.eventsOut = eventsOut
         configuration.replay = replay
         configuration.connectToPlayback = connect
-        configuration.connections = connectPorts.compactMap(ConnectRequest.init)
-        configuration.web = web.flatMap(WebAddress.init)
+        configuration.connections = try connectPorts.map {
+            try parsed($0, ConnectRequest.init, "--connect-port \($0) is not OURS=THEIRS (e.g. out_L=system:playback_1)")
+        }
+        configuration.web = try web.map { try parsed($0, WebAddress.init, "--web \($0) is not [ADDR:]PORT (e.g. 8080, 0.0.0.0:8080, [::1]:8080)") }
         configuration.webToken = webToken
         configuration.secondsPerRevolution = plotRevolution
-        configuration.outputs = outputs.flatMap(OutputLayout.Mode.init(rawValue:))
-        configuration.midiOut = midiOut.flatMap(OutputLayout.MIDIMode.init(rawValue:))
+        configuration.outputs = try outputs.map { try parsed($0, OutputLayout.Mode.init, "--outputs \($0) is not master, voices or groups") }
+        configuration.midiOut = try midiOut.map { try parsed($0, OutputLayout.MIDIMode.init, "--midi-out \($0) is not combined or voices") }
+        return configuration
+    }
+
+    func run() throws {
+        pj_line_buffer_stdout()
+        let signals = StopSignals()
+        if NSMClient.environmentURL == nil, let problem = JackClient.problem(withName: name) { throw fail("--name: \(problem)") }
+
+        var configuration = try configuration()
+        configuration.shouldStop = { signals.stopping }
+        // Under a session manager: announce, and wait for its open before anything JACK.
+        if let url = NSMClient.environmentURL {
+            do {
+                guard let join = try SessionManagerLink.join(url: url, stop: { signals.stopping }, log: { warn($0) },
+                                                                    say: { print($0) }) else { return }
+                configuration.sessionManager = join
+            } catch {
+                throw fail(error)
+            }
+        }
 
         let session: LiveSession
         do {

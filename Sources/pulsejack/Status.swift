@@ -1,6 +1,5 @@
 import ArgumentParser
 import Inputs
-import Foundation
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,16 +19,7 @@ struct Status: ParsableCommand {
         let values: [(String, StatusValue)]
         do { values = try OSCStatusQuery.ask(host: host, port: oscPort) } catch { throw fail(error) }
         if json {
-            var object: [String: Any] = [:]
-            for (name, value) in values {
-                switch value {
-                case .int(let number): object[name] = number
-                case .float(let number): object[name] = number
-                case .text(let text): object[name] = text
-                }
-            }
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
+            print(try StatusValue.jsonObject(values))
         } else {
             let width = values.map(\.0.count).max() ?? 0
             for (name, value) in values { print(name.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(value)") }

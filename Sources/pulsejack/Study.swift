@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import Runs
 
 /// The ResearchKit music study: a random clip plays for a set time while the heart rate is

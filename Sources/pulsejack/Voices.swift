@@ -1,6 +1,5 @@
 import ArgumentParser
 import Inputs
-import Foundation
 import Presets
 
 struct Voices: ParsableCommand {

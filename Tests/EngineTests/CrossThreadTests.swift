@@ -20,6 +20,8 @@ final class CrossThreadTests: XCTestCase {
     private func processThread(_ engine: RealtimeEngine, periods: Int, frames: Int = 256,
                                pace: Double = 0, stall: Double = 0) -> (Thread, DispatchSemaphore) {
         let done = DispatchSemaphore(value: 0)
+        // The engine is the process thread's alone while it runs there (not Sendable).
+        nonisolated(unsafe) let engine = engine
         let thread = Thread {
             if stall > 0 { usleep(useconds_t(stall * 1e6)) }
             let left = UnsafeMutablePointer<Float>.allocate(capacity: frames)

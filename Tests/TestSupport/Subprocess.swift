@@ -48,8 +48,16 @@ public struct Subprocess {
     @discardableResult
     /// Runs to the end; with `timeout`, a program still running after that many seconds gets
     /// SIGINT (how a user stops `pulsejack run`).
+    ///
+    /// JACK's own tools (`jack_lsp`, `jack_property` …) are always bounded (20 s, past
+    /// `jack_wait -t 15`): jackd2 1.9.21's libjack can hang in `jack_client_close`, its main
+    /// thread waiting on a lock while its notification thread waits for the server, when other
+    /// clients register ports and set their metadata meanwhile (a `jack_lsp` poll hung so for
+    /// ten minutes while pulsejack and jalv started). What the tool printed comes before its
+    /// close, so its answer is kept.
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                            in folder: URL? = nil, timeout: Double? = nil) throws -> Subprocess {
+        let timeout = timeout ?? (URL(fileURLWithPath: executable).lastPathComponent.hasPrefix("jack_") ? 20 : nil)
         let process = Process()
         keepForTheSuite(process)
         process.executableURL = URL(fileURLWithPath: executable)

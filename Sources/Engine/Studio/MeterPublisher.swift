@@ -6,19 +6,18 @@ import Realtime
 /// Publishes the output meters 60 times a second: drains the process thread's blocks through
 /// `MeterBallistics` on its own thread and hands each reading to `publish` (OSC `/meter` to
 /// subscribers). The latest reading is kept for the status.
-// @unchecked: `ballistics` belongs to the meter thread once `start` has run; `latest` is locked.
-public final class MeterPublisher: @unchecked Sendable {
+public final class MeterPublisher: Sendable {
     public static let rate = 60.0
     private let meter: OutputMeter
-    private var ballistics: MeterBallistics
+    private let sampleRate: Int
     private let latest: LockedBox<MeterBallistics.Reading>
     private let running = ManagedAtomic<Bool>(false)
     private let publish: @Sendable (MeterBallistics.Reading) -> Void
 
     public init(meter: OutputMeter, sampleRate: Int, publish: @escaping @Sendable (MeterBallistics.Reading) -> Void) {
         self.meter = meter
-        ballistics = MeterBallistics(sampleRate: sampleRate)
-        latest = LockedBox(ballistics.reading)
+        self.sampleRate = sampleRate
+        latest = LockedBox(MeterBallistics(sampleRate: sampleRate).reading)
         self.publish = publish
     }
 
@@ -31,6 +30,7 @@ public final class MeterPublisher: @unchecked Sendable {
         running.store(true, ordering: .releasing)
         let thread = Thread { [self] in
             let consumer = meter.blocks.consumer
+            var ballistics = MeterBallistics(sampleRate: sampleRate)
             let interval = 1 / Self.rate
             var next = Date()
             while running.load(ordering: .acquiring) {

@@ -26,8 +26,7 @@ public struct MeterBlock: Sendable, BitwiseCopyable {
 
 /// The output meters: the process thread measures each period into a ring; a control thread
 /// drains it into `MeterBallistics` and publishes.
-// @unchecked: the process thread's measuring state is its own; what leaves goes through `blocks` (a ring).
-public final class OutputMeter: @unchecked Sendable {
+public final class OutputMeter: Sendable {
     public let blocks = SPSCRing<MeterBlock>(minimumCapacity: 4096)
     private let producer: SPSCRing<MeterBlock>.Producer
 
