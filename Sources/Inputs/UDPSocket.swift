@@ -9,7 +9,6 @@ import Glibc
 /// count, send. What the OSC input and the NSM client share. Not for the process thread.
 public final class UDPSocket: Sendable {
     /// A socket address with its length (IPv4 or IPv6).
-    // @unchecked: a plain value (sockaddr_storage bytes and a length); C types are not marked Sendable.
     public struct Address: Equatable, CustomStringConvertible, Sendable {
         public var storage = sockaddr_storage()
         public var length = socklen_t(0)
