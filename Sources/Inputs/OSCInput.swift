@@ -304,9 +304,8 @@ public final class OSCInput: Sendable {
         let at = Date().timeIntervalSince(started)
         let (changed, mood, bands) = senses.withLockedValue { senses in
             let changed = senses[performer].interpreter.bandPower(band, value, at: at)
-            let first = senses[0].interpreter
             let bands = performer == 0 ? Dictionary(uniqueKeysWithValues: EEGBand.allCases.compactMap { band in
-                first.bandAverage(band).map { (band, $0) }
+                senses[0].interpreter.bandAverage(band).map { (band, $0) }
             }) : nil
             return (changed, senses[performer].interpreter.mood, bands)
         }

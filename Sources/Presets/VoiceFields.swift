@@ -32,7 +32,7 @@ public struct CommonVoiceField<Value: Codable & Sendable>: Sendable {
 
     /// The field as the table lists it, whatever its type.
     var entry: VoiceFields.Entry {
-        VoiceFields.Entry(key: key, defaultText: defaultValue.map { "\($0)" }, decode: { voice, container in
+        VoiceFields.Entry(key: key, decode: { voice, container in
             voice[keyPath: path] = try container.decodeIfPresent(Value.self, forKey: .init(stringValue: key))
         }, encode: { voice, container in
             try container.encodeIfPresent(voice[keyPath: path], forKey: .init(stringValue: key))
@@ -43,7 +43,7 @@ public struct CommonVoiceField<Value: Codable & Sendable>: Sendable {
 extension CommonVoiceField where Value: Comparable {
     /// A number in `range` ("20 is outside 1…16").
     init(_ key: String, _ path: WritableKeyPath<Preset.VoiceDefinition, Value?> & Sendable, default defaultValue: Value? = nil,
-         range: ClosedRange<Value>) where Value: Sendable {
+         range: ClosedRange<Value>) {
         self.init(key, path, default: defaultValue) { value in
             range.contains(value) ? nil : "\(value) is outside \(range.lowerBound)…\(range.upperBound)"
         }
@@ -103,8 +103,6 @@ public enum VoiceFields {
     /// A field of the table, whatever its type.
     struct Entry: Sendable {
         let key: String
-        /// Its default as `voices` prints it (nil: none).
-        let defaultText: String?
         let decode: @Sendable (inout Preset.VoiceDefinition, KeyedDecodingContainer<Preset.VoiceDefinition.AnyKey>) throws -> Void
         let encode: @Sendable (Preset.VoiceDefinition, inout KeyedEncodingContainer<Preset.VoiceDefinition.AnyKey>) throws -> Void
         let problem: @Sendable (Preset.VoiceDefinition) -> String?

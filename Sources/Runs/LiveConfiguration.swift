@@ -49,31 +49,23 @@ extension LiveSession {
 
         public init(preset: String) { self.preset = preset }
 
-        /// A value a run cannot play with, named by its `pulsejack run` option.
-        public struct Problem: Error, CustomStringConvertible {
-            public let description: String
-        }
-
         /// Throws the first value a run cannot play with.
         public func check() throws {
-            func refuse(_ message: String) -> Problem { Problem(description: message) }
-            if let bpm, !HeartbeatClock.accepts(bpm: bpm) { throw refuse("--bpm \(bpm) is not a heart rate (above 0, at most 300)") }
+            if let bpm, !HeartbeatClock.accepts(bpm: bpm) { throw OptionProblem("--bpm \(bpm) is not a heart rate (above 0, at most 300)") }
             if followTransport && timebase != .off {
-                throw refuse("--follow-transport and --timebase exclude each other: follow the transport, or lead it")
+                throw OptionProblem("--follow-transport and --timebase exclude each other: follow the transport, or lead it")
             }
             if let latency = osc?.detectionLatency, !(latency.isFinite && (0...0.5).contains(latency)) {
-                throw refuse("--beat-latency \(latency) is outside 0…0.5 s")
+                throw OptionProblem("--beat-latency \(latency) is outside 0…0.5 s")
             }
             if let webToken, webToken.isEmpty || webToken.contains(where: { !$0.isASCII || $0.isWhitespace || $0 == "&" || $0 == "#" }) {
-                throw refuse("--web-token must be non-empty ASCII without spaces, & or #")
+                throw OptionProblem("--web-token must be non-empty ASCII without spaces, & or #")
             }
-            guard secondsPerRevolution.isFinite, (0.1...3600).contains(secondsPerRevolution) else {
-                throw refuse("--plot-revolution \(secondsPerRevolution) is outside 0.1…3600 s")
-            }
+            try OptionProblem.checkRevolution(secondsPerRevolution)
             if let netSlave {
-                guard (1...10).contains(netSlave.latency) else { throw refuse("--net-latency \(netSlave.latency) is outside 1…10 periods") }
+                guard (1...10).contains(netSlave.latency) else { throw OptionProblem("--net-latency \(netSlave.latency) is outside 1…10 periods") }
                 if let master = netSlave.master, master.isEmpty || master.contains(where: { $0.isWhitespace }) {
-                    throw refuse("--net-master '\(master)' is not an address")
+                    throw OptionProblem("--net-master '\(master)' is not an address")
                 }
             }
         }

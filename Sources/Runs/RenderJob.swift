@@ -68,21 +68,14 @@ public struct RenderJob {
     }
 
     /// Offline. Throws an `InputError` naming the file for bad input.
-    /// A value a render cannot use, named by its `pulsejack render` option.
-    public struct Problem: Error, CustomStringConvertible {
-        public let description: String
-    }
-
     /// Throws the first value a render cannot use.
     public func check() throws {
-        guard (8000...192_000).contains(rate) else { throw Problem(description: "--rate \(rate) is outside 8000…192000 Hz") }
+        guard (8000...192_000).contains(rate) else { throw OptionProblem("--rate \(rate) is outside 8000…192000 Hz") }
         if let duration, !(duration.isFinite && duration > 0 && duration <= HeartSession.maximumSeconds) {
-            throw Problem(description: "--duration \(duration) is not a number of seconds in (0, 86400]")
+            throw OptionProblem("--duration \(duration) is not a number of seconds in (0, 86400]")
         }
-        guard (1...8192).contains(period) else { throw Problem(description: "--period \(period) is outside 1…8192") }
-        guard plotRevolution.isFinite, (0.1...3600).contains(plotRevolution) else {
-            throw Problem(description: "--plot-revolution \(plotRevolution) is outside 0.1…3600 s")
-        }
+        guard (1...8192).contains(period) else { throw OptionProblem("--period \(period) is outside 1…8192") }
+        try OptionProblem.checkRevolution(plotRevolution)
     }
 
     public func run() throws -> Summary {

@@ -102,7 +102,7 @@ struct Run: ParsableCommand {
     var midiOut: String?
 
     func validate() throws {
-        do { try configuration().check() } catch let problem as LiveSession.Configuration.Problem { throw ValidationError("\(problem)") }
+        do { try configuration().check() } catch let problem as OptionProblem { throw ValidationError("\(problem)") }
     }
 
     /// The run these options ask for; a value that does not parse is refused by its option.

@@ -20,9 +20,8 @@ public final class OutputRecorder: Sendable {
     /// Periods (and their frames) the ring had no room for.
     public let overruns = ManagedAtomic<Int>(0)
     public let framesLost = ManagedAtomic<Int>(0)
-    /// Frames the process thread handed over, and frames the disk thread wrote.
+    /// Frames the process thread handed over.
     public let framesQueued = ManagedAtomic<Int>(0)
-    public var framesWritten: Int { disk.withLockedValue { $0.framesWritten } }
     private let disk: LockedBox<Disk>
     private let running = ManagedAtomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
@@ -48,6 +47,8 @@ public final class OutputRecorder: Sendable {
     /// The process thread's end: its interleaving scratch and what it still has to leave out.
     public final class Writer {
         private let recorder: OutputRecorder
+        private let ring: FrameRing
+        private let maxFrames: Int
         /// Interleaving scratch, `maxFrames` stereo frames.
         private let interleavedBlock: FixedBuffer<Float>
         private var interleaved: UnsafeMutablePointer<Float> { interleavedBlock.pointer }
@@ -56,7 +57,9 @@ public final class OutputRecorder: Sendable {
 
         fileprivate init(recorder: OutputRecorder) {
             self.recorder = recorder
-            interleavedBlock = FixedBuffer(capacity: recorder.maxFrames * 2, repeating: 0)
+            ring = recorder.ring
+            maxFrames = recorder.maxFrames
+            interleavedBlock = FixedBuffer(capacity: maxFrames * 2, repeating: 0)
         }
 
         /// Real-time safe. Queues one period (chunked by `maxFrames`); a full ring drops it, counted.
@@ -82,9 +85,9 @@ public final class OutputRecorder: Sendable {
         private func enqueue(frames: Int, left: UnsafePointer<Float>?, right: UnsafePointer<Float>?) {
             var done = 0
             while done < frames {
-                let chunk = min(recorder.maxFrames, frames - done)
+                let chunk = min(maxFrames, frames - done)
                 let bytes = chunk * 2 * MemoryLayout<Float>.size
-                if recorder.ring.writeSpace < bytes {
+                if ring.writeSpace < bytes {
                     recorder.overruns.wrappingIncrement(ordering: .relaxed)
                     recorder.framesLost.wrappingIncrement(by: chunk, ordering: .relaxed)
                 } else {
@@ -96,7 +99,7 @@ public final class OutputRecorder: Sendable {
                     } else {
                         interleaved.update(repeating: 0, count: chunk * 2)
                     }
-                    recorder.ring.write(UnsafeRawPointer(interleaved), bytes: bytes)
+                    ring.write(UnsafeRawPointer(interleaved), bytes: bytes)
                     recorder.framesQueued.wrappingIncrement(by: chunk, ordering: .relaxed)
                 }
                 done += chunk
@@ -142,7 +145,7 @@ public final class OutputRecorder: Sendable {
     /// Control thread. After the process thread stopped writing: drains the ring, finishes the
     /// file, and reports what was written (or why not).
     public func finish() throws -> Int {
-        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return framesWritten }
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return disk.withLockedValue { $0.framesWritten } }
         finished.wait()
         let (frames, writeError) = disk.withLockedValue { ($0.framesWritten, $0.writeError) }
         if let writeError { throw InputError(file: path, "the recording stopped early: \(writeError)") }
