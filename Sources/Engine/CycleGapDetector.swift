@@ -12,6 +12,15 @@
 /// - a reading *behind* what we expected proves an earlier skip false (lateness that lasted
 ///   two cycles), and the timeline is wound back by that much.
 ///
+/// A period change is told apart at its first cycle (the callback's `frames` differs from the
+/// last), where each server moves its counter its own way (both call the buffer-size callback
+/// first):
+/// - PipeWire runs no JACK client in the first cycle of a new quantum: the counter jumps by
+///   whole new periods. Nothing will contradict that, so it is skipped at once
+///   (`skipAtPeriodChange`), never held for confirmation.
+/// - jackd2 runs every cycle, but its counter moves by the new size while the old period
+///   passed: a jump of new − old with no frame lost. The timeline is re-anchored, nothing skipped.
+///
 /// Real-time safe throughout: a few integer operations a period.
 package struct CycleGapDetector {
     package enum Decision: Equatable {
@@ -20,6 +29,9 @@ package struct CycleGapDetector {
         case skip(Int)
         /// An earlier skip of this many frames was a late reading: wind the timeline back.
         case rewind(Int)
+        /// At a period change, JACK ran this many frames (whole new periods) for no client:
+        /// skip them now; a pulse due in them sounds at this cycle's first frame.
+        case skipAtPeriodChange(Int)
     }
 
     /// Where this cycle should start if none was lost; nil before the first cycle.
@@ -29,6 +41,8 @@ package struct CycleGapDetector {
     /// Frames skipped recently that a later reading could still show to be false.
     private var outstanding = 0
     private var cyclesSinceSkip = 0
+    /// The last cycle's period (0 before the first).
+    private var lastFrames: UInt32 = 0
     /// A jump beyond this (frames) is a new clock, a restarted server: no skip.
     let limit: Int
 
@@ -38,7 +52,10 @@ package struct CycleGapDetector {
     /// the period.
     @_noLocks @_noAllocation
     package mutating func cycle(reading: UInt32, frames: UInt32) -> Decision {
-        defer { expected = expected.map { $0 &+ frames } }
+        defer {
+            expected = expected.map { $0 &+ frames }
+            lastFrames = frames
+        }
         guard let start = expected else {
             expected = reading
             return .none
@@ -51,6 +68,21 @@ package struct CycleGapDetector {
             pending = 0
             outstanding = 0
             return .none
+        }
+        if frames != lastFrames, lastFrames > 0, gap != 0 {
+            if gap == Int(frames) - Int(lastFrames) {
+                // jackd2's counter jump: the old period passed, none was lost.
+                expected = reading
+                pending = 0
+                return .none
+            }
+            if gap > 0, gap % Int(frames) == 0 {
+                // PipeWire's unrun cycle(s) at the new quantum.
+                expected = reading
+                pending = 0
+                outstanding = 0
+                return .skipAtPeriodChange(gap)
+            }
         }
         if gap > 0 {
             guard pending > 0 else {

@@ -36,6 +36,10 @@ public final class EngineCounters: Sendable {
     /// Frames a skip took that a later reading of JACK's clock showed were not lost (wound back).
     public let framesRewound = ManagedAtomic<Int>(0)
 
+    /// Pulses due in a cycle JACK ran for no client at a period change (PipeWire): sounded at
+    /// the next cycle's first frame.
+    public let latePulses = ManagedAtomic<Int>(0)
+
     /// Output samples (per channel) beyond full scale, after the master stage.
     public let clippedSamples = ManagedAtomic<Int>(0)
 
@@ -46,6 +50,7 @@ public final class EngineCounters: Sendable {
         public var lateMessages, queueOverflows, rejectedTempos, invalidMessages, firedReportsDropped, xruns, swapsRefused, recordingOverruns, midiNotesDropped, ignoredTempos, framesSkipped: Int
         public var clippedSamples: Int
         public var framesRewound: Int
+        public var latePulses = 0
     }
 
     /// Control thread.
@@ -67,6 +72,7 @@ public final class EngineCounters: Sendable {
                  ignoredTempos: ignoredTempos.load(ordering: .relaxed),
                  framesSkipped: framesSkipped.load(ordering: .relaxed),
                  clippedSamples: clippedSamples.load(ordering: .relaxed),
-                 framesRewound: framesRewound.load(ordering: .relaxed))
+                 framesRewound: framesRewound.load(ordering: .relaxed),
+                 latePulses: latePulses.load(ordering: .relaxed))
     }
 }

@@ -199,21 +199,38 @@ package struct EngineHearts: ~Copyable {
 
     /// Real-time safe. JACK moved on without running us until `end`: the pulses due before it
     /// are passed over (still counted as beats) and every clock moves on. The first performer's
-    /// beats passed over, for the Tambour pattern to step past. Bounded: at most 60 pulses a
-    /// second of gap, and the caller limits the gap.
-    func skip(to end: Int64) -> Int {
-        var firstPerformersBeats = 0
+    /// beats passed over, for the Tambour pattern to step past. `soundingLate`: the pulses due
+    /// before `end` stay due instead, to sound at `end`; `late` counts those a voice fires on.
+    /// Bounded: at most 60 pulses a second of gap, and the caller limits the gap.
+    func skip(to end: Int64, soundingLate: Bool = false) -> (firstPerformersBeats: Int, late: Int) {
+        var firstPerformersBeats = 0, late = 0
         for performer in 0..<count {
             let heart = hearts[performer]
-            while let pulseFrame = heart.clock.nextPulseFrame, pulseFrame < end {
-                if heart.clock.nextPulsePosition.pulse == 0 {
-                    counters.beats.wrappingIncrement(ordering: .relaxed)
-                    if performer == 0 { firstPerformersBeats += 1 }
+            if soundingLate {
+                var due = heart.clock
+                while let pulseFrame = due.nextPulseFrame, pulseFrame < end {
+                    if firesAVoice(performer, at: due.nextPulsePosition) { late += 1 }
+                    due.consumePulse()
                 }
-                heart.clock.consumePulse()
+            } else {
+                while let pulseFrame = heart.clock.nextPulseFrame, pulseFrame < end {
+                    if heart.clock.nextPulsePosition.pulse == 0 {
+                        counters.beats.wrappingIncrement(ordering: .relaxed)
+                        if performer == 0 { firstPerformersBeats += 1 }
+                    }
+                    heart.clock.consumePulse()
+                }
             }
             heart.clock.advance(to: end)
         }
-        return firstPerformersBeats
+        return (firstPerformersBeats, late)
+    }
+
+    /// Real-time safe. Whether a voice of heart `performer` fires on this pulse.
+    private func firesAVoice(_ performer: Int, at position: (beat: Int64, pulse: Int)) -> Bool {
+        for index in 0..<slots.count where slots[index].followsHeart && slots[index].performer == performer && slots[index].rate.fires(beat: position.beat, pulse: position.pulse) {
+            return true
+        }
+        return false
     }
 }

@@ -132,11 +132,16 @@ public final class RealtimeEngine {
     /// due in the gap are passed over (still counted as beats, and the Tambour pattern steps
     /// past them); messages due there play at the next period's start, counted late. Bounded:
     /// at most 60 pulses a second of gap, and the caller limits the gap.
-    public func skip(frames: Int) {
+    /// `soundingLate`: the pulses due in the gap are kept, to sound at the next period's first
+    /// frame; those a voice fires on are counted in `latePulses` (a cycle PipeWire ran for no
+    /// client at a period change: the listener hears them a moment late rather than never).
+    public func skip(frames: Int, soundingLate: Bool = false) {
         guard frames > 0 else { return }
         reportApplied(ControlMessage(frame: framePosition, .framesSkipped(Int32(frames))))
         let end = framePosition + Int64(frames)
-        for _ in 0..<hearts.skip(to: end) { _ = performance.beatPassed() }
+        let passed = hearts.skip(to: end, soundingLate: soundingLate)
+        for _ in 0..<passed.firstPerformersBeats { _ = performance.beatPassed() }
+        if passed.late > 0 { counters.latePulses.wrappingIncrement(by: passed.late, ordering: .relaxed) }
         // Note-offs due in the gap stay queued: they go out at the next period's start, so no
         // note hangs.
         framePosition = end

@@ -16,6 +16,9 @@ extension JackClient {
 
         public var description: String {
             switch self {
+            case .noServer(let server) where JackServerIdentity.current.isPipeWire:
+                return "PipeWire's JACK (\(JackServerIdentity.current.product)) found no PipeWire to join ('\(server)' is not used there). "
+                    + "Start PipeWire (e.g. `systemctl --user start pipewire`, or headless `pipewire &`)"
             case .noServer(let server):
                 return "no JACK server '\(server)' is running. Start one (e.g. `jackd -d alsa`, or without a sound card " +
                     "`jackd -d dummy -r 48000 -p 256`), or run with --start-server"
@@ -94,14 +97,16 @@ extension JackClient {
     /// not empty, no ':' (it separates client and port in a port's full name), shorter than
     /// `jack_client_name_size() − 1` bytes (jackd2 1.9.21 reports 65 and refuses 64 bytes). And never the server's own name: such a client
     /// takes the server's socket path, and no other client can connect after it (jackd2 1.9.21).
-    public static func problem(withName name: String, server: String = serverName) -> String? {
+    /// The server-name rule is jackd2's alone: PipeWire has no server socket to take, and a
+    /// client there may well be called "default".
+    public static func problem(withName name: String, server: String = serverName, on identity: JackServerIdentity = .current) -> String? {
         let limit = Int(jack_client_name_size()) - 2
         if name.isEmpty { return "the JACK client name is empty" }
         if name.contains(":") { return "the JACK client name '\(name)' contains ':', which JACK uses between client and port names" }
         if name.utf8.count > limit {
             return "the JACK client name is \(name.utf8.count) bytes long; JACK allows at most \(limit)"
         }
-        if name == server {
+        if name == server && !identity.isPipeWire {
             return "the JACK client name '\(name)' is the server's own name: that would cut every other client off the server. Choose another --name"
         }
         return nil

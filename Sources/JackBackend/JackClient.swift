@@ -17,7 +17,6 @@ public final class JackClient: Sendable {
     private struct Connection {
         var handle: OpaquePointer?
         var name: String
-        var bufferSize: Int
         var lastSeen: [(String, String)] = []
         /// Our ports' names (the grid's among them when the options ask).
         var portNames = JackClient.ports.map(\.name)
@@ -30,8 +29,23 @@ public final class JackClient: Sendable {
     /// Our client's name on the server (any thread).
     public var name: String { connection.withLockedValue { $0.name } }
     public let sampleRate: Int
-    /// Frames a period (any thread).
-    public var bufferSize: Int { connection.withLockedValue { $0.bufferSize } }
+    /// Frames a period (any thread): the server's, followed through period changes.
+    public var bufferSize: Int { period.load(ordering: .relaxed) }
+    /// Set by JACK's buffer-size callback, which may run while the control thread holds
+    /// `connection` waiting on the server: an atomic, never that lock.
+    private let period = ManagedAtomic<Int>(0)
+    private let periodChangeCount = ManagedAtomic<Int>(0)
+    /// Times the server changed the period while we ran (any thread).
+    public var periodChanges: Int { periodChangeCount.load(ordering: .relaxed) }
+    /// Whether another client (or we) put the graph in freewheel (any thread).
+    public var freewheeling: Bool { freewheelState.load(ordering: .relaxed) }
+    private let freewheelState = ManagedAtomic<Bool>(false)
+    /// Whether the server took our metadata (pretty names, order); PipeWire without a session
+    /// manager has no `default` metadata object to hold it (any thread).
+    public var metadataAvailable: Bool { !metadataRefused.load(ordering: .relaxed) }
+    private let metadataRefused = ManagedAtomic<Bool>(false)
+    /// The libjack this process talks through: jackd2's or PipeWire's.
+    public var server: JackServerIdentity { .current }
     /// The engine this client runs, what it was activated with, and what the process callback
     /// reaches: kept for a reconnect. Taken before `connection`'s lock, never inside it.
     private let attachment = LockedBox(Attachment())
@@ -59,8 +73,8 @@ public final class JackClient: Sendable {
         if let problem = Self.problem(withName: name) { throw Failure.badName(problem) }
         requestedName = name
         let client = try Self.open(name)
-        connection = LockedBox(Connection(handle: client, name: String(cString: jack_get_client_name(client)),
-                                          bufferSize: Int(jack_get_buffer_size(client))))
+        connection = LockedBox(Connection(handle: client, name: String(cString: jack_get_client_name(client))))
+        period.store(Int(jack_get_buffer_size(client)), ordering: .relaxed)
         sampleRate = Int(jack_get_sample_rate(client))
     }
 
@@ -70,7 +84,7 @@ public final class JackClient: Sendable {
     }
 
     /// Runs `body` with the live client while holding the lock, so the client cannot be closed
-    /// under it; nil when there is none. `body` must not read `name` or `bufferSize` (same lock).
+    /// under it; nil when there is none. `body` must not read `name` (same lock).
     private func withClient<Result>(_ body: (OpaquePointer, String) throws -> Result) rethrows -> Result? {
         try connection.withLockedValue { state in
             guard let handle = state.handle else { return nil }
@@ -100,6 +114,56 @@ public final class JackClient: Sendable {
         jack_client_close(closing)
     }
 
+    /// Deactivates the client on a thread of its own, waiting at most `seconds`; false when the
+    /// server did not answer in time (a stopped or dying server holds libjack's locks): the
+    /// client is then abandoned with that thread (`abandon`), never touched again.
+    public func deactivate(within seconds: Double) -> Bool {
+        let live = connection.withLockedValue { $0.handle.map(ClosingClient.init) }
+        guard let live else { return true }
+        guard Self.finishes(within: seconds, { jack_deactivate(live.handle) }) else {
+            abandon()
+            return false
+        }
+        return true
+    }
+
+    /// Closes the (deactivated) client on a thread of its own, waiting at most `seconds`; false
+    /// when the server did not let it go in time: the thread is abandoned with the client,
+    /// which nobody else holds any more.
+    public func close(within seconds: Double) -> Bool {
+        let (closing, described, name) = connection.withLockedValue { state in
+            defer { state.handle = nil; state.described = [] }
+            return (state.handle.map(ClosingClient.init), state.described, state.name)
+        }
+        guard let closing else { return true }
+        let forgets = !serverGone
+        return Self.finishes(within: seconds) { [self] in
+            if forgets { forget(described, on: closing.handle, name: name) }
+            jack_client_close(closing.handle)
+        }
+    }
+
+    /// Lets go of the client without a word to the server (one that does not answer).
+    private func abandon() {
+        connection.withLockedValue { state in
+            state.handle = nil
+            state.described = []
+        }
+    }
+
+    /// Runs `body` on a thread of its own; whether it finished within `seconds` (if not, the
+    /// thread is left to it).
+    private static func finishes(within seconds: Double, _ body: @escaping @Sendable () -> Void) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        let worker = Thread {
+            body()
+            done.signal()
+        }
+        worker.name = "pulsejack-close"
+        worker.start()
+        return done.wait(timeout: .now() + seconds) == .success
+    }
+
     /// Removes our metadata, and returns once the server has told every client so.
     ///
     /// jackd2 (1.9.21) tells every client, the closing one too, of each port whose metadata it
@@ -114,6 +178,12 @@ public final class JackClient: Sendable {
         guard !subjects.isEmpty else { return }
         for subject in subjects { jack_remove_properties(handle, subject) }
         if let uuid = jack_get_uuid_for_client_name(handle, name) { jack_free(uuid) }
+    }
+
+    /// Control thread: the server is taken for gone though no shutdown callback came (a probe
+    /// found it unreachable); the reconnection takes over as after a callback.
+    public func declareServerGone(reason: String) {
+        reason.withCString { shutdown.post(reason: $0) }
     }
 
     /// Why the server shut the client down, once `serverGone` is set.
@@ -168,15 +238,29 @@ public final class JackClient: Sendable {
                 .wrappingIncrement(ordering: .relaxed)
             return 0
         }, context)
+        // Both shutdown callbacks, one handler: jackd2 calls only the info one when both are
+        // set, PipeWire 0.3.65 only the plain one (the info one arrived in 0.3.71). Each runs
+        // like a signal handler: copy the reason into preallocated memory and set a flag.
         jack_on_info_shutdown(client, { _, reason, context in
-            // Runs like a signal handler: copy the reason into preallocated memory and set a flag.
-            guard let client = Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().owner else { return }
-            client.shutdown.post(reason: reason)
+            Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().owner?.shutdown.post(reason: reason)
+        }, context)
+        jack_on_shutdown(client, { context in
+            Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().owner?.shutdown.post(reason: nil)
+        }, context)
+        jack_set_buffer_size_callback(client, { frames, context in
+            let host = Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue()
+            host.owner?.periodChanged(to: Int(frames))
+            return 0
+        }, context)
+        jack_set_freewheel_callback(client, { starting, context in
+            let host = Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue()
+            host.freewheel(starting != 0)
+            host.owner?.freewheelState.store(starting != 0, ordering: .relaxed)
         }, context)
         attached.timebaseRefusal = nil
         if options.timebase != .off {
             let status = jack_set_timebase_callback(client, options.timebase == .conditional ? 1 : 0, { state, frames, position, newPosition, context in
-                Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().timebase(position: position!, newPosition: newPosition != 0)
+                Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().timebase(position: position!, frames: frames, newPosition: newPosition != 0)
             }, context)
             if status == EBUSY {
                 attached.timebaseRefusal = "another client is the transport's timebase master (take over with --timebase-force)"
@@ -193,20 +277,23 @@ public final class JackClient: Sendable {
     private func describe(ports: [OpaquePointer], client: OpaquePointer, name: String, options: Options) -> [jack_uuid_t] {
         let integer = "http://www.w3.org/2001/XMLSchema#integer"
         var subjects: [jack_uuid_t] = []
+        var refused = false
         if let uuidString = jack_get_uuid_for_client_name(client, name) {
             var uuid = jack_uuid_t()
-            if jack_uuid_parse(uuidString, &uuid) == 0, jack_set_property(client, uuid, pj_metadata_pretty_name(), "pulsejack", nil) == 0 {
-                subjects.append(uuid)
+            if jack_uuid_parse(uuidString, &uuid) == 0 {
+                if jack_set_property(client, uuid, pj_metadata_pretty_name(), "pulsejack", nil) == 0 { subjects.append(uuid) } else { refused = true }
             }
             jack_free(uuidString)
         }
         let described = Self.ports(for: options)
         for (index, port) in ports.enumerated() {
             let uuid = jack_port_uuid(port)
-            jack_set_property(client, uuid, pj_metadata_pretty_name(), described[index].pretty, nil)
-            jack_set_property(client, uuid, pj_metadata_order(), "\(index + 1)", integer)
-            subjects.append(uuid)
+            let named = jack_set_property(client, uuid, pj_metadata_pretty_name(), described[index].pretty, nil) == 0
+            let ordered = jack_set_property(client, uuid, pj_metadata_order(), "\(index + 1)", integer) == 0
+            if named || ordered { subjects.append(uuid) }
+            refused = refused || !named || !ordered
         }
+        metadataRefused.store(refused, ordering: .relaxed)
         return subjects
     }
 
@@ -309,6 +396,11 @@ public final class JackClient: Sendable {
         withClient { client, _ in _ = jack_deactivate(client) }
     }
 
+    /// JACK's buffer-size callback (its own thread, before the first cycle of the new size).
+    fileprivate func periodChanged(to frames: Int) {
+        if period.exchange(frames, ordering: .relaxed) != frames { periodChangeCount.wrappingIncrement(ordering: .relaxed) }
+    }
+
     /// Asks the server to run the graph as fast as possible (JACK's freewheel mode) or to return
     /// to real time. Control thread.
     public func setFreewheel(_ on: Bool) {
@@ -332,14 +424,7 @@ public final class JackClient: Sendable {
         }
         // Taken out of `connection` first, so the closing thread is its only user.
         guard let dead else { return }
-        let closed = DispatchSemaphore(value: 0)
-        let closer = Thread {
-            jack_client_close(dead.handle)
-            closed.signal()
-        }
-        closer.name = "pulsejack-close"
-        closer.start()
-        _ = closed.wait(timeout: .now() + 1)
+        _ = Self.finishes(within: 1) { jack_client_close(dead.handle) }
     }
 
     /// Opens a new client under the same name on a server that is back, re-activates the same
@@ -355,8 +440,8 @@ public final class JackClient: Sendable {
         connection.withLockedValue { state in
             state.handle = client
             state.name = String(cString: jack_get_client_name(client))
-            state.bufferSize = Int(jack_get_buffer_size(client))
         }
+        period.store(Int(jack_get_buffer_size(client)), ordering: .relaxed)
         shutdown.clear()
         do { try attach() } catch {
             releaseDeadClient()

@@ -21,8 +21,12 @@ package final class ProcessHost {
     private let meter: OutputMeter?
     private let recorder: OutputRecorder.Writer?
     private let followsTransport: Bool
+    private let leadsTransport: Bool
     private let timebase: TransportTimebase
     private var position = jack_position_t()
+    /// The transport's frame and state in this cycle, for the timebase callback after it.
+    private var cycleTransportFrame: jack_nframes_t = 0
+    private var cycleRolling = false
     /// Lost cycles, told apart from late readings of JACK's frame time.
     private var gaps: CycleGapDetector
 
@@ -41,6 +45,7 @@ package final class ProcessHost {
         meter = options.meter
         recorder = options.recorder?.makeWriter()
         followsTransport = options.followTransport
+        leadsTransport = options.timebase != .off
         timebase = TransportTimebase(sampleRate: engine.sampleRate)
         // A jump of more than a second is not a lost cycle but a new clock (a restarted server).
         gaps = CycleGapDetector(limit: engine.sampleRate)
@@ -67,11 +72,16 @@ package final class ProcessHost {
         case .rewind(let frames):
             engine.rewind(frames: frames)
             recorder?.drop(frames: frames)
+        case .skipAtPeriodChange(let gap):
+            engine.skip(frames: gap, soundingLate: true)
+            recorder?.writeSilence(frames: gap)
         }
-        if followsTransport {
+        if followsTransport || leadsTransport {
             // jack_transport_query only copies the shared position: it never blocks.
-            jack_transport_query(handle, &position)
-            if position.valid.rawValue & JackPositionBBT.rawValue != 0 { engine.followTransport(bpm: position.beats_per_minute) }
+            let state = jack_transport_query(handle, &position)
+            cycleTransportFrame = position.frame
+            cycleRolling = state == JackTransportRolling || state == JackTransportLooping
+            if followsTransport, position.valid.rawValue & JackPositionBBT.rawValue != 0 { engine.followTransport(bpm: position.beats_per_minute) }
         }
         receiveMIDI(jack_port_get_buffer(midiIn, frames))
         if let gridIn { receiveGrid(jack_port_get_buffer(gridIn, frames)) }
@@ -112,13 +122,22 @@ package final class ProcessHost {
         }
     }
 
+    /// JACK's freewheel callback: the recorder waits for its disk rather than drop a block.
+    func freewheel(_ on: Bool) {
+        recorder?.freewheeling(on)
+    }
+
     /// Real-time safe. JACK's timebase callback, right after `process` on the same thread.
-    func timebase(position: UnsafeMutablePointer<jack_position_t>, newPosition: Bool) {
+    /// The BBT is computed for the frame the position will be published with: a position naming
+    /// this cycle's own frame while rolling (PipeWire's) is seen beside the next cycle's frame.
+    func timebase(position: UnsafeMutablePointer<jack_position_t>, frames: jack_nframes_t, newPosition: Bool) {
         ProcessThread.enter()
         defer { ProcessThread.exit() }
         let clock = engine.gridClock
         let bpm = clock.isRunning ? clock.bpm : TransportTimebase.idleBPM
-        timebase.fill(position, bpm: bpm, newPosition: newPosition)
+        let named = position.pointee.frame
+        let published = cycleRolling && !newPosition && named == cycleTransportFrame ? named &+ frames : named
+        timebase.fill(position, bpm: bpm, newPosition: newPosition, publishedAt: published)
     }
 
     /// Real-time safe (clock_gettime on CLOCK_MONOTONIC is a vDSO call; it never blocks).

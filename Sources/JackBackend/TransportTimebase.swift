@@ -6,6 +6,12 @@ import CJack
 /// The beat count is integrated cycle by cycle at the tempo in effect, so a tempo change bends
 /// the bar line forward instead of jumping it; after a relocation, the new frame is converted
 /// at the current tempo. 4/4, 1920 ticks a beat.
+///
+/// The BBT is for the frame a transport query will see it beside. jackd2 hands the callback
+/// the next cycle's position, published with it; PipeWire hands it the current cycle's and
+/// publishes what we write with the next one. `ProcessHost` tells them apart by comparing the
+/// position's frame with the cycle's own (read in `process`), and asks for the BBT one period
+/// on where PipeWire would otherwise show it a period late.
 package final class TransportTimebase {
     static let beatsPerBar = 4
     static let ticksPerBeat = 1920.0
@@ -19,8 +25,7 @@ package final class TransportTimebase {
     init(sampleRate: Int) { self.sampleRate = Double(sampleRate) }
 
     /// Real-time safe. JACK's timebase callback: runs on the process thread after `process`.
-    func fill(_ position: UnsafeMutablePointer<jack_position_t>, bpm: Double, newPosition: Bool) {
-        let frame = position.pointee.frame
+    func fill(_ position: UnsafeMutablePointer<jack_position_t>, bpm: Double, newPosition: Bool, publishedAt frame: jack_nframes_t) {
         let beatsPerFrame = bpm / (60 * sampleRate)
         if newPosition || !started || frame < lastFrame {
             beats = Double(frame) * beatsPerFrame

@@ -47,6 +47,9 @@ public final class LiveSession {
     /// The path latency last reported to JACK (and said).
     private var reportedLatency = 0
     private var stopped = false
+    /// Whether `stop` gave up waiting for `jack_client_close` (the process should exit without
+    /// running libjack's own teardown, which would wait on the same server).
+    public private(set) var closeAbandoned = false
 
     /// Builds everything the run needs, not yet active. Any failure is reported to the session
     /// manager, and a server we started is stopped.
@@ -104,8 +107,15 @@ public final class LiveSession {
 
     /// A JACK server when none runs and the configuration asks for one (a NetJACK2 slave waits
     /// for its master here: it takes the master's rate and period, which the engine is built for).
+    /// Never a jackd beside PipeWire: with PipeWire's libjack, PipeWire is the server; with
+    /// jackd2's while a PipeWire runs for this user, the user is told to use `pw-jack`.
     private static func startServer(_ configuration: Configuration, say: (String) -> Void) throws -> JackServer? {
         guard configuration.startServer && !JackServer.isRunning() else { return nil }
+        if JackServerIdentity.current.isPipeWire { throw JackClient.Failure.noServer(server: JackClient.serverName) }
+        if configuration.netSlave == nil && JackServerIdentity.pipeWireRuns {
+            throw OptionProblem("--start-server: PipeWire runs here, and a jackd beside it would fight it for the sound card; "
+                                      + "run pulsejack on PipeWire's JACK instead: pw-jack pulsejack run …")
+        }
         let server = try JackServer.start(net: configuration.netSlave)
         guard let net = configuration.netSlave else {
             say("pulsejack: started JACK server '\(server.name)' with the \(server.driver) driver")
@@ -279,6 +289,13 @@ public final class LiveSession {
     /// Whether the JACK server is gone and a reconnection is being tried.
     public var isReconnecting: Bool { watch.isReconnecting }
 
+    /// After a stop whose close was abandoned: exits (status 0) without libjack's teardown at
+    /// exit, which would wait on the same unanswering server.
+    public static func exitLeavingTheClient() -> Never {
+        fflush(nil)  // every open output stream: stdout's last lines
+        _exit(0)
+    }
+
     /// What a run did, for its last line.
     public struct Summary: CustomStringConvertible {
         public var counts: EngineCounters.Snapshot
@@ -291,9 +308,12 @@ public final class LiveSession {
         }
     }
 
-    /// Stops the page and the inputs, deactivates and closes the client, finishes every file,
-    /// stops a server we started; the summary of the run. Once.
-    public func stop() -> Summary {
+    /// Stops the page and the inputs, deactivates the client, finishes every file (the
+    /// recording's header, the session log), closes the client, and stops a server we started;
+    /// the summary of the run. Once. Each wait on the server has `closeSeconds`: a dying or
+    /// stopped server can hold libjack for ever, and the client is abandoned then (the files
+    /// finished all the same; `closeAbandoned` says so).
+    public func stop(closeSeconds: Double = 2) -> Summary {
         precondition(!stopped, "a live session stops once")
         stopped = true
         page?.stop()
@@ -301,9 +321,13 @@ public final class LiveSession {
         replaySource?.stop()
         publisher.stop()
         view?.stop()
-        if !watch.isReconnecting { client.deactivate() }
+        // A server that does not answer leaves the process thread where it is: the files are
+        // finished then from what the engine published, and the client is left to it.
+        let deactivated = watch.isReconnecting || client.deactivate(within: closeSeconds)
+        let endFrame = deactivated ? engine.framePosition
+            : handle.publishedPeriodStart.load(ordering: .relaxed) + Int64(client.bufferSize)
         logs.drain(view: view)
-        logs.finish(endFrame: engine.framePosition)
+        logs.finish(endFrame: endFrame)
         var recorded = ""
         if let recorder {
             do {
@@ -314,7 +338,13 @@ public final class LiveSession {
                 log("\(error)")
             }
         }
-        if watch.isReconnecting { client.releaseDeadClient() } else { client.close() }
+        if watch.isReconnecting {
+            client.releaseDeadClient()
+        } else if !deactivated || !client.close(within: closeSeconds) {
+            closeAbandoned = true
+            log("the JACK server did not let the client go within \(String(format: "%g", closeSeconds)) s (a stopped or dying server): "
+                + "leaving it; the recording and the logs are already finished")
+        }
         let summary = Summary(counts: handle.counters.snapshot(), reconnects: client.reconnects, recorded: recorded)
         server?.stop()
         return summary

@@ -37,6 +37,10 @@ public final class LiveStatus: Sendable {
         let connections = client.connections()
         var values: [(String, StatusValue)] = [
             ("server", .text(client.serverGone ? "gone, reconnecting" : "running")),
+            ("jack", .text(client.server.product)), ("sample_rate", .int(client.sampleRate)),
+            ("period", .int(client.bufferSize)), ("period_changes", .int(client.periodChanges)),
+            ("late_pulses", .int(counts.latePulses)), ("freewheel", .int(client.freewheeling ? 1 : 0)),
+            ("metadata", .text(client.metadataAvailable ? "written" : "unavailable")),
             ("dsp_load", .float(client.dspLoad)),
             ("xruns", .int(counts.xruns)), ("frames_skipped", .int(counts.framesSkipped)),
             ("frames_rewound", .int(counts.framesRewound)), ("reconnects", .int(client.reconnects)),

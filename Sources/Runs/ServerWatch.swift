@@ -57,7 +57,7 @@ final class ServerWatch {
     private func reconnect(periods: () -> Int) {
         do {
             try client.reconnect()
-            say("pulsejack: reconnected to JACK server '\(JackClient.serverName)' as '\(client.name)' after \(reconnection.attempts) attempt(s)")
+            say("pulsejack: reconnected to \(client.server.described) as '\(client.name)' after \(reconnection.attempts) attempt(s)")
             reconnection.succeeded()
             cycles.restart(periods: periods())
             makeConnections()
@@ -72,10 +72,28 @@ final class ServerWatch {
             log(netWiring.isEmpty ? "JACK has run no cycle for \(CycleWatch.limit) s; keeping the voices and their state"
                 : "the NetJACK2 link to the master is down (no cycle for \(CycleWatch.limit) s); keeping the voices and their state, "
                     + "rejoining when it is back")
+            lastProbe = Date()
+            probeServer()
         case .resumed(let seconds)?:
             say("pulsejack: JACK runs cycles again after \(String(format: "%.1f", seconds)) s" + (netWiring.isEmpty ? "" : " (the NetJACK2 master is back)"))
-        case nil: break
+        case nil:
+            if cycles.state.withLockedValue({ $0.stalled }), Date().timeIntervalSince(lastProbe) >= Self.probeInterval {
+                lastProbe = Date()
+                probeServer()
+            }
         }
+    }
+
+    /// Seconds between probes of a server that runs no cycle.
+    static let probeInterval = 3.0
+    private var lastProbe = Date.distantPast
+
+    /// A stall may be a server that died without telling us (a shutdown callback the library
+    /// never calls): a new client that cannot reach the server proves it gone, and the stall is
+    /// treated as its death. A server that does not answer at all (stopped, hung) is left be.
+    private func probeServer() {
+        guard JackServer.answers(within: 1) == false else { return }
+        client.declareServerGone(reason: "the server stopped answering (found by a probe after no cycle ran)")
     }
 
     /// A net slave's system ports exist once a master has joined (anew after each rejoin):

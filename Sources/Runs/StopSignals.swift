@@ -6,7 +6,9 @@ import Realtime
 
 /// SIGINT, SIGTERM and SIGHUP as a request to stop: `run` and `render` finish what they hold
 /// (a summary, a closed WAV file) instead of dying mid-write. SIGHUP (a closed terminal or SSH
-/// session) is treated like SIGTERM.
+/// session) is treated like SIGTERM. A second stop signal, while the first one's stop is still
+/// under way, exits at once (status 128 + its number), saying so in one line: the files are
+/// finished first in a stop, so what the first signal began has usually saved them already.
 public final class StopSignals: Sendable {
     private let received = ManagedAtomic<Int32>(0)
     private let semaphore = DispatchSemaphore(value: 0)
@@ -22,12 +24,22 @@ public final class StopSignals: Sendable {
             source.setEventHandler {
                 if received.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing).exchanged {
                     semaphore.signal()
+                } else {
+                    Self.exitAtOnce(number)
                 }
             }
             source.resume()
             sources.append(source)
         }
         self.sources = LockedBox(sources)
+    }
+
+    /// A second signal: one line on stderr, then `_exit` (no atexit handlers: libjack's would
+    /// wait on the server the first stop is already waiting on).
+    private static func exitAtOnce(_ number: Int32) -> Never {
+        let line = "pulsejack: a second stop signal (\(number)): exiting at once\n"
+        _ = line.withCString { write(2, $0, strlen($0)) }
+        _exit(128 + number)
     }
 
     /// The first stop signal received, if any.

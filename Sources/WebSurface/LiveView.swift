@@ -96,6 +96,7 @@ public final class LiveView: Sendable {
         }
         layout = JSONText.object([
             ("preset", JSONText.string(loaded.preset.name ?? (loaded.file as NSString).lastPathComponent)),
+            ("server", JSONText.string(client.server.product)),
             ("sampleRate", String(client.sampleRate)), ("period", String(client.bufferSize)),
             ("meterRate", JSONText.number(MeterPublisher.rate)),
             ("revolutionSeconds", JSONText.number(secondsPerRevolution)), ("floorDB", JSONText.number(MeterBallistics.displayFloor)),

@@ -81,6 +81,7 @@ final class CycleGapDetectorTests: XCTestCase {
             case .none: break
             case .skip(let frames): engine.skip(frames: frames)
             case .rewind(let frames): engine.rewind(frames: frames)
+            case .skipAtPeriodChange(let frames): engine.skip(frames: frames, soundingLate: true)
             }
             let run = Fixtures.run(engine, sizes: [256], periods: 1)
             heard += WavFile.onsets(run.left).map { period * 256 + $0 }
@@ -91,5 +92,77 @@ final class CycleGapDetectorTests: XCTestCase {
         XCTAssertTrue(Set(away).isSubset(of: Set(heard)), "missing \(Set(away).subtracting(heard).sorted())")
         XCTAssertTrue(heard.filter { !disturbed.contains($0 / 256) }.allSatisfy { Set(contract).contains($0) }, "off the grid: \(heard)")
         XCTAssertEqual(engine.handle.counters.snapshot().framesSkipped, 256, "only the lost cycle counts as skipped")
+    }
+
+    private func decisions(_ cycles: [(reading: UInt32, frames: UInt32)]) -> [CycleGapDetector.Decision] {
+        var detector = CycleGapDetector(limit: 48_000)
+        return cycles.map { detector.cycle(reading: $0.reading, frames: $0.frames) }
+    }
+
+    /// jackd2 runs every cycle, but at the first cycle of a new size its counter has moved by
+    /// the new size while the old period passed: new − old, with no frame lost.
+    func testJackd2sCounterJumpAtAPeriodChangeSkipsNothing() {
+        // 256 → 1024 at the cycle that truly starts at 768: the counter reads 512 + 1024.
+        XCTAssertEqual(decisions([(0, 256), (256, 256), (512, 256), (1536, 1024), (2560, 1024), (3584, 1024)]),
+                       Array(repeating: .none, count: 6))
+        // 1024 → 64: the counter reads 1024 + 64 where 2048 passed.
+        XCTAssertEqual(decisions([(0, 1024), (1024, 1024), (1088, 64), (1152, 64), (1216, 64)]), Array(repeating: .none, count: 5))
+    }
+
+    /// PipeWire runs no client in the first cycle of a new quantum: the counter jumps by old +
+    /// new, and the unrun cycle is skipped at once (there is nothing to confirm it later).
+    func testPipeWiresUnrunCycleAtAPeriodChangeIsSkippedAtOnce() {
+        XCTAssertEqual(decisions([(0, 256), (256, 256), (512, 256), (1792, 1024), (2816, 1024)]),
+                       [.none, .none, .none, .skipAtPeriodChange(1024), .none])
+        XCTAssertEqual(decisions([(0, 2048), (2048, 2048), (4160, 64), (4224, 64)]), [.none, .none, .skipAtPeriodChange(64), .none])
+        // An ordinary gap at an unchanged period still waits for its confirmation.
+        XCTAssertEqual(decisions([(0, 64), (192, 64), (256, 64)]), [.none, .none, .skip(128)])
+    }
+
+    /// A 300-BPM click on four pulses a beat (every 2,400 frames) through ten period changes,
+    /// driven as each server drives the callback. jackd2: every pulse on its contract frame in
+    /// the sample stream. PipeWire: every pulse on its contract frame in JACK's frame time,
+    /// except those due in an unrun cycle, which sound at the next cycle's first frame, counted.
+    func testTenPeriodChangesKeepEveryPulseOnItsContractFrame() {
+        let sizes = [256, 64, 2048, 64, 2048, 128, 1024, 64, 2048, 512, 256]
+        for pipeWire in [false, true] {
+            let ring = SPSCRing<ControlMessage>(minimumCapacity: 8)
+            let engine = Fixtures.clickEngine(maxFrames: 64, rates: [BeatRate(subdivision: 4)], sources: [ring])
+            ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 300)))
+            var detector = CycleGapDetector(limit: 48_000)
+            var heard: [Int] = [], unrun: [Range<Int>] = []
+            var truth = 0, reading: UInt32 = 0, last = sizes[0]
+            for size in sizes {
+                for cycle in 0..<(48_000 / size / 2) {
+                    if cycle == 0 && size != last {
+                        if pipeWire {
+                            unrun.append(truth..<truth + size)
+                            truth += size
+                            reading = UInt32(truth)
+                        } else {
+                            // The counter moved by the new size where the old period passed.
+                            reading = reading &- UInt32(last) &+ UInt32(size)
+                        }
+                    }
+                    switch detector.cycle(reading: reading, frames: UInt32(size)) {
+                    case .none: break
+                    case .skip(let frames): engine.skip(frames: frames)
+                    case .rewind(let frames): engine.rewind(frames: frames)
+                    case .skipAtPeriodChange(let frames): engine.skip(frames: frames, soundingLate: true)
+                    }
+                    heard += WavFile.onsets(Fixtures.run(engine, sizes: [size], periods: 1).left).map { truth + $0 }
+                    truth += size
+                    reading = reading &+ UInt32(size)
+                    last = size
+                }
+            }
+            let contract = Array(stride(from: 0, to: truth, by: 2400))
+            let late = contract.filter { frame in unrun.contains { $0.contains(frame) } }
+            let expected = contract.map { frame in unrun.first { $0.contains(frame) }?.upperBound ?? frame }
+            XCTAssertEqual(heard, expected, pipeWire ? "PipeWire" : "jackd2")
+            XCTAssertEqual(engine.handle.counters.snapshot().latePulses, late.count)
+            XCTAssertEqual(engine.handle.counters.snapshot().framesSkipped, unrun.map(\.count).reduce(0, +))
+            if pipeWire { XCTAssertFalse(late.isEmpty, "some pulse fell in an unrun cycle: the test tests the late path") }
+        }
     }
 }

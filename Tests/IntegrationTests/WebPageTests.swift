@@ -50,6 +50,10 @@ final class WebPageTests: XCTestCase {
         // The BPM the engine has (its own status over OSC), on the page.
         XCTAssertTrue(try browser.wait(until: "return document.getElementById('bpm').textContent === '120.0'"))
         XCTAssertEqual(try run.status()["bpm"], 120)
+        // The server named as libjack names it, with the rate and period the status reports.
+        let serverLine = try XCTUnwrap(browser.execute("return document.getElementById('server').textContent") as? String)
+        let period = try XCTUnwrap(try run.status()["period"])
+        XCTAssertEqual(serverLine, "jackd2 \(try TestServer.jackdVersion()) · 48000 Hz · \(Int(period)) frames")
         let first = try browser.window
         let second = try browser.newWindow()
         try browser.open(url)

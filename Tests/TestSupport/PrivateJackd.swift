@@ -24,6 +24,16 @@ public final class PrivateJackd {
 
     public var isRunning: Bool { process?.isRunning ?? false }
 
+    /// The running server's process id, for a test that signals it itself.
+    public var processIdentifier: Int32? { isRunning ? process?.processIdentifier : nil }
+
+    /// Waits (at most `seconds`) for a server a test signalled itself to exit.
+    public func waitForExit(seconds: Double = 10) -> Bool {
+        let deadline = Date() + seconds
+        while isRunning && Date() < deadline { usleep(20_000) }
+        return !isRunning
+    }
+
     public func start() throws {
         guard !isRunning else { return }
         let process = Process()

@@ -22,6 +22,14 @@ public enum TestServer {
         setenv("JACK_DEFAULT_SERVER", server, 1)
     }
 
+    /// jackd2's version as `jackd --version` prints it ("jackdmp version 1.9.21 …" → "1.9.21").
+    public static func jackdVersion() throws -> String {
+        let said = try Subprocess.run("/usr/bin/jackd", ["--version"])
+        let words = (said.stdout + said.stderr).split(whereSeparator: \.isWhitespace)
+        guard let index = words.firstIndex(of: "version"), index + 1 < words.count else { return "unknown" }
+        return String(words[index + 1])
+    }
+
     /// A server name that is certainly not running.
     public static var absentName: String { "pulsejack-absent-\(getpid())" }
 }

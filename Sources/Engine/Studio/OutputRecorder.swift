@@ -9,7 +9,9 @@ import SoundFiles
 /// `run --record OUT.wav`: the process thread copies each period's output into a lock-free
 /// ring (jack_ringbuffer, one writer, one reader); a disk thread drains it into a 32-bit float
 /// WAV through libsndfile. The ring holds `seconds` of audio, so a slow disk delays the file
-/// rather than losing frames; were it ever full, the period is dropped and counted.
+/// rather than losing frames; were it ever full, the period is dropped and counted. In freewheel
+/// (JACK runs the graph as fast as it can, without real-time deadlines, and allows the process
+/// callback to block) a full ring is waited on instead, so a freewheeled take keeps every frame.
 ///
 /// Three owners: the process thread writes through its one `Writer`, the disk thread holds the
 /// file (inside `disk`'s lock, which only it and `finish` take), other threads read the atomics.
@@ -24,6 +26,12 @@ public final class OutputRecorder: Sendable {
     public let framesQueued = ManagedAtomic<Int>(0)
     private let disk: LockedBox<Disk>
     private let running = ManagedAtomic<Bool>(false)
+    /// Set by JACK's freewheel callback: a full ring is waited on, not dropped.
+    public let freewheeling = ManagedAtomic<Bool>(false)
+    /// Set when the take is being finished: the process thread hands over nothing more.
+    private let sealed = ManagedAtomic<Bool>(false)
+    /// How long a freewheeling process thread waits for the disk before dropping a block.
+    static let freewheelPatienceMicroseconds = 10_000_000
     private let finished = DispatchSemaphore(value: 0)
 
     /// The disk thread's side: the file, what reached it, and why it stopped if it did.
@@ -75,6 +83,11 @@ public final class OutputRecorder: Sendable {
             framesToDrop += frames
         }
 
+        /// JACK's freewheel callback's word, passed on.
+        public func freewheeling(_ on: Bool) {
+            recorder.freewheeling.store(on, ordering: .relaxed)
+        }
+
         /// Real-time safe. Frames JACK moved on without running us: silence in the file, so that the
         /// recording keeps JACK's time (a dropout, never a shift of everything after it).
         public func writeSilence(frames: Int) {
@@ -84,9 +97,11 @@ public final class OutputRecorder: Sendable {
         /// Real-time safe. Interleaves (or zeroes) and queues `frames` frames, `maxFrames` at a time.
         private func enqueue(frames: Int, left: UnsafePointer<Float>?, right: UnsafePointer<Float>?) {
             var done = 0
+            guard !recorder.sealed.load(ordering: .relaxed) else { return }
             while done < frames {
                 let chunk = min(maxFrames, frames - done)
                 let bytes = chunk * 2 * MemoryLayout<Float>.size
+                if ring.writeSpace < bytes, recorder.freewheeling.load(ordering: .relaxed) { waitForDisk(bytes: bytes) }
                 if ring.writeSpace < bytes {
                     recorder.overruns.wrappingIncrement(ordering: .relaxed)
                     recorder.framesLost.wrappingIncrement(by: chunk, ordering: .relaxed)
@@ -103,6 +118,17 @@ public final class OutputRecorder: Sendable {
                     recorder.framesQueued.wrappingIncrement(by: chunk, ordering: .relaxed)
                 }
                 done += chunk
+            }
+        }
+
+        /// Only in freewheel, where JACK lets the process callback block: waits (1 ms sleeps,
+        /// at most `freewheelPatienceMicroseconds`) until the disk thread has made room.
+        private func waitForDisk(bytes: Int) {
+            var waited = 0
+            while ring.writeSpace < bytes, waited < OutputRecorder.freewheelPatienceMicroseconds,
+                  recorder.freewheeling.load(ordering: .relaxed), !recorder.sealed.load(ordering: .relaxed) {
+                usleep(1000)
+                waited += 1000
             }
         }
     }
@@ -142,9 +168,10 @@ public final class OutputRecorder: Sendable {
         thread.start()
     }
 
-    /// Control thread. After the process thread stopped writing: drains the ring, finishes the
-    /// file, and reports what was written (or why not).
+    /// Control thread. Seals the take (the process thread hands over nothing more, even if it
+    /// still runs), drains the ring, finishes the file, and reports what was written (or why not).
     public func finish() throws -> Int {
+        sealed.store(true, ordering: .relaxed)
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return disk.withLockedValue { $0.framesWritten } }
         finished.wait()
         let (frames, writeError) = disk.withLockedValue { ($0.framesWritten, $0.writeError) }

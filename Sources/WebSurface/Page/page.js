@@ -169,6 +169,7 @@ function setValue(input, value) {
 function build() {
   const layout = page.layout;
   $("preset").textContent = layout.preset;
+  $("server").textContent = `${layout.server} · ${layout.sampleRate} Hz · ${layout.period} frames`;
   $("revolution").textContent = `one revolution per ${layout.revolutionSeconds} s`;
   const strips = $("strips"); strips.replaceChildren();
   layout.voices.forEach((voice, index) => {
