@@ -20,9 +20,14 @@ build: deps
 demo: build
 	$(SWIFT) run --skip-build pulsejack demo
 
+# A failing run ends by listing its failures again, so the last lines of a long log name them.
+FAILURES = status=$${PIPESTATUS[0]}; if [ $$status -ne 0 ]; then echo "make: the failing tests (whole log: $(1)):"; \
+	grep -E "error: |' failed \(" $(1) | tail -20; fi; exit $$status
+
 test: build
 	$(SWIFT) build --build-tests
-	./scripts/with-private-jackd.sh $(SWIFT) test --skip-build --disable-swift-testing
+	./scripts/with-private-jackd.sh $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log; \
+	$(call FAILURES,.build/test.log)
 
 # The suite under ThreadSanitizer (its own build folder; the allocation counter is built out, so
 # the counting tests skip here and run in `make test`). A race anywhere fails the run. Swift's
@@ -33,7 +38,8 @@ test-tsan: deps
 	$(SWIFT) build --product pulsejack
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
 	PULSEJACK_TOOL="$(CURDIR)/.build/debug/pulsejack" TSAN_OPTIONS="$(TSAN_OPTIONS_PJ)" ./scripts/with-private-jackd.sh \
-		$(SWIFT) test --skip-build --disable-swift-testing --sanitize=thread --build-path .build-tsan
+		$(SWIFT) test --skip-build --disable-swift-testing --sanitize=thread --build-path .build-tsan 2>&1 | tee .build-tsan/test.log; \
+	$(call FAILURES,.build-tsan/test.log)
 
 # Speed, precision and real-time safety beside peers: prints a table and writes BENCHMARKS.md.
 # One section alone: .build/release/pulsejack-bench --only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|web|ensemble|daw|safety
