@@ -1,10 +1,11 @@
 # pulsejack: `make demo` renders the demo with no sound card; `make test` runs every test
-# against a private jackd it starts and stops itself. Both install missing Debian packages.
+# against a private jackd it starts and stops itself, and the live tests again against a private
+# headless PipeWire. Both install missing Debian packages.
 SHELL := /bin/bash
 DEBS := jackd2 libjack-jackd2-dev libsndfile1-dev libsamplerate0-dev libzita-convolver-dev libfftw3-dev \
         liblo-dev liblo-tools librubberband-dev jack-capture sox pkg-config python3-scipy \
         liblilv-dev lv2-dev lilv-utils mda-lv2 lv2-examples swh-lv2 x42-plugins avldrums.lv2 jalv \
-        chromium chromium-driver iproute2 procps
+        chromium chromium-driver iproute2 procps pipewire pipewire-bin pipewire-jack wireplumber dbus-daemon
 SWIFT ?= swift
 
 .PHONY: all deps build demo test test-tsan bench soak sounds clean
@@ -24,10 +25,16 @@ demo: build
 FAILURES = status=$${PIPESTATUS[0]}; if [ $$status -ne 0 ]; then echo "make: the failing tests (whole log: $(1)):"; \
 	grep -E "error: |' failed \(" $(1) | tail -20; fi; exit $$status
 
+# Every test against a private jackd2, then the live ones (real JACK peers and `pulsejack run`)
+# again against a private headless PipeWire through its libjack; those that cannot apply there
+# skip, saying why.
+LIVE_TESTS := IntegrationTests|JackBackendTests
 test: build
 	$(SWIFT) build --build-tests
 	./scripts/with-private-jackd.sh $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log; \
 	$(call FAILURES,.build/test.log)
+	./scripts/with-private-pipewire.sh $(SWIFT) test --skip-build --disable-swift-testing --filter "$(LIVE_TESTS)" 2>&1 \
+		| tee .build/test-pipewire.log; $(call FAILURES,.build/test-pipewire.log)
 
 # The suite under ThreadSanitizer (its own build folder; the allocation counter is built out, so
 # the counting tests skip here and run in `make test`). A race anywhere fails the run. Swift's

@@ -21,7 +21,7 @@ final class DyingServerStopTests: XCTestCase {
     /// jackd and pulsejack sent SIGTERM together, twenty times in a row: every run exits within
     /// 5 s, and every take's header says exactly the length of the data behind it.
     func testServerAndPulsejackTerminatedTogetherExitWithAWholeTakeEveryTime() throws {
-        let jackd = try PrivateJackd(name: "pulsejack-dying")
+        let jackd = try PrivateJackd.forTest(name: "pulsejack-dying")
         for attempt in 1...20 {
             try jackd.start()
             let wav = folder.appendingPathComponent("take-\(attempt).wav").path
@@ -44,7 +44,7 @@ final class DyingServerStopTests: XCTestCase {
     /// A stopped server (SIGSTOP: hung, or its machine suspended) never answers the client's
     /// close: pulsejack gives up on it, says so, and exits within 5 s with the take finished.
     func testATerminatedRunWhoseServerIsStoppedExitsWithAWholeTake() throws {
-        let jackd = try PrivateJackd(name: "pulsejack-stopped")
+        let jackd = try PrivateJackd.forTest(name: "pulsejack-stopped")
         defer {
             if let server = jackd.processIdentifier { kill(server, SIGCONT) }
             jackd.stop()

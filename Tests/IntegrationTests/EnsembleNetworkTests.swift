@@ -13,6 +13,7 @@ final class EnsembleNetworkTests: XCTestCase {
     static let sampleRate = 48_000, period = 256
 
     func testTwoSlavesShareTheStudioGridToTheFrameAndOneRejoinsAfterItsLinkIsCut() throws {
+        try TestServer.requireJackd2("NetJACK2 needs PipeWire ≥ 0.3.72's netjack2 modules (0.3.65's libjacknet is a stub)")
         try Subprocess.requirePulsejack()
         guard getuid() == 0, let ip = Subprocess.which("ip") else { throw XCTSkip("network namespaces need root and iproute2's ip") }
         let ensemble = try NetworkEnsemble(ip: ip)

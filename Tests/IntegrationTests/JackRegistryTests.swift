@@ -7,6 +7,7 @@ import XCTest
 /// ten times in a row leaves no debris that stops the next start.
 final class JackRegistryTests: XCTestCase {
     func testTenKilledPrivateServersDoNotFillTheRegistry() throws {
+        try TestServer.requireJackd2("the test kills jackd2 servers of the harness's own; PipeWire keeps no JACK server registry")
         let harness = Subprocess.repository.appendingPathComponent("scripts/with-private-jackd.sh").path
         // Each run starts its server (the slot after the suite's own) and the command kills it
         // with SIGKILL: no clean-up, the slot left behind, as when a run is cut off.

@@ -150,12 +150,17 @@ final class JackStudioTests: XCTestCase {
         }
     }
 
+    /// On both servers (PipeWire hands the timebase the current cycle's position, jackd2 the
+    /// next one's): the BBT a transport query sees is the one for the frame it sees beside it.
     func testTimebaseMasterPublishesTheHeartRateAndItsChanges() throws {
-        let jackd = try PrivateJackd(name: "pulsejack-timebase")
-        TestServer.use(jackd.name)
+        // jackd2: a server of its own, whose transport no other test has moved; PipeWire: the pass's.
+        let jackd = TestServer.isPipeWire ? nil : try PrivateJackd.forTest(name: "pulsejack-timebase")
+        defer { withExtendedLifetime(jackd) {} }
+        let server = jackd?.name ?? "default"
+        TestServer.use(server)
         let port = OSCEncoder.freePort()
         try start(["run", "--preset", Subprocess.repository.appendingPathComponent("presets/click").path, "--bpm", "72",
-                   "--osc-port", "\(port)", "--timebase"], client: "pj-timebase", server: jackd.name)
+                   "--osc-port", "\(port)", "--timebase"], client: "pj-timebase", server: server)
         let daw = try TransportPeer(name: "pj-daw")
         defer { daw.close() }
         daw.start()
@@ -171,7 +176,17 @@ final class JackStudioTests: XCTestCase {
         XCTAssertEqual(first.beatsPerBar, 4)
         XCTAssertEqual(first.ticksPerBeat, 1920)
         XCTAssertTrue((1...4).contains(first.beat) && first.bar >= 1 && (0..<1920).contains(first.tick), "\(first)")
-        usleep(1_000_000)
+        // Rolling at 72 BPM from frame 0: tick = frame · 72 · 1920 / (60 · 48000), within a tick
+        // (the BBT a period late would be 12 ticks behind at 256 frames).
+        var exact = 0, samples: [(frame: UInt32, ticks: Double)] = []
+        for _ in 0..<20 {
+            usleep(50_000)
+            guard let sample = daw.framedTicks else { continue }
+            samples.append(sample)
+            if abs(sample.ticks - Double(sample.frame) * 72 * 1920 / (60 * 48_000)) <= 2 { exact += 1 }
+        }
+        XCTAssertGreaterThanOrEqual(exact, 16, "the BBT is for the frame beside it: \(samples)")
+        usleep(500_000)
         let later = try XCTUnwrap(daw.bbt)
         XCTAssertGreaterThan((later.bar - 1) * 4 + later.beat, (first.bar - 1) * 4 + first.beat, "bars and beats advance while rolling")
         OSCEncoder.send(OSCEncoder.message("/pulse/bpm", [.float(90)]), port: port)
@@ -181,7 +196,7 @@ final class JackStudioTests: XCTestCase {
     }
 
     func testFollowTransportPlaysAtTheMastersTempoNotTheHearts() throws {
-        let jackd = try PrivateJackd(name: "pulsejack-follow")
+        let jackd = try PrivateJackd.forTest(name: "pulsejack-follow")
         TestServer.use(jackd.name)
         let master = try TransportPeer(name: "pj-master")
         defer { master.close() }

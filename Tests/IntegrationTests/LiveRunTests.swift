@@ -61,8 +61,19 @@ final class LiveRunTests: XCTestCase {
     }
 
     func testRunWithoutAServerSaysSoInOneLineAndFails() throws {
+        if TestServer.isPipeWire {
+            // No PipeWire in this runtime directory (PipeWire's libjack ignores JACK_DEFAULT_SERVER).
+            let empty = folder.appendingPathComponent("runtime").path
+            try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+            let result = try Subprocess.run(Subprocess.pulsejack, ["run", "--bpm", "73"],
+                                            environment: ["XDG_RUNTIME_DIR": empty, "PIPEWIRE_RUNTIME_DIR": empty], timeout: 20)
+            XCTAssertNotEqual(result.status, 0)
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "one line: \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("found no PipeWire to join"), result.stderr)
+            return
+        }
         let result = try Subprocess.run(Subprocess.pulsejack, ["run", "--bpm", "73"],
-                                        environment: ["JACK_DEFAULT_SERVER": TestServer.absentName, "JACK_NO_START_SERVER": "1"])
+                                        environment: ["JACK_DEFAULT_SERVER": TestServer.absentName, "JACK_NO_START_SERVER": "1"], timeout: 20)
         XCTAssertNotEqual(result.status, 0)
         let errorLines = result.stderr.split(separator: "\n")
         XCTAssertEqual(errorLines.count, 1, "one line, without libjack's own messages: \(result.stderr)")

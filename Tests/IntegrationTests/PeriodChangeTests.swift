@@ -12,18 +12,11 @@ final class PeriodChangeTests: XCTestCase {
     /// every pulse through ten changes between 64 and 2048 frames.
     func testTenPeriodChangesKeepEveryPulseOnItsContractFrameOnJackd2() throws {
         try Subprocess.requirePulsejack()
-        let jackd = try PrivateJackd(name: "pulsejack-period")
+        let jackd = try PrivateJackd.forTest(name: "pulsejack-period")
         let folder = try TemporaryFolder("period").url
         defer { try? FileManager.default.removeItem(at: folder) }
-        try """
-        name: four-a-beat
-        voices:
-          - {name: click, kind: click, gain: 0.89, subdivide: 4}
-        """.write(to: folder.appendingPathComponent("preset.yaml"), atomically: true, encoding: .utf8)
         let port = OSCEncoder.freePort()
-        let output = Pipe()
-        let run = try Subprocess.startPulsejack(["run", "--preset", folder.path, "--bpm", "300", "--name", "pj-period",
-                                                 "--osc-port", "\(port)"], server: jackd.name, output: output)
+        let (run, output) = try startFourPulseClick(name: "pj-period", port: port, server: jackd.name, folder: folder)
         defer { if run.isRunning { run.terminate() } }
         XCTAssertTrue(try Subprocess.waitForPorts(of: "pj-period", server: jackd.name))
         let ear = try CaptureClient(name: "pj-period-ear", server: jackd.name)

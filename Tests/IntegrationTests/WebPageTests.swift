@@ -53,7 +53,7 @@ final class WebPageTests: XCTestCase {
         // The server named as libjack names it, with the rate and period the status reports.
         let serverLine = try XCTUnwrap(browser.execute("return document.getElementById('server').textContent") as? String)
         let period = try XCTUnwrap(try run.status()["period"])
-        XCTAssertEqual(serverLine, "jackd2 \(try TestServer.jackdVersion()) · 48000 Hz · \(Int(period)) frames")
+        XCTAssertEqual(serverLine, "\(try TestServer.product()) · 48000 Hz · \(Int(period)) frames")
         let first = try browser.window
         let second = try browser.newWindow()
         try browser.open(url)

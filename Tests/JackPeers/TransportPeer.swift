@@ -25,6 +25,16 @@ public final class TransportPeer {
         return (position.beats_per_minute, position.bar, position.beat, position.tick, position.beats_per_bar, position.ticks_per_beat)
     }
 
+    /// The transport's frame and its BBT as ticks since bar 1, beat 1 (as one query sees them
+    /// together): nil when no master fills the BBT.
+    public var framedTicks: (frame: UInt32, ticks: Double)? {
+        var position = jack_position_t()
+        _ = jack_transport_query(client, &position)
+        guard position.valid.rawValue & JackPositionBBT.rawValue != 0 else { return nil }
+        let beats = Double(position.bar - 1) * Double(position.beats_per_bar) + Double(position.beat - 1)
+        return (position.frame, beats * position.ticks_per_beat + Double(position.tick))
+    }
+
     /// Becomes the timebase master at a fixed `bpm` (4/4, 1920 ticks a beat, from frame 0).
     public func becomeMaster(bpm: Double) throws {
         masterBPM = bpm

@@ -1,3 +1,4 @@
+import CJack
 import Foundation
 
 /// The private JACK server `make test` starts (`jackd -n NAME -d dummy`), named by
@@ -28,6 +29,20 @@ public enum TestServer {
         let words = (said.stdout + said.stderr).split(whereSeparator: \.isWhitespace)
         guard let index = words.firstIndex(of: "version"), index + 1 < words.count else { return "unknown" }
         return String(words[index + 1])
+    }
+
+    /// PipeWire's version when the tests run on its libjack (`make test`'s second pass, through
+    /// `scripts/with-private-pipewire.sh`), from libjack's own version string; nil on jackd2.
+    public static let pipeWireVersion: String? = {
+        let said = String(cString: jack_get_version_string())
+        return said.range(of: "using PipeWire ").map { String(said[$0.upperBound...].prefix { $0 != ")" }) }
+    }()
+
+    public static var isPipeWire: Bool { pipeWireVersion != nil }
+
+    /// The server as pulsejack should name it: "PipeWire 0.3.65", or "jackd2 " and `jackd --version`'s.
+    public static func product() throws -> String {
+        try pipeWireVersion.map { "PipeWire \($0)" } ?? "jackd2 \(jackdVersion())"
     }
 
     /// A server name that is certainly not running.
