@@ -22,6 +22,9 @@ extension LiveSession {
         public var osc: OSCInput.Configuration? = OSCInput.Configuration()
         /// Record the output to this WAV file.
         public var record: String?
+        /// Seconds of audio the recording's ring holds: a slow disk delays the file by up to this
+        /// much before a period is lost (in freewheel, the process thread waits instead).
+        public var recordBufferSeconds = 10.0
         public var timebase = JackClient.Timebase.off
         public var followTransport = false
         /// Write every applied control message to this session log.
@@ -62,6 +65,9 @@ extension LiveSession {
                 throw OptionProblem("--web-token must be non-empty ASCII without spaces, & or #")
             }
             try OptionProblem.checkRevolution(secondsPerRevolution)
+            guard recordBufferSeconds.isFinite, (0.05...600).contains(recordBufferSeconds) else {
+                throw OptionProblem("--record-buffer \(recordBufferSeconds) is outside 0.05…600 s")
+            }
             if let netSlave {
                 guard (1...10).contains(netSlave.latency) else { throw OptionProblem("--net-latency \(netSlave.latency) is outside 1…10 periods") }
                 if let master = netSlave.master, master.isEmpty || master.contains(where: { $0.isWhitespace }) {

@@ -87,7 +87,8 @@ public final class LiveSession {
             let replay = try Self.replay(configuration.replay, preset: loaded, clock: JackFrameClock(handle: handle, client: client))
             (replaySource, replayRejections) = replay
             if let source = replay.0 { setup.sources.append(source.ring) }
-            recorder = try configuration.record.map { try OutputRecorder(path: $0, sampleRate: client.sampleRate, maxFrames: client.bufferSize) }
+            recorder = try configuration.record.map { try OutputRecorder(path: $0, sampleRate: client.sampleRate, maxFrames: client.bufferSize,
+                                                                         seconds: configuration.recordBufferSeconds) }
             setup.sources.append(controlRing)
             if let tempo = configuration.bpm ?? loaded.preset.bpm { controlRing.producer.push(ControlMessage(.tempo(bpm: tempo))) }
             watch = ServerWatch(client: client, configuration: configuration,
@@ -212,6 +213,10 @@ public final class LiveSession {
             throw error
         }
         if let refusal = client.timebaseRefusal { log("--timebase: \(refusal)") }
+        if !client.metadataAvailable {
+            log("metadata unavailable: the server took no JACK metadata, so patchbays show plain port names"
+                + (client.server.isPipeWire ? " (PipeWire keeps it in the `default` metadata object a session manager such as wireplumber creates)" : ""))
+        }
         osc?.start()
         replaySource?.start()
         view?.start()

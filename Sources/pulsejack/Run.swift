@@ -62,6 +62,9 @@ struct Run: ParsableCommand {
     @Option(help: "Record the output to this WAV file (32-bit float), every frame of the run.")
     var record: String?
 
+    @Option(name: .customLong("record-buffer"), help: "Seconds of audio the recording's ring holds between the process thread and the disk (0.05…600).")
+    var recordBuffer: Double = 10
+
     @Flag(help: "Be the JACK transport's timebase master: the heart's BPM and bar/beat/tick, unless another master exists.")
     var timebase = false
 
@@ -131,6 +134,7 @@ struct Run: ParsableCommand {
             configuration.osc?.detectionLatency = beatLatency
         }
         configuration.record = record
+        configuration.recordBufferSeconds = recordBuffer
         configuration.timebase = timebaseForce ? .takeOver : timebase ? .conditional : .off
         configuration.followTransport = followTransport
         configuration.recordSession = recordSession

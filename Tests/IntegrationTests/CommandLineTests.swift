@@ -526,6 +526,7 @@ final class CommandLineTests: XCTestCase {
             (["run", "--name", String(repeating: "n", count: longest + 1)], "\(longest + 1) bytes long; JACK allows at most \(longest)"),
             (["run", "--name", String(repeating: "n", count: 300)], "300 bytes long; JACK allows at most \(longest)"),
             (["run", "--osc-allow", "192.168.1.0/40"], "--osc-allow 192.168.1.0/40 is not an address or CIDR range"),
+            (["run", "--record-buffer", "0"], "--record-buffer 0.0 is outside 0.05…600 s"),
         ]
         for (arguments, expected) in cases {
             let result = try pulsejack(arguments)
