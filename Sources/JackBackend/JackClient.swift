@@ -105,23 +105,18 @@ public final class JackClient: Sendable {
 
     /// Deactivates (if active) and closes the client; later calls do nothing.
     public func close() {
-        let (closing, described, name) = connection.withLockedValue { state in
-            defer { state.handle = nil; state.described = [] }
-            return (state.handle, state.described, state.name)
-        }
-        guard let closing else { return }
-        if !serverGone { forget(described, on: closing, name: name) }
-        jack_client_close(closing)
+        guard let closing = takeForClosing() else { return }
+        if !serverGone { forget(closing.described, on: closing.handle, name: closing.name) }
+        jack_client_close(closing.handle)
     }
 
     /// Deactivates the client on a thread of its own, waiting at most `seconds`; false when the
     /// server did not answer in time (a stopped or dying server holds libjack's locks): the
-    /// client is then abandoned with that thread (`abandon`), never touched again.
+    /// client is then let go without a word to the server, never touched again.
     public func deactivate(within seconds: Double) -> Bool {
-        let live = connection.withLockedValue { $0.handle.map(ClosingClient.init) }
-        guard let live else { return true }
-        guard Self.finishes(within: seconds, { jack_deactivate(live.handle) }) else {
-            abandon()
+        guard let live = connection.withLockedValue({ $0.handle.map { ClosingClient(handle: $0, described: [], name: "") } }) else { return true }
+        guard finishes(within: seconds, { jack_deactivate(live.handle) }) else {
+            _ = takeForClosing()
             return false
         }
         return true
@@ -131,37 +126,30 @@ public final class JackClient: Sendable {
     /// when the server did not let it go in time: the thread is abandoned with the client,
     /// which nobody else holds any more.
     public func close(within seconds: Double) -> Bool {
-        let (closing, described, name) = connection.withLockedValue { state in
-            defer { state.handle = nil; state.described = [] }
-            return (state.handle.map(ClosingClient.init), state.described, state.name)
-        }
-        guard let closing else { return true }
+        guard let closing = takeForClosing() else { return true }
         let forgets = !serverGone
-        return Self.finishes(within: seconds) { [self] in
-            if forgets { forget(described, on: closing.handle, name: name) }
+        return finishes(within: seconds) { [self] in
+            if forgets { forget(closing.described, on: closing.handle, name: closing.name) }
             jack_client_close(closing.handle)
         }
     }
 
-    /// Lets go of the client without a word to the server (one that does not answer).
-    private func abandon() {
-        connection.withLockedValue { state in
-            state.handle = nil
-            state.described = []
-        }
+    /// A client handle on its way to `jack_client_close` (on a thread of its own, or dropped),
+    /// with what it described and its name.
+    // @unchecked: an immutable pointer, taken out of `connection` before it is handed over.
+    private struct ClosingClient: @unchecked Sendable {
+        let handle: OpaquePointer
+        let described: [jack_uuid_t]
+        let name: String
     }
 
-    /// Runs `body` on a thread of its own; whether it finished within `seconds` (if not, the
-    /// thread is left to it).
-    private static func finishes(within seconds: Double, _ body: @escaping @Sendable () -> Void) -> Bool {
-        let done = DispatchSemaphore(value: 0)
-        let worker = Thread {
-            body()
-            done.signal()
+    /// Takes the live client out of `connection` (nil when there is none): from then on its
+    /// taker is its only user.
+    private func takeForClosing() -> ClosingClient? {
+        connection.withLockedValue { state in
+            defer { state.handle = nil; state.described = [] }
+            return state.handle.map { ClosingClient(handle: $0, described: state.described, name: state.name) }
         }
-        worker.name = "pulsejack-close"
-        worker.start()
-        return done.wait(timeout: .now() + seconds) == .success
     }
 
     /// Removes our metadata, and returns once the server has told every client so.
@@ -225,49 +213,7 @@ public final class JackClient: Sendable {
         let described = describe(ports: registered, client: client, name: name, options: options)
         let host = ProcessHost(engine: engine, ports: registered, client: self, handle: client, options: options)
         attached.host = host
-        let context = Unmanaged.passUnretained(host).toOpaque()
-        jack_set_process_callback(client, { frames, context in
-            Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().process(frames: frames)
-            return 0
-        }, context)
-        jack_set_latency_callback(client, { mode, context in
-            Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().reportLatency(mode)
-        }, context)
-        jack_set_xrun_callback(client, { context in
-            Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().engine.handle.counters.xruns
-                .wrappingIncrement(ordering: .relaxed)
-            return 0
-        }, context)
-        // Both shutdown callbacks, one handler: jackd2 calls only the info one when both are
-        // set, PipeWire 0.3.65 only the plain one (the info one arrived in 0.3.71). Each runs
-        // like a signal handler: copy the reason into preallocated memory and set a flag.
-        jack_on_info_shutdown(client, { _, reason, context in
-            Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().owner?.shutdown.post(reason: reason)
-        }, context)
-        jack_on_shutdown(client, { context in
-            Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().owner?.shutdown.post(reason: nil)
-        }, context)
-        jack_set_buffer_size_callback(client, { frames, context in
-            let host = Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue()
-            host.owner?.periodChanged(to: Int(frames))
-            return 0
-        }, context)
-        jack_set_freewheel_callback(client, { starting, context in
-            let host = Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue()
-            host.freewheel(starting != 0)
-            host.owner?.freewheelState.store(starting != 0, ordering: .relaxed)
-        }, context)
-        attached.timebaseRefusal = nil
-        if options.timebase != .off {
-            let status = jack_set_timebase_callback(client, options.timebase == .conditional ? 1 : 0, { state, frames, position, newPosition, context in
-                Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue().timebase(position: position!, frames: frames, newPosition: newPosition != 0)
-            }, context)
-            if status == EBUSY {
-                attached.timebaseRefusal = "another client is the transport's timebase master (take over with --timebase-force)"
-            } else if status != 0 {
-                attached.timebaseRefusal = "JACK refused the timebase (error \(status))"
-            }
-        }
+        attached.timebaseRefusal = host.installCallbacks(on: client, timebase: options.timebase)
         guard jack_activate(client) == 0 else { throw Failure.activateFailed }
         return described
     }
@@ -396,10 +342,18 @@ public final class JackClient: Sendable {
         withClient { client, _ in _ = jack_deactivate(client) }
     }
 
-    /// JACK's buffer-size callback (its own thread, before the first cycle of the new size).
-    fileprivate func periodChanged(to frames: Int) {
+    // MARK: - What JACK's callbacks tell (`ProcessHost+Callbacks`)
+
+    /// A shutdown callback: runs like a signal handler (no allocation, no lock).
+    func serverShutDown(reason: UnsafePointer<CChar>?) { shutdown.post(reason: reason) }
+
+    /// The buffer-size callback (its own thread, before the first cycle of the new size).
+    func periodChanged(to frames: Int) {
         if period.exchange(frames, ordering: .relaxed) != frames { periodChangeCount.wrappingIncrement(ordering: .relaxed) }
     }
+
+    /// The freewheel callback.
+    func freewheelChanged(_ on: Bool) { freewheelState.store(on, ordering: .relaxed) }
 
     /// Asks the server to run the graph as fast as possible (JACK's freewheel mode) or to return
     /// to real time. Control thread.
@@ -409,22 +363,11 @@ public final class JackClient: Sendable {
 
     // MARK: - Surviving the server
 
-    /// A client handle on its way to `jack_client_close` on a thread of its own.
-    // @unchecked: an immutable pointer, taken out of `connection` before it is handed over.
-    private struct ClosingClient: @unchecked Sendable {
-        let handle: OpaquePointer
-    }
-
     /// After `serverGone`: lets go of the dead client. `jack_client_close` can hang after a
     /// server restart (jack2#395), so it runs on its own thread and is abandoned after a second.
     public func releaseDeadClient() {
-        let dead = connection.withLockedValue { state in
-            defer { state.handle = nil }
-            return state.handle.map(ClosingClient.init)
-        }
-        // Taken out of `connection` first, so the closing thread is its only user.
-        guard let dead else { return }
-        _ = Self.finishes(within: 1) { jack_client_close(dead.handle) }
+        guard let dead = takeForClosing() else { return }
+        _ = finishes(within: 1) { jack_client_close(dead.handle) }
     }
 
     /// Opens a new client under the same name on a server that is back, re-activates the same

@@ -22,16 +22,9 @@ public final class JackServer {
     /// Whether the server answers a new client within `seconds`: nil when the probe got no
     /// answer in time (a stopped or hung server; the probe's thread is left to it).
     public static func answers(within seconds: Double) -> Bool? {
-        let answer = ManagedAtomic<Int>(0)
-        let done = DispatchSemaphore(value: 0)
-        let prober = Thread {
-            answer.store(isRunning() ? 1 : 2, ordering: .releasing)
-            done.signal()
-        }
-        prober.name = "pulsejack-probe"
-        prober.start()
-        guard done.wait(timeout: .now() + seconds) == .success else { return nil }
-        return answer.load(ordering: .acquiring) == 1
+        let answered = ManagedAtomic<Bool>(false)
+        guard finishes(within: seconds, { answered.store(isRunning(), ordering: .releasing) }) else { return nil }
+        return answered.load(ordering: .acquiring)
     }
 
     /// True when ALSA lists at least one sound card.

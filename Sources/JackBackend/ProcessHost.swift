@@ -125,6 +125,7 @@ package final class ProcessHost {
     /// JACK's freewheel callback: the recorder waits for its disk rather than drop a block.
     func freewheel(_ on: Bool) {
         recorder?.freewheeling(on)
+        owner?.freewheelChanged(on)
     }
 
     /// Real-time safe. JACK's timebase callback, right after `process` on the same thread.

@@ -96,8 +96,8 @@ public final class OutputRecorder: Sendable {
 
         /// Real-time safe. Interleaves (or zeroes) and queues `frames` frames, `maxFrames` at a time.
         private func enqueue(frames: Int, left: UnsafePointer<Float>?, right: UnsafePointer<Float>?) {
-            var done = 0
             guard !recorder.sealed.load(ordering: .relaxed) else { return }
+            var done = 0
             while done < frames {
                 let chunk = min(maxFrames, frames - done)
                 let bytes = chunk * 2 * MemoryLayout<Float>.size

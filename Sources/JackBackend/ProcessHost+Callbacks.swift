@@ -1,0 +1,41 @@
+import CJack
+import Glibc
+import Engine
+
+/// JACK's callbacks, each handed the `ProcessHost` as its context: the process path, latency,
+/// xruns, the server's shutdown, period changes, freewheel and the timebase.
+extension ProcessHost {
+    private static func host(_ context: UnsafeMutableRawPointer?) -> ProcessHost {
+        Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue()
+    }
+
+    /// Control thread, before activation: installs every callback on `client`; why the timebase
+    /// was refused, if it was.
+    func installCallbacks(on client: OpaquePointer, timebase mode: JackClient.Timebase) -> String? {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        jack_set_process_callback(client, { frames, context in
+            ProcessHost.host(context).process(frames: frames)
+            return 0
+        }, context)
+        jack_set_latency_callback(client, { mode, context in ProcessHost.host(context).reportLatency(mode) }, context)
+        jack_set_xrun_callback(client, { context in
+            ProcessHost.host(context).engine.handle.counters.xruns.wrappingIncrement(ordering: .relaxed)
+            return 0
+        }, context)
+        // Both shutdown callbacks, one handler: jackd2 calls only the info one when both are
+        // set, PipeWire 0.3.65 only the plain one (the info one arrived in 0.3.71).
+        jack_on_info_shutdown(client, { _, reason, context in ProcessHost.host(context).owner?.serverShutDown(reason: reason) }, context)
+        jack_on_shutdown(client, { context in ProcessHost.host(context).owner?.serverShutDown(reason: nil) }, context)
+        jack_set_buffer_size_callback(client, { frames, context in
+            ProcessHost.host(context).owner?.periodChanged(to: Int(frames))
+            return 0
+        }, context)
+        jack_set_freewheel_callback(client, { starting, context in ProcessHost.host(context).freewheel(starting != 0) }, context)
+        guard mode != .off else { return nil }
+        let status = jack_set_timebase_callback(client, mode == .conditional ? 1 : 0, { _, frames, position, newPosition, context in
+            ProcessHost.host(context).timebase(position: position!, frames: frames, newPosition: newPosition != 0)
+        }, context)
+        if status == EBUSY { return "another client is the transport's timebase master (take over with --timebase-force)" }
+        return status == 0 ? nil : "JACK refused the timebase (error \(status))"
+    }
+}
