@@ -139,6 +139,13 @@ final class RealtimeSafetyTests: XCTestCase {
                 ring.producer.push(message)
             }
             engine.process(frames: 256, left: left, right: right, inputLeft: input, inputRight: input)
+            if step % 97 == 0 {
+                // A lost cycle, and a period change's unrun cycle (pulses kept to sound late), as
+                // ProcessHost meets them on the process thread.
+                ProcessThread.enter()
+                engine.skip(frames: 256, soundingLate: step % 194 == 0)
+                ProcessThread.exit()
+            }
         }
         return pj_rt_allocation_count()
     }
