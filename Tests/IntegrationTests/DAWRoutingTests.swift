@@ -37,6 +37,12 @@ final class DAWRoutingTests: XCTestCase {
         return path
     }
 
+    /// The first frame of a capture where every port is heard. PipeWire makes jack_capture's
+    /// links active one by one, some cycles after its connect calls return (jackd2 before they
+    /// return): its first period may lack a port (seen at frames 97 and 228), so the first half
+    /// second is left out there.
+    private static var linksSettled: Int { TestServer.isPipeWire ? 24_000 : 0 }
+
     private func stop() throws -> String {
         guard let run else { return "" }
         let (status, printed) = run.stop()
@@ -115,15 +121,16 @@ final class DAWRoutingTests: XCTestCase {
 
         // The master is the sum of the voice ports, frame by frame, in every period recorded.
         XCTAssertGreaterThan(audio.frameCount, 3 * 48_000)
-        var largest: Float = 0, loudest: [Float] = Array(repeating: 0, count: ports.count)
+        let settled = Self.linksSettled
+        var largest: Float = 0, largestAt = 0, loudest: [Float] = Array(repeating: 0, count: ports.count)
         for frame in 0..<audio.frameCount {
-            for side in 0..<2 {
+            for side in 0..<2 where frame >= settled {
                 let sum = stride(from: 2 + side, to: ports.count, by: 2).reduce(Float(0)) { $0 + audio.channels[$1][frame] }
-                largest = max(largest, abs(audio.channels[side][frame] - sum))
+                if abs(audio.channels[side][frame] - sum) > largest { (largest, largestAt) = (abs(audio.channels[side][frame] - sum), frame) }
             }
             for channel in 0..<ports.count { loudest[channel] = max(loudest[channel], abs(audio.channels[channel][frame])) }
         }
-        XCTAssertLessThanOrEqual(largest, 1e-6)
+        XCTAssertLessThanOrEqual(largest, 1e-6, "master minus the voices' sum at frame \(largestAt)")
         // Each voice at its own gain and pan (the balance law: left gain·min(1, 1 − pan)).
         func left(_ gain: Float, _ pan: Float) -> Float { gain * min(1, 1 - pan) }
         XCTAssertEqual(loudest[2], left(0.9, -0.4), accuracy: 1e-5, "beat_L")
@@ -194,7 +201,7 @@ final class DAWRoutingTests: XCTestCase {
         // The group carries the beat (0.9 at its onsets) and the bell; the hat (0.3, no group)
         // only the master: master − group is exactly the hat's impulses, and nothing else.
         var hatImpulses = 0, largestRest: Float = 0, groupPeak: Float = 0
-        for frame in 0..<audio.frameCount {
+        for frame in Self.linksSettled..<audio.frameCount {
             let rest = audio.channels[0][frame] - audio.channels[2][frame]
             if abs(rest - 0.3 * 0.5) < 1e-5 { hatImpulses += 1 } else { largestRest = max(largestRest, abs(rest)) }
             groupPeak = max(groupPeak, abs(audio.channels[2][frame]))
