@@ -28,7 +28,7 @@ FAILURES = status=$${PIPESTATUS[0]}; if [ $$status -ne 0 ]; then echo "make: the
 # Every test against a private jackd2, then the live ones (real JACK peers and `pulsejack run`)
 # again against a private headless PipeWire through its libjack; those that cannot apply there
 # skip, saying why.
-LIVE_TESTS := IntegrationTests|JackBackendTests
+LIVE_TESTS := IntegrationTests|JackBackendTests|RealtimeSafetyTests.testNoAllocationOnJacksProcessThreadThroughARateChange
 test: build
 	$(SWIFT) build --build-tests
 	./scripts/with-private-jackd.sh $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log; \

@@ -9,14 +9,7 @@ extension EngineHandle {
     /// Control thread. Every hosted plugin by its place in the preset — "piano" (an lv2 voice),
     /// "piano.insert1", "master.insert2" — with its instances (two for a mono insert).
     func hostedPlugins() -> [(place: String, instances: [PluginInstance])] {
-        var hosted: [(place: String, instances: [PluginInstance])] = []
-        for index in -1..<slots.count {
-            let name = index < 0 ? "master" : voiceNames[index]
-            if index >= 0, let instrument = slots[index].instrument { hosted.append((name, [instrument])) }
-            guard let chain = insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0)) else { continue }
-            for (stage, insert) in chain.stages.enumerated() { hosted.append(("\(name).insert\(stage + 1)", insert.published.instances)) }
-        }
-        return hosted
+        current.hostedPlugins()
     }
 
     /// Control thread. What the hosted plugins logged since the last call (LV2 log, through each
@@ -57,9 +50,10 @@ extension EngineHandle {
     public func insertRoutes() -> [String: InsertRoute] {
         ProcessThread.assertOutside("listing insert routes")
         var routes: [String: InsertRoute] = [:]
-        for index in -1..<slots.count {
+        let graph = current
+        for index in -1..<graph.slots.count {
             let address = InsertAddress(chain: Int32(index), stage: 0, port: 0)
-            guard let chain = insertChain(address) else { continue }
+            guard let chain = graph.insertChain(address) else { continue }
             let prefix = index < 0 ? "master" : "voice/\(voiceNames[index])"
             for (stage, insert) in chain.stages.enumerated() {
                 let place = "\(prefix)/insert/\(stage + 1)/"

@@ -11,12 +11,16 @@ import Plugins
 /// saves, state loads and insert routes). Made with the `EngineSetup`, before the engine, so an
 /// input's clock and routes can be built first; the engine writes what it publishes here.
 // @unchecked: every stored property is a `let`. What changes behind them after activation is
-// atomic (counters, published values, the grid's counters), a ring's end (retired clips), or
-// behind `VoiceStateSnapshot`'s handshake; `slots` and `masterInserts` are the process thread's
-// objects, which this side reads only through their own containers (`InsertStage.published`,
-// plugin logs' rings, the snapshot's copies) or while the process thread does not run them.
+// atomic (counters, published values, the grid's counters, the rate), a ring's end (retired
+// clips), behind `VoiceStateSnapshot`'s handshake, or in `graph`'s locked box; the voices and
+// inserts there are the process thread's objects, which this side reads only through their own
+// containers (`InsertStage.published`, plugin logs' rings, the snapshot's copies) or while the
+// process thread does not run them.
 public final class EngineHandle: @unchecked Sendable {
-    public let sampleRate: Int
+    /// The rate of the engine that runs now (any thread): a rebuilt engine's after the server
+    /// changed its rate (`adopt`).
+    public var sampleRate: Int { rate.load(ordering: .relaxed) }
+    private let rate: ManagedAtomic<Int>
     public let maxFrames: Int
     public let counters = EngineCounters()
     /// Voice names, by index: what control messages and fired reports refer to.
@@ -41,26 +45,41 @@ public final class EngineHandle: @unchecked Sendable {
     /// (`ClipSwapper` drains it).
     public let retiredClips = SPSCRing<RetainedObject>(minimumCapacity: 256)
     let stateSnapshot: VoiceStateSnapshot
-    let slots: ContiguousArray<VoiceSlot>
-    let masterInserts: InsertChain?
+    /// The voices and master inserts of the engine that runs now. Control thread: the process
+    /// thread uses its engine's own.
+    private let graph: LockedBox<VoiceGraph>
+    var current: VoiceGraph { graph.withLockedValue { $0 } }
+    var slots: ContiguousArray<VoiceSlot> { current.slots }
+    var masterInserts: InsertChain? { current.masterInserts }
 
     init(sampleRate: Int, maxFrames: Int, slots: ContiguousArray<VoiceSlot>, masterInserts: InsertChain?, regionNames: [String],
          performers: Int, ensemble: EnsembleTempo?) {
-        self.sampleRate = sampleRate
+        rate = ManagedAtomic(sampleRate)
         self.maxFrames = maxFrames
-        self.slots = slots
-        self.masterInserts = masterInserts
+        graph = LockedBox(VoiceGraph(slots: slots, masterInserts: masterInserts))
         self.regionNames = regionNames
         voiceNames = slots.map(\.name)
         performerCount = performers
         self.ensemble = ensemble
         publishedBPMs = ContiguousArray((0..<performers + (ensemble == nil ? 0 : 1)).map { _ in ManagedAtomic<UInt64>(0) })
         stateSnapshot = VoiceStateSnapshot(count: slots.count)
-        // Every insert chain hands replaced instances back through the retired ring.
+        retireReplacedInstances(of: VoiceGraph(slots: slots, masterInserts: masterInserts))
+    }
+
+    /// Every insert chain of `graph` hands replaced instances back through the retired ring.
+    func retireReplacedInstances(of graph: VoiceGraph) {
         let retired = retiredClips.producer
-        for index in -1..<slots.count {
-            insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0))?.retire = { retired.push(RetainedObject(handingOver: $0)) }
+        for index in -1..<graph.slots.count {
+            graph.insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0))?.retire = { retired.push(RetainedObject(handingOver: $0)) }
         }
+    }
+
+    /// Control thread, once the process thread runs `engine` (an engine rebuilt at the server's
+    /// new rate with this handle): its voices, inserts and rate are what this side sees from now.
+    public func adopt(_ engine: RealtimeEngine) {
+        precondition(engine.handle === self, "an engine made with this handle")
+        graph.withLockedValue { $0 = VoiceGraph(slots: engine.slots, masterInserts: engine.masterInserts) }
+        rate.store(engine.sampleRate, ordering: .relaxed)
     }
 
     /// Real-time safe. Any thread reads it: the tempo the first performer's heart plays at, nil until it has one.
@@ -93,9 +112,8 @@ public final class EngineHandle: @unchecked Sendable {
         return Dictionary(uniqueKeysWithValues: zip(voiceNames, stateSnapshot.values))
     }
 
-    /// Real-time safe. The chain an insert address names.
+    /// Control thread. The chain an insert address names, in the engine that runs now.
     func insertChain(_ address: InsertAddress) -> InsertChain? {
-        if address.chain == InsertAddress.master { return masterInserts }
-        return address.chain >= 0 && Int(address.chain) < slots.count ? slots[Int(address.chain)].inserts : nil
+        current.insertChain(address)
     }
 }

@@ -233,4 +233,24 @@ package struct EngineHearts: ~Copyable {
         }
         return false
     }
+
+    /// Control thread, neither engine running: every heart of `old` (an engine at another
+    /// sample rate, stopped at `frame`) carried over in seconds — tempo and beat phase, explicit
+    /// beats and their spacing, the last beats `together` voices pair, the dropout levels.
+    func takeOver(_ old: borrowing EngineHearts, at frame: Int64) {
+        let ratio = Double(sampleRate) / Double(old.sampleRate)
+        func rescaled(_ past: Int64) -> Int64 { past < 0 ? past : frame - Int64((Double(frame - past) * ratio).rounded()) }
+        for index in 0..<min(count, old.count) {
+            let was = old.hearts[index], heart = hearts[index]
+            heart.clock = was.clock.rescaled(to: sampleRate, at: frame)
+            heart.explicitBeats = was.explicitBeats
+            heart.lastExplicitBeatFrame = rescaled(was.lastExplicitBeatFrame)
+            heart.explicitBeatFrames = was.explicitBeatFrames * ratio
+            heart.lastBeat = rescaled(was.lastBeat)
+            heart.level = was.level
+            heart.levelTarget = was.levelTarget
+            if was.clock.isRunning { publishedBPMs[index].store(was.clock.bpm.bitPattern, ordering: .relaxed) }
+        }
+        grid.arrived = old.grid.arrived
+    }
 }

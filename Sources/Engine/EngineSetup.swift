@@ -53,17 +53,52 @@ public struct EngineSetup {
     public var followsGrid = false
 
     /// `performers` hearts of their own (voices follow the one their slot names), and the
-    /// ensemble's after them when `ensemble` says how it takes its tempo.
+    /// ensemble's after them when `ensemble` says how it takes its tempo. `rebuilding`: the
+    /// handle of a running engine this one will replace (the same preset at the server's new
+    /// rate); other threads keep holding it, and it takes this engine's voices once it runs
+    /// (`EngineHandle.adopt`).
     package init(sampleRate: Int, maxFrames: Int, slots: [VoiceSlot], performers: Int = 1, ensemble: EnsembleTempo? = nil,
-         masterInserts: InsertChain? = nil, regionNames: [String] = []) {
+                 masterInserts: InsertChain? = nil, regionNames: [String] = [], rebuilding: EngineHandle? = nil) {
         precondition(maxFrames > 0)
         precondition((1...Int(UInt8.max) - 1).contains(performers))
         self.sampleRate = sampleRate
         self.maxFrames = maxFrames
         self.slots = ContiguousArray(slots)
         self.masterInserts = masterInserts
-        handle = EngineHandle(sampleRate: sampleRate, maxFrames: maxFrames, slots: self.slots, masterInserts: masterInserts,
-                              regionNames: regionNames, performers: performers, ensemble: ensemble)
+        if let rebuilding {
+            precondition(rebuilding.voiceNames == slots.map(\.name) && rebuilding.performerCount == performers
+                         && rebuilding.regionNames == regionNames && rebuilding.maxFrames == maxFrames, "the same preset")
+            handle = rebuilding
+            handle.retireReplacedInstances(of: VoiceGraph(slots: self.slots, masterInserts: masterInserts))
+        } else {
+            handle = EngineHandle(sampleRate: sampleRate, maxFrames: maxFrames, slots: self.slots, masterInserts: masterInserts,
+                                  regionNames: regionNames, performers: performers, ensemble: ensemble)
+        }
+    }
+
+    /// What a run adds to the musical part: the rings, the live picture, the outputs, the grid
+    /// role. A rebuilt engine takes the running one's.
+    public struct Wiring {
+        var sources: [SPSCRing<ControlMessage>]
+        var firedReports: SPSCRing<FiredVoice>?
+        var appliedReports: SPSCRing<ControlMessage>?
+        var observations: SPSCRing<EngineObservation>?
+        var view: EngineView?
+        var outputs: OutputLayout
+        var sendsGrid: Bool
+        var followsGrid: Bool
+    }
+
+    public var wiring: Wiring {
+        get {
+            Wiring(sources: sources, firedReports: firedReports, appliedReports: appliedReports, observations: observations,
+                   view: view, outputs: outputs, sendsGrid: sendsGrid, followsGrid: followsGrid)
+        }
+        set {
+            (sources, firedReports, appliedReports, observations) = (newValue.sources, newValue.firedReports, newValue.appliedReports,
+                                                                     newValue.observations)
+            (view, outputs, sendsGrid, followsGrid) = (newValue.view, newValue.outputs, newValue.sendsGrid, newValue.followsGrid)
+        }
     }
 
     public var voiceNames: [String] { handle.voiceNames }

@@ -71,16 +71,16 @@ public final class EngineView: @unchecked Sendable {
 
     /// Real-time safe. Copies the settings — the voices', the mode and pattern, each insert
     /// control's — when the picture asked.
-    func serve(_ handle: EngineHandle, performance: borrowing TambourPerformance) {
+    func serve(_ graph: VoiceGraph, performance: borrowing TambourPerformance) {
         guard handshake.begin() else { return }
-        let slots = handle.slots
+        let slots = graph.slots
         for index in 0..<slots.count {
             let slot = slots[index]
             states[index] = VoiceState(enabled: slot.enabled, gain: slot.gain, pan: slot.pan, rate: slot.rate)
         }
         for index in 0..<controls.count {
             let address = controls[index].address
-            guard let chain = handle.insertChain(address) else { continue }
+            guard let chain = graph.insertChain(address) else { continue }
             let stage = chain.stages[Int(address.stage)]
             values[index] = address.port == InsertAddress.bypass
                 ? (stage.bypass ? 1 : 0) : stage.current.instances[0].controlValues[Int(address.port)]

@@ -27,7 +27,7 @@ extension RealtimeEngine {
         // The hosted plugins' paths: a no-op change on each chain (its first insert's bypass, set
         // to what it is) and a one-frame block through every chain and instrument.
         for index in -1..<slots.count {
-            guard let chain = handle.insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0)), !chain.stages.isEmpty else {
+            guard let chain = graph.insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0)), !chain.stages.isEmpty else {
                 continue
             }
             chain.change(stage: 0, port: InsertChain.bypassPort, value: chain.stages[0].bypass ? 1 : 0, atOffset: 0)
@@ -46,7 +46,7 @@ extension RealtimeEngine {
         // The live picture's copy and report paths.
         if let view {
             view.request()
-            view.serve(handle, performance: performance)
+            view.serve(graph, performance: performance)
             _ = view.take()
         }
     }

@@ -36,23 +36,25 @@ public final class RealtimeEngine {
     let midiInput: MIDIInputMap
     private var master: MasterStage
     let masterInserts: InsertChain?
+    /// The two above, for what an insert address names.
+    let graph: VoiceGraph
     private let sources: ContiguousArray<SPSCRing<ControlMessage>.Consumer>
     /// Every applied control message with its frame (`run --record-session`), when set.
     private let appliedReports: SPSCRing<ControlMessage>.Producer?
     /// The settings a live picture asked to see, when set.
     let view: EngineView?
-    private var queue: EventQueue
+    var queue: EventQueue
     /// Silence, for input voices when the engine has no audio input (offline without --input).
     private let silentInput: FixedBuffer<Float>
     private let counters: EngineCounters
     private let retired: SPSCRing<RetainedObject>.Producer
 
     /// Absolute engine frame of the next frame to render (frames since the engine started).
-    public private(set) var framePosition: Int64 = 0
+    public internal(set) var framePosition: Int64 = 0
     /// Absolute frame of the block being processed: insert control changes count from it.
-    private var blockStart: Int64 = 0
+    var blockStart: Int64 = 0
     /// The frame the last period began at: its MIDI is flushed relative to it (the process thread's own copy).
-    private(set) var periodStart: Int64 = 0
+    var periodStart: Int64 = 0
 
     public static let eventQueueCapacity = 4096
     /// Queue slots kept for events due in the current period (immediate messages and MIDI):
@@ -82,6 +84,7 @@ public final class RealtimeEngine {
         midiInput = MIDIInputMap(setup.midi)
         master = MasterStage(settings: setup.master, sampleRate: sampleRate, clippedSamples: counters.clippedSamples)
         masterInserts = setup.masterInserts
+        graph = VoiceGraph(slots: slots, masterInserts: masterInserts)
         sources = ContiguousArray(setup.sources.map(\.consumer))
         appliedReports = setup.appliedReports?.producer
         view = setup.view
@@ -122,7 +125,7 @@ public final class RealtimeEngine {
         mixer.endOutputs()
         if !keepsMIDI { firing.discardMIDI(before: framePosition) }
         handle.stateSnapshot.serve(slots, master: masterInserts)
-        view?.serve(handle, performance: performance)
+        view?.serve(graph, performance: performance)
         counters.periods.wrappingIncrement(ordering: .relaxed)
         counters.framesProcessed.wrappingIncrement(by: frames, ordering: .relaxed)
     }
@@ -284,11 +287,11 @@ public final class RealtimeEngine {
             guard Int(performer) < hearts.performerCount else { return invalid() }
             hearts.presence(Int(performer), present)
         case .insertControl(let address, let value):
-            guard let chain = handle.insertChain(address), Int(address.stage) < chain.stages.count, value.isFinite else { return invalid() }
+            guard let chain = graph.insertChain(address), Int(address.stage) < chain.stages.count, value.isFinite else { return invalid() }
             handle.settingChanges.wrappingIncrement(ordering: .relaxed)
             chain.change(stage: Int(address.stage), port: address.port, value: value, atOffset: Int(frame - blockStart))
         case .swapInsert(let address, let object):
-            guard let chain = handle.insertChain(address), Int(address.stage) < chain.stages.count,
+            guard let chain = graph.insertChain(address), Int(address.stage) < chain.stages.count,
                   object.unmanaged.takeUnretainedValue() is InsertChain.PluginSet else {
                 retire(object.unmanaged)
                 return invalid()

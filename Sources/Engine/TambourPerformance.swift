@@ -111,4 +111,11 @@ package struct TambourPerformance: ~Copyable {
     /// The recorded pattern (control thread, engine stopped; tests).
     var recorded: [PatternStep] { (0..<pattern.count).map { pattern[$0] } }
 
+    /// Control thread, neither engine running: `old`'s mode, recorded pattern and place in it.
+    mutating func takeOver(_ old: borrowing TambourPerformance) {
+        mode = old.mode
+        pattern.setCount(old.pattern.count)
+        pattern.pointer.update(from: old.pattern.pointer, count: old.pattern.count)
+        playbackStep = old.playbackStep
+    }
 }

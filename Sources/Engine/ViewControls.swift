@@ -9,8 +9,9 @@ extension EngineView {
     public convenience init(for setup: EngineSetup) {
         var controls: [InsertControl] = []
         let handle = setup.handle
+        let graph = VoiceGraph(slots: setup.slots, masterInserts: setup.masterInserts)
         for index in Array(0..<setup.slots.count) + [-1] {
-            guard let chain = handle.insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0)) else { continue }
+            guard let chain = graph.insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0)) else { continue }
             let place = index < 0 ? "master" : "voice/\(handle.voiceNames[index])"
             for (stage, insert) in chain.stages.enumerated() {
                 let plugin = insert.published.instances[0]

@@ -170,4 +170,11 @@ package struct VoiceFiring: ~Copyable {
             _ = scratchObservations.producer.push(EngineObservation(kind: .beat, index: 0, frame: 0, value: 1))
         }
     }
+
+    /// Control thread, neither engine running: the notes `old` had yet to send, on every port,
+    /// at the frames `moved` gives them.
+    func takeOver(_ old: borrowing VoiceFiring, moved: (Int64) -> Int64) {
+        midiOut.takeOver(old.midiOut, moved: moved)
+        for index in 0..<min(voiceMIDIOut.count, old.voiceMIDIOut.count) { voiceMIDIOut[index].takeOver(old.voiceMIDIOut[index], moved: moved) }
+    }
 }

@@ -11,7 +11,6 @@ extension JackClient {
         case openFailed(status: UInt32)
         case portFailed(String)
         case activateFailed
-        case sampleRateChanged(was: Int, now: Int)
         case badName(String)
 
         public var description: String {
@@ -28,8 +27,6 @@ extension JackClient {
                 return "could not register the JACK port '\(name)'"
             case .activateFailed:
                 return "could not activate the JACK client"
-            case .sampleRateChanged(let was, let now):
-                return "the JACK server now runs at \(now) Hz; pulsejack was built for \(was) Hz and waits for a server at that rate"
             case .badName(let why):
                 return why
             }

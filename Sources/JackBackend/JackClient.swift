@@ -28,7 +28,14 @@ public final class JackClient: Sendable {
     public let requestedName: String
     /// Our client's name on the server (any thread).
     public var name: String { connection.withLockedValue { $0.name } }
-    public let sampleRate: Int
+    /// The server's sample rate (any thread), followed through its changes (`ServerRate`).
+    public var sampleRate: Int { rate.rate.load(ordering: .relaxed) }
+    let rate: ServerRate
+    /// Times the server changed its sample rate while we ran (any thread).
+    public var rateChanges: Int { rate.changes.load(ordering: .relaxed) }
+    /// Whether the process thread has stopped the engine for a rate it was not built for and
+    /// waits for one rebuilt at the server's (any thread).
+    public var waitsForRebuiltEngine: Bool { rate.engineState.load(ordering: .acquiring) != ServerRate.State.running }
     /// Frames a period (any thread): the server's, followed through period changes.
     public var bufferSize: Int { period.load(ordering: .relaxed) }
     /// Set by JACK's buffer-size callback, which may run while the control thread holds
@@ -40,6 +47,8 @@ public final class JackClient: Sendable {
     /// Whether another client (or we) put the graph in freewheel (any thread).
     public var freewheeling: Bool { freewheelState.load(ordering: .relaxed) }
     private let freewheelState = ManagedAtomic<Bool>(false)
+    /// The flag behind `freewheeling`, for a recording to read on the process thread.
+    public var freewheelFlag: ManagedAtomic<Bool> { freewheelState }
     /// Whether the server took our metadata (pretty names, order); PipeWire without a session
     /// manager has no `default` metadata object to hold it (any thread).
     public var metadataAvailable: Bool { !metadataRefused.load(ordering: .relaxed) }
@@ -75,7 +84,7 @@ public final class JackClient: Sendable {
         let client = try Self.open(name)
         connection = LockedBox(Connection(handle: client, name: String(cString: jack_get_client_name(client))))
         period.store(Int(jack_get_buffer_size(client)), ordering: .relaxed)
-        sampleRate = Int(jack_get_sample_rate(client))
+        rate = ServerRate(Int(jack_get_sample_rate(client)))
     }
 
     /// Control thread. Asks JACK to gather every client's latencies again (ours changed).
@@ -211,7 +220,7 @@ public final class JackClient: Sendable {
             registered.append(handle)
         }
         let described = describe(ports: registered, client: client, name: name, options: options)
-        let host = ProcessHost(engine: engine, ports: registered, client: self, handle: client, options: options)
+        let host = ProcessHost(engine: engine, ports: registered, client: self, handle: client, options: options, serverRate: rate)
         attached.host = host
         attached.timebaseRefusal = host.installCallbacks(on: client, timebase: options.timebase)
         guard jack_activate(client) == 0 else { throw Failure.activateFailed }
@@ -361,6 +370,15 @@ public final class JackClient: Sendable {
         withClient { client, _ in _ = jack_set_freewheel(client, on ? 1 : 0) }
     }
 
+    /// Control thread: the engine and take a rate change swapped in are what a reconnect
+    /// re-activates.
+    func keepAfterReconnect(_ swap: EngineSwap) {
+        attachment.withLockedValue { attached in
+            attached.engine = swap.engine
+            if swap.recorder != nil { attached.options.recorder = swap.recorder }
+        }
+    }
+
     // MARK: - Surviving the server
 
     /// After `serverGone`: lets go of the dead client. `jack_client_close` can hang after a
@@ -375,11 +393,8 @@ public final class JackClient: Sendable {
     public func reconnect() throws {
         guard connection.withLockedValue({ $0.handle == nil }) else { return }
         let client = try Self.open(requestedName)
-        let rate = Int(jack_get_sample_rate(client))
-        guard rate == sampleRate else {
-            jack_client_close(client)
-            throw Failure.sampleRateChanged(was: sampleRate, now: rate)
-        }
+        // A server back at another rate: the engine waits parked until one rebuilt for it comes.
+        rate.changed(to: Int(jack_get_sample_rate(client)))
         connection.withLockedValue { state in
             state.handle = client
             state.name = String(cString: jack_get_client_name(client))

@@ -11,16 +11,17 @@ import Engine
 /// it re-anchors only when the estimate drifts by more than 100 ms from JACK's own frame count
 /// (clock drift is slow; a period or two of scheduling jitter must not move the anchor).
 public final class JackFrameClock: FrameClock, Sendable {
-    public let sampleRate: Int
+    /// The running engine's rate (it follows the server's: `RateFollower`).
+    public var sampleRate: Int { handle.sampleRate }
     private let handle: EngineHandle
     private let client: JackClient
-    /// Wall time (a timetag) ↔ engine frame, set at the first timetag and on drift.
-    private let anchor = LockedBox<(wall: UInt64, frame: Int64)?>(nil)
+    /// Wall time (a timetag) ↔ engine frame at a rate, set at the first timetag, on drift and
+    /// when the rate changed.
+    private let anchor = LockedBox<(wall: UInt64, frame: Int64, rate: Int)?>(nil)
 
     public init(handle: EngineHandle, client: JackClient) {
         self.handle = handle
         self.client = client
-        sampleRate = handle.sampleRate
     }
 
     /// Now as an OSC timetag: NTP 32.32 fixed point, seconds since 1900.
@@ -32,8 +33,8 @@ public final class JackFrameClock: FrameClock, Sendable {
 
     /// Frames in `ticks` of 2⁻³² s, rounded to the nearest; exact integer arithmetic, so equal
     /// timetag spacing gives equal frame spacing.
-    func frames(ticks: Int64) -> Int64 {
-        let product = Int128(ticks) * Int128(sampleRate)
+    func frames(ticks: Int64, rate: Int) -> Int64 {
+        let product = Int128(ticks) * Int128(rate)
         let half = Int128(1) << 31
         return Int64((product + (product >= 0 ? half : -half)) >> 32)
     }
@@ -43,16 +44,16 @@ public final class JackFrameClock: FrameClock, Sendable {
     }
 
     public func frame(forTimetag timetag: UInt64) -> Int64 {
-        let now = Self.nowTimetag(), current = currentFrame()
+        let now = Self.nowTimetag(), current = currentFrame(), rate = sampleRate
         let anchored = anchor.withLockedValue { anchor in
-            if let set = anchor {
-                let predicted = set.frame + frames(ticks: Int64(bitPattern: now &- set.wall))
-                if abs(predicted - current) > Int64(sampleRate / 10) { anchor = (now, current) }
+            if let set = anchor, set.rate == rate {
+                let predicted = set.frame + frames(ticks: Int64(bitPattern: now &- set.wall), rate: rate)
+                if abs(predicted - current) > Int64(rate / 10) { anchor = (now, current, rate) }
             } else {
-                anchor = (now, current)
+                anchor = (now, current, rate)
             }
             return anchor!
         }
-        return anchored.frame + frames(ticks: Int64(bitPattern: timetag &- anchored.wall))
+        return anchored.frame + frames(ticks: Int64(bitPattern: timetag &- anchored.wall), rate: rate)
     }
 }

@@ -6,7 +6,7 @@ extension ProcessHost {
     /// or an insert chain's). Heartbeat notes are sent that much early, so they are on time; this
     /// is the delay of everything that could not be known early (audio input, pads, triggers).
     func reportLatency(_ mode: jack_latency_callback_mode_t) {
-        let frames = jack_nframes_t(max(0, engine.handle.publishedLatency.load(ordering: .relaxed)))
+        let frames = jack_nframes_t(max(0, engineHandle.publishedLatency.load(ordering: .relaxed)))
         let inputs = [midiIn, inLeft, inRight], outputs = [left, right, midiOut]
         let (from, to) = mode == JackCaptureLatency ? (inputs, outputs) : (outputs, inputs)
         var range = jack_latency_range_t(min: .max, max: 0)

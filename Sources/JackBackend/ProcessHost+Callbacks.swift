@@ -19,7 +19,7 @@ extension ProcessHost {
         }, context)
         jack_set_latency_callback(client, { mode, context in ProcessHost.host(context).reportLatency(mode) }, context)
         jack_set_xrun_callback(client, { context in
-            ProcessHost.host(context).engine.handle.counters.xruns.wrappingIncrement(ordering: .relaxed)
+            ProcessHost.host(context).engineHandle.counters.xruns.wrappingIncrement(ordering: .relaxed)
             return 0
         }, context)
         // Both shutdown callbacks, one handler: jackd2 calls only the info one when both are
@@ -28,6 +28,10 @@ extension ProcessHost {
         jack_on_shutdown(client, { context in ProcessHost.host(context).owner?.serverShutDown(reason: nil) }, context)
         jack_set_buffer_size_callback(client, { frames, context in
             ProcessHost.host(context).owner?.periodChanged(to: Int(frames))
+            return 0
+        }, context)
+        jack_set_sample_rate_callback(client, { rate, context in
+            ProcessHost.host(context).serverRate.changed(to: Int(rate))
             return 0
         }, context)
         jack_set_freewheel_callback(client, { starting, context in ProcessHost.host(context).freewheel(starting != 0) }, context)

@@ -5,8 +5,13 @@ import Engine
 
 /// What the process callback reaches through its context pointer: the engine, our ports and
 /// what runs beside the engine on the process thread (MIDI out, meters, recording, transport).
+/// The engine and the recording's writer are replaced at a sample-rate change (`ServerRate`).
 package final class ProcessHost {
-    let engine: RealtimeEngine
+    /// The process thread's: swapped for one rebuilt at the server's rate when it changes.
+    private(set) var engine: RealtimeEngine
+    /// The engine as other threads hold it (the same for every engine swapped in).
+    let engineHandle: EngineHandle
+    let serverRate: ServerRate
     let left, right, midiOut, midiIn, inLeft, inRight: OpaquePointer
     /// The shared grid's port, when leading (`grid_out`) or following (`grid_in`).
     let gridOut, gridIn: OpaquePointer?
@@ -19,7 +24,7 @@ package final class ProcessHost {
     private let handle: OpaquePointer
     private let periodTimings: SPSCRing<UInt64>.Producer?
     private let meter: OutputMeter?
-    private let recorder: OutputRecorder.Writer?
+    private var recorder: OutputRecorder.Writer?
     private let followsTransport: Bool
     private let leadsTransport: Bool
     private let timebase: TransportTimebase
@@ -29,9 +34,16 @@ package final class ProcessHost {
     private var cycleRolling = false
     /// Lost cycles, told apart from late readings of JACK's frame time.
     private var gaps: CycleGapDetector
+    /// JACK's frame after the last cycle the engine ran.
+    private var engineRanUntil: jack_nframes_t = 0
+    /// While parked (the server's rate is not the engine's): JACK's frame where the engine stopped.
+    private var parkedAt: jack_nframes_t?
 
-    init(engine: RealtimeEngine, ports: [OpaquePointer], client: JackClient, handle: OpaquePointer, options: JackClient.Options) {
+    init(engine: RealtimeEngine, ports: [OpaquePointer], client: JackClient, handle: OpaquePointer, options: JackClient.Options,
+         serverRate: ServerRate) {
         self.engine = engine
+        engineHandle = engine.handle
+        self.serverRate = serverRate
         (left, right, midiOut, midiIn, inLeft, inRight) = (ports[0], ports[1], ports[2], ports[3], ports[4], ports[5])
         var extra = ports.dropFirst(6).makeIterator()
         gridOut = options.timebase != .off ? extra.next() : nil
@@ -63,8 +75,17 @@ package final class ProcessHost {
         let count = Int(frames)
         let outLeft = jack_port_get_buffer(left, frames).assumingMemoryBound(to: Float.self)
         let outRight = jack_port_get_buffer(right, frames).assumingMemoryBound(to: Float.self)
+        let reading = jack_last_frame_time(handle)
+        let rate = serverRate.rate.load(ordering: .relaxed)
+        let running = serverRate.engineState.load(ordering: .acquiring) == ServerRate.State.running
+        if (rate != engine.sampleRate || !running) && !followRate(rate, reading: reading) {
+            silence(frames: frames, left: outLeft, right: outRight)
+            return
+        }
+        engineRanUntil = reading &+ frames
+        let engine = self.engine
         // Cycles JACK did not run us for: keep the engine's timeline (and the recording) on JACK's.
-        switch gaps.cycle(reading: jack_last_frame_time(handle), frames: frames) {
+        switch gaps.cycle(reading: reading, frames: frames) {
         case .none: break
         case .skip(let gap):
             engine.skip(frames: gap)
@@ -102,6 +123,60 @@ package final class ProcessHost {
         if let periodTimings { periodTimings.push(Self.monotonicNanoseconds() &- started) }
     }
 
+    /// Real-time safe. The server runs at a rate the engine was not built for (it changed, or
+    /// the server came back at another), or the engine is parked: the engine stops here —
+    /// parked, while the control thread builds one at the new rate — and the rebuilt one is
+    /// swapped in at the first cycle it is ready, with the frames since the old one stopped
+    /// skipped in it, so its beats keep their time in seconds. A parked engine the control
+    /// thread has not claimed runs on if the server is back at its rate. True when an engine at
+    /// the server's rate runs from this cycle.
+    private func followRate(_ rate: Int, reading: jack_nframes_t) -> Bool {
+        if parkedAt == nil {
+            parkedAt = engineRanUntil == 0 ? reading : engineRanUntil
+            timebase.rateChanged(to: rate)
+            // Running → parked; an engine the control thread claimed (before a reconnect) stays so.
+            _ = serverRate.engineState.compareExchange(expected: ServerRate.State.running, desired: ServerRate.State.parked,
+                                                       ordering: .releasing)
+        }
+        if let swap = serverRate.take(for: rate) {
+            swap.replacedEngine = engine
+            swap.replacedWriter = recorder
+            engine = swap.engine
+            recorder = swap.writer
+            swap.silentFrames = resume(rate, reading: reading)
+            serverRate.swapped(swap)
+            return true
+        }
+        guard rate == engine.sampleRate, serverRate.engineState.compareExchange(
+            expected: ServerRate.State.parked, desired: ServerRate.State.running, ordering: .acquiring).exchanged else { return false }
+        _ = resume(rate, reading: reading)
+        return true
+    }
+
+    /// Real-time safe. The engine (rebuilt, or the parked one) runs from `reading` on: the frames
+    /// since the last one stopped are skipped in it — JACK's counter runs on through a rate
+    /// change, in frames of the new rate (PipeWire's). How many.
+    private func resume(_ rate: Int, reading: jack_nframes_t) -> Int {
+        let waited = min(Int(reading &- parkedAt!), 60 * rate)
+        parkedAt = nil
+        gaps = CycleGapDetector(limit: rate)
+        timebase.rateChanged(to: rate)
+        serverRate.engineState.store(ServerRate.State.running, ordering: .releasing)
+        engine.skip(frames: waited)
+        return waited
+    }
+
+    /// Real-time safe. Parked: silence on every port.
+    private func silence(frames: jack_nframes_t, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        left.update(repeating: 0, count: Int(frames))
+        right.update(repeating: 0, count: Int(frames))
+        // Index loops: a for-in's iterator would instantiate generic metadata here, allocating.
+        for index in 0..<busPorts.count {
+            jack_port_get_buffer(busPorts[index], frames).assumingMemoryBound(to: Float.self).update(repeating: 0, count: Int(frames))
+        }
+        for index in 0..<midiPorts.count { jack_midi_clear_buffer(jack_port_get_buffer(midiPorts[index].port, frames)) }
+    }
+
     /// Real-time safe. Hands each three-byte message on `midi_in` to the engine at its frame
     /// offset (JACK gives them in time order; shorter ones, sysex and realtime bytes are skipped).
     private func receiveMIDI(_ buffer: UnsafeMutableRawPointer) {
@@ -122,9 +197,9 @@ package final class ProcessHost {
         }
     }
 
-    /// JACK's freewheel callback: the recorder waits for its disk rather than drop a block.
+    /// JACK's freewheel callback: the recorder waits for its disk rather than drop a block (it
+    /// reads the client's flag).
     func freewheel(_ on: Bool) {
-        recorder?.freewheeling(on)
         owner?.freewheelChanged(on)
     }
 

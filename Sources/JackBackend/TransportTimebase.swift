@@ -17,12 +17,15 @@ package final class TransportTimebase {
     static let ticksPerBeat = 1920.0
     /// The tempo published before the heart has given one.
     static let idleBPM = 120.0
-    private let sampleRate: Double
+    private var sampleRate: Double
     private var beats = 0.0
     private var lastFrame: jack_nframes_t = 0
     private var started = false
 
     init(sampleRate: Int) { self.sampleRate = Double(sampleRate) }
+
+    /// Real-time safe. The server's frames are counted at `rate` from now; the beats so far stay.
+    func rateChanged(to rate: Int) { sampleRate = Double(rate) }
 
     /// Real-time safe. JACK's timebase callback: runs on the process thread after `process`.
     func fill(_ position: UnsafeMutablePointer<jack_position_t>, bpm: Double, newPosition: Bool, publishedAt frame: jack_nframes_t) {

@@ -105,6 +105,11 @@ package final class InsertChain {
         return frames
     }
 
+    /// Control thread, neither chain running: each stage bypassed as `old`'s (the same chain at another rate).
+    package func takeBypasses(of old: InsertChain) {
+        for (stage, was) in zip(stages, old.stages) { stage.bypass = was.bypass }
+    }
+
     /// Real-time safe. Control `port` of stage `stage` (or its bypass) becomes `value` at `offset`
     /// frames into the current block.
     package func change(stage: Int, port: UInt32, value: Float, atOffset offset: Int) {

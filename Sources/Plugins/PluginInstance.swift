@@ -171,6 +171,15 @@ package final class PluginInstance {
         controlSnapshot.pointer.update(from: controlValues.pointer, count: ports.count)
     }
 
+    /// Control thread, neither instance running: the input controls of `playing` (the same
+    /// plugin, instantiated at another rate).
+    package func takeControls(of playing: PluginInstance) {
+        guard playing.uri == uri else { return }
+        for port in ports where port.kind == .control && port.isInput && Int(port.index) < playing.ports.count {
+            controlValues[Int(port.index)] = playing.controlValues[Int(port.index)]
+        }
+    }
+
     /// Real-time safe. Sets control port `port` for the next run.
     @inline(__always)
     func setControl(_ port: UInt32, _ value: Float) { controlValues[Int(port)] = value }

@@ -82,4 +82,14 @@ extension PluginInstance {
         type.pointee = pj_urid_map("http://lv2plug.in/ns/ext/atom#Float")
         return UnsafeRawPointer(controlSnapshot.pointer + Int(port.index))
     }
+
+    /// Control thread, neither instance running: `playing`'s state — its controls and what it
+    /// keeps itself (a loaded sample, a kit) — saved into `folder` and restored here (the same
+    /// plugin, instantiated at another rate). `folder` must outlive this instance: the state may
+    /// name files copied there.
+    package func takeState(of playing: PluginInstance, through folder: String) throws {
+        playing.snapshotControls()
+        try playing.saveState(to: folder)
+        try restoreState(from: folder)
+    }
 }

@@ -21,10 +21,12 @@ public enum EngineGraph {
     }
 
     /// `offline`: dense convolution waits for its workers each block (deterministic renders).
+    /// `rebuilding`: the running engine's handle, for the same preset at the server's new rate.
     /// `libraries`: track libraries already scanned, by folder (the rest are scanned here).
     public static func setup(preset loaded: LoadedPreset, sampleRate: Int, maxFrames: Int,
                              solo: String? = nil, offline: Bool = false,
-                             libraries: [String: TrackLibrary] = [:], pluginStateFolder: String? = nil) throws -> EngineSetup {
+                             libraries: [String: TrackLibrary] = [:], pluginStateFolder: String? = nil,
+                             rebuilding: EngineHandle? = nil) throws -> EngineSetup {
         ProcessThread.assertOutside("building an engine's setup")
         let voices = loaded.voices
         if let solo, !voices.contains(where: { $0.definition.name == solo }) {
@@ -46,7 +48,7 @@ public enum EngineGraph {
         } ?? nil
         var setup = EngineSetup(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots,
                                 performers: max(1, loaded.performerNames.count), ensemble: loaded.ensembleTempo(),
-                                masterInserts: masterInserts, regionNames: regions.names)
+                                masterInserts: masterInserts, regionNames: regions.names, rebuilding: rebuilding)
         let preset = loaded.preset
         setup.heartFadeSeconds = Float(PresetFields.dropoutFade.value(in: preset))
         if let master {

@@ -110,4 +110,25 @@ public struct HeartbeatClock: Sendable, BitwiseCopyable {
     static func nearestFrame(ticks: Int64, ticksPerFrame: Int64) -> Int64 {
         (2 * ticks + ticksPerFrame) / (2 * ticksPerFrame)
     }
+
+    /// The same tempo and beat phase counted in frames of `newRate` from `frame` on (the server
+    /// changed its sample rate there): the fraction of a pulse already passed is kept, so the
+    /// next pulse comes the same number of seconds after `frame` and 120 BPM stays 120 BPM.
+    /// `frame` is not before the clock's last advance. Control thread (a rebuilt engine).
+    public func rescaled(to newRate: Int, at frame: Int64) -> HeartbeatClock {
+        var clock = HeartbeatClock(sampleRate: newRate)
+        guard isRunning else { return clock }
+        var old = self
+        old.advance(to: frame)
+        clock.ticksPerFrame = old.ticksPerFrame
+        clock.bpm = old.bpm
+        clock.segmentStart = max(frame, old.segmentStart)
+        clock.pulsesAtStart = old.pulsesAtStart
+        // ticksPerPulse is proportional to the rate: the same fraction of a pulse.
+        clock.ticksAtStart = Int64(Int128(old.ticksAtStart) * Int128(clock.ticksPerPulse) / Int128(old.ticksPerPulse))
+        clock.nextPulse = old.nextPulse
+        // A pulse whose exact time passed but whose rounded frame had not come sounds at `frame`.
+        clock.committedFrame = old.committedFrame.map { max($0, clock.segmentStart) }
+        return clock
+    }
 }

@@ -16,7 +16,8 @@ import SoundFiles
 public final class LiveSession {
     public let loaded: LoadedPreset
     public let client: JackClient
-    public let engine: RealtimeEngine
+    /// The engine the process thread runs: one rebuilt at the server's rate after it changed.
+    public var engine: RealtimeEngine { rates.engine }
     /// The engine as this thread and the inputs hold it.
     public let handle: EngineHandle
     public let osc: OSCInput?
@@ -36,7 +37,9 @@ public final class LiveSession {
     private let logs: RunLogs
     private let watch: ServerWatch
     private let replaySource: ReplaySource?
+    /// The recording's first take (`--record`); later takes, one per sample-rate change, in `rates.take`.
     private let recorder: OutputRecorder?
+    private let rates: RateFollower
     private let meter = OutputMeter()
     private let publisher: MeterPublisher
     /// Each track voice's DJ, and whose mood it follows.
@@ -87,15 +90,26 @@ public final class LiveSession {
             let replay = try Self.replay(configuration.replay, preset: loaded, clock: JackFrameClock(handle: handle, client: client))
             (replaySource, replayRejections) = replay
             if let source = replay.0 { setup.sources.append(source.ring) }
-            recorder = try configuration.record.map { try OutputRecorder(path: $0, sampleRate: client.sampleRate, maxFrames: client.bufferSize,
-                                                                         seconds: configuration.recordBufferSeconds) }
+            let makeTake = { [recordBufferSeconds = configuration.recordBufferSeconds, maxFrames = client.bufferSize] (path: String, rate: Int) in
+                try OutputRecorder(path: path, sampleRate: rate, maxFrames: maxFrames, seconds: recordBufferSeconds,
+                                   freewheeling: client.freewheelFlag)
+            }
+            recorder = try configuration.record.map { try makeTake($0, client.sampleRate) }
+            let take = LockedBox(recorder)
             setup.sources.append(controlRing)
             if let tempo = configuration.bpm ?? loaded.preset.bpm { controlRing.producer.push(ControlMessage(.tempo(bpm: tempo))) }
             watch = ServerWatch(client: client, configuration: configuration,
                                 startedNetSlave: server != nil && configuration.netSlave != nil, log: log, say: say)
-            (osc, view, publisher) = try Self.inputs(configuration, setup: &setup, loaded: loaded, client: client, recorder: recorder,
+            (osc, view, publisher) = try Self.inputs(configuration, setup: &setup, loaded: loaded, client: client, take: take,
                                                       meter: meter, fired: logs.fired, requests: requests, watch: watch, log: log)
-            engine = RealtimeEngine(setup)
+            let wiring = setup.wiring
+            rates = RateFollower(engine: RealtimeEngine(setup), take: take, client: client, logs: logs, build: {
+                [loaded, libraries, maxFrames = setup.maxFrames, pluginFolder = nsm?.pluginFolder] rate in
+                var rebuilt = try EngineGraph.setup(preset: loaded, sampleRate: rate, maxFrames: maxFrames, libraries: libraries,
+                                                    pluginStateFolder: pluginFolder, rebuilding: handle)
+                rebuilt.wiring = wiring
+                return rebuilt
+            }, makeTake: makeTake, log: log, say: say)
         } catch {
             server?.stop()
             nsm?.client.opened(error: "\(error)")
@@ -147,20 +161,20 @@ public final class LiveSession {
     /// The OSC input, the live picture and the meters, each with its ring in `setup`; the status
     /// the OSC port and the page report.
     private static func inputs(_ configuration: Configuration, setup: inout EngineSetup, loaded: LoadedPreset, client: JackClient,
-                               recorder: OutputRecorder?, meter: OutputMeter, fired: SPSCRing<FiredVoice>?,
+                               take: LockedBox<OutputRecorder?>, meter: OutputMeter, fired: SPSCRing<FiredVoice>?,
                                requests: LockedBox<[OSCRequest]>, watch: ServerWatch,
                                log: @escaping @Sendable (String) -> Void) throws -> (OSCInput?, LiveView?, MeterPublisher) {
         let handle = setup.handle
         // The meters go to the OSC input's subscribers and the page; the status reports the latest reading.
         let meterOut = LockedBox<OSCMeterOutput?>(nil)
         let meterView = LockedBox<LiveView?>(nil)
-        let publisher = MeterPublisher(meter: meter, sampleRate: client.sampleRate) { reading in
+        let publisher = MeterPublisher(meter: meter, sampleRate: { handle.sampleRate }) { reading in
             meterOut.withLockedValue { $0 }?.publish("/meter", reading.values)
             meterView.withLockedValue { $0 }?.meter(reading)
         }
         let routes = OSCRoutes(voices: handle.voiceNames, regions: handle.regionNames, inserts: handle.insertRoutes(),
                                performers: loaded.performerNames)
-        let status = LiveStatus(handle: handle, client: client, recorder: recorder, nsm: configuration.sessionManager?.client,
+        let status = LiveStatus(handle: handle, client: client, take: take, nsm: configuration.sessionManager?.client,
                                 performers: loaded.performerNames, cycles: watch.cycles, grid: configuration.gridRole, outputs: setup.outputs)
         var osc: OSCInput?
         if var oscConfiguration = configuration.osc {
@@ -239,6 +253,7 @@ public final class LiveSession {
     /// plugin states OSC asked for, lets the mood DJ pick tracks, releases retired clips,
     /// answers the session manager, and watches the server.
     public func tick() {
+        rates.tick()
         logs.drain(view: view)
         for line in handle.drainPluginLogs() { log("plugin \(line)") }
         for request in requests.withLockedValue({ pending in defer { pending.removeAll() }; return pending }) { perform(request) }
@@ -329,20 +344,23 @@ public final class LiveSession {
         // A server that does not answer leaves the process thread where it is: the files are
         // finished then from what the engine published, and the client is left to it.
         let deactivated = watch.isReconnecting || client.deactivate(within: closeSeconds)
+        rates.stop()
         let endFrame = deactivated ? engine.framePosition
             : handle.publishedPeriodStart.load(ordering: .relaxed) + Int64(client.bufferSize)
         logs.drain(view: view)
         logs.finish(endFrame: endFrame)
-        var recorded = ""
-        if let recorder {
+        var takes = rates.finishedTakes
+        if let recorder = rates.take.withLockedValue({ $0 }) {
             do {
-                let frames = try recorder.finish()
-                recorded = "; recorded \(frames) frames to \(recorder.path)" + (recorder.overruns.load(ordering: .relaxed) > 0
-                    ? " (\(recorder.framesLost.load(ordering: .relaxed)) frames lost in \(recorder.overruns.load(ordering: .relaxed)) overruns)" : "")
+                takes.append((recorder.path, try recorder.finish(), recorder.framesLost.load(ordering: .relaxed),
+                              recorder.overruns.load(ordering: .relaxed)))
             } catch {
                 log("\(error)")
             }
         }
+        let recorded = takes.map { take in
+            "; recorded \(take.frames) frames to \(take.path)" + (take.overruns > 0 ? " (\(take.lost) frames lost in \(take.overruns) overruns)" : "")
+        }.joined()
         if watch.isReconnecting {
             client.releaseDeadClient()
         } else if !deactivated || !client.close(within: closeSeconds) {

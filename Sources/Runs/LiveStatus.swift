@@ -1,4 +1,5 @@
 import Inputs
+import Realtime
 import Foundation
 import Engine
 import JackBackend
@@ -7,7 +8,8 @@ import JackBackend
 public final class LiveStatus: Sendable {
     private let handle: EngineHandle
     private let client: JackClient
-    private let recorder: OutputRecorder?
+    /// The recording's take being written (a new one after each sample-rate change).
+    private let take: LockedBox<OutputRecorder?>
     private let nsm: NSMClient?
     /// The preset's performers (empty: one unnamed heart).
     private let performers: [String]
@@ -19,7 +21,7 @@ public final class LiveStatus: Sendable {
     /// The ports per voice or group, and per voice MIDI.
     private let outputs: OutputLayout
 
-    init(handle: EngineHandle, client: JackClient, recorder: OutputRecorder?, nsm: NSMClient?, performers: [String] = [],
+    init(handle: EngineHandle, client: JackClient, take: LockedBox<OutputRecorder?> = LockedBox(nil), nsm: NSMClient?, performers: [String] = [],
          cycles: CycleWatch? = nil, grid: GridRole = .none, outputs: OutputLayout = .masterOnly) {
         self.performers = performers
         self.outputs = outputs
@@ -27,7 +29,7 @@ public final class LiveStatus: Sendable {
         self.grid = grid
         self.handle = handle
         self.client = client
-        self.recorder = recorder
+        self.take = take
         self.nsm = nsm
     }
 
@@ -38,6 +40,7 @@ public final class LiveStatus: Sendable {
         var values: [(String, StatusValue)] = [
             ("server", .text(client.serverGone ? "gone, reconnecting" : "running")),
             ("jack", .text(client.server.product)), ("sample_rate", .int(client.sampleRate)),
+            ("rate_changes", .int(client.rateChanges)), ("engine_rate", .int(handle.sampleRate)),
             ("period", .int(client.bufferSize)), ("period_changes", .int(client.periodChanges)),
             ("late_pulses", .int(counts.latePulses)), ("freewheel", .int(client.freewheeling ? 1 : 0)),
             ("metadata", .text(client.metadataAvailable ? "written" : "unavailable")),
@@ -59,9 +62,9 @@ public final class LiveStatus: Sendable {
         // Each performer's heart rate, beside the first one's `bpm`.
         for (index, name) in performers.enumerated() { values.append(("bpm_" + name, .float(handle.publishedTempo(of: index) ?? 0))) }
         if handle.ensemble != nil { values.append(("bpm_ensemble", .float(handle.publishedTempo(of: performers.count) ?? 0))) }
-        if let recorder {
+        if let recorder = take.withLockedValue({ $0 }) {
             values += [("recorded_frames", .int(recorder.framesQueued.load(ordering: .relaxed))),
-                       ("recording_overruns", .int(recorder.overruns.load(ordering: .relaxed)))]
+                       ("recording_overruns", .int(recorder.overruns.load(ordering: .relaxed))), ("recording", .text(recorder.path))]
         }
         if let cycles {
             let state = cycles.state.withLockedValue { $0 }

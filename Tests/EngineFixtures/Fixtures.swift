@@ -12,20 +12,23 @@ package enum Fixtures {
 
     package static func clickEngine(sampleRate: Int = 48_000, maxFrames: Int = 1024, voices: [String] = ["click"],
                                     rates: [BeatRate]? = nil, fired: SPSCRing<FiredVoice>? = nil,
-                                    sources: [SPSCRing<ControlMessage>] = [], wire: (inout EngineSetup) -> Void = { _ in }) -> RealtimeEngine {
+                                    sources: [SPSCRing<ControlMessage>] = [], rebuilding: EngineHandle? = nil,
+                                    wire: (inout EngineSetup) -> Void = { _ in }) -> RealtimeEngine {
         let slots = voices.enumerated().map { index, name in
             VoiceSlot(name: name, voice: ClickVoice(), enabled: true, gain: 1, pan: 0,
                       rate: rates?[index] ?? .everyBeat, followsHeart: true, silenced: false)
         }
-        return engine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots, fired: fired, sources: sources, wire: wire)
+        return engine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots, fired: fired, sources: sources, rebuilding: rebuilding,
+                      wire: wire)
     }
 
     /// An engine of `slots` built without a preset; `wire` adds to its setup.
     package static func engine(sampleRate: Int = 48_000, maxFrames: Int, slots: [VoiceSlot], noteVoices: [Int: Int] = [:],
                                regionTargets: [RegionTarget] = [], fired: SPSCRing<FiredVoice>? = nil,
                                sources: [SPSCRing<ControlMessage>] = [], masterInserts: InsertChain? = nil,
-                               wire: (inout EngineSetup) -> Void = { _ in }) -> RealtimeEngine {
-        var setup = EngineSetup(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots, masterInserts: masterInserts)
+                               rebuilding: EngineHandle? = nil, wire: (inout EngineSetup) -> Void = { _ in }) -> RealtimeEngine {
+        var setup = EngineSetup(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots, masterInserts: masterInserts,
+                                rebuilding: rebuilding)
         setup.midi.noteVoices = noteVoices
         setup.regionTargets = regionTargets
         setup.firedReports = fired

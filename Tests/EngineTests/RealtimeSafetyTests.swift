@@ -38,7 +38,7 @@ final class RealtimeSafetyTests: XCTestCase {
     /// heartbeat at 300 BPM in quarters and explicit beats, triggers and parameter changes.
     /// `ring` is the engine's source; `wire` adds to its setup.
     private func busyEngine(sampleRate: Int, maxFrames: Int, extra: [VoiceSlot] = [], ring: SPSCRing<ControlMessage>,
-                            wire: (inout EngineSetup) -> Void = { _ in }) throws -> RealtimeEngine {
+                            rebuilding: EngineHandle? = nil, wire: (inout EngineSetup) -> Void = { _ in }) throws -> RealtimeEngine {
         let preset = try LoadedPreset.load(path: Fixtures.presets.appendingPathComponent("default").path)
         var slots: [VoiceSlot] = []
         for voice in preset.voices where voice.definition.kind == .sample {
@@ -82,7 +82,8 @@ final class RealtimeSafetyTests: XCTestCase {
             InputError(file: "test", field: path, message)
         }
         return Fixtures.engine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots + extra, noteVoices: [36: 0],
-                               regionTargets: [.voice(1), .modeCycle, .voice(2)], sources: [ring], masterInserts: masterInserts) {
+                               regionTargets: [.voice(1), .modeCycle, .voice(2)], sources: [ring], masterInserts: masterInserts,
+                               rebuilding: rebuilding) {
             $0.skipRegion = 2
             $0.modeVoices = [.recording: 0, .playing: 1, .freestyle: 2]
             $0.setMaster(gainDB: 6, ceilingDB: -1)  // loud enough that the limiter works
@@ -265,6 +266,66 @@ final class RealtimeSafetyTests: XCTestCase {
         let (allocations, engine) = try runUnderJack(extra: clicks, seconds: 3, portPerVoice: true)
         XCTAssertGreaterThanOrEqual(engine.handle.voiceNames.count, 64)
         XCTAssertGreaterThan(engine.handle.counters.snapshot().periods, 100, "JACK ran the process callback")
+        XCTAssertEqual(allocations, 0)
+        XCTAssertEqual(pj_rt_lock_count(), 0)
+    }
+
+    /// PipeWire (`make test`'s PipeWire pass runs this one) changes its rate mid-run: JACK's
+    /// process thread parks the busy engine (silence on every port), takes the one rebuilt at
+    /// 44.1 kHz at a cycle's start with the recording's next take, hands back what it replaced,
+    /// and runs on — without an allocation or a lock in all of it.
+    func testNoAllocationOnJacksProcessThreadThroughARateChange() throws {
+        guard TestServer.isPipeWire else { throw XCTSkip("on jackd2, whose rate cannot change while it runs (PipeWire's pass runs this)") }
+        guard TestServer.join() != nil else { throw XCTSkip(TestServer.missing) }
+        let client = try JackClient(name: "pulsejack-rt-rate")
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
+        let engine = try busyEngine(sampleRate: client.sampleRate, maxFrames: client.bufferSize, ring: ring)
+        XCTAssertEqual(engine.sampleRate, 48_000)
+        ring.producer.push(ControlMessage(.tempo(bpm: 300)))
+        let folder = try TemporaryFolder("rt-rate")
+        var options = JackClient.Options()
+        options.recorder = try OutputRecorder(path: folder.url.appendingPathComponent("take.wav").path, sampleRate: 48_000,
+                                              maxFrames: client.bufferSize, freewheeling: client.freewheelFlag)
+        options.recorder?.start()
+        options.meter = OutputMeter()
+        try client.activate(engine: engine, options: options)
+        defer {
+            _ = try? Subprocess.run("/usr/bin/pw-metadata", ["-n", "settings", "0", "clock.force-rate", "48000"], timeout: 10)
+        }
+        var step = 0
+        func feed(until done: () -> Bool, seconds: Double, on running: RealtimeEngine) {
+            let started = Date()
+            while !done() && Date().timeIntervalSince(started) < seconds {
+                self.feed(ring, at: running.framePosition, step: step)
+                step += 1
+                usleep(5_000)
+            }
+        }
+        usleep(200_000)
+        pj_rt_counters_reset()
+        feed(until: { false }, seconds: 0.5, on: engine)
+        let forced = try Subprocess.run("/usr/bin/pw-metadata", ["-n", "settings", "0", "clock.force-rate", "44100"], timeout: 10)
+        XCTAssertEqual(forced.status, 0, forced.stderr)
+        feed(until: { client.waitsForRebuiltEngine }, seconds: 5, on: engine)
+        XCTAssertTrue(client.waitsForRebuiltEngine, "the process thread parked the 48 kHz engine")
+        XCTAssertTrue(client.claimParkedEngine(), "the parked engine is this thread's to carry over")
+        let periodsParked = engine.handle.counters.snapshot().periods
+        let next = try busyEngine(sampleRate: 44_100, maxFrames: client.bufferSize, ring: ring, rebuilding: engine.handle)
+        next.warmUp()
+        XCTAssertEqual(next.takeOver(from: engine, stateFolder: folder.url.appendingPathComponent("states").path), [])
+        let take = try OutputRecorder(path: folder.url.appendingPathComponent("take-2.wav").path, sampleRate: 44_100,
+                                      maxFrames: client.bufferSize, freewheeling: client.freewheelFlag)
+        take.start()
+        XCTAssertTrue(client.offer(EngineSwap(engine: next, recorder: take)))
+        var swapped: EngineSwap?
+        feed(until: { swapped = client.takeSwapped(); return swapped != nil }, seconds: 5, on: next)
+        XCTAssertTrue(swapped?.replacedEngine === engine, "the process thread took the rebuilt engine and handed the old one back")
+        feed(until: { false }, seconds: 0.5, on: next)
+        let allocations = pj_rt_allocation_count()
+        client.deactivate()
+        XCTAssertGreaterThan(next.handle.counters.snapshot().periods, periodsParked + 20, "the rebuilt engine ran")
+        XCTAssertGreaterThan(try take.finish(), 0, "the second take was written")
+        _ = try options.recorder?.finish()
         XCTAssertEqual(allocations, 0)
         XCTAssertEqual(pj_rt_lock_count(), 0)
     }

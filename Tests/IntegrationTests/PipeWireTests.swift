@@ -17,8 +17,9 @@ final class PipeWireTests: XCTestCase {
     override func tearDownWithError() throws {
         guard TestServer.isPipeWire else { return }
         if let folder { try? FileManager.default.removeItem(at: folder) }
-        // The harness's quantum for whatever runs next.
+        // The harness's quantum and rate for whatever runs next.
         try TestServer.forcePipeWire("clock.force-quantum", 256)
+        try TestServer.forcePipeWire("clock.force-rate", 48_000)
     }
 
     /// PipeWire runs no JACK client in the first cycle of a new quantum. Through ten quantum
@@ -41,10 +42,7 @@ final class PipeWireTests: XCTestCase {
         }
         let status = try Subprocess.run(Subprocess.pulsejack, ["status", "--osc-port", "\(port)", "--json"])
         ear.close()
-        run.interrupt()
-        run.waitUntilExit()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertEqual(run.terminationStatus, 0, printed)
+        _ = stop(run, output: output)
         XCTAssertTrue(status.stdout.contains("\"period\":512"), status.stdout)
         XCTAssertTrue(status.stdout.contains("\"period_changes\":10"), status.stdout)
 
@@ -75,12 +73,8 @@ final class PipeWireTests: XCTestCase {
     func testPipeWireKilledAndRestartedIsReconnected() throws {
         let runtime = try XCTUnwrap(TestServer.pipeWireRuntime)
         let port = OSCEncoder.freePort()
-        let output = Pipe()
-        let run = try Subprocess.startPulsejack(["run", "--preset", Subprocess.repository.appendingPathComponent("presets/click").path,
-                                                 "--bpm", "100", "--name", "pj-pw-survivor", "--osc-port", "\(port)"],
-                                                server: "default", output: output)
+        let (run, output) = try startClick("pj-pw-survivor", bpm: 100, port: port)
         defer { if run.isRunning { run.terminate() } }
-        XCTAssertTrue(try Subprocess.waitForPorts(of: "pj-pw-survivor", server: "default"))
         let pid = try XCTUnwrap(Int32(String(contentsOfFile: runtime + "/pipewire.pid", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)))
         kill(pid, SIGKILL)
@@ -95,5 +89,141 @@ final class PipeWireTests: XCTestCase {
         ear.close()
         XCTAssertGreaterThanOrEqual(ear.onsets.count, 2, "it sounds again")
         try assertOneReconnect(run, output: output, port: port, to: "PipeWire's JACK")
+    }
+
+    /// PipeWire changes its rate live (`clock.force-rate`): the run parks its engine, rebuilds
+    /// it at the new rate and carries the heart over in seconds. A 120-BPM click is 24,000 frames
+    /// apart at 48 kHz and 22,050 at 44.1 kHz — in JACK's frame counter as a capture client
+    /// hears it, and in the second take's own samples; the first take ends at 48 kHz with a
+    /// header that matches its length, the second is a 44.1 kHz file; the status and the log say
+    /// so. The session log stays one file at 48 kHz: rendered offline, its beats fall where the
+    /// second take's do, converted to 48 kHz and placed after the first take and the silence.
+    func testARateChangeRebuildsTheEngineAndKeepsOneHundredTwentyBPM() throws {
+        let port = OSCEncoder.freePort()
+        let take = folder.appendingPathComponent("take.wav").path
+        let session = folder.appendingPathComponent("session.jsonl").path
+        let (run, output) = try startClick("pj-rate", bpm: 120, port: port, ["--record", take, "--record-session", session])
+        defer { if run.isRunning { run.terminate() } }
+        let ear = try CaptureClient(name: "pj-rate-ear", threshold: 0.1)
+        try ear.connect(from: "pj-rate:out_L")
+        usleep(2_300_000)
+        try TestServer.forcePipeWire("clock.force-rate", 44_100)
+        usleep(3_300_000)
+        let status = try Subprocess.run(Subprocess.pulsejack, ["status", "--osc-port", "\(port)", "--json"])
+        ear.close()
+        let printed = stop(run, output: output)
+        for said in ["\"sample_rate\":44100", "\"engine_rate\":44100", "\"rate_changes\":1", "\"bpm\":120"] {
+            XCTAssertTrue(status.stdout.contains(said), "\(said) missing: \(status.stdout)")
+        }
+        let second = folder.appendingPathComponent("take-2.wav").path
+        for said in ["now at 44100 Hz (was 48000 Hz)", "take 1 ended", "recording on in \(second) at 44100 Hz", "recorded", second] {
+            XCTAssertTrue(printed.contains(said), "'\(said)' missing: \(printed)")
+        }
+
+        // JACK's frame counter runs on through the change, in frames of the new rate.
+        let intervals = zip(ear.onsetJackFrames.dropFirst(), ear.onsetJackFrames).map { $0 - $1 }
+        let before = intervals.prefix { $0 == 24_000 }.count
+        XCTAssertGreaterThanOrEqual(before, 2, "48 kHz beats: \(intervals)")
+        // One interval spans the change: whole beats of half a second, partly at each rate (a
+        // beat due while the engine was rebuilt passes silently, as in a lost cycle); every beat
+        // after it is 22,050 frames.
+        let after = intervals.dropFirst(before + 1)
+        XCTAssertGreaterThanOrEqual(after.count, 4, "44.1 kHz beats: \(intervals)")
+        XCTAssertEqual(Set(after), [22_050], "every beat after the change 0.5 s at 44.1 kHz: \(intervals)")
+        if before < intervals.count {
+            let spanning = Int(intervals[before])
+            XCTAssertTrue((1...4).contains { beats in (beats * 22_050)...(beats * 24_000) ~= spanning },
+                          "the interval across the change is whole half seconds, wherever the change fell: \(intervals)")
+        }
+
+        // Each take: its own rate, a header matching its length, beats at its rate's spacing.
+        let first = try IndependentWav.read(take), next = try IndependentWav.read(second)
+        XCTAssertEqual(first.sampleRate, 48_000)
+        XCTAssertEqual(next.sampleRate, 44_100)
+        XCTAssertEqual(first.soxFrames, first.scipyFrames, "the first take's header matches its length")
+        for (path, spacing) in [(take, 24_000), (second, 22_050)] {
+            let wav = try WavFile(path: path)
+            let onsets = WavFile.soundStarts(wav.channels[0], threshold: 0.1)
+            let spacings = zip(onsets.dropFirst(), onsets).map { $0 - $1 }
+            XCTAssertGreaterThanOrEqual(spacings.count, 2, "\(path): \(onsets)")
+            XCTAssertEqual(Set(spacings), [spacing], "\(path) at \(wav.sampleRate) Hz: \(onsets)")
+            XCTAssertTrue(printed.contains("recorded \(wav.frameCount) frames to \(path)"), "\(path): \(wav.frameCount) frames: \(printed)")
+        }
+
+        // The session log at 48 kHz, rendered: the first take, then the silence (the frames the
+        // run skipped, in 44.1 kHz frames), then the second take, each beat where it was heard.
+        let rendered = folder.appendingPathComponent("render.wav").path
+        let render = try Subprocess.run(Subprocess.pulsejack, ["render", "--preset", Self.click, "--session", session, "--out", rendered])
+        XCTAssertEqual(render.status, 0, render.stderr)
+        let firstTake = try WavFile(path: take).frameCount, secondTake = try WavFile(path: second)
+        let skipped = try XCTUnwrap(printed.components(separatedBy: "xruns (").dropFirst().first?.split(separator: " ").first
+            .flatMap { Int($0) }, printed)
+        func at48k(_ frames: Int) -> Int { Int((Double(frames) * 48_000 / 44_100).rounded()) }
+        let expected = WavFile.soundStarts(secondTake.channels[0], threshold: 0.1).map { firstTake + at48k(skipped) + at48k($0) }
+        let heard = WavFile.soundStarts(try WavFile(path: rendered).channels[0], threshold: 0.1).filter { $0 >= firstTake }
+        XCTAssertEqual(heard.count, expected.count, "rendered \(heard), heard live \(expected)")
+        for (renderedBeat, liveBeat) in zip(heard, expected) {
+            XCTAssertLessThanOrEqual(abs(renderedBeat - liveBeat), 2, "rendered \(heard), heard live \(expected)")
+        }
+    }
+
+    /// Rate changes faster than a rebuild: 48 → 44.1 → 96 kHz 30 ms apart (the rebuild for 44.1
+    /// is withdrawn, or never begun), then 96 → 44.1 → 48 kHz (the parked engine may simply run on).
+    /// Each time the run ends up on the server's last rate with 120 BPM: beats 48,000 frames apart
+    /// at 96 kHz, then 24,000 at 48 kHz, and nothing sounds in between at another spacing.
+    func testRateChangesFasterThanARebuildEndOnTheLastRate() throws {
+        let port = OSCEncoder.freePort()
+        let (run, output) = try startClick("pj-rates", bpm: 120, port: port)
+        defer { if run.isRunning { run.terminate() } }
+        let ear = try CaptureClient(name: "pj-rates-ear", threshold: 0.1)
+        try ear.connect(from: "pj-rates:out_L")
+        usleep(1_200_000)
+        var statuses: [String] = []
+        for rates in [[44_100, 96_000], [44_100, 48_000]] {
+            for rate in rates {
+                try TestServer.forcePipeWire("clock.force-rate", rate)
+                usleep(30_000)
+            }
+            usleep(3_000_000)
+            statuses.append(try Subprocess.run(Subprocess.pulsejack, ["status", "--osc-port", "\(port)", "--json"]).stdout)
+        }
+        let onsets = ear.onsetJackFrames
+        ear.close()
+        _ = stop(run, output: output)
+        XCTAssertTrue(statuses[0].contains("\"engine_rate\":96000"), statuses[0])
+        XCTAssertTrue(statuses[1].contains("\"engine_rate\":48000"), statuses[1])
+        XCTAssertTrue(statuses[1].contains("\"bpm\":120"), statuses[1])
+        let intervals = zip(onsets.dropFirst(), onsets).map { $0 - $1 }
+        // The spacings, each run of them once: 24,000 (48 kHz), across the first change, 48,000
+        // (96 kHz), across the second, 24,000 again.
+        var runs: [Int64] = []
+        for interval in intervals where runs.last != interval { runs.append(interval) }
+        XCTAssertEqual(runs.count, 5, "\(intervals)")
+        if runs.count == 5 {
+            XCTAssertEqual([runs[0], runs[2], runs[4]], [24_000, 48_000, 24_000], "\(intervals)")
+            XCTAssertGreaterThanOrEqual(intervals.filter { $0 == 48_000 }.count, 3, "\(intervals)")
+            XCTAssertGreaterThanOrEqual(intervals.reversed().prefix { $0 == 24_000 }.count, 3, "\(intervals)")
+        }
+    }
+
+    static let click = Subprocess.repository.appendingPathComponent("presets/click").path
+
+    /// `pulsejack run` of the shipped click at `bpm` as `name` on PipeWire, its OSC on `port`,
+    /// once its ports are there.
+    private func startClick(_ name: String, bpm: Int, port: UInt16, _ extra: [String] = []) throws -> (run: Process, output: Pipe) {
+        let output = Pipe()
+        let run = try Subprocess.startPulsejack(["run", "--preset", Self.click, "--bpm", "\(bpm)", "--name", name, "--osc-port", "\(port)"]
+                                                + extra, server: "default", output: output)
+        XCTAssertTrue(try Subprocess.waitForPorts(of: name, server: "default"))
+        return (run, output)
+    }
+
+    /// Stops a run with SIGINT: it exits with 0; what it printed.
+    private func stop(_ run: Process, output: Pipe, file: StaticString = #filePath, line: UInt = #line) -> String {
+        run.interrupt()
+        run.waitUntilExit()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(run.terminationStatus, 0, printed, file: file, line: line)
+        return printed
     }
 }

@@ -62,6 +62,20 @@ public struct WavFile {
         channels = output
     }
 
+    /// The first frame of each sound: above `threshold` after at least `quietFrames` frames below it.
+    public static func soundStarts(_ samples: [Float], threshold: Float, quietFrames: Int = 100) -> [Int] {
+        var starts: [Int] = [], quiet = quietFrames
+        for (index, sample) in samples.enumerated() {
+            if abs(sample) > threshold {
+                if quiet >= quietFrames { starts.append(index) }
+                quiet = 0
+            } else {
+                quiet += 1
+            }
+        }
+        return starts
+    }
+
     /// Frames whose absolute value exceeds `threshold`, in order.
     public static func onsets(_ samples: [Float], threshold: Float = 0.5) -> [Int] {
         samples.indices.filter { abs(samples[$0]) > threshold }

@@ -121,4 +121,20 @@ package final class MIDIOutQueue {
     func drain(before end: Int64, _ body: (Note) -> Void) {
         while let note = popDue(before: end) { body(note) }
     }
+
+    /// Control thread, neither queue in use: every note `old` still had to send, at the frame
+    /// `moved` gives it (a rebuilt engine's, at the server's new rate), so no note hangs.
+    func takeOver(_ old: MIDIOutQueue, moved: (Int64) -> Int64) {
+        old.drain(before: .max) { note in
+            var note = note
+            note.frame = moved(note.frame)
+            if note.status & 0xF0 == 0x90 {
+                guard ons.count < perKind else { return dropped.wrappingIncrement(ordering: .relaxed) }
+                ons.insert(note)
+            } else {
+                guard offs.count < perKind else { return dropped.wrappingIncrement(ordering: .relaxed) }
+                offs.insert(note)
+            }
+        }
+    }
 }

@@ -9,15 +9,17 @@ import Realtime
 public final class MeterPublisher: Sendable {
     public static let rate = 60.0
     private let meter: OutputMeter
-    private let sampleRate: Int
+    /// The engine's rate now (it follows the server's): the ballistics are timed in its frames.
+    private let sampleRate: @Sendable () -> Int
     private let latest: LockedBox<MeterBallistics.Reading>
     private let running = ManagedAtomic<Bool>(false)
     private let publish: @Sendable (MeterBallistics.Reading) -> Void
 
-    public init(meter: OutputMeter, sampleRate: Int, publish: @escaping @Sendable (MeterBallistics.Reading) -> Void) {
+    public init(meter: OutputMeter, sampleRate: @escaping @Sendable () -> Int,
+                publish: @escaping @Sendable (MeterBallistics.Reading) -> Void) {
         self.meter = meter
         self.sampleRate = sampleRate
-        latest = LockedBox(MeterBallistics(sampleRate: sampleRate).reading)
+        latest = LockedBox(MeterBallistics(sampleRate: sampleRate()).reading)
         self.publish = publish
     }
 
@@ -30,10 +32,15 @@ public final class MeterPublisher: Sendable {
         running.store(true, ordering: .releasing)
         let thread = Thread { [self] in
             let consumer = meter.blocks.consumer
-            var ballistics = MeterBallistics(sampleRate: sampleRate)
+            var rate = sampleRate()
+            var ballistics = MeterBallistics(sampleRate: rate)
             let interval = 1 / Self.rate
             var next = Date()
             while running.load(ordering: .acquiring) {
+                if sampleRate() != rate {
+                    rate = sampleRate()
+                    ballistics = MeterBallistics(sampleRate: rate)
+                }
                 while let block = consumer.pop() { ballistics.add(block) }
                 let reading = ballistics.reading
                 latest.withLockedValue { $0 = reading }

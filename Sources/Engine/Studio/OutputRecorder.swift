@@ -26,8 +26,9 @@ public final class OutputRecorder: Sendable {
     public let framesQueued = ManagedAtomic<Int>(0)
     private let disk: LockedBox<Disk>
     private let running = ManagedAtomic<Bool>(false)
-    /// Set by JACK's freewheel callback: a full ring is waited on, not dropped.
-    public let freewheeling = ManagedAtomic<Bool>(false)
+    /// Set by JACK's freewheel callback: a full ring is waited on, not dropped. Shared by every
+    /// take of a run (the client's flag).
+    public let freewheeling: ManagedAtomic<Bool>
     /// Set when the take is being finished: the process thread hands over nothing more.
     private let sealed = ManagedAtomic<Bool>(false)
     /// How long a freewheeling process thread waits for the disk before dropping a block.
@@ -42,7 +43,10 @@ public final class OutputRecorder: Sendable {
     }
 
     /// Control thread. Creates the file (an error names it) and the ring.
-    public init(path: String, sampleRate: Int, maxFrames: Int, seconds: Double = 10) throws {
+    /// `freewheeling`: the flag JACK's freewheel callback sets (`JackClient.freewheelFlag`).
+    public init(path: String, sampleRate: Int, maxFrames: Int, seconds: Double = 10,
+                freewheeling: ManagedAtomic<Bool> = ManagedAtomic(false)) throws {
+        self.freewheeling = freewheeling
         disk = LockedBox(Disk(file: try WavWriter(path: path, sampleRate: sampleRate)))
         self.path = path
         self.maxFrames = maxFrames
@@ -81,11 +85,6 @@ public final class OutputRecorder: Sendable {
         /// wound back): the next `frames` frames of output are left out, so the file keeps JACK's length.
         public func drop(frames: Int) {
             framesToDrop += frames
-        }
-
-        /// JACK's freewheel callback's word, passed on.
-        public func freewheeling(_ on: Bool) {
-            recorder.freewheeling.store(on, ordering: .relaxed)
         }
 
         /// Real-time safe. Frames JACK moved on without running us: silence in the file, so that the

@@ -4,31 +4,45 @@ import Foundation
 import Realtime
 
 /// Replays recorded control messages live (`run --replay`): a thread that pushes each message
-/// into its own ring shortly before its frame, offset to start at the next period.
+/// into its own ring shortly before its frame, offset to start at the next period. Timed in
+/// seconds: when the engine's rate changes (the server's did), the rest plays at the new rate.
 public final class ReplaySource: Sendable {
     public let ring = SPSCRing<ControlMessage>(minimumCapacity: 4096)
     private let messages: [ControlMessage]
+    /// The rate the messages' frames count in (the clock's when the replay was made).
+    private let messageRate: Int
     private let clock: FrameClock
     private let stopped = ManagedAtomic<Bool>(false)
 
-    /// `messages` carry frames relative to the start of the replay.
+    /// `messages` carry frames relative to the start of the replay, at the clock's rate now.
     public init(messages: [ControlMessage], clock: FrameClock) {
         self.messages = messages.sorted { $0.frame < $1.frame }
         self.clock = clock
+        messageRate = clock.sampleRate
     }
 
     /// Control thread. Starts pushing; the replay's frame 0 is a tenth of a second from now.
     public func start() {
-        let start = clock.currentFrame() + Int64(clock.sampleRate / 10)
-        let lead = Int64(clock.sampleRate / 2)
         let thread = Thread { [self] in
+            // Where the replay's time `seconds` falls in engine frames at `rate` (re-anchored at a rate change).
+            var rate = clock.sampleRate
+            var anchor = (frame: clock.currentFrame() + Int64(rate / 10), seconds: 0.0)
+            var seen = clock.currentFrame()
             var next = 0
             while next < messages.count {
                 if stopped.load(ordering: .acquiring) { return }
-                let horizon = clock.currentFrame() + lead
-                while next < messages.count, start + messages[next].frame <= horizon, ring.count < ring.capacity {
+                if clock.sampleRate != rate {
+                    anchor = (clock.currentFrame(), anchor.seconds + Double(seen - anchor.frame) / Double(rate))
+                    rate = clock.sampleRate
+                }
+                seen = clock.currentFrame()
+                let horizon = seen + Int64(rate / 2)
+                while next < messages.count, ring.count < ring.capacity {
+                    let seconds = Double(messages[next].frame) / Double(messageRate)
+                    let frame = anchor.frame + Int64(((seconds - anchor.seconds) * Double(rate)).rounded())
+                    guard frame <= horizon else { break }
                     var message = messages[next]
-                    message.frame += start
+                    message.frame = frame
                     ring.producer.push(message)
                     next += 1
                 }
