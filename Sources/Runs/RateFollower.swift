@@ -123,7 +123,7 @@ final class RateFollower {
         offered = nil
         let silent = Int((Double(swap.silentFrames) * 1000 / Double(swap.engine.sampleRate)).rounded())
         var line = "pulsejack: now at \(swap.engine.sampleRate) Hz (was \(old?.sampleRate ?? 0) Hz): engine rebuilt in \(built) ms, "
-            + "silent \(silent) ms; "
+            + "silent \(silent) ms (\(swap.silentFrames) frames); "
             + (handle.publishedTempo.map { "the heart's \($0.plainText) BPM and beat phase kept" } ?? "no tempo yet")
         if let finished = take.withLockedValue({ $0 }) {
             do {

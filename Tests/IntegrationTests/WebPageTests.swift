@@ -122,8 +122,11 @@ final class WebPageTests: XCTestCase {
             OSCEncoder.send(OSCEncoder.message("/muse/elements/\(band)_absolute", [.float(Float(power))]), port: osc)
         }
         XCTAssertTrue(try browser.wait(until: "return document.getElementById('mood-name').textContent === 'happy'"))
-        XCTAssertEqual(try browser.execute("return [...document.querySelectorAll('.band .value')].map(v => v.textContent).join(' ')") as? String,
-                       "0.80 0.40 0.30 0.50 0.20")
+        // The mood can be known before the last band reaches the page: wait for all five.
+        let bands = "return [...document.querySelectorAll('.band .value')].map(v => v.textContent).join(' ')"
+        let allShown = try browser.wait(until: bands + " === '0.80 0.40 0.30 0.50 0.20'")
+        let shown = try browser.execute(bands)
+        XCTAssertTrue(allShown, "the bands shown: \(String(describing: shown))")
         // The insert's controls, at the preset's value; moved from the page, the engine has it.
         XCTAssertEqual(try browser.execute("return document.querySelector('.insert').textContent.includes('Simple Amplifier')") as? Bool, true)
         XCTAssertTrue(try browser.wait(until: "return Number(document.querySelector('[data-control=\"1\"]').value) === -6"))
