@@ -5,10 +5,11 @@ SHELL := /bin/bash
 DEBS := jackd2 libjack-jackd2-dev libsndfile1-dev libsamplerate0-dev libzita-convolver-dev libfftw3-dev \
         liblo-dev liblo-tools librubberband-dev jack-capture sox pkg-config python3-scipy \
         liblilv-dev lv2-dev lilv-utils mda-lv2 lv2-examples swh-lv2 x42-plugins avldrums.lv2 jalv \
-        chromium chromium-driver iproute2 procps pipewire pipewire-bin pipewire-jack wireplumber dbus-daemon
+        chromium chromium-driver iproute2 procps pipewire pipewire-bin pipewire-jack wireplumber dbus-daemon \
+        python3-venv
 SWIFT ?= swift
 
-.PHONY: all deps build demo test test-tsan bench soak sounds clean
+.PHONY: all deps build demo test test-tsan bench soak sounds clean ble-peers
 
 all: build
 
@@ -17,6 +18,15 @@ deps:
 
 build: deps
 	$(SWIFT) build
+
+# The BLE test peers' Python packages (Bumble's encoders), pinned in scripts/ble/requirements.txt,
+# in a venv of their own under .build (Debian's python3, whatever else is on PATH).
+VENV := .build/venv
+$(VENV)/.installed: scripts/ble/requirements.txt | deps
+	/usr/bin/python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r scripts/ble/requirements.txt
+	touch $@
+ble-peers: $(VENV)/.installed
 
 demo: build
 	$(SWIFT) run --skip-build pulsejack demo
@@ -29,7 +39,7 @@ FAILURES = status=$${PIPESTATUS[0]}; if [ $$status -ne 0 ]; then echo "make: the
 # again against a private headless PipeWire through its libjack; those that cannot apply there
 # skip, saying why.
 LIVE_TESTS := IntegrationTests|JackBackendTests|RealtimeSafetyTests.testNoAllocationOnJacksProcessThreadThroughARateChange
-test: build
+test: build ble-peers
 	$(SWIFT) build --build-tests
 	./scripts/with-private-jackd.sh $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log; \
 	$(call FAILURES,.build/test.log)
@@ -41,7 +51,7 @@ test: build
 # runtime defaults ignore_interceptors_accesses=1, which leaves a libjack thread that
 # jack_client_close cancels inside read() "finished with ignores enabled": both are turned off.
 TSAN_OPTIONS_PJ := halt_on_error=1 exitcode=66 second_deadlock_stack=1 ignore_interceptors_accesses=0 ignore_noninstrumented_modules=0 suppressions=$(CURDIR)/scripts/tsan.supp
-test-tsan: deps
+test-tsan: deps ble-peers
 	$(SWIFT) build --product pulsejack
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
 	PULSEJACK_TOOL="$(CURDIR)/.build/debug/pulsejack" TSAN_OPTIONS="$(TSAN_OPTIONS_PJ)" ./scripts/with-private-jackd.sh \

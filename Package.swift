@@ -45,6 +45,8 @@ let package = Package(
             "CLiblo", "Realtime",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
+        // The body sensors: what Bluetooth LE devices send, decoded (the Heart Rate Service).
+        .target(name: "Sensors", swiftSettings: strict),
         // The voices: DSP only, no I/O.
         .target(name: "Voices", dependencies: ["Realtime", "CZitaConvolver", "CRubberBand"], swiftSettings: strict),
         // Sound files: reading samples and tracks, writing WAV (libsndfile, libsamplerate).
@@ -113,6 +115,7 @@ let package = Package(
             "Realtime", "Inputs", "TestSupport", "Engine", "Presets", "EngineFixtures",
         ], swiftSettings: strict),
         .testTarget(name: "VoicesTests", dependencies: ["Realtime", "Voices"], swiftSettings: strict),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "EngineTests", dependencies: libraryTestDependencies, swiftSettings: strict),
         .testTarget(name: "PresetsTests", dependencies: libraryTestDependencies, swiftSettings: strict),
         .testTarget(name: "PluginsTests", dependencies: libraryTestDependencies, swiftSettings: strict),

@@ -15,10 +15,6 @@ public final class OSCInput: Sendable {
         public var bind = "127.0.0.1"
         /// Samples per second of `/pulse/ppg` (changed by `/pulse/ppg/rate f`).
         public var ppgRate = 100.0
-        /// Seconds without heart data before a dropout is reported (the clock holds its tempo).
-        public var dropoutSeconds = 5.0
-        /// During a dropout, fade the heart-driven voices out (until heart data returns).
-        public var dropoutFades = false
         /// Schedule each beat from recent intervals (PPG and explicit beats), so that sound lands
         /// on the beat rather than after its detection.
         public var predictBeats = false
@@ -49,7 +45,6 @@ public final class OSCInput: Sendable {
         public let lateBundles = ManagedAtomic<Int>(0)
         public let tooFarAhead = ManagedAtomic<Int>(0)
         public let dropped = ManagedAtomic<Int>(0)
-        public let dropouts = ManagedAtomic<Int>(0)
         public let ppgBeats = ManagedAtomic<Int>(0)
         /// Zero-length datagrams (nothing to decode; counted apart from malformed ones).
         public let empty = ManagedAtomic<Int>(0)
@@ -61,7 +56,7 @@ public final class OSCInput: Sendable {
         public var all: [(String, Int)] {
             [("received", received), ("malformed", malformed), ("unknown_address", unknownAddress),
              ("bad_arguments", badArguments), ("implausible", implausible), ("late_bundles", lateBundles),
-             ("too_far_ahead", tooFarAhead), ("dropped", dropped), ("dropouts", dropouts), ("ppg_beats", ppgBeats),
+             ("too_far_ahead", tooFarAhead), ("dropped", dropped), ("ppg_beats", ppgBeats),
              ("empty", empty), ("kernel_drops", kernelDrops), ("refused_replies", refusedReplies)].map { ($0, $1.load(ordering: .relaxed)) }
         }
     }
@@ -90,17 +85,14 @@ public final class OSCInput: Sendable {
         /// Their PPG detector and beat predictor, their hands' regions (each with its own
         /// hysteresis) and their mood.
         var interpreter: SensorInterpreter
-        /// When their heart data last came, and whether their dropout was reported.
-        var lastHeartData = Date()
-        var dropoutReported = false
     }
+    /// The watch over every heart source, told of each performer's heart data that comes here.
+    private let hearts: HeartWatch?
     /// Each performer's mood last seen: written by the receiving thread, read by the control
     /// thread (the DJs).
     private let lastMoods: LockedBox<[String?]>
     /// The first performer's band powers averaged over the mood window, as the mood last saw them (live picture).
     private let lastBands = LockedBox<[EEGBand: Double]>([:])
-    /// Whether each performer's heart data has stopped (`dropoutSeconds` without any), for a live picture.
-    private let dropout: [ManagedAtomic<Bool>]
     private let started = Date()
     /// Bad packets and refusals said at most once a second in all (a flood of them must not flood the log).
     private let reports = WarningLimiter()
@@ -110,21 +102,21 @@ public final class OSCInput: Sendable {
     /// Control thread. Binds the socket (port 0 picks a free one; see `boundPort`).
     public init(configuration: Configuration, routes: OSCRoutes, clock: FrameClock?,
                 status: @escaping @Sendable () -> [(String, StatusValue)] = { [] },
-                requests: (@Sendable (OSCRequest) -> Void)? = nil,
+                requests: (@Sendable (OSCRequest) -> Void)? = nil, hearts: HeartWatch? = nil,
                 log: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.configuration = configuration
+        self.hearts = hearts
         self.routes = routes
         self.clock = clock
         self.status = status
         self.requests = requests
         self.log = log
-        let hearts = max(1, routes.performers.count)
-        senses = LockedBox((0..<hearts).map { _ in
+        let performers = max(1, routes.performers.count)
+        senses = LockedBox((0..<performers).map { _ in
             Senses(interpreter: SensorInterpreter(regionNames: routes.regionNames, regionModel: configuration.regions,
                                                   moodModel: configuration.mood, ppgRate: configuration.ppgRate))
         })
-        dropout = (0..<hearts).map { _ in ManagedAtomic(false) }
-        lastMoods = LockedBox(Array(repeating: nil, count: hearts))
+        lastMoods = LockedBox(Array(repeating: nil, count: performers))
         guard let address = UDPSocket.Address(host: configuration.bind, port: configuration.port) else {
             throw OSCInputError("--osc-bind \(configuration.bind) is not an IP address")
         }
@@ -154,7 +146,6 @@ public final class OSCInput: Sendable {
     private func receiveLoop() {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while running.load(ordering: .acquiring) {
-            checkDropout()
             guard let (count, source) = buffer.withUnsafeMutableBytes({ socket.receive(into: $0, timeout: 0.1) }) else { continue }
             counters.kernelDrops.store(Int(socket.kernelDrops), ordering: .relaxed)
             buffer.withUnsafeBytes { handle(datagram: UnsafeRawBufferPointer(rebasing: $0[0..<count]), replyTo: source) }
@@ -324,12 +315,6 @@ public final class OSCInput: Sendable {
     /// The EEG band powers averaged over the mood window (bands not seen are absent).
     public var bandPowers: [EEGBand: Double] { lastBands.withLockedValue { $0 } }
 
-    /// Whether heart data has stopped for `dropoutSeconds` (and not come back).
-    public var inDropout: Bool { inDropout(performer: 0) }
-
-    /// Whether performer `index`'s heart data has stopped.
-    public func inDropout(performer index: Int) -> Bool { dropout[index].load(ordering: .relaxed) }
-
     /// Hands crossing into a region the preset names: a hit at the interpolated crossing frame.
     private func poseRegions(_ lx: Float, _ ly: Float, _ rx: Float, _ ry: Float, frame: Int64, performer: UInt8) {
         let at = frame == ControlMessage.immediate ? (clock?.currentFrame() ?? 0) : frame
@@ -363,36 +348,7 @@ public final class OSCInput: Sendable {
     }
 
     private func heartData(performer: Int) {
-        let wasReported = senses.withLockedValue { senses in
-            senses[performer].lastHeartData = Date()
-            defer { senses[performer].dropoutReported = false }
-            return senses[performer].dropoutReported
-        }
-        if wasReported {
-            dropout[performer].store(false, ordering: .relaxed)
-            if configuration.dropoutFades { push(.heartPresence(true), frame: ControlMessage.immediate, performer: UInt8(performer)) }
-            report("\(whose(performer))heart data is back")
-        }
-    }
-
-    /// Each performer's dropout on its own: their voices fade (or hold), the others play on.
-    private func checkDropout() {
-        let now = Date()
-        let silent = senses.withLockedValue { senses in
-            senses.indices.filter { performer in
-                guard !senses[performer].dropoutReported,
-                      now.timeIntervalSince(senses[performer].lastHeartData) > configuration.dropoutSeconds else { return false }
-                senses[performer].dropoutReported = true
-                return true
-            }
-        }
-        for performer in silent {
-            dropout[performer].store(true, ordering: .relaxed)
-            counters.dropouts.wrappingIncrement(ordering: .relaxed)
-            if configuration.dropoutFades { push(.heartPresence(false), frame: ControlMessage.immediate, performer: UInt8(performer)) }
-            report(String(format: "no %@heart data for %.0f s: %@", whose(performer), configuration.dropoutSeconds,
-                          configuration.dropoutFades ? "fading \(whose(performer))heart-driven voices out" : "holding the last tempo"))
-        }
+        hearts?.heard(performer: performer)
     }
 
     /// At most one log line a second, whatever its kind; the rest are counted and summarised.

@@ -12,10 +12,13 @@ public final class PageInput: Sendable {
     public let counters = OSCInput.Counters()
     private let routes: OSCRoutes
     private let producer: LockedBox<SPSCRing<ControlMessage>.Producer>
+    /// The watch over every heart source: a tempo, beat or RR interval from the page is heart data.
+    private let hearts: HeartWatch?
 
-    public init(routes: OSCRoutes) {
+    public init(routes: OSCRoutes, hearts: HeartWatch? = nil) {
         self.routes = routes
         producer = LockedBox(ring.producer)
+        self.hearts = hearts
     }
 
     /// A page's command: nil when it went to the engine, else why not (counted).
@@ -50,6 +53,7 @@ public final class PageInput: Sendable {
                 counters.dropped.wrappingIncrement(ordering: .relaxed)
                 return "\(message.address): the engine's ring is full"
             }
+            if message.address.hasPrefix("/pulse/") { hearts?.heard(performer: Int(performer)) }
             return nil
         case .request:
             counters.unknownAddress.wrappingIncrement(ordering: .relaxed)

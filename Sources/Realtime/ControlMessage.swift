@@ -48,6 +48,14 @@ public struct ControlMessage: Sendable, Equatable, BitwiseCopyable {
         /// earlier skip was a late reading, and the timeline went back). Only reported, into a
         /// session log, so a re-render passes over the same frames; never applied from a ring.
         case framesSkipped(Int32)
+
+        /// Whether it is a heart speaking (a tempo or a beat), for the dropout watch.
+        public var isHeartData: Bool {
+            switch self {
+            case .tempo, .heartbeat: true
+            default: false
+            }
+        }
     }
 }
 

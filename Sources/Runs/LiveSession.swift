@@ -36,6 +36,8 @@ public final class LiveSession {
     private let controlRing = SPSCRing<ControlMessage>(minimumCapacity: 256)
     private let logs: RunLogs
     private let watch: ServerWatch
+    /// Every heart source's data, and each performer's dropout.
+    private let hearts: HeartWatch
     private let replaySource: ReplaySource?
     /// The recording's first take (`--record`); later takes, one per sample-rate change, in `rates.take`.
     private let recorder: OutputRecorder?
@@ -87,7 +89,11 @@ public final class LiveSession {
                                performers: loaded.performerNames)
             setup.appliedReports = logs.applied
             setup.firedReports = logs.fired
-            let replay = try Self.replay(configuration.replay, preset: loaded, clock: JackFrameClock(handle: handle, client: client))
+            let dropout = loaded.dropoutRule
+            let hearts = HeartWatch(performers: max(1, loaded.performerNames.count), seconds: dropout.seconds, fades: dropout.fades)
+            self.hearts = hearts
+            let replay = try Self.replay(configuration.replay, preset: loaded, clock: JackFrameClock(handle: handle, client: client),
+                                         hearts: hearts)
             (replaySource, replayRejections) = replay
             if let source = replay.0 { setup.sources.append(source.ring) }
             let makeTake = { [recordBufferSeconds = configuration.recordBufferSeconds, maxFrames = client.bufferSize] (path: String, rate: Int) in
@@ -101,7 +107,8 @@ public final class LiveSession {
             watch = ServerWatch(client: client, configuration: configuration,
                                 startedNetSlave: server != nil && configuration.netSlave != nil, log: log, say: say)
             (osc, view, publisher) = try Self.inputs(configuration, setup: &setup, loaded: loaded, client: client, take: take,
-                                                      meter: meter, fired: logs.fired, requests: requests, watch: watch, log: log)
+                                                      meter: meter, fired: logs.fired, requests: requests, watch: watch, hearts: hearts,
+                                                      log: log)
             let wiring = setup.wiring
             rates = RateFollower(engine: RealtimeEngine(setup), take: take, client: client, logs: logs, build: {
                 [loaded, libraries, maxFrames = setup.maxFrames, pluginFolder = nsm?.pluginFolder] rate in
@@ -148,21 +155,21 @@ public final class LiveSession {
     }
 
     /// The sessions replayed live, from now, and what reading them rejected.
-    private static func replay(_ specs: [String], preset: LoadedPreset,
-                               clock: JackFrameClock) throws -> (ReplaySource?, (first: [HeartSession.Rejection], total: Int)) {
+    private static func replay(_ specs: [String], preset: LoadedPreset, clock: JackFrameClock,
+                               hearts: HeartWatch) throws -> (ReplaySource?, (first: [HeartSession.Rejection], total: Int)) {
         guard !specs.isEmpty else { return (nil, ([], 0)) }
         let source = try PerformerSessions.load(specs.map(PerformerSessions.Spec.init), preset: preset, sampleRate: clock.sampleRate,
                                                 presetTempo: false)
         // A take's lost cycles are its own: a live replay plays on this server's time.
         let messages = source.messages.filter { if case .framesSkipped = $0.event { false } else { true } }
-        return (ReplaySource(messages: messages, clock: clock), (source.rejections, source.rejectedCount))
+        return (ReplaySource(messages: messages, clock: clock, hearts: hearts), (source.rejections, source.rejectedCount))
     }
 
     /// The OSC input, the live picture and the meters, each with its ring in `setup`; the status
     /// the OSC port and the page report.
     private static func inputs(_ configuration: Configuration, setup: inout EngineSetup, loaded: LoadedPreset, client: JackClient,
                                take: LockedBox<OutputRecorder?>, meter: OutputMeter, fired: SPSCRing<FiredVoice>?,
-                               requests: LockedBox<[OSCRequest]>, watch: ServerWatch,
+                               requests: LockedBox<[OSCRequest]>, watch: ServerWatch, hearts: HeartWatch,
                                log: @escaping @Sendable (String) -> Void) throws -> (OSCInput?, LiveView?, MeterPublisher) {
         let handle = setup.handle
         // The meters go to the OSC input's subscribers and the page; the status reports the latest reading.
@@ -175,21 +182,21 @@ public final class LiveSession {
         let routes = OSCRoutes(voices: handle.voiceNames, regions: handle.regionNames, inserts: handle.insertRoutes(),
                                performers: loaded.performerNames)
         let status = LiveStatus(handle: handle, client: client, take: take, nsm: configuration.sessionManager?.client,
-                                performers: loaded.performerNames, cycles: watch.cycles, grid: configuration.gridRole, outputs: setup.outputs)
+                                performers: loaded.performerNames, cycles: watch.cycles, grid: configuration.gridRole, outputs: setup.outputs,
+                                hearts: hearts)
         var osc: OSCInput?
         if var oscConfiguration = configuration.osc {
-            (oscConfiguration.dropoutSeconds, oscConfiguration.dropoutFades) = loaded.dropoutRule
             oscConfiguration.mood = loaded.preset.moodModel
             oscConfiguration.regions = loaded.preset.regionModel
             let input = try OSCInput(configuration: oscConfiguration, routes: routes, clock: JackFrameClock(handle: handle, client: client),
                                      status: { status.values(meters: publisher.reading) },
-                                     requests: { request in requests.withLockedValue { $0.append(request) } }, log: log)
+                                     requests: { request in requests.withLockedValue { $0.append(request) } }, hearts: hearts, log: log)
             setup.sources.append(input.ring)
             meterOut.withLockedValue { $0 = input.meters }
             osc = input
         }
         guard configuration.keepsView, let fired else { return (osc, nil, publisher) }
-        let view = LiveView(loaded: loaded, setup: &setup, client: client, osc: osc, routes: routes, fired: fired,
+        let view = LiveView(loaded: loaded, setup: &setup, client: client, osc: osc, hearts: hearts, routes: routes, fired: fired,
                             keepFiredForLog: configuration.eventsOut != nil, secondsPerRevolution: configuration.secondsPerRevolution) {
             [osc] in (osc?.counters.all ?? []).map { ("osc_" + $0, StatusValue.int($1)) } + status.values(meters: publisher.reading)
         }
@@ -254,6 +261,7 @@ public final class LiveSession {
     /// answers the session manager, and watches the server.
     public func tick() {
         rates.tick()
+        watchHearts()
         logs.drain(view: view)
         for line in handle.drainPluginLogs() { log("plugin \(line)") }
         for request in requests.withLockedValue({ pending in defer { pending.removeAll() }; return pending }) { perform(request) }
@@ -269,6 +277,24 @@ public final class LiveSession {
         swapper.releaseRetired()
         configuration.sessionManager?.poll(handle: handle, loaded: loaded, live: !watch.isReconnecting, log: log, say: say)
         watch.watch { handle.counters.periods.load(ordering: .relaxed) }
+    }
+
+    /// Each performer's dropout, whatever the source of their heart: said once, faded when the
+    /// preset says so, and their return.
+    private func watchHearts() {
+        let performers = loaded.performerNames
+        func whose(_ performer: Int) -> String { performers.isEmpty ? "" : performers[performer] + "'s " }
+        for change in hearts.check() {
+            switch change {
+            case .lost(let performer):
+                if hearts.fades { controlRing.producer.push(ControlMessage(performer: UInt8(performer), .heartPresence(false))) }
+                log("no \(whose(performer))heart data for \(hearts.seconds.plainText) s: "
+                    + (hearts.fades ? "fading \(whose(performer))heart-driven voices out" : "holding the last tempo"))
+            case .back(let performer):
+                if hearts.fades { controlRing.producer.push(ControlMessage(performer: UInt8(performer), .heartPresence(true))) }
+                log("\(whose(performer))heart data is back")
+            }
+        }
     }
 
     /// What OSC asked of the control thread: a plugin state built here and swapped in at its frame.

@@ -20,9 +20,12 @@ public final class LiveStatus: Sendable {
     private let grid: GridRole
     /// The ports per voice or group, and per voice MIDI.
     private let outputs: OutputLayout
+    /// Every heart source's dropouts.
+    private let hearts: HeartWatch?
 
     init(handle: EngineHandle, client: JackClient, take: LockedBox<OutputRecorder?> = LockedBox(nil), nsm: NSMClient?, performers: [String] = [],
-         cycles: CycleWatch? = nil, grid: GridRole = .none, outputs: OutputLayout = .masterOnly) {
+         cycles: CycleWatch? = nil, grid: GridRole = .none, outputs: OutputLayout = .masterOnly, hearts: HeartWatch? = nil) {
+        self.hearts = hearts
         self.performers = performers
         self.outputs = outputs
         self.cycles = cycles
@@ -48,6 +51,8 @@ public final class LiveStatus: Sendable {
             ("xruns", .int(counts.xruns)), ("frames_skipped", .int(counts.framesSkipped)),
             ("frames_rewound", .int(counts.framesRewound)), ("reconnects", .int(client.reconnects)),
             ("beats", .int(counts.beats)), ("bpm", .float(handle.publishedTempo ?? 0)),
+            ("dropouts", .int(hearts?.dropouts.load(ordering: .relaxed) ?? 0)),
+            ("dropout", .int(hearts?.inDropout(performer: 0) == true ? 1 : 0)),
             ("voices_fired", .int(counts.voicesFired)), ("late_messages", .int(counts.lateMessages)),
             ("rejected_tempos", .int(counts.rejectedTempos)), ("invalid_messages", .int(counts.invalidMessages)),
             ("queue_overflows", .int(counts.queueOverflows)), ("midi_notes_dropped", .int(counts.midiNotesDropped)),

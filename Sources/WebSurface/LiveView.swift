@@ -36,6 +36,8 @@ public final class LiveView: Sendable {
     private let handle: EngineHandle
     private let client: JackClient
     private let osc: OSCInput?
+    /// The watch over every heart source (the page shows the first performer's dropout).
+    private let hearts: HeartWatch?
     private let view: EngineView
     private let observations: SPSCRing<EngineObservation>.Consumer
     private let fired: SPSCRing<FiredVoice>.Consumer
@@ -65,18 +67,19 @@ public final class LiveView: Sendable {
 
     /// Offline. Adds to `setup` what the picture reads (its observations, its view)
     /// and the page's command ring.
-    public init(loaded: LoadedPreset, setup: inout EngineSetup, client: JackClient, osc: OSCInput?, routes: OSCRoutes,
+    public init(loaded: LoadedPreset, setup: inout EngineSetup, client: JackClient, osc: OSCInput?, hearts: HeartWatch?, routes: OSCRoutes,
          fired: SPSCRing<FiredVoice>, keepFiredForLog: Bool, secondsPerRevolution: Double,
          status: @escaping @Sendable () -> [(String, StatusValue)]) {
         let handle = setup.handle
         self.handle = handle
         self.client = client
         self.osc = osc
+        self.hearts = hearts
         self.status = status
         self.fired = fired.consumer
         firedForLog = keepFiredForLog ? LockedBox([]) : nil
         regionNames = handle.regionNames
-        page = PageInput(routes: routes)
+        page = PageInput(routes: routes, hearts: hearts)
         let observationRing = SPSCRing<EngineObservation>(minimumCapacity: 4096)
         observations = observationRing.consumer
         setup.observations = observationRing
@@ -241,10 +244,10 @@ public final class LiveView: Sendable {
             pace.withLockedValue { $0.playbackLatency = playbackLatency; $0.status = text }
         }
         let lastStatus = pace.withLockedValue { $0.status }
-        let hearts = handle.performerCount + (handle.ensemble == nil ? 0 : 1)
+        let heartCount = handle.performerCount + (handle.ensemble == nil ? 0 : 1)
         var state: [(String, String)] = [("bpm", JSONText.number(handle.publishedTempo)),
-                                         ("performers", JSONText.array((0..<hearts).map { JSONText.number(handle.publishedTempo(of: $0)) })),
-                                         ("dropout", JSONText.bool(osc?.inDropout ?? false))]
+                                         ("performers", JSONText.array((0..<heartCount).map { JSONText.number(handle.publishedTempo(of: $0)) })),
+                                         ("dropout", JSONText.bool(hearts?.inDropout(performer: 0) ?? false))]
         if let picture {
             state.append(("mode", JSONText.string("\(picture.mode)")))
             state.append(("pattern", JSONText.array(picture.pattern.map { step in

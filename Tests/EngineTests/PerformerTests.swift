@@ -230,10 +230,9 @@ final class PerformerTests: XCTestCase {
         // Live: a pulse wave under Bob's name is Bob's detector's, and only his data arrives.
         var configuration = OSCInput.Configuration()
         configuration.port = 0
-        configuration.dropoutSeconds = 0.5
-        configuration.dropoutFades = true
+        let hearts = HeartWatch(performers: 2, seconds: 0.5, fades: true)
         let input = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: ["a", "b"], performers: ["alice", "bob"]),
-                                 clock: nil)
+                                 clock: nil, hearts: hearts)
         // 6 s of a 72 BPM pulse wave at 100 samples a second: a rise, then an exponential fall.
         let wave = (0..<600).map { sample -> Float in
             let since = (Double(sample) / 100).truncatingRemainder(dividingBy: 60.0 / 72)
@@ -248,22 +247,19 @@ final class PerformerTests: XCTestCase {
         }
         XCTAssertGreaterThanOrEqual(bobsBeats, 5, "Bob's beats, found by his own detector (7 in 6 s at 72 BPM)")
         XCTAssertEqual(others, 0)
-        // Dropouts, each on its own: Alice sends nothing, Bob keeps sending; after 0.5 s only Alice's fades.
+        // Dropouts, each on its own: Alice sends once, then nothing; Bob keeps sending; after 0.5 s
+        // only Alice's heart is quiet.
         input.start()
         defer { input.stop() }
+        OSCEncoder.send(OSCEncoder.message("/performer/alice/pulse/bpm", [.float(72)]), port: input.boundPort)
         let started = Date()
         while Date().timeIntervalSince(started) < 1.2 {
             OSCEncoder.send(OSCEncoder.message("/performer/bob/pulse/bpm", [.float(72)]), port: input.boundPort)
             usleep(100_000)
         }
-        XCTAssertTrue(input.inDropout(performer: 0))
-        XCTAssertFalse(input.inDropout(performer: 1))
-        var presence: [(UInt8, Bool)] = []
-        while let message = input.ring.consumer.pop() {
-            if case .heartPresence(let present) = message.event { presence.append((message.performer, present)) }
-        }
-        XCTAssertEqual(presence.map(\.0), [0])
-        XCTAssertEqual(presence.map(\.1), [false])
+        XCTAssertEqual(hearts.check(), [.lost(performer: 0)])
+        XCTAssertTrue(hearts.inDropout(performer: 0))
+        XCTAssertFalse(hearts.inDropout(performer: 1))
     }
 
     func testThreeHeartsOnTheProcessThreadAllocateNothing() throws {

@@ -13,12 +13,15 @@ public final class ReplaySource: Sendable {
     private let messageRate: Int
     private let clock: FrameClock
     private let stopped = ManagedAtomic<Bool>(false)
+    /// The watch over every heart source: each replayed tempo and beat is heart data.
+    private let hearts: HeartWatch?
 
     /// `messages` carry frames relative to the start of the replay, at the clock's rate now.
-    public init(messages: [ControlMessage], clock: FrameClock) {
+    public init(messages: [ControlMessage], clock: FrameClock, hearts: HeartWatch? = nil) {
         self.messages = messages.sorted { $0.frame < $1.frame }
         self.clock = clock
         messageRate = clock.sampleRate
+        self.hearts = hearts
     }
 
     /// Control thread. Starts pushing; the replay's frame 0 is a tenth of a second from now.
@@ -44,6 +47,7 @@ public final class ReplaySource: Sendable {
                     var message = messages[next]
                     message.frame = frame
                     ring.producer.push(message)
+                    if message.event.isHeartData { hearts?.heard(performer: Int(message.performer)) }
                     next += 1
                 }
                 usleep(20_000)
