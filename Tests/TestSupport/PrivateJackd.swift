@@ -9,13 +9,15 @@ import Foundation
 public final class PrivateJackd {
     public let name: String
     public let periodFrames: Int
+    /// The rate it starts at (48 kHz; a test may start it again at another).
+    public var sampleRate = 48_000
     private var process: Process?
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
     }
 
-    /// Starts `jackd --no-realtime -n NAME -d dummy -r 48000 -p PERIOD` and waits until it serves clients.
+    /// Starts `jackd --no-realtime -n NAME -d dummy -r RATE -p PERIOD` (48 kHz) and waits until it serves clients.
     public init(name: String, periodFrames: Int = 256) throws {
         self.name = name
         self.periodFrames = periodFrames
@@ -39,7 +41,7 @@ public final class PrivateJackd {
         let process = Process()
         Subprocess.keepForTheSuite(process)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
-        process.arguments = ["--no-realtime", "-n", name, "-d", "dummy", "-r", "48000", "-p", "\(periodFrames)"]
+        process.arguments = ["--no-realtime", "-n", name, "-d", "dummy", "-r", "\(sampleRate)", "-p", "\(periodFrames)"]
         let log = Pipe()
         process.standardOutput = log
         process.standardError = log
