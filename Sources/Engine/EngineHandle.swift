@@ -49,8 +49,6 @@ public final class EngineHandle: @unchecked Sendable {
     /// thread uses its engine's own.
     private let graph: LockedBox<VoiceGraph>
     var current: VoiceGraph { graph.withLockedValue { $0 } }
-    var slots: ContiguousArray<VoiceSlot> { current.slots }
-    var masterInserts: InsertChain? { current.masterInserts }
 
     init(sampleRate: Int, maxFrames: Int, slots: ContiguousArray<VoiceSlot>, masterInserts: InsertChain?, regionNames: [String],
          performers: Int, ensemble: EnsembleTempo?) {
@@ -100,7 +98,8 @@ public final class EngineHandle: @unchecked Sendable {
 
     /// Control thread. The track player at voice `index`, if that voice is one.
     public func trackPlayer(at index: Int) -> TrackPlayerVoice? {
-        index < slots.count ? slots[index].voice as? TrackPlayerVoice : nil
+        let slots = current.slots
+        return index < slots.count ? slots[index].voice as? TrackPlayerVoice : nil
     }
 
     /// Control thread. Every voice's settings now. While the process thread runs (`live`), it
@@ -108,7 +107,10 @@ public final class EngineHandle: @unchecked Sendable {
     /// seconds) they are read here.
     public func voiceStates(live: Bool, timeout: Double = 1) -> [String: VoiceState] {
         ProcessThread.assertOutside("asking for the voices' settings")
-        if !(live && stateSnapshot.request(timeout: timeout)) { stateSnapshot.copy(slots, master: masterInserts) }
+        if !(live && stateSnapshot.request(timeout: timeout)) {
+            let graph = current  // one engine's voices and inserts, read under one lock
+            stateSnapshot.copy(graph.slots, master: graph.masterInserts)
+        }
         return Dictionary(uniqueKeysWithValues: zip(voiceNames, stateSnapshot.values))
     }
 

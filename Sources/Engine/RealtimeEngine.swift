@@ -28,15 +28,17 @@ public final class RealtimeEngine {
     public let sendsGrid: Bool
     public let followsGrid: Bool
 
-    package let slots: ContiguousArray<VoiceSlot>
+    /// The voices (the graph's).
+    package var slots: ContiguousArray<VoiceSlot> { graph.slots }
     var mixer: Mixer
     var hearts: EngineHearts
     var firing: VoiceFiring
     var performance: TambourPerformance
     let midiInput: MIDIInputMap
     private var master: MasterStage
-    let masterInserts: InsertChain?
-    /// The two above, for what an insert address names.
+    /// LV2 effects on the whole mix (the graph's).
+    var masterInserts: InsertChain? { graph.masterInserts }
+    /// The voices and the master's inserts: what an insert address names.
     let graph: VoiceGraph
     private let sources: ContiguousArray<SPSCRing<ControlMessage>.Consumer>
     /// Every applied control message with its frame (`run --record-session`), when set.
@@ -68,7 +70,8 @@ public final class RealtimeEngine {
         maxFrames = setup.maxFrames
         handle = setup.handle
         counters = handle.counters
-        slots = setup.slots
+        graph = VoiceGraph(slots: setup.slots, masterInserts: setup.masterInserts)
+        let slots = setup.slots
         let active = ActiveVoices(slots: slots)
         let layout = setup.outputs
         precondition(layout.voiceBus.isEmpty || layout.voiceBus.count == slots.count, "an output layout for these voices")
@@ -83,8 +86,6 @@ public final class RealtimeEngine {
         performance = TambourPerformance(targets: setup.regionTargets, skipRegion: setup.skipRegion, modeVoices: setup.modeVoices)
         midiInput = MIDIInputMap(setup.midi)
         master = MasterStage(settings: setup.master, sampleRate: sampleRate, clippedSamples: counters.clippedSamples)
-        masterInserts = setup.masterInserts
-        graph = VoiceGraph(slots: slots, masterInserts: masterInserts)
         sources = ContiguousArray(setup.sources.map(\.consumer))
         appliedReports = setup.appliedReports?.producer
         view = setup.view

@@ -377,16 +377,9 @@ public final class LiveSession {
         logs.finish(endFrame: endFrame)
         var takes = rates.finishedTakes
         if let recorder = rates.take.withLockedValue({ $0 }) {
-            do {
-                takes.append((recorder.path, try recorder.finish(), recorder.framesLost.load(ordering: .relaxed),
-                              recorder.overruns.load(ordering: .relaxed)))
-            } catch {
-                log("\(error)")
-            }
+            do { takes.append(try FinishedTake(recorder)) } catch { log("\(error)") }
         }
-        let recorded = takes.map { take in
-            "; recorded \(take.frames) frames to \(take.path)" + (take.overruns > 0 ? " (\(take.lost) frames lost in \(take.overruns) overruns)" : "")
-        }.joined()
+        let recorded = takes.map(\.summary).joined()
         if watch.isReconnecting {
             client.releaseDeadClient()
         } else if !deactivated || !client.close(within: closeSeconds) {

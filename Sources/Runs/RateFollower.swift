@@ -21,7 +21,7 @@ final class RateFollower {
     /// The recording's take being written, for the status too.
     let take: LockedBox<OutputRecorder?>
     /// Each finished take: its path, frames and losses.
-    private(set) var finishedTakes: [(path: String, frames: Int, lost: Int, overruns: Int)] = []
+    private(set) var finishedTakes: [FinishedTake] = []
     private let client: JackClient
     private let handle: EngineHandle
     private let logs: RunLogs
@@ -127,9 +127,9 @@ final class RateFollower {
             + (handle.publishedTempo.map { "the heart's \($0.plainText) BPM and beat phase kept" } ?? "no tempo yet")
         if let finished = take.withLockedValue({ $0 }) {
             do {
-                let frames = try finished.finish()
-                finishedTakes.append((finished.path, frames, finished.framesLost.load(ordering: .relaxed), finished.overruns.load(ordering: .relaxed)))
-                line += "; take \(takeNumber - 1) ended: \(frames) frames in \(finished.path)"
+                let ended = try FinishedTake(finished)
+                finishedTakes.append(ended)
+                line += "; take \(takeNumber - 1) ended: \(ended.frames) frames in \(ended.path)"
             } catch {
                 log("\(error)")
             }
@@ -162,5 +162,26 @@ final class RateFollower {
         if let back = client.withdrawOffer() { abandon(back) }
         offered = nil
         try? FileManager.default.removeItem(atPath: stateFolder)
+    }
+}
+
+/// A recording's take, finished: its path, frames and what a full ring lost.
+struct FinishedTake {
+    let path: String
+    let frames: Int
+    let lost: Int
+    let overruns: Int
+
+    /// Finishes `recorder`'s take (its header written, its file closed).
+    init(_ recorder: OutputRecorder) throws {
+        frames = try recorder.finish()
+        path = recorder.path
+        lost = recorder.framesLost.load(ordering: .relaxed)
+        overruns = recorder.overruns.load(ordering: .relaxed)
+    }
+
+    /// "; recorded N frames to PATH" and its losses, for the run's summary.
+    var summary: String {
+        "; recorded \(frames) frames to \(path)" + (overruns > 0 ? " (\(lost) frames lost in \(overruns) overruns)" : "")
     }
 }
