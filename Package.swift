@@ -37,6 +37,8 @@ let package = Package(
         .systemLibrary(name: "CSamplerate", pkgConfig: "samplerate"),
         .systemLibrary(name: "CLiblo", pkgConfig: "liblo"),
         .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband"),
+        // sd-bus, for BlueZ's D-Bus API (its non-variadic calls; one thread owns a connection).
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd"),
         .target(name: "CZitaConvolver", linkerSettings: [.linkedLibrary("zita-convolver"), .linkedLibrary("fftw3f")]),
 
         // Real-time primitives: the rings, the control messages, the clock, fixed buffers, the locked box.
@@ -45,8 +47,12 @@ let package = Package(
             "CLiblo", "Realtime",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
-        // The body sensors: what Bluetooth LE devices send, decoded (the Heart Rate Service).
-        .target(name: "Sensors", swiftSettings: strict),
+        // The body sensors: a Bluetooth LE central over BlueZ (sd-bus) on one sensor thread, the
+        // devices' notifications decoded and turned into control messages in its own ring.
+        .target(name: "Sensors", dependencies: [
+            "CSystemd", "Realtime", "Inputs",
+            .product(name: "Atomics", package: "swift-atomics"),
+        ], swiftSettings: strict),
         // The voices: DSP only, no I/O.
         .target(name: "Voices", dependencies: ["Realtime", "CZitaConvolver", "CRubberBand"], swiftSettings: strict),
         // Sound files: reading samples and tracks, writing WAV (libsndfile, libsamplerate).
@@ -62,7 +68,7 @@ let package = Package(
         // Presets: the YAML, the voice-kind descriptors and field tables, the graph that makes a
         // setup from a preset, session sources.
         .target(name: "Presets", dependencies: [
-            "Realtime", "Inputs", "Voices", "Plugins", "SoundFiles", "Engine",
+            "Realtime", "Inputs", "Voices", "Plugins", "SoundFiles", "Engine", "Sensors",
             .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "Yams", package: "Yams"),
         ], swiftSettings: strict),
@@ -86,11 +92,11 @@ let package = Package(
         .target(name: "Reports", dependencies: ["Engine", "Inputs"], swiftSettings: strict),
         // Runs: a live run's life cycle (the page's included), an offline render, the study.
         .target(name: "Runs", dependencies: [
-            "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "Inputs", "Voices", "Reports", "WebSurface",
+            "Engine", "Presets", "Sensors", "JackBackend", "Plugins", "SoundFiles", "Realtime", "Inputs", "Voices", "Reports", "WebSurface",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         .executableTarget(name: "pulsejack", dependencies: [
-            "Runs", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Inputs", "CJack", "WebSurface",
+            "Runs", "Sensors", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Inputs", "CJack", "WebSurface",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
 
@@ -115,7 +121,7 @@ let package = Package(
             "Realtime", "Inputs", "TestSupport", "Engine", "Presets", "EngineFixtures",
         ], swiftSettings: strict),
         .testTarget(name: "VoicesTests", dependencies: ["Realtime", "Voices"], swiftSettings: strict),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Realtime", "Inputs", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "EngineTests", dependencies: libraryTestDependencies, swiftSettings: strict),
         .testTarget(name: "PresetsTests", dependencies: libraryTestDependencies, swiftSettings: strict),
         .testTarget(name: "PluginsTests", dependencies: libraryTestDependencies, swiftSettings: strict),

@@ -282,8 +282,8 @@ public final class RealtimeEngine {
             }
         case .modeChange(let newMode):
             enter(newMode, at: frame)
-        case .pose, .bandPower:
-            break  // the region and mood models consume these
+        case .pose, .bandPower, .rrIntervals:
+            break  // the region and mood models, and the RR beats, consume these before the ring
         case .heartPresence(let present):
             guard Int(performer) < hearts.performerCount else { return invalid() }
             hearts.presence(Int(performer), present)

@@ -8,6 +8,7 @@ import Realtime
 ///     {"frame":0,"event":"tempo","bpm":72}
 ///     {"frame":0,"event":"tempo","bpm":64,"performer":1}
 ///     {"frame":52224,"event":"voice_trigger","voice":1,"velocity":0.5}
+///     {"frame":60000,"event":"rr","values":[0.8125,0.796875]}
 ///     {"end_frame":480000}
 public enum SessionLog {
     public struct Header: Codable, Equatable {
@@ -78,6 +79,7 @@ public enum SessionLog {
         case .pose(let lx, let ly, let rx, let ry): line.event = "pose"; line.values = [lx, ly, rx, ry]
         case .bandPower(let band, let value): line.event = "band_power"; line.band = band.name; line.values = [value]
         case .heartPresence(let present): line.event = "heart_presence"; line.enable = present
+        case .rrIntervals(let intervals): line.event = "rr"; line.values = intervals.values.map { Float($0) / 1024 }
         case .insertControl(let address, let value):
             line.event = "insert_control"; line.voice = address.chain; line.stage = address.stage; line.port = address.port
             line.values = [value]
@@ -192,6 +194,15 @@ public enum SessionLog {
             }
             return .bandPower(band, value)
         case "heart_presence": return .heartPresence(try need(line.enable, "enable"))
+        case "rr":
+            // Seconds, each a whole number of 1/1024 s as the sensor sent it.
+            let values = try need(line.values, "values")
+            let units = values.map { ($0 * 1024).rounded() }
+            guard units.allSatisfy({ $0 >= 0 && $0 <= Float(UInt16.max) }), zip(units, values).allSatisfy({ $0 / 1024 == $1 }),
+                  let intervals = RRIntervals(units.map { UInt16($0) }) else {
+                throw place.with(field: "values", "RR intervals are at most \(RRIntervals.capacity) values in seconds, each k/1024 (0…64 s)")
+            }
+            return .rrIntervals(intervals)
         case "frames_skipped":
             let frames = try need(line.frames, "frames")
             // Lost cycles are bounded by a second (a longer jump is a new clock, not a loss).

@@ -4,6 +4,7 @@ import Voices
 import Yams
 import Realtime
 import Engine
+import Sensors
 
 /// One voice as loaded: its definition, the file that defined it and where.
 public struct LoadedVoice: Sendable {
@@ -232,6 +233,7 @@ public struct LoadedPreset: Sendable {
             }
         }
         try validatePerformers()
+        _ = try sensorRequests()
     }
 
     /// The most performers one engine follows.
@@ -263,6 +265,31 @@ public struct LoadedPreset: Sendable {
         guard let pair = voice.definition.together, pair.count == 2,
               let first = performerNames.firstIndex(of: pair[0]), let second = performerNames.firstIndex(of: pair[1]) else { return nil }
         return (first, second, Int64((VoiceFields.windowMS.value(in: voice.definition) / 1000 * Double(sampleRate)).rounded()))
+    }
+
+    /// The Bluetooth LE sensors the preset names: `sensors:` (the first performer's), and each
+    /// performer's own `heart:`/`eeg:`; `heart`/`eeg` given here (`run --heart`, `--eeg`) take the
+    /// first performer's place. A spec that does not parse is an error naming its line.
+    public func sensorRequests(heart: String? = nil, eeg: String? = nil) throws -> [SensorRequest] {
+        var requests: [SensorRequest] = []
+        func add(_ spec: String?, _ kinds: [SensorRequest.Kind], performer: Int, field: String) throws {
+            guard let spec else { return }
+            do {
+                requests.append(try SensorRequest(parsing: spec, kinds: kinds, performer: performer))
+            } catch {
+                throw InputError(file: file, line: line(field) ?? line("performers") ?? line("sensors"), field: field, error.description)
+            }
+        }
+        let entries = preset.performerEntries ?? []
+        let firstHeart = heart ?? preset.sensors?.heart ?? entries.first?.heart
+        let firstEEG = eeg ?? preset.sensors?.eeg ?? entries.first?.eeg
+        try add(firstHeart, [.heartRate, .polarECG], performer: 0, field: heart == nil ? "sensors.heart" : "--heart")
+        try add(firstEEG, [.muse], performer: 0, field: eeg == nil ? "sensors.eeg" : "--eeg")
+        for (index, entry) in entries.enumerated().dropFirst() {
+            try add(entry.heart, [.heartRate, .polarECG], performer: index, field: "performers[\(index)].heart")
+            try add(entry.eeg, [.muse], performer: index, field: "performers[\(index)].eeg")
+        }
+        return requests
     }
 
     private func validatePerformers() throws {

@@ -16,8 +16,57 @@ public struct Preset: Codable, Sendable {
     public var bpm: Double?
     /// The performers whose hearts the voices follow (`heart:` of a voice), each with a clock of
     /// their own; none named: one heart. Their OSC goes under `/performer/<name>/…`; the
-    /// unprefixed addresses are the first performer's.
-    public var performers: [String]?
+    /// unprefixed addresses are the first performer's. An entry is a name, or a mapping with the
+    /// performer's own sensors: `{name: alice, heart: "ble:Polar H10 1A2B", eeg: "muse"}`.
+    public var performerEntries: [Performer]?
+    public var performers: [String]? { performerEntries?.map(\.name) }
+    /// The body sensors read over Bluetooth LE (the first performer's, or the one heart's):
+    /// `sensors: {heart: "ble", eeg: "muse:Muse-1A2B"}`; `run --heart`/`--eeg` override them.
+    public var sensors: Sensors?
+
+    public struct Sensors: Codable, Sendable, Equatable {
+        /// `ble[:ADDRESS|NAME]` or `polar-ecg[:ADDRESS|NAME]`.
+        public var heart: String?
+        /// `muse[:ADDRESS|NAME]`.
+        public var eeg: String?
+    }
+
+    /// A performer: a name, and the sensors that are theirs.
+    public struct Performer: Codable, Sendable, Equatable {
+        public var name: String
+        public var heart: String?
+        public var eeg: String?
+
+        enum CodingKeys: String, CodingKey { case name, heart, eeg }
+
+        public init(name: String, heart: String? = nil, eeg: String? = nil) {
+            self.name = name
+            self.heart = heart
+            self.eeg = eeg
+        }
+
+        public init(from decoder: any Decoder) throws {
+            if let name = try? decoder.singleValueContainer().decode(String.self) {
+                self.init(name: name)
+                return
+            }
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(name: try container.decode(String.self, forKey: .name), heart: try container.decodeIfPresent(String.self, forKey: .heart),
+                      eeg: try container.decodeIfPresent(String.self, forKey: .eeg))
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            if heart == nil && eeg == nil {
+                var container = encoder.singleValueContainer()
+                try container.encode(name)
+            } else {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(name, forKey: .name)
+                try container.encodeIfPresent(heart, forKey: .heart)
+                try container.encodeIfPresent(eeg, forKey: .eeg)
+            }
+        }
+    }
     /// The ensemble's heart (`heart: ensemble`): its tempo is the performers' mean, median, or a
     /// leader's (default: mean).
     public var ensemble: Ensemble?
@@ -147,7 +196,7 @@ public struct Preset: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, description, bpm, performers, ensemble, include, voices, settings, regions, dropout, moods, master
+        case name, description, bpm, performerEntries = "performers", sensors, ensemble, include, voices, settings, regions, dropout, moods, master
         case moodWindow = "mood_window", pose, outputs, midiOut = "midi_out"
         case midiCC = "midi_cc", midiRegions = "midi_regions", skipRegion = "skip_region", modeSounds = "mode_sounds"
     }

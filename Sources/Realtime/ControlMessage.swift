@@ -33,6 +33,9 @@ public struct ControlMessage: Sendable, Equatable, BitwiseCopyable {
         case pose(leftX: Float, leftY: Float, rightX: Float, rightY: Float)
         /// An EEG band power, 0…1 (Muse: alpha, beta, delta, theta, gamma).
         case bandPower(EEGBand, Float)
+        /// The RR intervals a heart-rate sensor's notification carried, at its arrival: what the
+        /// sensor said, for the session log (the beats or tempo they mean travel beside them).
+        case rrIntervals(RRIntervals)
         /// Heart data stopped (false) or came back (true); with the preset's dropout action
         /// "fade", the heart-driven voices fade out meanwhile.
         case heartPresence(Bool)

@@ -4,6 +4,7 @@ import Realtime
 import WebSurface
 import Engine
 import JackBackend
+import Sensors
 
 extension LiveSession {
     /// What a live run is asked to do: `pulsejack run`'s options, parsed.
@@ -49,6 +50,13 @@ extension LiveSession {
         /// nil: as the preset says.
         public var outputs: OutputLayout.Mode?
         public var midiOut: OutputLayout.MIDIMode?
+        /// The first performer's heart and EEG sensors (`--heart ble[:…]`, `--eeg muse[:…]`), over the preset's.
+        public var heart: String?
+        public var eeg: String?
+        /// The Bluetooth adapter the sensors are read through (nil: the first).
+        public var bleAdapter: String?
+        /// Schedule a sensor's next beats from its RR intervals.
+        public var predictBeats = false
 
         public init(preset: String) { self.preset = preset }
 
@@ -65,6 +73,12 @@ extension LiveSession {
                 throw OptionProblem("--web-token must be non-empty ASCII without spaces, & or #")
             }
             try OptionProblem.checkRevolution(secondsPerRevolution)
+            do {
+                if let heart { _ = try SensorRequest(parsing: heart, kinds: [.heartRate, .polarECG]) }
+                if let eeg { _ = try SensorRequest(parsing: eeg, kinds: [.muse]) }
+            } catch {
+                throw OptionProblem((heart != nil ? "--heart" : "--eeg") + ": \(error)")
+            }
             guard recordBufferSeconds.isFinite, (0.05...600).contains(recordBufferSeconds) else {
                 throw OptionProblem("--record-buffer \(recordBufferSeconds) is outside 0.05…600 s")
             }

@@ -7,6 +7,7 @@ import Engine
 import JackBackend
 import Presets
 import SoundFiles
+import Sensors
 
 /// A live run, from the preset to the summary: build (preset, JACK client, engine, inputs,
 /// logs) → `activate()` (the page too) → `tick()` every ~100 ms (logs written, the mood DJ,
@@ -21,6 +22,8 @@ public final class LiveSession {
     /// The engine as this thread and the inputs hold it.
     public let handle: EngineHandle
     public let osc: OSCInput?
+    /// The Bluetooth LE sensors (`--heart ble…`, the preset's `sensors:`), when the run reads any.
+    public let sensors: SensorInput?
     /// The ports besides the master's: per voice or group, and per voice MIDI.
     public let outputs: OutputLayout
     /// The live picture, when `liveView` or `web` asked for one.
@@ -106,9 +109,12 @@ public final class LiveSession {
             if let tempo = configuration.bpm ?? loaded.preset.bpm { controlRing.producer.push(ControlMessage(.tempo(bpm: tempo))) }
             watch = ServerWatch(client: client, configuration: configuration,
                                 startedNetSlave: server != nil && configuration.netSlave != nil, log: log, say: say)
+            sensors = try Self.sensors(configuration, loaded: loaded, clock: JackFrameClock(handle: handle, client: client),
+                                       hearts: hearts, log: log, say: say)
+            if let sensors { setup.sources.append(sensors.ring) }
             (osc, view, publisher) = try Self.inputs(configuration, setup: &setup, loaded: loaded, client: client, take: take,
                                                       meter: meter, fired: logs.fired, requests: requests, watch: watch, hearts: hearts,
-                                                      log: log)
+                                                      sensors: sensors, log: log)
             let wiring = setup.wiring
             rates = RateFollower(engine: RealtimeEngine(setup), take: take, client: client, logs: logs, build: {
                 [loaded, libraries, maxFrames = setup.maxFrames, pluginFolder = nsm?.pluginFolder] rate in
@@ -165,11 +171,23 @@ public final class LiveSession {
         return (ReplaySource(messages: messages, clock: clock, hearts: hearts), (source.rejections, source.rejectedCount))
     }
 
+    /// The sensor input for the sensors the preset and the options name (nil: none).
+    private static func sensors(_ configuration: Configuration, loaded: LoadedPreset, clock: JackFrameClock, hearts: HeartWatch,
+                                log: @escaping @Sendable (String) -> Void, say: @escaping @Sendable (String) -> Void) throws -> SensorInput? {
+        let requests = try loaded.sensorRequests(heart: configuration.heart, eeg: configuration.eeg)
+        guard !requests.isEmpty else { return nil }
+        var sensors = SensorInput.Configuration()
+        sensors.sensors = requests
+        sensors.adapter = configuration.bleAdapter
+        sensors.predictBeats = configuration.predictBeats
+        return SensorInput(configuration: sensors, clock: clock, hearts: hearts, log: log, say: say)
+    }
+
     /// The OSC input, the live picture and the meters, each with its ring in `setup`; the status
     /// the OSC port and the page report.
     private static func inputs(_ configuration: Configuration, setup: inout EngineSetup, loaded: LoadedPreset, client: JackClient,
                                take: LockedBox<OutputRecorder?>, meter: OutputMeter, fired: SPSCRing<FiredVoice>?,
-                               requests: LockedBox<[OSCRequest]>, watch: ServerWatch, hearts: HeartWatch,
+                               requests: LockedBox<[OSCRequest]>, watch: ServerWatch, hearts: HeartWatch, sensors: SensorInput?,
                                log: @escaping @Sendable (String) -> Void) throws -> (OSCInput?, LiveView?, MeterPublisher) {
         let handle = setup.handle
         // The meters go to the OSC input's subscribers and the page; the status reports the latest reading.
@@ -183,7 +201,7 @@ public final class LiveSession {
                                performers: loaded.performerNames)
         let status = LiveStatus(handle: handle, client: client, take: take, nsm: configuration.sessionManager?.client,
                                 performers: loaded.performerNames, cycles: watch.cycles, grid: configuration.gridRole, outputs: setup.outputs,
-                                hearts: hearts)
+                                hearts: hearts, sensors: sensors)
         var osc: OSCInput?
         if var oscConfiguration = configuration.osc {
             oscConfiguration.mood = loaded.preset.moodModel
@@ -239,6 +257,7 @@ public final class LiveSession {
                 + (client.server.isPipeWire ? " (PipeWire keeps it in the `default` metadata object a session manager such as wireplumber creates)" : ""))
         }
         osc?.start()
+        sensors?.start()
         replaySource?.start()
         view?.start()
         publisher.start()
@@ -364,6 +383,7 @@ public final class LiveSession {
         stopped = true
         page?.stop()
         osc?.stop()
+        sensors?.stop()
         replaySource?.stop()
         publisher.stop()
         view?.stop()

@@ -3,6 +3,7 @@ import Realtime
 import Foundation
 import Engine
 import JackBackend
+import Sensors
 
 /// What `/pulse/status` (and so `pulsejack status`) reports beside the OSC input's own counters.
 public final class LiveStatus: Sendable {
@@ -22,10 +23,14 @@ public final class LiveStatus: Sendable {
     private let outputs: OutputLayout
     /// Every heart source's dropouts.
     private let hearts: HeartWatch?
+    /// The Bluetooth LE sensors, when the run reads any.
+    private let sensors: SensorInput?
 
     init(handle: EngineHandle, client: JackClient, take: LockedBox<OutputRecorder?> = LockedBox(nil), nsm: NSMClient?, performers: [String] = [],
-         cycles: CycleWatch? = nil, grid: GridRole = .none, outputs: OutputLayout = .masterOnly, hearts: HeartWatch? = nil) {
+         cycles: CycleWatch? = nil, grid: GridRole = .none, outputs: OutputLayout = .masterOnly, hearts: HeartWatch? = nil,
+         sensors: SensorInput? = nil) {
         self.hearts = hearts
+        self.sensors = sensors
         self.performers = performers
         self.outputs = outputs
         self.cycles = cycles
@@ -34,6 +39,31 @@ public final class LiveStatus: Sendable {
         self.client = client
         self.take = take
         self.nsm = nsm
+    }
+
+    /// Each sensor's state, device, notifications and battery: `heart_sensor…` and `eeg_sensor…`
+    /// for the first performer's (or the one heart's), and again with `_<name>` per named performer.
+    func sensorValues() -> [(String, StatusValue)] {
+        guard let sensors else { return [] }
+        var values: [(String, StatusValue)] = []
+        for status in sensors.status {
+            let stem = status.request.kind.role + "_sensor"
+            var fields: [(String, StatusValue)] = [
+                ("", .text(status.state.rawValue)), ("_device", .text(status.device ?? "")),
+                ("_notifications", .int(status.notifications)), ("_malformed", .int(status.malformed)),
+                ("_battery", .int(status.battery ?? -1)),
+            ]
+            if let problem = status.problem, status.state != .connected { fields.append(("_problem", .text(problem))) }
+            if status.request.kind.role == "heart" {
+                fields.append(("_contact", .text(status.contact.map { $0 ? "yes" : "no" } ?? "unsupported")))
+            }
+            let performer = status.request.performer
+            if performer == 0 { values += fields.map { (stem + $0.0, $0.1) } }
+            if performer < performers.count {
+                values += fields.map { (stem + $0.0 + "_" + performers[performer], $0.1) }
+            }
+        }
+        return values
     }
 
     /// Control thread.
@@ -67,6 +97,7 @@ public final class LiveStatus: Sendable {
         // Each performer's heart rate, beside the first one's `bpm`.
         for (index, name) in performers.enumerated() { values.append(("bpm_" + name, .float(handle.publishedTempo(of: index) ?? 0))) }
         if handle.ensemble != nil { values.append(("bpm_ensemble", .float(handle.publishedTempo(of: performers.count) ?? 0))) }
+        values += sensorValues()
         if let recorder = take.withLockedValue({ $0 }) {
             values += [("recorded_frames", .int(recorder.framesQueued.load(ordering: .relaxed))),
                        ("recording_overruns", .int(recorder.overruns.load(ordering: .relaxed))), ("recording", .text(recorder.path))]

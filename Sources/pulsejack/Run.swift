@@ -83,7 +83,13 @@ struct Run: ParsableCommand {
     @Option(help: ArgumentHelp("Replay a session (HealthKit JSON, CSV, or a session log) live, from now; with the preset's performers one per performer as NAME=FILE (repeatable).", valueName: "[PERFORMER=]FILE"))
     var replay: [String] = []
 
-    @Flag(name: .customLong("predict-beats"), help: "Schedule each detected beat's successor from recent intervals (PPG and /pulse/beat), so sound lands on the beat.")
+    @Option(help: ArgumentHelp("Read the heart from a Bluetooth LE strap or watch (the Heart Rate Service): the first one found, or the one with that address or name (over the preset's sensors:).", valueName: "ble[:ADDRESS|NAME]"))
+    var heart: String?
+
+    @Option(name: .customLong("ble-adapter"), help: ArgumentHelp("The Bluetooth adapter the sensors are read through (default: the first).", valueName: "NAME|ADDRESS"))
+    var bleAdapter: String?
+
+    @Flag(name: .customLong("predict-beats"), help: "Schedule each detected beat's successor from recent intervals (PPG, /pulse/beat, a strap's RR intervals), so sound lands on the beat.")
     var predictBeats = false
 
     @Option(name: .customLong("beat-latency"), help: "With --predict-beats: seconds between a beat and its detection (sensor, radio, detector), 0…0.5.")
@@ -133,6 +139,9 @@ struct Run: ParsableCommand {
             configuration.osc?.predictBeats = predictBeats
             configuration.osc?.detectionLatency = beatLatency
         }
+        configuration.heart = heart
+        configuration.bleAdapter = bleAdapter
+        configuration.predictBeats = predictBeats
         configuration.record = record
         configuration.recordBufferSeconds = recordBuffer
         configuration.timebase = timebaseForce ? .takeOver : timebase ? .conditional : .off

@@ -1,0 +1,203 @@
+import Foundation
+
+/// What the connector needs of a BLE central: BlueZ's (`BLECentral`), or a test's script.
+public protocol BLEAccess: AnyObject {
+    var devices: [BLECentral.Device] { get }
+    func device(at path: String) -> BLECentral.Device?
+    func startDiscovery(services: [String]) throws(SensorError)
+    func stopDiscovery()
+    func connect(_ device: BLECentral.Device) throws(SensorError)
+    func characteristic(_ uuid: String, of devicePath: String) -> String?
+    func startNotify(_ characteristic: String) throws(SensorError)
+    func read(_ characteristic: String) throws(SensorError) -> [UInt8]
+    func write(_ characteristic: String, _ bytes: [UInt8]) throws(SensorError)
+}
+
+extension BLECentral: BLEAccess {}
+
+/// Each requested sensor's way to a streaming device, one step at a time on the sensor thread:
+/// discover (a few seconds, so that every device answering to a name is seen), choose (one line
+/// when a name fits several), connect, wait for BlueZ to resolve the services, subscribe and
+/// start the stream; when the device goes away, try again after 1, 2, 4 … 30 s.
+final class SensorConnector {
+    let links: [SensorLink]
+    /// A link's status changed.
+    private let report: (SensorLink, (inout SensorStatus) -> Void) -> Void
+    /// A line to say: (link, text, whether it is a problem).
+    private let tell: (SensorLink, String, Bool) -> Void
+    /// Each connection tried, when.
+    private let attempted: (Date) -> Void
+
+    /// Seconds of discovery before a device is chosen by name, or the strongest of any.
+    static let discoverySeconds = 3.0
+    /// Seconds a connected device may take to have its services resolved.
+    static let resolveSeconds = 15.0
+
+    init(links: [SensorLink], report: @escaping (SensorLink, (inout SensorStatus) -> Void) -> Void,
+         tell: @escaping (SensorLink, String, Bool) -> Void, attempted: @escaping (Date) -> Void = { _ in }) {
+        self.links = links
+        self.report = report
+        self.tell = tell
+        self.attempted = attempted
+    }
+
+    /// The bus said a device went away or disconnected.
+    func deviceWentAway(_ path: String) {
+        for link in links where link.devicePath == path { link.wentAway = true }
+    }
+
+    /// The bus itself is gone: every link starts again (once a bus is back).
+    func busLost(at now: Date) {
+        for link in links {
+            link.lose(at: now)
+            link.search()
+        }
+    }
+
+    /// Every link's next move.
+    func step(_ central: BLEAccess, now: Date) {
+        for link in links { step(link, central, now: now) }
+    }
+
+    private func step(_ link: SensorLink, _ central: BLEAccess, now: Date) {
+        if link.wentAway {
+            link.wentAway = false
+            if link.state == .connected || link.state == .connecting {
+                tell(link, "\(link.request.kind.role) sensor \(link.deviceLabel ?? "?") lost; reconnecting", true)
+                lose(link, at: now)
+            }
+        }
+        switch link.state {
+        case .searching:
+            if !link.discovering {
+                do {
+                    try central.startDiscovery(services: [link.request.kind.service])
+                    link.discovering = true
+                    link.since = now
+                } catch {
+                    return problem(link, error.description)
+                }
+            }
+            // An address names one device; a name or none waits a few seconds of discovery, so
+            // that every device answering to it is seen before one is chosen.
+            if case .address = link.request.match {} else if now.timeIntervalSince(link.since) < Self.discoverySeconds { return }
+            let candidates = link.request.candidates(central.devices)
+            if candidates.count > 1, link.request.match != .any {
+                return problem(link, "\(candidates.count) devices match \(link.request.match): "
+                               + candidates.map(\.label).joined(separator: ", ") + "; name one by its address")
+            }
+            guard let device = candidates.first else { return }
+            link.choose(device, at: now)
+            report(link) { $0.state = .connecting; $0.device = device.label }
+        case .connecting:
+            guard let path = link.devicePath, let device = central.device(at: path) else {
+                link.search()
+                return report(link) { $0.state = .searching }
+            }
+            if !device.connected {
+                attempted(now)
+                do { try central.connect(device) } catch {
+                    problem(link, error.description)
+                    lose(link, at: now)
+                }
+                return
+            }
+            guard device.servicesResolved else {
+                if now.timeIntervalSince(link.since) > Self.resolveSeconds {
+                    problem(link, "\(device.label) connected but BlueZ resolved no services in \(Int(Self.resolveSeconds)) s")
+                    lose(link, at: now)
+                }
+                return
+            }
+            subscribe(link, device, central, now: now)
+        case .connected:
+            break
+        case .lost:
+            guard now >= link.retryAt else { return }
+            if let path = link.devicePath, central.device(at: path) != nil {
+                link.state = .connecting
+                link.since = now
+                report(link) { $0.state = .connecting }
+            } else {
+                link.search()
+                report(link) { $0.state = .searching }
+            }
+            step(link, central, now: now)
+        }
+    }
+
+    /// Subscribes to what the sensor's kind streams and starts it; the battery level when offered.
+    private func subscribe(_ link: SensorLink, _ device: BLECentral.Device, _ central: BLEAccess, now: Date) {
+        let profile = SensorProfile.of(link.request.kind)
+        var subscribed: [String: String] = [:]
+        for uuid in profile.notify + profile.optionalNotify {
+            guard let characteristic = central.characteristic(uuid, of: device.path) else {
+                guard profile.optionalNotify.contains(uuid) else {
+                    problem(link, "\(device.label) offers no \(profile.name) (characteristic \(uuid))")
+                    return lose(link, at: now)
+                }
+                continue
+            }
+            do { try central.startNotify(characteristic) } catch {
+                problem(link, error.description)
+                return lose(link, at: now)
+            }
+            subscribed[characteristic] = uuid
+        }
+        for command in profile.start {
+            guard let characteristic = central.characteristic(command.characteristic, of: device.path) else { continue }
+            do { try central.write(characteristic, command.bytes) } catch {
+                problem(link, error.description)
+                return lose(link, at: now)
+            }
+        }
+        link.characteristics = subscribed
+        link.connected()
+        central.stopDiscovery()
+        var battery: Int?
+        if let level = central.characteristic(GATTNames.batteryLevel, of: device.path), let bytes = try? central.read(level), let first = bytes.first {
+            battery = Int(first)
+        }
+        link.problem = nil
+        report(link) { $0.state = .connected; $0.battery = battery; $0.problem = nil; $0.device = device.label }
+        tell(link, "\(link.request.kind.role) sensor: connected to \(device.label)" + (battery.map { ", battery \($0)%" } ?? ""), false)
+    }
+
+    private func lose(_ link: SensorLink, at now: Date) {
+        link.lose(at: now)
+        report(link) { $0.state = .lost }
+    }
+
+    /// A problem said once while it lasts, and shown in the status.
+    private func problem(_ link: SensorLink, _ text: String) {
+        report(link) { $0.problem = text }
+        guard link.problem != text else { return }
+        link.problem = text
+        tell(link, text, true)
+    }
+}
+
+/// What one kind of sensor streams once connected: the characteristics to subscribe to (the
+/// required ones, and those used when offered), and the commands that start the stream.
+struct SensorProfile {
+    var name: String
+    var notify: [String]
+    var optionalNotify: [String] = []
+    var start: [(characteristic: String, bytes: [UInt8])] = []
+
+    static func of(_ kind: SensorRequest.Kind) -> SensorProfile {
+        switch kind {
+        case .heartRate:
+            SensorProfile(name: "heart rate measurement", notify: [GATTNames.heartRateMeasurement])
+        case .polarECG:
+            // Start ECG: 130 Hz, 14-bit (Polar's measurement data specification).
+            SensorProfile(name: "Polar measurement data", notify: [GATTNames.polarControlPoint, GATTNames.polarData],
+                          optionalNotify: [GATTNames.heartRateMeasurement],
+                          start: [(GATTNames.polarControlPoint, [0x02, 0x00, 0x00, 0x01, 0x82, 0x00, 0x01, 0x01, 0x0E, 0x00])])
+        case .muse:
+            // "p21" (the default preset), then "d" (stream): length-prefixed ASCII ending in a newline.
+            SensorProfile(name: "Muse EEG", notify: GATTNames.museEEG,
+                          start: [(GATTNames.museControl, [0x04, 0x70, 0x32, 0x31, 0x0A]), (GATTNames.museControl, [0x02, 0x64, 0x0A])])
+        }
+    }
+}

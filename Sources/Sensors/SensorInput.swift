@@ -1,0 +1,177 @@
+import Atomics
+import Foundation
+import Inputs
+import Realtime
+
+/// The body sensors, read directly over Bluetooth LE: one sensor thread owns the BlueZ
+/// connection (`BLECentral`), finds each requested device, connects, subscribes and reconnects
+/// with back-off when it goes away, and turns what devices send into the control messages OSC
+/// produces — in this input's own ring, at the frame of the notification's arrival — so that
+/// the clock, performers, dropout watch, page and session logs treat a sensor's heart as any
+/// other. Malformed notifications are counted and said (at most once a second), never fatal.
+public final class SensorInput: Sendable {
+    public struct Configuration: Sendable {
+        public var sensors: [SensorRequest] = []
+        /// The Bluetooth adapter (`hci1`, or its address); nil: the first.
+        public var adapter: String?
+        /// Schedule each heart's next beats from its RR intervals (`--predict-beats`).
+        public var predictBeats = false
+        /// The D-Bus BlueZ is on (nil: the system bus, or `DBUS_SYSTEM_BUS_ADDRESS`).
+        public var busAddress: String?
+        public init() {}
+    }
+
+    public let configuration: Configuration
+    public let ring = SPSCRing<ControlMessage>(minimumCapacity: 4096)
+    /// Messages the ring had no room for.
+    public let dropped = ManagedAtomic<Int>(0)
+    private let statuses: LockedBox<[SensorStatus]>
+    private let clock: FrameClock
+    private let hearts: HeartWatch?
+    private let log: @Sendable (String) -> Void
+    private let say: @Sendable (String) -> Void
+    private let running = ManagedAtomic<Bool>(false)
+    private let finished = ManagedAtomic<Bool>(true)
+    private let reports = WarningLimiter()
+    /// Wall-clock seconds from a notification's dispatch on the sensor thread to its messages in
+    /// the ring, for each of the recent notifications (the bench's figure).
+    public let handlingSeconds = LockedBox<[Double]>([])
+    /// When each connection was tried (the back-off shows in them).
+    private let attempts = LockedBox<[Date]>([])
+    public var connectionAttempts: [Date] { attempts.withLockedValue { $0 } }
+
+    /// Control thread.
+    /// `log` takes problems (a warning each), `say` the news (a device connected).
+    public init(configuration: Configuration, clock: FrameClock, hearts: HeartWatch?, log: @escaping @Sendable (String) -> Void,
+                say: @escaping @Sendable (String) -> Void) {
+        self.configuration = configuration
+        self.say = say
+        self.clock = clock
+        self.hearts = hearts
+        self.log = log
+        statuses = LockedBox(configuration.sensors.map(SensorStatus.init))
+    }
+
+    deinit { stop() }
+
+    /// Any thread: each sensor's state.
+    public var status: [SensorStatus] { statuses.withLockedValue { $0 } }
+
+    /// Control thread. Starts the sensor thread.
+    public func start() {
+        guard !configuration.sensors.isEmpty, !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        finished.store(false, ordering: .releasing)
+        let thread = Thread { [self] in
+            run()
+            finished.store(true, ordering: .releasing)
+        }
+        thread.name = "pulsejack-sensors"
+        thread.start()
+    }
+
+    /// Control thread. Stops the sensor thread (within about 200 ms: its links are disconnected).
+    public func stop() {
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        let deadline = Date().addingTimeInterval(5)
+        while !finished.load(ordering: .acquiring) && Date() < deadline { usleep(10_000) }
+    }
+
+    // MARK: The sensor thread
+
+    private func run() {
+        let links = configuration.sensors.enumerated().map { index, request in
+            SensorLink(index: index, request: request, sampleRate: clock.sampleRate, predicts: configuration.predictBeats)
+        }
+        let connector = SensorConnector(links: links, report: { [self] link, change in update(link, change) },
+                                        tell: { [self] link, text, problem in tell(link, text, problem: problem) },
+                                        attempted: { [attempts] at in attempts.withLockedValue { $0.append(at) } })
+        var central: BLECentral?
+        var nextAttempt = Date.distantPast
+        var lastProblem: String?
+        while running.load(ordering: .acquiring) {
+            if central == nil {
+                guard Date() >= nextAttempt else {
+                    usleep(100_000)
+                    continue
+                }
+                do {
+                    central = try open(links: links, connector: connector)
+                    lastProblem = nil
+                } catch {
+                    // Said once while it lasts; tried again every few seconds (BlueZ may be starting).
+                    if error.description != lastProblem { log("sensors: \(error)") }
+                    lastProblem = error.description
+                    for link in links { update(link) { $0.problem = error.description; $0.state = .searching } }
+                    nextAttempt = Date().addingTimeInterval(3)
+                    continue
+                }
+            }
+            guard let bluetooth = central else { continue }
+            connector.step(bluetooth, now: Date())
+            do {
+                try bluetooth.pump(seconds: 0.1)
+            } catch {
+                log("sensors: \(error)")
+                central = nil
+                connector.busLost(at: Date())
+            }
+        }
+        if let central {
+            for link in links { if let path = link.devicePath { central.disconnect(path) } }
+        }
+    }
+
+    private func open(links: [SensorLink], connector: SensorConnector) throws(SensorError) -> BLECentral {
+        let central = try BLECentral(adapter: configuration.adapter, busAddress: configuration.busAddress)
+        central.onValue = { [weak self, weak central] path, bytes in
+            guard let self, let central else { return }
+            self.value(bytes, at: path, links: links, central: central)
+        }
+        central.onDeviceLost = { path in connector.deviceWentAway(path) }
+        return central
+    }
+
+    /// A characteristic's notification: decoded, turned into messages at the arrival frame.
+    private func value(_ bytes: [UInt8], at path: String, links: [SensorLink], central: BLECentral) {
+        guard let link = links.first(where: { $0.characteristics[path] != nil }), let uuid = link.characteristics[path] else { return }
+        let started = Date()
+        let frame = clock.currentFrame()
+        switch uuid {
+        case GATTNames.heartRateMeasurement: heartRate(bytes, at: frame, link: link, path: path)
+        default: return
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        handlingSeconds.withLockedValue { $0 = Array(($0 + [elapsed]).suffix(1000)) }
+    }
+
+    /// A Heart Rate Measurement: its RR intervals become beats or the tempo (`RRBeatTimeline`).
+    private func heartRate(_ bytes: [UInt8], at frame: Int64, link: SensorLink, path: String) {
+        let measurement: HeartRateMeasurement
+        do {
+            measurement = try HeartRateMeasurement(bytes)
+        } catch {
+            update(link) { $0.malformed += 1; $0.notifications += 1 }
+            if let line = reports.admit("sensors: \(link.deviceLabel ?? path): \(error) (ignored)", kind: "sensor") { log(line) }
+            return
+        }
+        let performer = UInt8(clamping: link.request.performer)
+        for message in link.timeline.messages(for: measurement, at: frame, performer: performer) {
+            if !ring.producer.push(message) { dropped.wrappingIncrement(ordering: .relaxed) }
+        }
+        if measurement.contact != .lost { hearts?.heard(performer: link.request.performer) }
+        update(link) {
+            $0.notifications += 1
+            $0.bpm = measurement.bpm
+            $0.contact = measurement.contact == .unsupported ? nil : measurement.contact == .detected
+        }
+    }
+
+    private func update(_ link: SensorLink, _ change: (inout SensorStatus) -> Void) {
+        statuses.withLockedValue { change(&$0[link.index]) }
+    }
+
+    private func tell(_ link: SensorLink, _ text: String, problem: Bool) {
+        let whose = configuration.sensors.contains { $0.performer > 0 } ? "performer \(link.request.performer + 1): " : ""
+        problem ? log(whose + text) : say("pulsejack: " + whose + text)
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// One requested sensor's life on the sensor thread (only there): which device, which
+/// characteristics, its state and back-off, and its heart's beat timeline.
+final class SensorLink {
+    let index: Int
+    let request: SensorRequest
+    var state = SensorStatus.State.searching
+    var discovering = false
+    var devicePath: String?
+    var deviceLabel: String?
+    /// Subscribed characteristics: object path → UUID.
+    var characteristics: [String: String] = [:]
+    var since = Date()
+    var retryAt = Date.distantPast
+    /// Seconds to wait before the next reconnection: 1, 2, 4 … 30.
+    var backOff = 1.0
+    /// The problem last said (said once while it lasts).
+    var problem: String?
+    var timeline: RRBeatTimeline
+    /// The bus said its device went away or disconnected (acted on in the next step).
+    var wentAway = false
+
+    init(index: Int, request: SensorRequest, sampleRate: Int, predicts: Bool) {
+        self.index = index
+        self.request = request
+        timeline = RRBeatTimeline(sampleRate: sampleRate, predicts: predicts)
+    }
+
+    func choose(_ device: BLECentral.Device, at now: Date) {
+        devicePath = device.path
+        deviceLabel = device.label
+        state = .connecting
+        since = now
+    }
+
+    func connected() {
+        state = .connected
+        backOff = 1
+    }
+
+    func lose(at now: Date) {
+        state = .lost
+        characteristics = [:]
+        discovering = false
+        retryAt = now.addingTimeInterval(backOff)
+        backOff = min(30, backOff * 2)
+    }
+
+    func search() {
+        state = .searching
+        devicePath = nil
+        discovering = false
+    }
+}

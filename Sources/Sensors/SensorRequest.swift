@@ -1,0 +1,89 @@
+import Foundation
+
+/// One sensor a run reads, as the command line or a preset names it: `ble` (the first device
+/// with the Heart Rate Service), `ble:A0:9E:1A:00:00:01` (that address), `ble:Polar H10 1A2B`
+/// (that name); likewise `polar-ecg[:…]` and `muse[:…]`. Whose it is: a performer's index.
+public struct SensorRequest: Equatable, Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
+        /// The standard Heart Rate Service (straps and watches).
+        case heartRate = "ble"
+        /// Polar's ECG (H10), with its Heart Rate Service alongside.
+        case polarECG = "polar-ecg"
+        /// The Muse headband's EEG.
+        case muse
+
+        /// The service a device must offer.
+        public var service: String {
+            switch self {
+            case .heartRate: GATTNames.heartRateService
+            case .polarECG: GATTNames.polarMeasurementService
+            case .muse: GATTNames.museService
+            }
+        }
+
+        /// "heart" or "eeg": the status fields' stem.
+        public var role: String { self == .muse ? "eeg" : "heart" }
+    }
+
+    public enum Match: Equatable, Sendable, CustomStringConvertible {
+        case any
+        case address(String)
+        case name(String)
+
+        public var description: String {
+            switch self {
+            case .any: "any"
+            case .address(let address): address
+            case .name(let name): "'\(name)'"
+            }
+        }
+    }
+
+    public var kind: Kind
+    public var match: Match
+    public var performer: Int
+
+    public init(kind: Kind, match: Match = .any, performer: Int = 0) {
+        self.kind = kind
+        self.match = match
+        self.performer = performer
+    }
+
+    /// Parses `KIND[:ADDRESS|NAME]`, where `kinds` are those this place accepts.
+    public init(parsing spec: String, kinds: [Kind], performer: Int = 0) throws(SensorError) {
+        let kindText = spec.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+        guard let kind = Kind(rawValue: kindText.lowercased()), kinds.contains(kind) else {
+            throw SensorError("'\(spec)' is not a sensor: expected \(kinds.map { $0.rawValue + "[:ADDRESS|NAME]" }.joined(separator: " or "))")
+        }
+        let rest = String(spec.dropFirst(kindText.count + 1)).trimmingCharacters(in: .whitespaces)
+        self.kind = kind
+        self.performer = performer
+        if rest.isEmpty {
+            match = .any
+        } else if Self.isAddress(rest) {
+            match = .address(rest.uppercased())
+        } else {
+            match = .name(rest)
+        }
+    }
+
+    static func isAddress(_ text: String) -> Bool {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        return parts.count == 6 && parts.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
+    }
+
+    /// The devices among `devices` this request means (those offering its service; by address
+    /// or name when it names one: an exact name first, else those containing it).
+    func candidates(_ devices: [BLECentral.Device]) -> [BLECentral.Device] {
+        let offering = devices.filter { $0.uuids.contains(kind.service) }
+        switch match {
+        case .any:
+            return offering.sorted { ($0.rssi ?? -200) > ($1.rssi ?? -200) }
+        case .address(let address):
+            return devices.filter { $0.address.uppercased() == address }
+        case .name(let name):
+            let exact = devices.filter { $0.name?.lowercased() == name.lowercased() }
+            return exact.isEmpty ? devices.filter { $0.name?.lowercased().contains(name.lowercased()) == true } : exact
+        }
+    }
+}

@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""A fake Bluetooth LE body sensor for pulsejack's tests: a GATT peripheral registered with
+BlueZ's D-Bus API (BlueZoo on a private bus in the tests) on one adapter, advertising its
+service, so that pulsejack discovers, connects and subscribes on another.
+
+  fake-sensor.py --adapter hci1 --name "Polar H10 TEST" strap --rr FILE [--battery 87]
+      The Heart Rate Service (0x180D) with the Battery Service: once subscribed, it plays the
+      RR intervals in FILE (seconds, one a line: a real recording) as a strap does — the heart
+      beats on its own timeline, and once a second a measurement (encoded by Bumble's
+      HeartRateService.HeartRateMeasurement) carries the intervals of the beats since the last.
+  fake-sensor.py ... raw --hex FILE [--interval 0.2]
+      The Heart Rate Service sending each line of FILE (hex bytes, malformed ones included).
+
+It prints one JSON line per notification on stdout: the wall-clock time it was sent
+("sent", time.time()), the bytes, and for a strap the wall-clock times of the beats whose
+intervals it carried ("beats"), so a test or the bench knows where the true beats fell.
+"""
+import argparse
+import asyncio
+import json
+import sys
+import time
+
+from dbus_fast import BusType, Variant
+from dbus_fast.aio import MessageBus
+from dbus_fast.service import PropertyAccess, ServiceInterface, dbus_property, method
+
+from bumble.profiles.heart_rate_service import HeartRateService
+
+ROOT = "/org/pulsejack/fake"
+
+
+def sig(short):
+    return f"0000{short:04x}-0000-1000-8000-00805f9b34fb"
+
+
+class ObjectManager(ServiceInterface):
+    def __init__(self, objects):
+        super().__init__("org.freedesktop.DBus.ObjectManager")
+        self.objects = objects
+
+    @method()
+    def GetManagedObjects(self) -> "a{oa{sa{sv}}}":
+        return {path: {iface.name: iface.properties() for iface in ifaces} for path, ifaces in self.objects.items()}
+
+
+class Service(ServiceInterface):
+    def __init__(self, uuid):
+        super().__init__("org.bluez.GattService1")
+        self.uuid = uuid
+
+    def properties(self):
+        return {"UUID": Variant("s", self.uuid), "Primary": Variant("b", True)}
+
+    @dbus_property(access=PropertyAccess.READ)
+    def UUID(self) -> "s":
+        return self.uuid
+
+    @dbus_property(access=PropertyAccess.READ)
+    def Primary(self) -> "b":
+        return True
+
+
+class Characteristic(ServiceInterface):
+    def __init__(self, uuid, service, flags, value=b""):
+        super().__init__("org.bluez.GattCharacteristic1")
+        self.uuid, self.service, self.flags, self.value = uuid, service, flags, value
+        self.notifying = asyncio.Event()
+
+    def properties(self):
+        return {"UUID": Variant("s", self.uuid), "Service": Variant("o", self.service),
+                "Flags": Variant("as", self.flags), "Value": Variant("ay", self.value)}
+
+    @dbus_property(access=PropertyAccess.READ)
+    def UUID(self) -> "s":
+        return self.uuid
+
+    @dbus_property(access=PropertyAccess.READ)
+    def Service(self) -> "o":
+        return self.service
+
+    @dbus_property(access=PropertyAccess.READ)
+    def Flags(self) -> "as":
+        return self.flags
+
+    @dbus_property(access=PropertyAccess.READ)
+    def Value(self) -> "ay":
+        return self.value
+
+    @method()
+    def ReadValue(self, options: "a{sv}") -> "ay":
+        return self.value
+
+    @method()
+    def WriteValue(self, value: "ay", options: "a{sv}"):
+        self.value = bytes(value)
+
+    @method()
+    def StartNotify(self):
+        self.notifying.set()
+
+    @method()
+    def StopNotify(self):
+        self.notifying.clear()
+
+    @method()
+    def Confirm(self):
+        pass
+
+    def notify(self, value):
+        self.value = bytes(value)
+        self.emit_properties_changed({"Value": self.value})
+
+
+class Advertisement(ServiceInterface):
+    def __init__(self, name, uuids):
+        super().__init__("org.bluez.LEAdvertisement1")
+        self.local_name, self.uuids = name, uuids
+
+    @dbus_property(access=PropertyAccess.READ)
+    def Type(self) -> "s":
+        return "peripheral"
+
+    @dbus_property(access=PropertyAccess.READ)
+    def ServiceUUIDs(self) -> "as":
+        return self.uuids
+
+    @dbus_property(access=PropertyAccess.READ)
+    def LocalName(self) -> "s":
+        return self.local_name
+
+    @dbus_property(access=PropertyAccess.READ)
+    def Discoverable(self) -> "b":
+        return True
+
+    @method()
+    def Release(self):
+        pass
+
+
+def emit(record):
+    print(json.dumps(record), flush=True)
+
+
+async def play_strap(measurement, rr_file, start_delay):
+    intervals = [float(line.split(",")[-1]) for line in open(rr_file) if line.strip() and not line.startswith("#")]
+    await measurement.notifying.wait()
+    await asyncio.sleep(start_delay)
+    # The heart's beats on the wall clock, from now; a measurement each second with the
+    # intervals (k/1024 s, as a strap measures them) of the beats since the last one.
+    start = time.time()
+    beats, t = [], start
+    for rr in intervals:
+        t += rr
+        beats.append((t, rr))
+    index, tick = 0, start
+    while index < len(beats):
+        tick += 1.0
+        await asyncio.sleep(max(0, tick - time.time()))
+        sent = []
+        while index < len(beats) and beats[index][0] <= tick:
+            sent.append(beats[index])
+            index += 1
+        rrs = [round(rr * 1024) / 1024 for _, rr in sent]
+        bpm = round(60 / (sum(rrs) / len(rrs))) if rrs else 0
+        value = bytes(HeartRateService.HeartRateMeasurement(
+            heart_rate=bpm, sensor_contact_detected=True, energy_expended=None, rr_intervals=rrs))
+        measurement.notify(value)
+        emit({"sent": time.time(), "bytes": value.hex(), "beats": [b for b, _ in sent], "rr": rrs})
+
+
+async def play_raw(measurement, hex_file, interval):
+    lines = [line.strip() for line in open(hex_file) if line.strip()]
+    await measurement.notifying.wait()
+    for line in lines:
+        await asyncio.sleep(interval)
+        value = bytes.fromhex(line)
+        measurement.notify(value)
+        emit({"sent": time.time(), "bytes": value.hex()})
+
+
+async def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--adapter", default="hci1")
+    parser.add_argument("--name", default="Fake Strap")
+    parser.add_argument("--battery", type=int, default=87)
+    parser.add_argument("--start-delay", type=float, default=0.0)
+    kinds = parser.add_subparsers(dest="kind", required=True)
+    strap = kinds.add_parser("strap")
+    strap.add_argument("--rr", required=True)
+    raw = kinds.add_parser("raw")
+    raw.add_argument("--hex", required=True)
+    raw.add_argument("--interval", type=float, default=0.2)
+    args = parser.parse_args()
+
+    bus = await MessageBus(bus_type=BusType.SYSTEM).connect()
+    objects = {}
+
+    def export(path, iface):
+        bus.export(path, iface)
+        objects.setdefault(path, []).append(iface)
+
+    heart_path, battery_path = f"{ROOT}/service0", f"{ROOT}/service1"
+    export(heart_path, Service(sig(0x180D)))
+    measurement = Characteristic(sig(0x2A37), heart_path, ["notify"])
+    export(f"{heart_path}/char0", measurement)
+    export(battery_path, Service(sig(0x180F)))
+    export(f"{battery_path}/char0", Characteristic(sig(0x2A19), battery_path, ["read"], bytes([args.battery])))
+    bus.export(ROOT, ObjectManager(objects))
+    advertisement = Advertisement(args.name, [sig(0x180D)])
+    bus.export(f"{ROOT}/advertisement", advertisement)
+
+    adapter = f"/org/bluez/{args.adapter}"
+    introspection = await bus.introspect("org.bluez", adapter)
+    proxy = bus.get_proxy_object("org.bluez", adapter, introspection)
+    await proxy.get_interface("org.bluez.GattManager1").call_register_application(ROOT, {})
+    await proxy.get_interface("org.bluez.LEAdvertisingManager1").call_register_advertisement(f"{ROOT}/advertisement", {})
+    emit({"ready": time.time()})
+
+    if args.kind == "strap":
+        await play_strap(measurement, args.rr, args.start_delay)
+    else:
+        await play_raw(measurement, args.hex, args.interval)
+    emit({"done": time.time()})
+    await bus.wait_for_disconnect()
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        sys.exit(0)
