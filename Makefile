@@ -59,8 +59,8 @@ test-tsan: deps ble-peers
 	$(call FAILURES,.build-tsan/test.log)
 
 # Speed, precision and real-time safety beside peers: prints a table and writes BENCHMARKS.md.
-# One section alone: .build/release/pulsejack-bench --only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|web|ensemble|daw|safety
-bench: deps
+# One section alone: .build/release/pulsejack-bench --only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|web|ensemble|daw|sensors|safety
+bench: deps ble-peers
 	@./scripts/install-debs.sh jconvolver supercollider-server
 	$(SWIFT) build -c release --product pulsejack-bench
 	$(SWIFT) build -c release --product pulsejack  # the plugins row runs the tool beside jalv

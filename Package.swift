@@ -7,7 +7,7 @@ let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 /// What a library target's tests may use: the library, the fixtures and the real peers.
 let libraryTestDependencies: [Target.Dependency] = [
     "Engine", "Presets", "Plugins", "JackBackend", "SoundFiles", "Runs", "Reports", "Realtime", "Inputs", "Voices", "CJack", "CAllocCounter",
-    "TestSupport", "JackPeers", "EngineFixtures", "WebSurface",
+    "TestSupport", "JackPeers", "EngineFixtures", "WebSurface", "Sensors",
 ]
 
 let package = Package(
@@ -101,7 +101,7 @@ let package = Package(
         ], swiftSettings: strict),
 
         .executableTarget(name: "pulsejack-bench", dependencies: [
-            "Runs", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "Inputs", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface",
+            "Runs", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "Inputs", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface", "Sensors",
             .product(name: "Atomics", package: "swift-atomics"),
         ], path: "Benchmarks/PulsejackBench", swiftSettings: strict),
 

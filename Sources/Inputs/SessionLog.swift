@@ -40,7 +40,9 @@ public enum SessionLog {
         var every: UInt8?
         var subdivide: UInt8?
         var mode: String?
-        var values: [Float]?
+        /// Numbers in decimal as written: a `Float` with its own shortest digits (`decimal`), RR
+        /// intervals exactly (k/1024 s).
+        var values: [Double]?
         var band: String?
         var end_frame: Int64?
         /// A lost cycle's frames (negative: a skip taken back).
@@ -76,18 +78,21 @@ public enum SessionLog {
             }
         case .regionHit(let region, let velocity): line.event = "region_hit"; line.region = region; line.velocity = velocity
         case .modeChange(let mode): line.event = "mode"; line.mode = "\(mode)"
-        case .pose(let lx, let ly, let rx, let ry): line.event = "pose"; line.values = [lx, ly, rx, ry]
-        case .bandPower(let band, let value): line.event = "band_power"; line.band = band.name; line.values = [value]
+        case .pose(let lx, let ly, let rx, let ry): line.event = "pose"; line.values = [lx, ly, rx, ry].map(decimal)
+        case .bandPower(let band, let value): line.event = "band_power"; line.band = band.name; line.values = [decimal(value)]
         case .heartPresence(let present): line.event = "heart_presence"; line.enable = present
-        case .rrIntervals(let intervals): line.event = "rr"; line.values = intervals.values.map { Float($0) / 1024 }
+        case .rrIntervals(let intervals): line.event = "rr"; line.values = intervals.seconds
         case .insertControl(let address, let value):
             line.event = "insert_control"; line.voice = address.chain; line.stage = address.stage; line.port = address.port
-            line.values = [value]
+            line.values = [decimal(value)]
         case .framesSkipped(let frames): line.event = "frames_skipped"; line.frames = frames
         case .swapClip, .swapInsert: return nil
         }
         return encode(line)
     }
+
+    /// A `Float` as the `Double` with the same shortest decimal digits (0.8, not 0.800000011920929).
+    private static func decimal(_ value: Float) -> Double { Double("\(value)") ?? Double(value) }
 
     public static func headerLine(_ header: Header) -> String { encode(header) }
     public static func endLine(frame: Int64) -> String { encode(Line(end_frame: frame)) }
@@ -164,7 +169,7 @@ public enum SessionLog {
         case "tempo": return .tempo(bpm: try need(line.bpm, "bpm"))
         case "heartbeat": return .heartbeat(strength: line.strength ?? 1)
         case "insert_control":
-            let value = try need(line.values?.first, "values")
+            let value = Float(try need(line.values?.first, "values"))
             return .insertControl(InsertAddress(chain: try need(line.voice, "voice"), stage: try need(line.stage, "stage"),
                                                  port: try need(line.port, "port")), value)
         case "voice_trigger": return .voiceTrigger(voice: try need(line.voice, "voice"), velocity: line.velocity ?? 1)
@@ -186,19 +191,19 @@ public enum SessionLog {
         case "pose":
             let values = try need(line.values, "values")
             guard values.count == 4 else { throw place.with(field: "values", "a pose has 4 values") }
-            return .pose(leftX: values[0], leftY: values[1], rightX: values[2], rightY: values[3])
+            return .pose(leftX: Float(values[0]), leftY: Float(values[1]), rightX: Float(values[2]), rightY: Float(values[3]))
         case "band_power":
             let name = try need(line.band, "band")
             guard let band = EEGBand.allCases.first(where: { $0.name == name }), let value = line.values?.first else {
                 throw place.with(field: "band", "'\(name)' is not alpha, beta, delta, theta or gamma")
             }
-            return .bandPower(band, value)
+            return .bandPower(band, Float(value))
         case "heart_presence": return .heartPresence(try need(line.enable, "enable"))
         case "rr":
             // Seconds, each a whole number of 1/1024 s as the sensor sent it.
             let values = try need(line.values, "values")
             let units = values.map { ($0 * 1024).rounded() }
-            guard units.allSatisfy({ $0 >= 0 && $0 <= Float(UInt16.max) }), zip(units, values).allSatisfy({ $0 / 1024 == $1 }),
+            guard units.allSatisfy({ $0 >= 0 && $0 <= Double(UInt16.max) }), zip(units, values).allSatisfy({ $0 / 1024 == $1 }),
                   let intervals = RRIntervals(units.map { UInt16($0) }) else {
                 throw place.with(field: "values", "RR intervals are at most \(RRIntervals.capacity) values in seconds, each k/1024 (0…64 s)")
             }

@@ -106,12 +106,17 @@ public final class LiveSession {
             recorder = try configuration.record.map { try makeTake($0, client.sampleRate) }
             let take = LockedBox(recorder)
             setup.sources.append(controlRing)
-            if let tempo = configuration.bpm ?? loaded.preset.bpm { controlRing.producer.push(ControlMessage(.tempo(bpm: tempo))) }
-            watch = ServerWatch(client: client, configuration: configuration,
-                                startedNetSlave: server != nil && configuration.netSlave != nil, log: log, say: say)
             sensors = try Self.sensors(configuration, loaded: loaded, clock: JackFrameClock(handle: handle, client: client),
                                        hearts: hearts, log: log, say: say)
             if let sensors { setup.sources.append(sensors.ring) }
+            // A sensor's predicted beats are the first performer's heart: a clock started from the
+            // preset's tempo beside them would sound every beat twice.
+            let beatsFromSensor = configuration.predictBeats && (sensors?.configuration.sensors.contains { $0.performer == 0 } ?? false)
+            if let tempo = configuration.bpm ?? loaded.preset.bpm, !beatsFromSensor {
+                controlRing.producer.push(ControlMessage(.tempo(bpm: tempo)))
+            }
+            watch = ServerWatch(client: client, configuration: configuration,
+                                startedNetSlave: server != nil && configuration.netSlave != nil, log: log, say: say)
             (osc, view, publisher) = try Self.inputs(configuration, setup: &setup, loaded: loaded, client: client, take: take,
                                                       meter: meter, fired: logs.fired, requests: requests, watch: watch, hearts: hearts,
                                                       sensors: sensors, log: log)

@@ -33,9 +33,9 @@ public final class SensorInput: Sendable {
     private let running = ManagedAtomic<Bool>(false)
     private let finished = ManagedAtomic<Bool>(true)
     private let reports = WarningLimiter()
-    /// Wall-clock seconds from a notification's dispatch on the sensor thread to its messages in
-    /// the ring, for each of the recent notifications (the bench's figure).
-    public let handlingSeconds = LockedBox<[Double]>([])
+    /// For each recent notification: when (wall clock, seconds since 1970) the sensor thread got
+    /// it from the bus and when its messages were in the ring (the bench's figures).
+    public let handled = LockedBox<[(received: Double, pushed: Double)]>([])
     /// When each connection was tried (the back-off shows in them).
     private let attempts = LockedBox<[Date]>([])
     public var connectionAttempts: [Date] { attempts.withLockedValue { $0 } }
@@ -134,14 +134,14 @@ public final class SensorInput: Sendable {
     /// A characteristic's notification: decoded, turned into messages at the arrival frame.
     private func value(_ bytes: [UInt8], at path: String, links: [SensorLink], central: BLECentral) {
         guard let link = links.first(where: { $0.characteristics[path] != nil }), let uuid = link.characteristics[path] else { return }
-        let started = Date()
+        let received = Date().timeIntervalSince1970
         let frame = clock.currentFrame()
         switch uuid {
         case GATTNames.heartRateMeasurement: heartRate(bytes, at: frame, link: link, path: path)
         default: return
         }
-        let elapsed = Date().timeIntervalSince(started)
-        handlingSeconds.withLockedValue { $0 = Array(($0 + [elapsed]).suffix(1000)) }
+        let pushed = Date().timeIntervalSince1970
+        handled.withLockedValue { $0 = Array(($0 + [(received, pushed)]).suffix(1000)) }
     }
 
     /// A Heart Rate Measurement: its RR intervals become beats or the tempo (`RRBeatTimeline`).

@@ -7,6 +7,7 @@ import Voices
 import EngineFixtures
 import XCTest
 import Realtime
+import Sensors
 @testable import Engine
 @testable import JackBackend
 @testable import Plugins
@@ -326,6 +327,54 @@ final class RealtimeSafetyTests: XCTestCase {
         XCTAssertGreaterThan(next.handle.counters.snapshot().periods, periodsParked + 20, "the rebuilt engine ran")
         XCTAssertGreaterThan(try take.finish(), 0, "the second take was written")
         _ = try options.recorder?.finish()
+        XCTAssertEqual(allocations, 0)
+        XCTAssertEqual(pj_rt_lock_count(), 0)
+    }
+
+    /// A strap streaming over BlueZ (BlueZoo, a fake strap with a real recording's RR intervals)
+    /// into the busy engine while it runs under JACK: the sensor thread's ring, its predicted
+    /// beats at their frames and its RR intervals go through the process thread without an
+    /// allocation or a lock.
+    func testNoAllocationOnJacksProcessThreadWithASensorStreaming() throws {
+        guard TestServer.join() != nil else { throw XCTSkip(TestServer.missing) }
+        let bluez = try PrivateBlueZ()
+        defer { bluez.stop() }
+        let folder = try TemporaryFolder("rt-sensor")
+        defer { folder.remove() }
+        try PrivateBlueZ.recordedRR(end: 40, into: folder.file("rr.txt"))
+        let strap = try bluez.startFake(["--adapter", "hci1", "--name", "RT Strap", "strap", "--rr", folder.file("rr.txt")])
+        let client = try JackClient(name: "pulsejack-rt-sensor")
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
+        var configuration = SensorInput.Configuration()
+        configuration.sensors = [SensorRequest(kind: .heartRate)]
+        configuration.busAddress = bluez.address
+        configuration.predictBeats = true
+        var sensors: SensorInput?
+        let engine = try busyEngine(sampleRate: client.sampleRate, maxFrames: client.bufferSize, ring: ring) { setup in
+            let input = SensorInput(configuration: configuration, clock: JackFrameClock(handle: setup.handle, client: client), hearts: nil,
+                                    log: { _ in }, say: { _ in })
+            setup.sources.append(input.ring)
+            sensors = input
+        }
+        let input = try XCTUnwrap(sensors)
+        try client.activate(engine: engine, options: JackClient.Options())
+        input.start()
+        defer { input.stop() }
+        XCTAssertTrue(PrivateBlueZ.waitFor(seconds: 15) { input.status.first?.notifications ?? 0 >= 3 }, "\(input.status) \(strap.stderr)")
+        pj_rt_counters_reset()
+        let beatsBefore = engine.handle.counters.snapshot().beats
+        let notified = input.status.first?.notifications ?? 0
+        let started = Date()
+        var step = 0
+        while Date().timeIntervalSince(started) < 4 {
+            feed(ring, at: engine.framePosition, step: step)
+            step += 1
+            usleep(5_000)
+        }
+        let allocations = pj_rt_allocation_count()
+        client.deactivate()
+        XCTAssertGreaterThanOrEqual((input.status.first?.notifications ?? 0) - notified, 3, "the strap streamed meanwhile")
+        XCTAssertGreaterThan(engine.handle.counters.snapshot().beats, beatsBefore, "beats were played")
         XCTAssertEqual(allocations, 0)
         XCTAssertEqual(pj_rt_lock_count(), 0)
     }

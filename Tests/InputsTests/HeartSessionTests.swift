@@ -86,7 +86,8 @@ final class SessionFormatsTests: XCTestCase {
             ControlMessage(frame: 30, .voiceParameter(voice: 1, .rate(BeatRate(everyNthBeat: 3, subdivision: 2)))),
             ControlMessage(frame: 40, .regionHit(region: 4, velocity: 1)), ControlMessage(frame: 50, .modeChange(.playing)),
             ControlMessage(frame: 60, .pose(leftX: 0.5, leftY: -0.25, rightX: 0, rightY: 1)),
-            ControlMessage(frame: 70, .bandPower(.gamma, 0.75)),
+            ControlMessage(frame: 70, .bandPower(.gamma, 0.1)), ControlMessage(frame: 80, .pose(leftX: 0.3, leftY: 1e-7, rightX: -2.1, rightY: 0.7)),
+            ControlMessage(frame: 90, .rrIntervals(RRIntervals([820, 1, 65_535])!)), ControlMessage(frame: 95, .rrIntervals(RRIntervals([])!)),
         ]
         var text = SessionLog.headerLine(.init(sample_rate: 48_000, voices: ["a", "b", "c"])) + "\n"
         text += messages.compactMap(SessionLog.line(for:)).joined(separator: "\n") + "\n" + SessionLog.endLine(frame: 96_000) + "\n"
@@ -95,7 +96,15 @@ final class SessionFormatsTests: XCTestCase {
         XCTAssertEqual(parsed.endFrame, 96_000)
         XCTAssertEqual(parsed.header.voices, ["a", "b", "c"])
         XCTAssertThrowsError(try SessionLog.parse(text + "{\"frame\":5,\"event\":\"tuba\"}\n", path: "log.jsonl")) {
-            XCTAssertEqual("\($0)", "log.jsonl:14: event: unknown event 'tuba'")
+            XCTAssertEqual("\($0)", "log.jsonl:17: event: unknown event 'tuba'")
+        }
+        // Floats as their own shortest digits; RR intervals exactly, in seconds.
+        XCTAssertTrue(text.contains("\"values\":[0.1]"), text)
+        XCTAssertTrue(text.contains("\"values\":[0.80078125,0.0009765625,63.9990234375]"), text)
+        for bad in ["[0.8]", "[0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5]", "[-0.5]", "[64]"] {
+            XCTAssertThrowsError(try SessionLog.parse(text + "{\"frame\":5,\"event\":\"rr\",\"values\":\(bad)}\n", path: "log.jsonl"), bad) {
+                XCTAssertTrue("\($0)".hasPrefix("log.jsonl:17: values: RR intervals are at most 9 values in seconds"), "\($0)")
+            }
         }
     }
 }

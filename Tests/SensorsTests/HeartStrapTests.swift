@@ -25,11 +25,8 @@ final class HeartStrapTests: XCTestCase {
 
     /// The RR intervals of the recording between `start` and `end` seconds, in a file.
     private func recordedRR(start: Double, end: Double) throws -> String {
-        let made = try Subprocess.run("/usr/bin/python3", ["-W", "ignore", Subprocess.repository.appendingPathComponent("scripts/ble/ecg-rr.py").path,
-                                                          "--start", "\(start)", "--end", "\(end)"], timeout: 60)
-        XCTAssertEqual(made.status, 0, made.stderr)
         let path = folder.file("rr.txt")
-        try made.stdout.write(toFile: path, atomically: true, encoding: .utf8)
+        try PrivateBlueZ.recordedRR(start: start, end: end, into: path)
         return path
     }
 

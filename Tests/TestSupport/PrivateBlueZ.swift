@@ -30,21 +30,9 @@ public final class PrivateBlueZ {
         folder = try TemporaryFolder("bluez")
         let socket = folder.file("bus")
         address = "unix:path=" + socket
-        try """
-        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-        <busconfig>
-          <type>system</type>
-          <listen>\(address)</listen>
-          <auth>EXTERNAL</auth>
-          <policy context="default">
-            <allow user="*"/>
-            <allow own="*"/>
-            <allow send_destination="*" eavesdrop="true"/>
-            <allow receive_sender="*"/>
-          </policy>
-        </busconfig>
-        """.write(toFile: folder.file("bus.conf"), atomically: true, encoding: .utf8)
+        // The bus's configuration, as the README's recipe uses it: an allow-all policy.
+        let template = try String(contentsOf: Subprocess.repository.appendingPathComponent("scripts/ble/private-bus.conf"), encoding: .utf8)
+        try template.replacingOccurrences(of: "@SOCKET@", with: socket).write(toFile: folder.file("bus.conf"), atomically: true, encoding: .utf8)
         bus = Process()
         Subprocess.keepForTheSuite(bus)
         bus.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
@@ -82,6 +70,18 @@ public final class PrivateBlueZ {
     }
 
     deinit { stop() }
+
+    /// The RR intervals (seconds, a line each) of a real heart between `start` and `end` seconds:
+    /// scipy's ECG recording, its R-peaks found by scipy (`scripts/ble/ecg-rr.py`), written to
+    /// `path` for a fake strap to play; the intervals.
+    @discardableResult
+    public static func recordedRR(start: Double = 0, end: Double, into path: String? = nil) throws -> [Double] {
+        let made = try Subprocess.run("/usr/bin/python3", ["-W", "ignore", Subprocess.repository.appendingPathComponent("scripts/ble/ecg-rr.py").path,
+                                                          "--start", "\(start)", "--end", "\(end)"], timeout: 60)
+        guard made.status == 0 else { throw Unavailable(description: "scripts/ble/ecg-rr.py failed (python3-scipy?): \(made.stderr)") }
+        if let path { try made.stdout.write(toFile: path, atomically: true, encoding: .utf8) }
+        return made.stdout.split(separator: "\n").compactMap { Double($0) }
+    }
 
     /// Whether org.bluez has an owner on the bus (asked with dbus-send).
     private static func owns(_ address: String) -> Bool {

@@ -1,0 +1,87 @@
+import Foundation
+import Inputs
+import Realtime
+import Sensors
+import TestSupport
+
+/// Row 12, body sensors: a strap's notification → its messages in the engine's ring (BlueZoo on a
+/// private bus, a fake strap), and how near `--predict-beats` puts beats to a real heart's
+/// (scipy's ECG recording, R-peaks by scipy) when a strap notifies once a second.
+enum SensorBench {
+    /// Frames from the wall clock, so that a notification's arrival maps back to the fake's clock.
+    private final class WallClock: FrameClock {
+        let sampleRate = 48_000
+        let start = Date().timeIntervalSince1970
+        func currentFrame() -> Int64 { Int64(((Date().timeIntervalSince1970 - start) * Double(sampleRate)).rounded()) }
+        func frame(forTimetag timetag: UInt64) -> Int64 { currentFrame() }
+    }
+
+    /// Seconds from the fake's send to the ring, and of that the sensor thread's own handling.
+    static func arrival() throws -> (total: [Double], handling: [Double]) {
+        let bluez = try PrivateBlueZ()
+        defer { bluez.stop() }
+        let folder = try TemporaryFolder("bench-sensor")
+        defer { folder.remove() }
+        try PrivateBlueZ.recordedRR(end: 30, into: folder.file("rr.txt"))
+        let strap = try bluez.startFake(["--adapter", "hci1", "--name", "Bench Strap", "strap", "--rr", folder.file("rr.txt")])
+        var configuration = SensorInput.Configuration()
+        configuration.sensors = [SensorRequest(kind: .heartRate)]
+        configuration.busAddress = bluez.address
+        configuration.predictBeats = true
+        let input = SensorInput(configuration: configuration, clock: WallClock(), hearts: nil, log: { _ in }, say: { _ in })
+        input.start()
+        defer { input.stop() }
+        strap.waitForNotifications(16, seconds: 40)
+        usleep(200_000)
+        let sent = strap.notifications.compactMap { $0["sent"] as? Double }
+        let handled = input.handled.withLockedValue { $0 }
+        let paired = zip(sent.suffix(handled.count), handled)
+        return (paired.map { $1.pushed - $0 }, handled.map { $0.pushed - $0.received })
+    }
+
+    /// Over a recording's beats: |predicted − true| for each true beat, and how late a beat sounds
+    /// when played at the notification that carries it (what a strap bridge does).
+    static func prediction() throws -> (predicted: [Double], onArrival: [Double]) {
+        let intervals = try PrivateBlueZ.recordedRR(end: 200)
+        var beats: [Double] = [], time = 0.0
+        for interval in intervals {
+            time += interval
+            beats.append(time)
+        }
+        var timeline = RRBeatTimeline(sampleRate: 48_000, predicts: true)
+        var predicted: [Double] = [], onArrival: [Double] = [], index = 0, tick = 0.0
+        while index < beats.count {
+            tick += 1
+            var rr: [UInt16] = []
+            let arrival = tick + 0.02
+            while index < beats.count && beats[index] <= tick {
+                rr.append(UInt16((intervals[index] * 1024).rounded()))
+                onArrival.append(arrival - beats[index])
+                index += 1
+            }
+            for message in timeline.messages(for: HeartRateMeasurement(bpm: 0, contact: .detected, rrIntervals: rr),
+                                             at: Int64(arrival * 48_000), performer: 0) {
+                if case .heartbeat = message.event { predicted.append(Double(message.frame) / 48_000) }
+            }
+        }
+        let judged = beats.filter { $0 > 10 && $0 < time - 2 }
+        return (judged.map { beat in predicted.map { abs($0 - beat) }.min() ?? .infinity }, onArrival)
+    }
+
+    static func run(runs: Int) throws -> [BenchRow] {
+        let (total, handling) = try arrival()
+        let (predicted, onArrival) = try prediction()
+        let ms = { (value: Double) in String(format: "%.1f", value * 1000) }
+        let totals = Statistics(total), handlings = Statistics(handling), errors = Statistics(predicted), late = Statistics(onArrival)
+        return [
+            BenchRow(row: "12. Body sensors", measure: "a strap's notification (BlueZoo, private D-Bus) → its beats in the engine's ring, \(total.count) notifications",
+                     pulsejack: "median \(ms(totals.median)) ms, p95 \(ms(totals.percentile(95))) ms (of which pulsejack's sensor thread: median \(ms(handlings.median)) ms)",
+                     reference: "a BLE-to-OSC bridge adds its own hop (OSC over UDP) to the same D-Bus path; a strap's radio adds 7.5–50 ms (its connection interval) not simulated here",
+                     command: ".build/release/pulsejack-bench --only sensors"),
+            BenchRow(row: "12. Body sensors", measure: "--predict-beats on a real heart (MIT-BIH 208, 200 s, \(predicted.count) beats, premature beats included), a strap notifying each second: |predicted − true beat|",
+                     pulsejack: "median \(ms(errors.median)) ms, p95 \(ms(errors.percentile(95))) ms",
+                     reference: "each beat played at the notification carrying it (a bridge): median \(ms(late.median)) ms, p95 \(ms(late.percentile(95))) ms late",
+                     command: ".build/release/pulsejack-bench --only sensors"),
+        ]
+    }
+}
