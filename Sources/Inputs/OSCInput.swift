@@ -88,22 +88,18 @@ public final class OSCInput: Sendable {
     }
     /// The watch over every heart source, told of each performer's heart data that comes here.
     private let hearts: HeartWatch?
-    /// Each performer's mood last seen: written by the receiving thread, read by the control
-    /// thread (the DJs).
-    private let lastMoods: LockedBox<[String?]>
-    /// The first performer's band powers averaged over the mood window, as the mood last saw them (live picture).
-    private let lastBands = LockedBox<[EEGBand: Double]>([:])
-    private let started = Date()
+    /// Each performer's mood, from the band powers that come here (and from any other EEG
+    /// source the run shares it with).
+    public let moods: MoodWatch
     /// Bad packets and refusals said at most once a second in all (a flood of them must not flood the log).
     private let reports = WarningLimiter()
-    /// Mood changes said at most once a second (EEG flickering between two moods must not flood).
-    private let moodLines = WarningLimiter()
 
     /// Control thread. Binds the socket (port 0 picks a free one; see `boundPort`).
     public init(configuration: Configuration, routes: OSCRoutes, clock: FrameClock?,
                 status: @escaping @Sendable () -> [(String, StatusValue)] = { [] },
-                requests: (@Sendable (OSCRequest) -> Void)? = nil, hearts: HeartWatch? = nil,
+                requests: (@Sendable (OSCRequest) -> Void)? = nil, hearts: HeartWatch? = nil, moods: MoodWatch? = nil,
                 log: @escaping @Sendable (String) -> Void = { _ in }) throws {
+        self.moods = moods ?? MoodWatch(model: configuration.mood, performers: routes.performers, log: log)
         self.configuration = configuration
         self.hearts = hearts
         self.routes = routes
@@ -116,7 +112,6 @@ public final class OSCInput: Sendable {
             Senses(interpreter: SensorInterpreter(regionNames: routes.regionNames, regionModel: configuration.regions,
                                                   moodModel: configuration.mood, ppgRate: configuration.ppgRate))
         })
-        lastMoods = LockedBox(Array(repeating: nil, count: performers))
         guard let address = UDPSocket.Address(host: configuration.bind, port: configuration.port) else {
             throw OSCInputError("--osc-bind \(configuration.bind) is not an IP address")
         }
@@ -270,7 +265,7 @@ public final class OSCInput: Sendable {
             }
             for event in events { push(event, frame: frame, performer: performer) }
             if case .pose(let lx, let ly, let rx, let ry) = events.first { poseRegions(lx, ly, rx, ry, frame: frame, performer: performer) }
-            if case .bandPower(let band, let value) = events.first { observeMood(band, Double(value), performer: Int(performer)) }
+            if case .bandPower(let band, let value) = events.first { moods.observe(band, Double(value), performer: Int(performer)) }
         case .request(let request):
             guard let requests else {
                 counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
@@ -289,31 +284,14 @@ public final class OSCInput: Sendable {
         }
     }
 
-    /// The mood the EEG band powers say, over a sliding window; logged when it changes and
-    /// reported in /pulse/status.
-    private func observeMood(_ band: EEGBand, _ value: Double, performer: Int) {
-        let at = Date().timeIntervalSince(started)
-        let (changed, mood, bands) = senses.withLockedValue { senses in
-            let changed = senses[performer].interpreter.bandPower(band, value, at: at)
-            let bands = performer == 0 ? Dictionary(uniqueKeysWithValues: EEGBand.allCases.compactMap { band in
-                senses[0].interpreter.bandAverage(band).map { (band, $0) }
-            }) : nil
-            return (changed, senses[performer].interpreter.mood, bands)
-        }
-        if let bands { lastBands.withLockedValue { $0 = bands } }
-        guard changed else { return }
-        lastMoods.withLockedValue { $0[performer] = mood }
-        if let line = moodLines.admit("\(whose(performer))mood: \(mood ?? "undefined")", kind: "mood \(performer)") { log(line) }
-    }
-
     /// The first performer's current mood (nil: undefined, no EEG data).
     public var mood: String? { mood(of: 0) }
 
     /// Performer `index`'s current mood (their own `/performer/<name>/muse/…`).
-    public func mood(of index: Int) -> String? { lastMoods.withLockedValue { index < $0.count ? $0[index] : nil } }
+    public func mood(of index: Int) -> String? { moods.mood(of: index) }
 
     /// The EEG band powers averaged over the mood window (bands not seen are absent).
-    public var bandPowers: [EEGBand: Double] { lastBands.withLockedValue { $0 } }
+    public var bandPowers: [EEGBand: Double] { moods.averages() }
 
     /// Hands crossing into a region the preset names: a hit at the interpolated crossing frame.
     private func poseRegions(_ lx: Float, _ ly: Float, _ rx: Float, _ ry: Float, frame: Int64, performer: UInt8) {
@@ -340,11 +318,6 @@ public final class OSCInput: Sendable {
         if !ring.producer.push(ControlMessage(frame: frame, performer: performer, event)) {
             counters.dropped.wrappingIncrement(ordering: .relaxed)
         }
-    }
-
-    /// "alice's " when the preset names performers, else "".
-    private func whose(_ performer: Int) -> String {
-        routes.performers.isEmpty ? "" : routes.performers[performer] + "'s "
     }
 
     private func heartData(performer: Int) {

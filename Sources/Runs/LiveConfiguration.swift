@@ -74,7 +74,7 @@ extension LiveSession {
             }
             try OptionProblem.checkRevolution(secondsPerRevolution)
             do {
-                if let heart { _ = try SensorRequest(parsing: heart, kinds: [.heartRate, .polarECG]) }
+                if let heart { _ = try SensorRequest(parsing: heart, kinds: [.heartRate]) }
                 if let eeg { _ = try SensorRequest(parsing: eeg, kinds: [.muse]) }
             } catch {
                 throw OptionProblem((heart != nil ? "--heart" : "--eeg") + ": \(error)")

@@ -41,6 +41,8 @@ public final class LiveSession {
     private let watch: ServerWatch
     /// Every heart source's data, and each performer's dropout.
     private let hearts: HeartWatch
+    /// Every EEG source's band powers, and each performer's mood.
+    private let moods: MoodWatch
     private let replaySource: ReplaySource?
     /// The recording's first take (`--record`); later takes, one per sample-rate change, in `rates.take`.
     private let recorder: OutputRecorder?
@@ -95,6 +97,8 @@ public final class LiveSession {
             let dropout = loaded.dropoutRule
             let hearts = HeartWatch(performers: max(1, loaded.performerNames.count), seconds: dropout.seconds, fades: dropout.fades)
             self.hearts = hearts
+            let moods = MoodWatch(model: loaded.preset.moodModel, performers: loaded.performerNames, log: log)
+            self.moods = moods
             let replay = try Self.replay(configuration.replay, preset: loaded, clock: JackFrameClock(handle: handle, client: client),
                                          hearts: hearts)
             (replaySource, replayRejections) = replay
@@ -107,7 +111,7 @@ public final class LiveSession {
             let take = LockedBox(recorder)
             setup.sources.append(controlRing)
             sensors = try Self.sensors(configuration, loaded: loaded, clock: JackFrameClock(handle: handle, client: client),
-                                       hearts: hearts, log: log, say: say)
+                                       hearts: hearts, moods: moods, log: log, say: say)
             if let sensors { setup.sources.append(sensors.ring) }
             // A sensor's predicted beats are the first performer's heart: a clock started from the
             // preset's tempo beside them would sound every beat twice.
@@ -119,7 +123,7 @@ public final class LiveSession {
                                 startedNetSlave: server != nil && configuration.netSlave != nil, log: log, say: say)
             (osc, view, publisher) = try Self.inputs(configuration, setup: &setup, loaded: loaded, client: client, take: take,
                                                       meter: meter, fired: logs.fired, requests: requests, watch: watch, hearts: hearts,
-                                                      sensors: sensors, log: log)
+                                                      moods: moods, sensors: sensors, log: log)
             let wiring = setup.wiring
             rates = RateFollower(engine: RealtimeEngine(setup), take: take, client: client, logs: logs, build: {
                 [loaded, libraries, maxFrames = setup.maxFrames, pluginFolder = nsm?.pluginFolder] rate in
@@ -178,21 +182,21 @@ public final class LiveSession {
 
     /// The sensor input for the sensors the preset and the options name (nil: none).
     private static func sensors(_ configuration: Configuration, loaded: LoadedPreset, clock: JackFrameClock, hearts: HeartWatch,
-                                log: @escaping @Sendable (String) -> Void, say: @escaping @Sendable (String) -> Void) throws -> SensorInput? {
+                                moods: MoodWatch, log: @escaping @Sendable (String) -> Void, say: @escaping @Sendable (String) -> Void) throws -> SensorInput? {
         let requests = try loaded.sensorRequests(heart: configuration.heart, eeg: configuration.eeg)
         guard !requests.isEmpty else { return nil }
         var sensors = SensorInput.Configuration()
         sensors.sensors = requests
         sensors.adapter = configuration.bleAdapter
         sensors.predictBeats = configuration.predictBeats
-        return SensorInput(configuration: sensors, clock: clock, hearts: hearts, log: log, say: say)
+        return SensorInput(configuration: sensors, clock: clock, hearts: hearts, moods: moods, log: log, say: say)
     }
 
     /// The OSC input, the live picture and the meters, each with its ring in `setup`; the status
     /// the OSC port and the page report.
     private static func inputs(_ configuration: Configuration, setup: inout EngineSetup, loaded: LoadedPreset, client: JackClient,
                                take: LockedBox<OutputRecorder?>, meter: OutputMeter, fired: SPSCRing<FiredVoice>?,
-                               requests: LockedBox<[OSCRequest]>, watch: ServerWatch, hearts: HeartWatch, sensors: SensorInput?,
+                               requests: LockedBox<[OSCRequest]>, watch: ServerWatch, hearts: HeartWatch, moods: MoodWatch, sensors: SensorInput?,
                                log: @escaping @Sendable (String) -> Void) throws -> (OSCInput?, LiveView?, MeterPublisher) {
         let handle = setup.handle
         // The meters go to the OSC input's subscribers and the page; the status reports the latest reading.
@@ -206,20 +210,21 @@ public final class LiveSession {
                                performers: loaded.performerNames)
         let status = LiveStatus(handle: handle, client: client, take: take, nsm: configuration.sessionManager?.client,
                                 performers: loaded.performerNames, cycles: watch.cycles, grid: configuration.gridRole, outputs: setup.outputs,
-                                hearts: hearts, sensors: sensors)
+                                hearts: hearts, moods: moods, sensors: sensors)
         var osc: OSCInput?
         if var oscConfiguration = configuration.osc {
             oscConfiguration.mood = loaded.preset.moodModel
             oscConfiguration.regions = loaded.preset.regionModel
             let input = try OSCInput(configuration: oscConfiguration, routes: routes, clock: JackFrameClock(handle: handle, client: client),
                                      status: { status.values(meters: publisher.reading) },
-                                     requests: { request in requests.withLockedValue { $0.append(request) } }, hearts: hearts, log: log)
+                                     requests: { request in requests.withLockedValue { $0.append(request) } }, hearts: hearts, moods: moods,
+                                     log: log)
             setup.sources.append(input.ring)
             meterOut.withLockedValue { $0 = input.meters }
             osc = input
         }
         guard configuration.keepsView, let fired else { return (osc, nil, publisher) }
-        let view = LiveView(loaded: loaded, setup: &setup, client: client, osc: osc, hearts: hearts, routes: routes, fired: fired,
+        let view = LiveView(loaded: loaded, setup: &setup, client: client, moods: moods, hearts: hearts, routes: routes, fired: fired,
                             keepFiredForLog: configuration.eventsOut != nil, secondsPerRevolution: configuration.secondsPerRevolution) {
             [osc] in (osc?.counters.all ?? []).map { ("osc_" + $0, StatusValue.int($1)) } + status.values(meters: publisher.reading)
         }
@@ -292,7 +297,7 @@ public final class LiveSession {
         reportLatency()
         for (dj, performer) in djs {
             do {
-                if let message = try dj.tick(mood: osc?.mood(of: performer)) { controlRing.producer.push(message) }
+                if let message = try dj.tick(mood: moods.mood(of: performer)) { controlRing.producer.push(message) }
             } catch {
                 log("\(error)")
             }

@@ -25,10 +25,13 @@ public final class LiveStatus: Sendable {
     private let hearts: HeartWatch?
     /// The Bluetooth LE sensors, when the run reads any.
     private let sensors: SensorInput?
+    /// Every EEG source's band powers and moods.
+    private let moods: MoodWatch?
 
     init(handle: EngineHandle, client: JackClient, take: LockedBox<OutputRecorder?> = LockedBox(nil), nsm: NSMClient?, performers: [String] = [],
          cycles: CycleWatch? = nil, grid: GridRole = .none, outputs: OutputLayout = .masterOnly, hearts: HeartWatch? = nil,
-         sensors: SensorInput? = nil) {
+         moods: MoodWatch? = nil, sensors: SensorInput? = nil) {
+        self.moods = moods
         self.hearts = hearts
         self.sensors = sensors
         self.performers = performers
@@ -57,11 +60,26 @@ public final class LiveStatus: Sendable {
             if status.request.kind.role == "heart" {
                 fields.append(("_contact", .text(status.contact.map { $0 ? "yes" : "no" } ?? "unsupported")))
             }
+            for band in EEGBand.allCases where status.request.kind == .muse {
+                fields.append(("_" + band.name + "_relative", .float(status.relativeBands[band] ?? 0)))
+            }
             let performer = status.request.performer
             if performer == 0 { values += fields.map { (stem + $0.0, $0.1) } }
             if performer < performers.count {
                 values += fields.map { (stem + $0.0 + "_" + performers[performer], $0.1) }
             }
+        }
+        return values
+    }
+
+    /// The EEG band powers as they last came, from OSC or a headband: `band_alpha` … for the
+    /// first performer, `band_alpha_<name>` … per named performer (absent until one came).
+    func bandValues() -> [(String, StatusValue)] {
+        guard let moods else { return [] }
+        var values: [(String, StatusValue)] = []
+        for (index, suffix) in ([""] + performers.map { "_" + $0 }).enumerated() {
+            let latest = moods.latest(of: max(0, index - 1))
+            values += EEGBand.allCases.compactMap { band in latest[band].map { ("band_" + band.name + suffix, .float($0)) } }
         }
         return values
     }
@@ -97,7 +115,7 @@ public final class LiveStatus: Sendable {
         // Each performer's heart rate, beside the first one's `bpm`.
         for (index, name) in performers.enumerated() { values.append(("bpm_" + name, .float(handle.publishedTempo(of: index) ?? 0))) }
         if handle.ensemble != nil { values.append(("bpm_ensemble", .float(handle.publishedTempo(of: performers.count) ?? 0))) }
-        values += sensorValues()
+        values += sensorValues() + bandValues()
         if let recorder = take.withLockedValue({ $0 }) {
             values += [("recorded_frames", .int(recorder.framesQueued.load(ordering: .relaxed))),
                        ("recording_overruns", .int(recorder.overruns.load(ordering: .relaxed))), ("recording", .text(recorder.path))]

@@ -28,6 +28,7 @@ public final class SensorInput: Sendable {
     private let statuses: LockedBox<[SensorStatus]>
     private let clock: FrameClock
     private let hearts: HeartWatch?
+    private let moods: MoodWatch?
     private let log: @Sendable (String) -> Void
     private let say: @Sendable (String) -> Void
     private let running = ManagedAtomic<Bool>(false)
@@ -42,9 +43,10 @@ public final class SensorInput: Sendable {
 
     /// Control thread.
     /// `log` takes problems (a warning each), `say` the news (a device connected).
-    public init(configuration: Configuration, clock: FrameClock, hearts: HeartWatch?, log: @escaping @Sendable (String) -> Void,
-                say: @escaping @Sendable (String) -> Void) {
+    public init(configuration: Configuration, clock: FrameClock, hearts: HeartWatch?, moods: MoodWatch? = nil,
+                log: @escaping @Sendable (String) -> Void, say: @escaping @Sendable (String) -> Void) {
         self.configuration = configuration
+        self.moods = moods
         self.say = say
         self.clock = clock
         self.hearts = hearts
@@ -136,23 +138,50 @@ public final class SensorInput: Sendable {
         guard let link = links.first(where: { $0.characteristics[path] != nil }), let uuid = link.characteristics[path] else { return }
         let received = Date().timeIntervalSince1970
         let frame = clock.currentFrame()
-        switch uuid {
-        case GATTNames.heartRateMeasurement: heartRate(bytes, at: frame, link: link, path: path)
-        default: return
+        if uuid == GATTNames.heartRateMeasurement {
+            heartRate(bytes, at: frame, link: link, path: path)
+        } else if let channel = GATTNames.museEEG.firstIndex(of: uuid) {
+            eeg(bytes, channel: channel, link: link, path: path)
+        } else {
+            return
         }
         let pushed = Date().timeIntervalSince1970
         handled.withLockedValue { $0 = Array(($0 + [(received, pushed)]).suffix(1000)) }
     }
 
+    /// One sensor's EEG samples from a Muse: every tenth of a second the band powers, as
+    /// `/muse/elements/<band>_absolute` brings them (a message each, and the mood model).
+    private func eeg(_ bytes: [UInt8], channel: Int, link: SensorLink, path: String) {
+        let packet: MuseEEGPacket
+        do { packet = try MuseEEGPacket(bytes) } catch {
+            return malformed(link, path: path, error)
+        }
+        update(link) { $0.notifications += 1 }
+        guard let reading = link.eeg.add(packet.microvolts, channel: channel) else { return }
+        let performer = UInt8(clamping: link.request.performer)
+        for band in EEGBand.allCases {
+            guard let value = reading.absolute[band] else { continue }
+            if !ring.producer.push(ControlMessage(performer: performer, .bandPower(band, Float(value)))) {
+                dropped.wrappingIncrement(ordering: .relaxed)
+            }
+            moods?.observe(band, value, performer: link.request.performer)
+        }
+        update(link) {
+            $0.bands = reading.absolute
+            $0.relativeBands = reading.relative
+        }
+    }
+
+    private func malformed(_ link: SensorLink, path: String, _ error: some Error) {
+        update(link) { $0.malformed += 1; $0.notifications += 1 }
+        if let line = reports.admit("sensors: \(link.deviceLabel ?? path): \(error) (ignored)", kind: "sensor") { log(line) }
+    }
+
     /// A Heart Rate Measurement: its RR intervals become beats or the tempo (`RRBeatTimeline`).
     private func heartRate(_ bytes: [UInt8], at frame: Int64, link: SensorLink, path: String) {
         let measurement: HeartRateMeasurement
-        do {
-            measurement = try HeartRateMeasurement(bytes)
-        } catch {
-            update(link) { $0.malformed += 1; $0.notifications += 1 }
-            if let line = reports.admit("sensors: \(link.deviceLabel ?? path): \(error) (ignored)", kind: "sensor") { log(line) }
-            return
+        do { measurement = try HeartRateMeasurement(bytes) } catch {
+            return malformed(link, path: path, error)
         }
         let performer = UInt8(clamping: link.request.performer)
         for message in link.timeline.messages(for: measurement, at: frame, performer: performer) {

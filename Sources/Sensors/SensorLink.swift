@@ -18,6 +18,8 @@ final class SensorLink {
     /// The problem last said (said once while it lasts).
     var problem: String?
     var timeline: RRBeatTimeline
+    /// A Muse's band powers, from its four sensors' raw EEG.
+    var eeg = EEGBandPowers()
     /// The bus said its device went away or disconnected (acted on in the next step).
     var wentAway = false
 

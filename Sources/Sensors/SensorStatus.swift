@@ -1,3 +1,5 @@
+import Realtime
+
 /// What one sensor link is doing, for `status` and the page.
 public struct SensorStatus: Equatable, Sendable {
     public enum State: String, Sendable {
@@ -23,6 +25,9 @@ public struct SensorStatus: Equatable, Sendable {
     public var bpm: Int?
     /// Whether the last heart notification said the sensor touches skin (nil: it cannot tell).
     public var contact: Bool?
+    /// An EEG sensor's last band powers: absolute (log10 µV²/Hz, averaged over its sensors) and relative.
+    public var bands: [EEGBand: Double] = [:]
+    public var relativeBands: [EEGBand: Double] = [:]
     /// Why it is not connected, when it is not (no adapter, BlueZ not running, several devices match …).
     public var problem: String?
 

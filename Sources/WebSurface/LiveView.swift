@@ -35,7 +35,7 @@ public final class LiveView: Sendable {
     public let page: PageInput
     private let handle: EngineHandle
     private let client: JackClient
-    private let osc: OSCInput?
+    private let moods: MoodWatch?
     /// The watch over every heart source (the page shows the first performer's dropout).
     private let hearts: HeartWatch?
     private let view: EngineView
@@ -67,13 +67,13 @@ public final class LiveView: Sendable {
 
     /// Offline. Adds to `setup` what the picture reads (its observations, its view)
     /// and the page's command ring.
-    public init(loaded: LoadedPreset, setup: inout EngineSetup, client: JackClient, osc: OSCInput?, hearts: HeartWatch?, routes: OSCRoutes,
+    public init(loaded: LoadedPreset, setup: inout EngineSetup, client: JackClient, moods: MoodWatch?, hearts: HeartWatch?, routes: OSCRoutes,
          fired: SPSCRing<FiredVoice>, keepFiredForLog: Bool, secondsPerRevolution: Double,
          status: @escaping @Sendable () -> [(String, StatusValue)]) {
         let handle = setup.handle
         self.handle = handle
         self.client = client
-        self.osc = osc
+        self.moods = moods
         self.hearts = hearts
         self.status = status
         self.fired = fired.consumer
@@ -262,8 +262,8 @@ public final class LiveView: Sendable {
             }
             state.append(("controls", JSONText.array(picture.insertValues.map { JSONText.number($0) })))
         }
-        let bands = osc?.bandPowers ?? [:]
-        state.append(("mood", JSONText.string(osc?.mood)))
+        let bands = moods?.averages() ?? [:]
+        state.append(("mood", JSONText.string(moods?.mood())))
         state.append(("bands", JSONText.object(EEGBand.allCases.compactMap { band in bands[band].map { (band.name, JSONText.number($0)) } })))
         state.append(("track", JSONText.string(track.withLockedValue { $0 }.map { ($0 as NSString).lastPathComponent })))
         state.append(("status", lastStatus))

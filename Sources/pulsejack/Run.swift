@@ -86,6 +86,9 @@ struct Run: ParsableCommand {
     @Option(help: ArgumentHelp("Read the heart from a Bluetooth LE strap or watch (the Heart Rate Service): the first one found, or the one with that address or name (over the preset's sensors:).", valueName: "ble[:ADDRESS|NAME]"))
     var heart: String?
 
+    @Option(help: ArgumentHelp("Read the EEG from a Muse 2 or S headband over Bluetooth LE: band powers computed from its raw EEG feed the mood as /muse/elements/<band>_absolute does (over the preset's sensors:).", valueName: "muse[:ADDRESS|NAME]"))
+    var eeg: String?
+
     @Option(name: .customLong("ble-adapter"), help: ArgumentHelp("The Bluetooth adapter the sensors are read through (default: the first).", valueName: "NAME|ADDRESS"))
     var bleAdapter: String?
 
@@ -140,6 +143,7 @@ struct Run: ParsableCommand {
             configuration.osc?.detectionLatency = beatLatency
         }
         configuration.heart = heart
+        configuration.eeg = eeg
         configuration.bleAdapter = bleAdapter
         configuration.predictBeats = predictBeats
         configuration.record = record

@@ -346,7 +346,7 @@ final class RealtimeSafetyTests: XCTestCase {
         let client = try JackClient(name: "pulsejack-rt-sensor")
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
         var configuration = SensorInput.Configuration()
-        configuration.sensors = [SensorRequest(kind: .heartRate)]
+        configuration.sensors = [SensorRequest(kind: .heartRate, match: .address("00:AA:BB:CC:DD:EE"))]
         configuration.busAddress = bluez.address
         configuration.predictBeats = true
         var sensors: SensorInput?

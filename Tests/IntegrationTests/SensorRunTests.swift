@@ -10,6 +10,7 @@ final class SensorRunTests: XCTestCase {
     func testAStrapsHeartPlaysLiveAndItsSessionReRendersIdentically() throws {
         try Subprocess.requirePulsejack()
         guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
+        if TestServer.isPipeWire { throw XCTSkip("a sensor reaches the engine the same way on every server: the jackd2 pass runs this") }
         let bluez = try PrivateBlueZ()
         defer { bluez.stop() }
         let folder = try TemporaryFolder("sensor-run")
@@ -65,5 +66,51 @@ final class SensorRunTests: XCTestCase {
                                                                "--session", session, "--out", folder.file("offline.wav"), "--events-out", offlineEvents])
         XCTAssertEqual(render.status, 0, render.stderr)
         XCTAssertEqual(try String(contentsOfFile: offlineEvents, encoding: .utf8).split(separator: "\n"), fired)
+    }
+
+    /// `pulsejack run --eeg muse` with the MusicMood preset's ranges: the headband's band powers in
+    /// `status` (band_alpha …, eeg_sensor …) and the mood they make, as OSC's would.
+    func testAMusesBandPowersSetTheMoodLive() throws {
+        try Subprocess.requirePulsejack()
+        guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
+        if TestServer.isPipeWire { throw XCTSkip("a sensor reaches the engine the same way on every server: the jackd2 pass runs this") }
+        let bluez = try PrivateBlueZ()
+        defer { bluez.stop() }
+        let folder = try TemporaryFolder("muse-run")
+        defer { folder.remove() }
+        try """
+        name: muse-mood
+        voices:
+          - {name: click, kind: click}
+        mood_window: 1
+        moods:
+          - {mood: calm, alpha: {at_least: 0.6}}
+          - {mood: focused, beta: {at_least: 0.6}}
+        """.write(toFile: folder.file("preset.yaml"), atomically: true, encoding: .utf8)
+        _ = try bluez.startFake(["--adapter", "hci1", "--name", "Muse-S TEST", "muse", "--calm", "30", "--seconds", "30"])
+        let name = "pj-muse-\(getpid())", port = OSCEncoder.freePort()
+        let output = Pipe()
+        let run = try Subprocess.startPulsejack(["run", "--preset", folder.path, "--name", name, "--osc-port", "\(port)", "--eeg", "muse",
+                                                 "--bpm", "70"], server: server, output: output, environment: bluez.environment)
+        defer { if run.isRunning { run.terminate() } }
+        var values: [String: Any] = [:]
+        let calm = PrivateBlueZ.waitFor(seconds: 20) {
+            let status = try? Subprocess.run(Subprocess.pulsejack, ["status", "--osc-port", "\(port)", "--json"], timeout: 5)
+            values = (try? JSONSerialization.jsonObject(with: Data((status?.stdout ?? "").utf8)) as? [String: Any]) ?? [:]
+            return values["mood"] as? String == "calm"
+        }
+        run.interrupt()
+        run.waitUntilExit()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(calm, "\(values) \(printed)")
+        XCTAssertEqual(values["eeg_sensor"] as? String, "connected")
+        XCTAssertEqual(values["eeg_sensor_device"] as? String, "Muse-S TEST (00:AA:BB:CC:DD:EE)")
+        // The first reading needs a second of each sensor's EEG: 4 × 256/12 notifications.
+        XCTAssertGreaterThanOrEqual(values["eeg_sensor_notifications"] as? Int ?? 0, 4 * 256 / 12)
+        XCTAssertEqual(values["band_alpha"] as? Double ?? 0, 0.9, accuracy: 0.1)
+        XCTAssertEqual(values["band_beta"] as? Double ?? 0, 0.3, accuracy: 0.1)
+        XCTAssertEqual(values["eeg_sensor_alpha_relative"] as? Double ?? 0, 0.8, accuracy: 0.05)
+        XCTAssertTrue(printed.contains("pulsejack: eeg sensor: connected to Muse-S TEST (00:AA:BB:CC:DD:EE), battery 87%"), printed)
+        XCTAssertTrue(printed.contains("mood: calm"), printed)
     }
 }

@@ -95,7 +95,7 @@ final class HeartStrapTests: XCTestCase {
         let strap = try bluez.startFake(["--adapter", "hci1", "--name", "Fake Strap", "strap", "--rr", rr])
         let clock = WallFrameClock()
         let lines = LockedBox<[String]>([])
-        let sensors = try input("ble", predicts: true, clock: clock, lines: lines)
+        let sensors = try input("ble:00:AA:BB:CC:DD:EE", predicts: true, clock: clock, lines: lines)
         sensors.start()
         defer { sensors.stop() }
         XCTAssertTrue(strap.waitForNotifications(12, seconds: 30), strap.stderr)
@@ -128,7 +128,7 @@ final class HeartStrapTests: XCTestCase {
         try "10480002\n01\n1148\n10480002ff\n10460002fe01\n".write(toFile: hex, atomically: true, encoding: .utf8)
         let strap = try bluez.startFake(["--adapter", "hci1", "--name", "Odd Strap", "raw", "--hex", hex, "--interval", "0.3"])
         let lines = LockedBox<[String]>([])
-        let sensors = try input("ble:Odd Strap", clock: WallFrameClock(), lines: lines)
+        let sensors = try input("ble:00:AA:BB:CC:DD:EE", clock: WallFrameClock(), lines: lines)
         sensors.start()
         defer { sensors.stop() }
         XCTAssertTrue(strap.waitForNotifications(5, seconds: 20), strap.stderr)
@@ -140,7 +140,7 @@ final class HeartStrapTests: XCTestCase {
             return nil
         }
         XCTAssertEqual(received, [[512], [512, 510]])
-        XCTAssertTrue(lines.withLockedValue { $0 }.contains { $0.contains("Odd Strap") && $0.contains("ignored") }, "\(lines.withLockedValue { $0 })")
+        XCTAssertTrue(lines.withLockedValue { $0 }.contains { $0.contains("Odd Strap (00:AA:BB:CC:DD:EE)") && $0.contains("ignored") }, "\(lines.withLockedValue { $0 })")
     }
 }
 

@@ -90,7 +90,7 @@ final class SensorProblemsTests: XCTestCase {
         let strap = try bus.startFake(["--adapter", "hci1", "--name", "Fickle Strap", "strap", "--rr", rr.file("rr.txt")])
         let lines = LockedBox<[String]>([])
         var configuration = SensorInput.Configuration()
-        configuration.sensors = [SensorRequest(kind: .heartRate)]
+        configuration.sensors = [SensorRequest(kind: .heartRate, match: .address("00:AA:BB:CC:DD:EE"))]
         configuration.busAddress = bus.address
         let input = SensorInput(configuration: configuration, clock: WallFrameClock(), hearts: nil,
                                 log: { line in lines.withLockedValue { $0.append(line) } },

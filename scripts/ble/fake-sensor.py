@@ -10,6 +10,12 @@ service, so that pulsejack discovers, connects and subscribes on another.
       HeartRateService.HeartRateMeasurement) carries the intervals of the beats since the last.
   fake-sensor.py ... raw --hex FILE [--interval 0.2]
       The Heart Rate Service sending each line of FILE (hex bytes, malformed ones included).
+  fake-sensor.py --adapter hci1 --name "Muse-TEST" muse [--calm 4] [--seconds 10]
+      A Muse headband (service 0xFE8D): once "d" is written to its control characteristic, its
+      four EEG characteristics (TP9, AF7, AF8, TP10) stream 256 Hz of known EEG — for --calm
+      seconds an alpha rhythm (10 Hz, 4 µV) over a beta one (20 Hz, 2 µV), then the other way
+      round; absolute band powers near 0.9 and 0.3 — 12 samples of 12 bits a notification after
+      a 16-bit sequence number, packed here on their own.
 
 It prints one JSON line per notification on stdout: the wall-clock time it was sent
 ("sent", time.time()), the bytes, and for a strap the wall-clock times of the beats whose
@@ -138,6 +144,55 @@ class Advertisement(ServiceInterface):
         pass
 
 
+MUSE_EEG = [f"273e000{n}-4c4d-454d-96be-f03bac821358" for n in (3, 4, 5, 6)]
+MUSE_CONTROL = "273e0001-4c4d-454d-96be-f03bac821358"
+
+
+def muse_packet(sequence, raws):
+    """A sequence number (16 bits, big-endian) and 12 samples of 12 bits, MSB first."""
+    bits = f"{sequence:016b}" + "".join(f"{raw:012b}" for raw in raws)
+    return bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits), 8))
+
+
+async def play_muse(control, channels, calm, seconds):
+    import math
+    import random
+    await control.streaming.wait()
+    rng = random.Random(27)
+    start, sequence, sample = time.time(), 0, 0
+    while sample < seconds * 256:
+        for index, channel in enumerate(channels):
+            raws = []
+            for n in range(sample, sample + 12):
+                t = n / 256
+                alpha, beta = (4, 2) if t < calm else (2, 4)
+                microvolts = (800 + alpha * math.sin(2 * math.pi * 10 * t + index) + beta * math.sin(2 * math.pi * 20 * t + index)
+                              + rng.gauss(0, 0.3))
+                raws.append(max(0, min(4095, round(microvolts / 0.48828125) + 2048)))
+            channel.notify(muse_packet(sequence, raws))
+        emit({"sent": time.time(), "sequence": sequence, "first_sample": sample})
+        sequence = (sequence + 1) % 65536
+        sample += 12
+        await asyncio.sleep(max(0, start + sample / 256 - time.time()))
+
+
+class MuseControl(Characteristic):
+    """The Muse's control characteristic: "d" (02 64 0a) starts the stream, "h" halts it."""
+
+    def __init__(self, uuid, service):
+        super().__init__(uuid, service, ["write-without-response", "write", "notify"])
+        self.streaming = asyncio.Event()
+
+    @method()
+    def WriteValue(self, value: "ay", options: "a{sv}"):
+        command = bytes(value)[1:].decode(errors="replace").strip()
+        emit({"command": command})
+        if command == "d":
+            self.streaming.set()
+        elif command == "h":
+            self.streaming.clear()
+
+
 def emit(record):
     print(json.dumps(record), flush=True)
 
@@ -191,6 +246,9 @@ async def main():
     raw = kinds.add_parser("raw")
     raw.add_argument("--hex", required=True)
     raw.add_argument("--interval", type=float, default=0.2)
+    muse = kinds.add_parser("muse")
+    muse.add_argument("--calm", type=float, default=4.0)
+    muse.add_argument("--seconds", type=float, default=10.0)
     args = parser.parse_args()
 
     bus = await MessageBus(bus_type=BusType.SYSTEM).connect()
@@ -201,13 +259,23 @@ async def main():
         objects.setdefault(path, []).append(iface)
 
     heart_path, battery_path = f"{ROOT}/service0", f"{ROOT}/service1"
-    export(heart_path, Service(sig(0x180D)))
-    measurement = Characteristic(sig(0x2A37), heart_path, ["notify"])
-    export(f"{heart_path}/char0", measurement)
+    if args.kind == "muse":
+        export(heart_path, Service(sig(0xFE8D)))
+        control = MuseControl(MUSE_CONTROL, heart_path)
+        export(f"{heart_path}/char0", control)
+        channels = [Characteristic(uuid, heart_path, ["notify"]) for uuid in MUSE_EEG]
+        for index, channel in enumerate(channels):
+            export(f"{heart_path}/char{index + 1}", channel)
+        advertised = [sig(0xFE8D)]
+    else:
+        export(heart_path, Service(sig(0x180D)))
+        measurement = Characteristic(sig(0x2A37), heart_path, ["notify"])
+        export(f"{heart_path}/char0", measurement)
+        advertised = [sig(0x180D)]
     export(battery_path, Service(sig(0x180F)))
     export(f"{battery_path}/char0", Characteristic(sig(0x2A19), battery_path, ["read"], bytes([args.battery])))
     bus.export(ROOT, ObjectManager(objects))
-    advertisement = Advertisement(args.name, [sig(0x180D)])
+    advertisement = Advertisement(args.name, advertised)
     bus.export(f"{ROOT}/advertisement", advertisement)
 
     adapter = f"/org/bluez/{args.adapter}"
@@ -219,6 +287,8 @@ async def main():
 
     if args.kind == "strap":
         await play_strap(measurement, args.rr, args.start_delay)
+    elif args.kind == "muse":
+        await play_muse(control, channels, args.calm, args.seconds)
     else:
         await play_raw(measurement, args.hex, args.interval)
     emit({"done": time.time()})
