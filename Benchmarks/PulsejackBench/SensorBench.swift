@@ -4,7 +4,7 @@ import Realtime
 import Sensors
 import TestSupport
 
-/// Row 12, body sensors: a strap's notification → its messages in the engine's ring (BlueZoo on a
+/// Row 13, body sensors: a strap's notification → its messages in the engine's ring (BlueZoo on a
 /// private bus, a fake strap), and how near `--predict-beats` puts beats to a real heart's
 /// (scipy's ECG recording, R-peaks by scipy) when a strap notifies once a second.
 enum SensorBench {
@@ -74,11 +74,11 @@ enum SensorBench {
         let ms = { (value: Double) in String(format: "%.1f", value * 1000) }
         let totals = Statistics(total), handlings = Statistics(handling), errors = Statistics(predicted), late = Statistics(onArrival)
         return [
-            BenchRow(row: "12. Body sensors", measure: "a strap's notification (BlueZoo, private D-Bus) → its beats in the engine's ring, \(total.count) notifications",
-                     pulsejack: "median \(ms(totals.median)) ms, p95 \(ms(totals.percentile(95))) ms (of which pulsejack's sensor thread: median \(ms(handlings.median)) ms)",
+            BenchRow(row: "13. Body sensors", measure: "a strap's notification (BlueZoo, private D-Bus) → its beats in the engine's ring, \(total.count) notifications",
+                     pulsejack: "median \(ms(totals.median)) ms, p95 \(ms(totals.percentile(95))) ms (of which pulsejack's sensor thread, decoding to the ring: median \(Int((handlings.median * 1e6).rounded())) µs)",
                      reference: "a BLE-to-OSC bridge adds its own hop (OSC over UDP) to the same D-Bus path; a strap's radio adds 7.5–50 ms (its connection interval) not simulated here",
                      command: ".build/release/pulsejack-bench --only sensors"),
-            BenchRow(row: "12. Body sensors", measure: "--predict-beats on a real heart (MIT-BIH 208, 200 s, \(predicted.count) beats, premature beats included), a strap notifying each second: |predicted − true beat|",
+            BenchRow(row: "13. Body sensors", measure: "--predict-beats on a real heart (MIT-BIH 208, 200 s, \(predicted.count) beats, premature beats included), a strap notifying each second: distance from each true beat to the nearest predicted one",
                      pulsejack: "median \(ms(errors.median)) ms, p95 \(ms(errors.percentile(95))) ms",
                      reference: "each beat played at the notification carrying it (a bridge): median \(ms(late.median)) ms, p95 \(ms(late.percentile(95))) ms late",
                      command: ".build/release/pulsejack-bench --only sensors"),

@@ -1,20 +1,5 @@
 import Foundation
 
-/// What the connector needs of a BLE central: BlueZ's (`BLECentral`), or a test's script.
-public protocol BLEAccess: AnyObject {
-    var devices: [BLECentral.Device] { get }
-    func device(at path: String) -> BLECentral.Device?
-    func startDiscovery(services: [String]) throws(SensorError)
-    func stopDiscovery()
-    func connect(_ device: BLECentral.Device) throws(SensorError)
-    func characteristic(_ uuid: String, of devicePath: String) -> String?
-    func startNotify(_ characteristic: String) throws(SensorError)
-    func read(_ characteristic: String) throws(SensorError) -> [UInt8]
-    func write(_ characteristic: String, _ bytes: [UInt8]) throws(SensorError)
-}
-
-extension BLECentral: BLEAccess {}
-
 /// Each requested sensor's way to a streaming device, one step at a time on the sensor thread:
 /// discover (a few seconds, so that every device answering to a name is seen), choose (one line
 /// when a name fits several), connect, wait for BlueZ to resolve the services, subscribe and
@@ -174,30 +159,5 @@ final class SensorConnector {
         guard link.problem != text else { return }
         link.problem = text
         tell(link, text, true)
-    }
-}
-
-/// What one kind of sensor streams once connected: the characteristics to subscribe to (the
-/// required ones, and those used when offered), and the commands that start the stream.
-struct SensorProfile {
-    var name: String
-    var notify: [String]
-    var optionalNotify: [String] = []
-    var start: [(characteristic: String, bytes: [UInt8])] = []
-
-    static func of(_ kind: SensorRequest.Kind) -> SensorProfile {
-        switch kind {
-        case .heartRate:
-            SensorProfile(name: "heart rate measurement", notify: [GATTNames.heartRateMeasurement])
-        case .polarECG:
-            // Start ECG: 130 Hz, 14-bit (Polar's measurement data specification).
-            SensorProfile(name: "Polar measurement data", notify: [GATTNames.polarControlPoint, GATTNames.polarData],
-                          optionalNotify: [GATTNames.heartRateMeasurement],
-                          start: [(GATTNames.polarControlPoint, [0x02, 0x00, 0x00, 0x01, 0x82, 0x00, 0x01, 0x01, 0x0E, 0x00])])
-        case .muse:
-            // "p21" (the default preset), then "d" (stream): length-prefixed ASCII ending in a newline.
-            SensorProfile(name: "Muse EEG", notify: GATTNames.museEEG,
-                          start: [(GATTNames.museControl, [0x04, 0x70, 0x32, 0x31, 0x0A]), (GATTNames.museControl, [0x02, 0x64, 0x0A])])
-        }
     }
 }
