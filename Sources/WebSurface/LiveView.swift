@@ -137,7 +137,12 @@ public final class LiveView: Sendable {
 
     /// Control thread. Fired voices since the last call, for the events log.
     public func takeFired() -> [FiredVoice] {
-        firedForLog?.withLockedValue { pending in defer { pending.removeAll(keepingCapacity: true) }; return pending } ?? []
+        // Once the view's thread has stopped, this thread is the fired ring's only reader: what the
+        // engine fired since (it runs until the client is deactivated) goes to the log too.
+        if !running.load(ordering: .acquiring), let firedForLog {
+            while let report = fired.pop() { firedForLog.withLockedValue { $0.append(report) } }
+        }
+        return firedForLog?.withLockedValue { pending in defer { pending.removeAll(keepingCapacity: true) }; return pending } ?? []
     }
 
     public func start() {
