@@ -110,7 +110,7 @@ public final class OSCInput: Sendable {
         let performers = max(1, routes.performers.count)
         senses = LockedBox((0..<performers).map { _ in
             Senses(interpreter: SensorInterpreter(regionNames: routes.regionNames, regionModel: configuration.regions,
-                                                  moodModel: configuration.mood, ppgRate: configuration.ppgRate))
+                                                  ppgRate: configuration.ppgRate))
         })
         guard let address = UDPSocket.Address(host: configuration.bind, port: configuration.port) else {
             throw OSCInputError("--osc-bind \(configuration.bind) is not an IP address")

@@ -1,23 +1,19 @@
 import Realtime
 /// What raw sensor data means to the engine, in one place for live OSC and for replayed or
 /// rendered sessions: a pulse wave's beats (PPG detector), hands crossing into regions (region
-/// model, with hysteresis), the mood of EEG band powers (mood model), and — live, with
-/// prediction — the frame of the next beat from recent ones. The caller owns the frames and
-/// where the events go. One sensor thread (or the offline renderer) owns an interpreter.
+/// model, with hysteresis), and — live, with prediction — the frame of the next beat from recent
+/// ones (the mood is `MoodWatch`'s). The caller owns the frames and where the events go. One sensor thread (or the offline renderer) owns an interpreter.
 public struct SensorInterpreter: Sendable {
     /// The preset's region names in index order: a hit on a region the preset does not name plays nothing.
     public let regionNames: [String]
     private var regionModel: RegionModel
-    private var moodModel: MoodModel
     private var ppg: PPGBeatDetector
     private var predictor = BeatPredictor()
-    public private(set) var mood: String?
 
-    public init(regionNames: [String], regionModel: RegionModel = RegionModel(), moodModel: MoodModel = MoodModel(),
+    public init(regionNames: [String], regionModel: RegionModel = RegionModel(),
                 ppgRate: Double = 100) {
         self.regionNames = regionNames
         self.regionModel = regionModel
-        self.moodModel = moodModel
         ppg = PPGBeatDetector(sampleRate: ppgRate)
     }
 
@@ -39,17 +35,6 @@ public struct SensorInterpreter: Sendable {
     public mutating func pose(frame: Int64, leftX: Float, leftY: Float, rightX: Float, rightY: Float) -> [(region: Int32, frame: Int64)] {
         regionModel.update(frame: frame, leftX: Double(leftX), leftY: Double(leftY), rightX: Double(rightX), rightY: Double(rightY))
             .compactMap { hit in regionNames.firstIndex(of: hit.region.name).map { (Int32($0), hit.frame) } }
-    }
-
-    /// The band powers averaged over the mood window (nil: none seen).
-    public func bandAverage(_ band: EEGBand) -> Double? { moodModel.average(band) }
-
-    /// One band power at `seconds`; true when the mood changed.
-    public mutating func bandPower(_ band: EEGBand, _ value: Double, at seconds: Double) -> Bool {
-        moodModel.add(band, value, at: seconds)
-        let now = moodModel.mood
-        defer { mood = now }
-        return now != mood
     }
 
     /// A beat detected at `frame`: the predicted frame of the next one (the detected beat is
