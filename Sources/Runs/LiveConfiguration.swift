@@ -57,6 +57,8 @@ extension LiveSession {
         public var bleAdapter: String?
         /// Schedule a sensor's next beats from its RR intervals.
         public var predictBeats = false
+        /// Seconds from a Polar ECG's R-peak to its beat (without prediction).
+        public var ecgDelay = 1.0
 
         public init(preset: String) { self.preset = preset }
 
@@ -73,8 +75,11 @@ extension LiveSession {
                 throw OptionProblem("--web-token must be non-empty ASCII without spaces, & or #")
             }
             try OptionProblem.checkRevolution(secondsPerRevolution)
+            if !(ecgDelay.isFinite && (0.3...3).contains(ecgDelay)) {
+                throw OptionProblem("--ecg-delay \(ecgDelay) is outside 0.3…3 s (an H10 sends half a second of ECG at a time)")
+            }
             do {
-                if let heart { _ = try SensorRequest(parsing: heart, kinds: [.heartRate]) }
+                if let heart { _ = try SensorRequest(parsing: heart, kinds: [.heartRate, .polarECG]) }
                 if let eeg { _ = try SensorRequest(parsing: eeg, kinds: [.muse]) }
             } catch {
                 throw OptionProblem((heart != nil ? "--heart" : "--eeg") + ": \(error)")

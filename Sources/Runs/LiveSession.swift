@@ -113,9 +113,11 @@ public final class LiveSession {
             sensors = try Self.sensors(configuration, loaded: loaded, clock: JackFrameClock(handle: handle, client: client),
                                        hearts: hearts, moods: moods, log: log, say: say)
             if let sensors { setup.sources.append(sensors.ring) }
-            // A sensor's predicted beats are the first performer's heart: a clock started from the
-            // preset's tempo beside them would sound every beat twice.
-            let beatsFromSensor = configuration.predictBeats && (sensors?.configuration.sensors.contains { $0.performer == 0 } ?? false)
+            // A sensor's predicted beats, or an ECG's, are the first performer's heart: a clock
+            // started from the preset's tempo beside them would sound every beat twice.
+            let beatsFromSensor = sensors?.configuration.sensors.contains {
+                $0.performer == 0 && (configuration.predictBeats || $0.kind == .polarECG)
+            } ?? false
             if let tempo = configuration.bpm ?? loaded.preset.bpm, !beatsFromSensor {
                 controlRing.producer.push(ControlMessage(.tempo(bpm: tempo)))
             }
@@ -189,6 +191,7 @@ public final class LiveSession {
         sensors.sensors = requests
         sensors.adapter = configuration.bleAdapter
         sensors.predictBeats = configuration.predictBeats
+        sensors.ecgDelay = configuration.ecgDelay
         return SensorInput(configuration: sensors, clock: clock, hearts: hearts, moods: moods, log: log, say: say)
     }
 

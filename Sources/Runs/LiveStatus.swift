@@ -56,9 +56,12 @@ public final class LiveStatus: Sendable {
                 ("_notifications", .int(status.notifications)), ("_malformed", .int(status.malformed)),
                 ("_battery", .int(status.battery ?? -1)),
             ]
-            if let problem = status.problem, status.state != .connected { fields.append(("_problem", .text(problem))) }
+            if let problem = status.problem { fields.append(("_problem", .text(problem))) }
             if status.request.kind.role == "heart" {
                 fields.append(("_contact", .text(status.contact.map { $0 ? "yes" : "no" } ?? "unsupported")))
+            }
+            if status.request.kind == .polarECG {
+                fields += [("_ecg_beats", .int(status.ecgBeats)), ("_ecg_late", .int(status.ecgLate))]
             }
             for band in EEGBand.allCases where status.request.kind == .muse {
                 fields.append(("_" + band.name + "_relative", .float(status.relativeBands[band] ?? 0)))

@@ -16,6 +16,8 @@ public final class SensorInput: Sendable {
         public var adapter: String?
         /// Schedule each heart's next beats from its RR intervals (`--predict-beats`).
         public var predictBeats = false
+        /// Seconds from a Polar ECG's R-peak to its beat, without prediction (`--ecg-delay`).
+        public var ecgDelay = ECGBeatTimeline.defaultDelay
         /// The D-Bus BlueZ is on (nil: the system bus, or `DBUS_SYSTEM_BUS_ADDRESS`).
         public var busAddress: String?
         public init() {}
@@ -82,7 +84,8 @@ public final class SensorInput: Sendable {
 
     private func run() {
         let links = configuration.sensors.enumerated().map { index, request in
-            SensorLink(index: index, request: request, sampleRate: clock.sampleRate, predicts: configuration.predictBeats)
+            SensorLink(index: index, request: request, sampleRate: clock.sampleRate, predicts: configuration.predictBeats,
+                       ecgDelay: configuration.ecgDelay)
         }
         let connector = SensorConnector(links: links, report: { [self] link, change in update(link, change) },
                                         tell: { [self] link, text, problem in tell(link, text, problem: problem) },
@@ -140,6 +143,10 @@ public final class SensorInput: Sendable {
         let frame = clock.currentFrame()
         if uuid == GATTNames.heartRateMeasurement {
             heartRate(bytes, at: frame, link: link, path: path)
+        } else if uuid == GATTNames.polarData {
+            ecg(bytes, at: frame, link: link, path: path)
+        } else if uuid == GATTNames.polarControlPoint {
+            return controlResponse(bytes, link: link)
         } else if let channel = GATTNames.museEEG.firstIndex(of: uuid) {
             eeg(bytes, channel: channel, link: link, path: path)
         } else {
@@ -172,6 +179,32 @@ public final class SensorInput: Sendable {
         }
     }
 
+    /// One notification of a Polar H10's ECG: its R-peaks become beats (`ECGBeatTimeline`).
+    private func ecg(_ bytes: [UInt8], at frame: Int64, link: SensorLink, path: String) {
+        let ecg: PolarECGFrame
+        do { ecg = try PolarECGFrame(bytes) } catch {
+            return malformed(link, path: path, error)
+        }
+        let performer = UInt8(clamping: link.request.performer)
+        for message in link.ecg.messages(for: ecg, at: frame, performer: performer) {
+            if !ring.producer.push(message) { dropped.wrappingIncrement(ordering: .relaxed) }
+        }
+        if link.contact != false { hearts?.heard(performer: link.request.performer) }
+        update(link) {
+            $0.notifications += 1
+            $0.ecgBeats = link.ecg.beats
+            $0.ecgLate = link.ecg.late
+        }
+    }
+
+    /// The H10's answer to the start command: a refusal is said, with Polar's reason.
+    private func controlResponse(_ bytes: [UInt8], link: SensorLink) {
+        guard let response = PolarControlResponse(bytes), !response.succeeded else { return }
+        let text = "\(link.deviceLabel ?? "the sensor") refused to start its ECG: \(response.reason)"
+        update(link) { $0.problem = text }
+        if let line = reports.admit("sensors: " + text, kind: "sensor") { log(line) }
+    }
+
     private func malformed(_ link: SensorLink, path: String, _ error: some Error) {
         update(link) { $0.malformed += 1; $0.notifications += 1 }
         if let line = reports.admit("sensors: \(link.deviceLabel ?? path): \(error) (ignored)", kind: "sensor") { log(line) }
@@ -184,10 +217,14 @@ public final class SensorInput: Sendable {
             return malformed(link, path: path, error)
         }
         let performer = UInt8(clamping: link.request.performer)
-        for message in link.timeline.messages(for: measurement, at: frame, performer: performer) {
-            if !ring.producer.push(message) { dropped.wrappingIncrement(ordering: .relaxed) }
+        link.contact = measurement.contact == .unsupported ? nil : measurement.contact == .detected
+        // Beside its ECG, an H10's heart rate gives the status its BPM and contact: the beats are the ECG's.
+        if link.request.kind != .polarECG {
+            for message in link.timeline.messages(for: measurement, at: frame, performer: performer) {
+                if !ring.producer.push(message) { dropped.wrappingIncrement(ordering: .relaxed) }
+            }
+            if measurement.contact != .lost { hearts?.heard(performer: link.request.performer) }
         }
-        if measurement.contact != .lost { hearts?.heard(performer: link.request.performer) }
         update(link) {
             $0.notifications += 1
             $0.bpm = measurement.bpm

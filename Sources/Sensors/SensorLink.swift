@@ -18,15 +18,20 @@ final class SensorLink {
     /// The problem last said (said once while it lasts).
     var problem: String?
     var timeline: RRBeatTimeline
+    /// A Polar H10's R-peaks, from its ECG.
+    var ecg: ECGBeatTimeline
+    /// What the device's heart rate last said of skin contact (an H10's ECG without it is noise).
+    var contact: Bool?
     /// A Muse's band powers, from its four sensors' raw EEG.
     var eeg = EEGBandPowers()
     /// The bus said its device went away or disconnected (acted on in the next step).
     var wentAway = false
 
-    init(index: Int, request: SensorRequest, sampleRate: Int, predicts: Bool) {
+    init(index: Int, request: SensorRequest, sampleRate: Int, predicts: Bool, ecgDelay: Double = ECGBeatTimeline.defaultDelay) {
         self.index = index
         self.request = request
         timeline = RRBeatTimeline(sampleRate: sampleRate, predicts: predicts)
+        ecg = ECGBeatTimeline(sampleRate: sampleRate, predicts: predicts, delay: ecgDelay)
     }
 
     func choose(_ device: BLECentral.Device, at now: Date) {

@@ -52,9 +52,6 @@ public struct SensorRequest: Equatable, Sendable {
     /// Parses `KIND[:ADDRESS|NAME]`, where `kinds` are those this place accepts.
     public init(parsing spec: String, kinds: [Kind], performer: Int = 0) throws(SensorError) {
         let kindText = spec.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
-        if Kind(rawValue: kindText.lowercased()) == .polarECG, !kinds.contains(.polarECG) {
-            throw SensorError("'\(spec)': Polar's ECG stream is not read yet; ble[:ADDRESS|NAME] reads an H10's heart rate and RR intervals")
-        }
         guard let kind = Kind(rawValue: kindText.lowercased()), kinds.contains(kind) else {
             throw SensorError("'\(spec)' is not a sensor: expected \(kinds.map { $0.rawValue + "[:ADDRESS|NAME]" }.joined(separator: " or "))")
         }

@@ -28,6 +28,8 @@ public struct SensorStatus: Equatable, Sendable {
     /// An EEG sensor's last band powers: absolute (log10 µV²/Hz, averaged over its sensors) and relative.
     public var bands: [EEGBand: Double] = [:]
     public var relativeBands: [EEGBand: Double] = [:]
+    /// A Polar ECG's R-peaks found, and those found too late for their fixed delay (played at once).
+    public var ecgBeats = 0, ecgLate = 0
     /// Why it is not connected, when it is not (no adapter, BlueZ not running, several devices match …).
     public var problem: String?
 

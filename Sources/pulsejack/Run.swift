@@ -83,8 +83,11 @@ struct Run: ParsableCommand {
     @Option(help: ArgumentHelp("Replay a session (HealthKit JSON, CSV, or a session log) live, from now; with the preset's performers one per performer as NAME=FILE (repeatable).", valueName: "[PERFORMER=]FILE"))
     var replay: [String] = []
 
-    @Option(help: ArgumentHelp("Read the heart from a Bluetooth LE strap or watch (the Heart Rate Service): the first one found, or the one with that address or name (over the preset's sensors:).", valueName: "ble[:ADDRESS|NAME]"))
+    @Option(help: ArgumentHelp("Read the heart from a Bluetooth LE strap or watch (ble: the Heart Rate Service's RR intervals) or a Polar H10's ECG (polar-ecg: its R-peaks): the first one found, or the one with that address or name (over the preset's sensors:).", valueName: "ble|polar-ecg[:ADDRESS|NAME]"))
     var heart: String?
+
+    @Option(name: .customLong("ecg-delay"), help: ArgumentHelp("With --heart polar-ecg and no --predict-beats: seconds from each R-peak to its beat, 0.3…3.", valueName: "SECONDS"))
+    var ecgDelay: Double = 1.0
 
     @Option(help: ArgumentHelp("Read the EEG from a Muse 2 or S headband over Bluetooth LE: band powers computed from its raw EEG feed the mood as /muse/elements/<band>_absolute does (over the preset's sensors:).", valueName: "muse[:ADDRESS|NAME]"))
     var eeg: String?
@@ -145,6 +148,7 @@ struct Run: ParsableCommand {
         configuration.heart = heart
         configuration.eeg = eeg
         configuration.bleAdapter = bleAdapter
+        configuration.ecgDelay = ecgDelay
         configuration.predictBeats = predictBeats
         configuration.record = record
         configuration.recordBufferSeconds = recordBuffer

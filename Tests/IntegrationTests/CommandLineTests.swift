@@ -527,10 +527,10 @@ final class CommandLineTests: XCTestCase {
             (["run", "--name", String(repeating: "n", count: 300)], "300 bytes long; JACK allows at most \(longest)"),
             (["run", "--osc-allow", "192.168.1.0/40"], "--osc-allow 192.168.1.0/40 is not an address or CIDR range"),
             (["run", "--record-buffer", "0"], "--record-buffer 0.0 is outside 0.05…600 s"),
-            (["run", "--heart", "bluetooth"], "--heart: 'bluetooth' is not a sensor: expected ble[:ADDRESS|NAME]"),
-            (["run", "--heart", "muse"], "--heart: 'muse' is not a sensor: expected ble[:ADDRESS|NAME]"),
+            (["run", "--heart", "bluetooth"], "--heart: 'bluetooth' is not a sensor: expected ble[:ADDRESS|NAME] or polar-ecg[:ADDRESS|NAME]"),
+            (["run", "--heart", "muse"], "--heart: 'muse' is not a sensor: expected ble[:ADDRESS|NAME] or polar-ecg"),
             (["run", "--eeg", "ble"], "--eeg: 'ble' is not a sensor: expected muse[:ADDRESS|NAME]"),
-            (["run", "--heart", "polar-ecg"], "--heart: 'polar-ecg': Polar's ECG stream is not read yet"),
+            (["run", "--heart", "polar-ecg", "--ecg-delay", "0.1"], "--ecg-delay 0.1 is outside 0.3…3 s"),
         ]
         for (arguments, expected) in cases {
             let result = try pulsejack(arguments)

@@ -68,6 +68,121 @@ final class SensorRunTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: offlineEvents, encoding: .utf8).split(separator: "\n"), fired)
     }
 
+    /// `pulsejack run --heart polar-ecg`: a fake H10 streaming 20 s of a real ECG (record 208 at
+    /// 130 Hz) with its own clock's time stamps; every beat the engine plays sits the same delay
+    /// after its R-peak as scipy finds it (within 10 ms, past the first seconds, when the least
+    /// radio delay is known), the preset's --bpm starts no clock beside them, and the session
+    /// re-renders identically.
+    func testAPolarH10sECGPlaysEachBeatAFixedDelayAfterItsRPeak() throws {
+        try Subprocess.requirePulsejack()
+        guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
+        if TestServer.isPipeWire { throw XCTSkip("a sensor reaches the engine the same way on every server: the jackd2 pass runs this") }
+        let bluez = try PrivateBlueZ()
+        defer { bluez.stop() }
+        let folder = try TemporaryFolder("ecg-run")
+        defer { folder.remove() }
+        let script: String = Subprocess.repository.appendingPathComponent("scripts/ble/ecg-130.py").path
+        let made = try Subprocess.run("/usr/bin/python3", ["-W", "ignore", script, "--start", "0", "--end", "20"], timeout: 60)
+        XCTAssertEqual(made.status, 0, made.stderr)
+        try made.stdout.write(toFile: folder.file("ecg.json"), atomically: true, encoding: .utf8)
+        let recording = try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any]
+        let peaks: [Double] = recording?["peaks"] as? [Double] ?? []
+        let h10 = try bluez.startFake(["--adapter", "hci1", "--name", "Polar H10 ECGTEST", "h10", "--ecg", folder.file("ecg.json")])
+
+        let name = "pj-ecg-\(getpid())", port = OSCEncoder.freePort()
+        let session = folder.file("session.jsonl"), liveEvents = folder.file("live.jsonl")
+        let preset: String = Subprocess.repository.appendingPathComponent("presets/click").path
+        let output = Pipe()
+        let run = try Subprocess.startPulsejack(["run", "--preset", preset, "--name", name, "--osc-port", "\(port)",
+                                                 "--heart", "polar-ecg:Polar H10", "--ecg-delay", "1", "--bpm", "60",
+                                                 "--record-session", session, "--events-out", liveEvents],
+                                                server: server, output: output, environment: bluez.environment)
+        defer { if run.isRunning { run.terminate() } }
+        XCTAssertTrue(try Subprocess.waitForPorts(of: name, server: server))
+        XCTAssertTrue(PrivateBlueZ.waitFor(seconds: 40) { h10.records.contains { $0["done"] != nil } }, h10.stderr)
+        usleep(1_500_000)  // the last beats' delay
+        let status = try Subprocess.run(Subprocess.pulsejack, ["status", "--osc-port", "\(port)", "--json"])
+        let values: [String: Any] = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any] ?? [:]
+        run.interrupt()
+        run.waitUntilExit()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(run.terminationStatus, 0, printed)
+        XCTAssertTrue(printed.contains("pulsejack: heart sensor: connected to Polar H10 ECGTEST (00:AA:BB:CC:DD:EE)"), printed)
+        let command: String? = h10.records.first { $0["command"] != nil }?["command"] as? String
+        XCTAssertEqual(command, "02000001820001010e00", "the ECG start command")
+        XCTAssertEqual(values["heart_sensor"] as? String, "connected", status.stdout)
+        XCTAssertEqual(values["heart_sensor_contact"] as? String, "yes")
+        XCTAssertEqual(values["heart_sensor_notifications"] as? Int, h10.notifications.count)
+        XCTAssertEqual(values["heart_sensor_malformed"] as? Int, 0)
+        XCTAssertEqual(values["heart_sensor_ecg_late"] as? Int, 0)
+        XCTAssertEqual(values["dropouts"] as? Int, 0)
+
+        let lines: [[String: Any]] = try String(contentsOfFile: session, encoding: .utf8).split(separator: "\n")
+            .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let rate = Double(lines.first?["sample_rate"] as? Int ?? 48_000)
+        XCTAssertFalse(lines.contains { $0["event"] as? String == "tempo" }, "the ECG's beats are the heart: --bpm starts no clock beside them")
+        let beatLines = lines.filter { $0["event"] as? String == "heartbeat" }
+        let beats: [Double] = beatLines.compactMap { (line: [String: Any]) -> Double? in (line["frame"] as? Int).map { Double($0) / rate } }
+        XCTAssertEqual(values["heart_sensor_ecg_beats"] as? Int, beats.count, "rr \(lines.filter { $0["event"] as? String == "rr" }.count) \(beatLines.prefix(5)) \(values)")
+        // The delay from R-peak to beat, between JACK's clock and the sensor's: the same for
+        // every beat. Which is found here as the one most beats agree on.
+        let judged = peaks.filter { $0 > 5 && $0 < 19 }
+        func agreeing(_ delay: Double) -> Int {
+            var count = 0
+            for peak in judged where beats.contains(where: { (beat: Double) -> Bool in abs(beat - peak - delay) < 0.01 }) { count += 1 }
+            return count
+        }
+        var delay = 0.0, best = 0
+        for beat in beats {
+            for peak in judged {
+                let agree = agreeing(beat - peak)
+                if agree > best { (delay, best) = (beat - peak, agree) }
+            }
+        }
+        XCTAssertGreaterThan(judged.count, 20)
+        XCTAssertEqual(best, judged.count, "beats \(beats), peaks \(peaks), delay \(delay)")
+
+        let fired = try String(contentsOfFile: liveEvents, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(fired.count, beats.count)
+        let offlineEvents = folder.file("offline.jsonl")
+        let render = try Subprocess.run(Subprocess.pulsejack, ["render", "--preset", preset, "--session", session,
+                                                               "--out", folder.file("offline.wav"), "--events-out", offlineEvents])
+        XCTAssertEqual(render.status, 0, render.stderr)
+        XCTAssertEqual(try String(contentsOfFile: offlineEvents, encoding: .utf8).split(separator: "\n"), fired)
+    }
+
+    /// An H10 that refuses to start its ECG (on its charger): said once, with Polar's reason.
+    func testAnH10RefusingItsECGIsSaidWithPolarsReason() throws {
+        try Subprocess.requirePulsejack()
+        guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
+        if TestServer.isPipeWire { throw XCTSkip("a sensor reaches the engine the same way on every server: the jackd2 pass runs this") }
+        let bluez = try PrivateBlueZ()
+        defer { bluez.stop() }
+        let folder = try TemporaryFolder("ecg-refused")
+        defer { folder.remove() }
+        try #"{"rate": 130, "start": 0, "samples": [0], "peaks": []}"#.write(toFile: folder.file("ecg.json"), atomically: true, encoding: .utf8)
+        let h10 = try bluez.startFake(["--adapter", "hci1", "--name", "Polar H10 CHARGING", "h10", "--ecg", folder.file("ecg.json"), "--refuse", "13"])
+        let name = "pj-ecg-refused-\(getpid())", port = OSCEncoder.freePort()
+        let preset: String = Subprocess.repository.appendingPathComponent("presets/click").path
+        let output = Pipe()
+        let run = try Subprocess.startPulsejack(["run", "--preset", preset, "--name", name, "--osc-port", "\(port)", "--heart", "polar-ecg"],
+                                                server: server, output: output, environment: bluez.environment)
+        defer { if run.isRunning { run.terminate() } }
+        var values: [String: Any] = [:]
+        let said = PrivateBlueZ.waitFor(seconds: 20) {
+            let status = try? Subprocess.run(Subprocess.pulsejack, ["status", "--osc-port", "\(port)", "--json"], timeout: 5)
+            values = (try? JSONSerialization.jsonObject(with: Data((status?.stdout ?? "").utf8)) as? [String: Any]) ?? [:]
+            return values["heart_sensor_problem"] != nil
+        }
+        run.interrupt()
+        run.waitUntilExit()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(said, "\(values) \(printed) \(h10.stderr)")
+        let reason = "Polar H10 CHARGING (00:AA:BB:CC:DD:EE) refused to start its ECG: device in charger"
+        XCTAssertEqual(values["heart_sensor_problem"] as? String, reason)
+        XCTAssertEqual(printed.components(separatedBy: "refused to start its ECG").count, 2, printed)
+    }
+
     /// `pulsejack run --eeg muse` with the MusicMood preset's ranges: the headband's band powers in
     /// `status` (band_alpha …, eeg_sensor …) and the mood they make, as OSC's would.
     func testAMusesBandPowersSetTheMoodLive() throws {

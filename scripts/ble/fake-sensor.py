@@ -17,6 +17,13 @@ service, so that pulsejack discovers, connects and subscribes on another.
       round; absolute band powers near 0.9 and 0.3 — 12 samples of 12 bits a notification after
       a 16-bit sequence number, packed here on their own.
 
+  fake-sensor.py --adapter hci1 --name "Polar H10 TEST" h10 --ecg FILE [--refuse STATUS]
+      A Polar H10: the Heart Rate Service (BPM and contact, once a second) and Polar's
+      measurement data (PMD). Once the ECG start command is written to the control point, it
+      answers F0 02 00 <status> (0 unless --refuse) and, started, streams the ECG in FILE
+      (scripts/ble/ecg-130.py's JSON: 130 Hz, µV) as an H10 does: 73 samples a notification,
+      every 73/130 s, behind a 64-bit time stamp (ns, the sensor's own clock) of the last one.
+
 It prints one JSON line per notification on stdout: the wall-clock time it was sent
 ("sent", time.time()), the bytes, and for a strap the wall-clock times of the beats whose
 intervals it carried ("beats"), so a test or the bench knows where the true beats fell.
@@ -193,6 +200,61 @@ class MuseControl(Characteristic):
             self.streaming.clear()
 
 
+PMD_SERVICE = "fb005c80-02e7-f387-1cad-8acd2d8df0c8"
+PMD_CONTROL = "fb005c81-02e7-f387-1cad-8acd2d8df0c8"
+PMD_DATA = "fb005c82-02e7-f387-1cad-8acd2d8df0c8"
+ECG_START = bytes([0x02, 0x00, 0x00, 0x01, 0x82, 0x00, 0x01, 0x01, 0x0E, 0x00])
+
+
+class PolarControl(Characteristic):
+    """The PMD control point: the ECG start command is answered F0 02 00 <status>."""
+
+    def __init__(self, uuid, service, refuse):
+        super().__init__(uuid, service, ["write", "indicate", "notify"])
+        self.streaming = asyncio.Event()
+        self.refuse = refuse
+
+    @method()
+    def WriteValue(self, value: "ay", options: "a{sv}"):
+        command = bytes(value)
+        emit({"command": command.hex()})
+        if command[:1] == b"\x02":
+            self.notify(bytes([0xF0, 0x02, command[1] if len(command) > 1 else 0, self.refuse, 0x00]))
+            if command == ECG_START and self.refuse == 0:
+                self.streaming.set()
+        elif command[:1] == b"\x03":
+            self.streaming.clear()
+
+
+def ecg_frame(timestamp, samples):
+    """Type 0 (ECG), the last sample's time stamp (ns, little-endian), frame type 0, 3-byte samples."""
+    return (bytes([0]) + timestamp.to_bytes(8, "little") + bytes([0])
+            + b"".join((value & 0xFFFFFF).to_bytes(3, "little") for value in samples))
+
+
+async def play_h10(control, data, measurement, ecg_file):
+    recording = json.load(open(ecg_file))
+    samples, rate, per_frame = recording["samples"], recording["rate"], 73
+    await control.streaming.wait()
+    # The sensor's clock: ns since its own epoch (2000 for an H10), unrelated to ours.
+    epoch = 820_000_000_000_000_000
+    start = time.time()
+    emit({"ecg_start": start, "rate": rate})
+    sent, next_heart = 0, 1.0
+    while sent < len(samples):
+        count = min(per_frame, len(samples) - sent)
+        await asyncio.sleep(max(0, start + (sent + count) / rate - time.time()))
+        last = sent + count - 1
+        data.notify(ecg_frame(epoch + round(last * 1e9 / rate), samples[sent:sent + count]))
+        emit({"sent": time.time(), "first_sample": sent, "count": count})
+        sent += count
+        if sent / rate >= next_heart:
+            next_heart += 1.0
+            measurement.notify(bytes(HeartRateService.HeartRateMeasurement(
+                heart_rate=70, sensor_contact_detected=True, energy_expended=None, rr_intervals=[])))
+            emit({"sent": time.time(), "heart_rate": 70})
+
+
 def emit(record):
     print(json.dumps(record), flush=True)
 
@@ -249,6 +311,9 @@ async def main():
     muse = kinds.add_parser("muse")
     muse.add_argument("--calm", type=float, default=4.0)
     muse.add_argument("--seconds", type=float, default=10.0)
+    h10 = kinds.add_parser("h10")
+    h10.add_argument("--ecg", required=True)
+    h10.add_argument("--refuse", type=int, default=0)
     args = parser.parse_args()
 
     bus = await MessageBus(bus_type=BusType.SYSTEM).connect()
@@ -267,6 +332,17 @@ async def main():
         for index, channel in enumerate(channels):
             export(f"{heart_path}/char{index + 1}", channel)
         advertised = [sig(0xFE8D)]
+    elif args.kind == "h10":
+        export(heart_path, Service(sig(0x180D)))
+        measurement = Characteristic(sig(0x2A37), heart_path, ["notify"])
+        export(f"{heart_path}/char0", measurement)
+        pmd_path = f"{ROOT}/service2"
+        export(pmd_path, Service(PMD_SERVICE))
+        control = PolarControl(PMD_CONTROL, pmd_path, args.refuse)
+        export(f"{pmd_path}/char0", control)
+        data = Characteristic(PMD_DATA, pmd_path, ["notify"])
+        export(f"{pmd_path}/char1", data)
+        advertised = [sig(0x180D), PMD_SERVICE]
     else:
         export(heart_path, Service(sig(0x180D)))
         measurement = Characteristic(sig(0x2A37), heart_path, ["notify"])
@@ -289,6 +365,8 @@ async def main():
         await play_strap(measurement, args.rr, args.start_delay)
     elif args.kind == "muse":
         await play_muse(control, channels, args.calm, args.seconds)
+    elif args.kind == "h10":
+        await play_h10(control, data, measurement, args.ecg)
     else:
         await play_raw(measurement, args.hex, args.interval)
     emit({"done": time.time()})

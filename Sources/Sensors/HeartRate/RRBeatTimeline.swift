@@ -39,7 +39,7 @@ public struct RRBeatTimeline: Sendable {
     /// The last notification's delay, until the next interval bounds it from below.
     private var pendingDelay: Double?
     private var intervals: [Double] = []
-    private var lastScheduled = Int64.min
+    private var schedule = BeatSchedule()
     private var lastArrival: Double?
 
     private mutating func restart() {
@@ -103,13 +103,8 @@ public struct RRBeatTimeline: Sendable {
         let lastBeatFrame = Int64(((beat + offset) * Double(sampleRate)).rounded())
         let step = Int64((interval * Double(sampleRate)).rounded())
         let until = frame + Int64(Self.horizon * Double(sampleRate))
-        var next = lastBeatFrame + step
-        while next <= until {
-            if next > frame && next > lastScheduled + step / 2 {
-                messages.append(ControlMessage(frame: next, performer: performer, .heartbeat(strength: 1)))
-                lastScheduled = next
-            }
-            next += step
+        for next in schedule.frames(after: lastBeatFrame, step: step, now: frame, until: until) {
+            messages.append(ControlMessage(frame: next, performer: performer, .heartbeat(strength: 1)))
         }
         return messages
     }

@@ -1,0 +1,89 @@
+import Inputs
+import Realtime
+
+/// What Polar's ECG stream means to the engine: its R-peaks (`ECGBeatDetector`), at the
+/// sensor's own times, placed on JACK's frames by `SensorTimeMapping`, become explicit beats:
+///
+/// - Without prediction, each beat at its R-peak plus a fixed delay (`--ecg-delay`, 1 s by
+///   default: an H10 sends about half a second of ECG a notification, and a beat is known
+///   120 ms after its R-peak). A beat known later than that plays at once and is counted late.
+/// - With prediction (`--predict-beats`), the next beats — the last R-peak plus the mean of the
+///   last three intervals — are scheduled up to a second ahead, so a heartbeat voice sounds on
+///   the heart's own beat.
+///
+/// Each R-peak's interval from the last goes along (`.rrIntervals`) for the session log.
+/// Deterministic in the arrival frames: the sensor thread's, or a test's.
+public struct ECGBeatTimeline: Sendable {
+    public let sampleRate: Int
+    public let predicts: Bool
+    /// Seconds from an R-peak to its beat, without prediction.
+    public let delay: Double
+    public static let defaultDelay = 1.0
+    /// How far past a notification predicted beats are scheduled (notifications come each ~0.56 s).
+    static let horizon = 1.0
+    /// A gap in the sensor's time stamps (or one going back) that means it started again.
+    static let longestGap = 3.0
+    static let intervalWindow = 3
+
+    private var detector = ECGBeatDetector()
+    private var mapping = SensorTimeMapping()
+    private var epoch: UInt64?
+    private var lastTimestamp: UInt64?
+    private var lastBeat: Double?
+    private var intervals: [Double] = []
+    private var schedule = BeatSchedule()
+    /// R-peaks found, and beats known too late for their delay.
+    public private(set) var beats = 0, late = 0
+
+    public init(sampleRate: Int, predicts: Bool, delay: Double = ECGBeatTimeline.defaultDelay) {
+        self.sampleRate = sampleRate
+        self.predicts = predicts
+        self.delay = delay
+    }
+
+    private mutating func restart(at timestamp: UInt64) {
+        (detector, epoch, lastBeat, intervals) = (ECGBeatDetector(), timestamp, nil, [])
+        mapping.reset()
+    }
+
+    /// The messages for one ECG frame that arrived at `frame`.
+    public mutating func messages(for ecg: PolarECGFrame, at frame: Int64, performer: UInt8) -> [ControlMessage] {
+        if let lastTimestamp, ecg.timestamp <= lastTimestamp || Double(ecg.timestamp - lastTimestamp) / 1e9 > Self.longestGap {
+            restart(at: ecg.timestamp)
+        }
+        let epoch = self.epoch ?? ecg.timestamp
+        self.epoch = epoch
+        lastTimestamp = ecg.timestamp
+        let rate = Double(sampleRate)
+        let last = Double(ecg.timestamp - epoch) / 1e9
+        let arrival = Double(frame) / rate
+        mapping.observe(sample: last, arrival: arrival)
+        let offset = mapping.offset!
+        var messages: [ControlMessage] = []
+        let count = ecg.microvolts.count
+        for (index, microvolts) in ecg.microvolts.enumerated() {
+            let time = last - Double(count - 1 - index) / PolarECGFrame.sampleRate
+            guard let beat = detector.add(Double(microvolts), at: time) else { continue }
+            beats += 1
+            if let lastBeat, let interval = RRIntervals([UInt16(clamping: Int(((beat - lastBeat) * 1024).rounded()))]) {
+                messages.append(ControlMessage(frame: ControlMessage.immediate, performer: performer, .rrIntervals(interval)))
+                intervals = Array((intervals + [beat - lastBeat]).suffix(Self.intervalWindow))
+            }
+            lastBeat = beat
+            guard !predicts else { continue }
+            let at = Int64(((beat + offset + delay) * rate).rounded())
+            if at <= frame { late += 1 }
+            messages.append(ControlMessage(frame: at <= frame ? ControlMessage.immediate : at, performer: performer, .heartbeat(strength: 1)))
+        }
+        guard predicts, let lastBeat, !intervals.isEmpty else { return messages }
+        let step = intervals.reduce(0, +) / Double(intervals.count)
+        guard PlausibleHeart.accepts(rr: step) else { return messages }
+        let stepFrames = Int64((step * rate).rounded())
+        let until = frame + Int64(Self.horizon * rate)
+        let lastBeatFrame = Int64(((lastBeat + offset) * rate).rounded())
+        for next in schedule.frames(after: lastBeatFrame, step: stepFrames, now: frame, until: until) {
+            messages.append(ControlMessage(frame: next, performer: performer, .heartbeat(strength: 1)))
+        }
+        return messages
+    }
+}
