@@ -31,6 +31,7 @@ final class SensorPresetTests: XCTestCase {
             SensorRequest(kind: .muse, match: .name("Muse-S 1A2B"), performer: 1),
         ])
         XCTAssertEqual(try preset.sensorRequests(heart: "ble").first, SensorRequest(kind: .heartRate), "--heart over the preset's")
+        XCTAssertEqual(try preset.sensorRequests(heart: "polar-ecg:Polar H10").first, SensorRequest(kind: .polarECG, match: .name("Polar H10")))
     }
 
     func testABadSensorIsOneErrorNamingItsLine() {
@@ -42,7 +43,7 @@ final class SensorPresetTests: XCTestCase {
         voices:
           - {name: click, kind: click}
         """)) { error in
-            XCTAssertTrue("\(error)".hasSuffix("preset.yaml:4: performers[1].heart: 'bluetooth:bob' is not a sensor: expected ble[:ADDRESS|NAME]"), "\(error)")
+            XCTAssertTrue("\(error)".hasSuffix("preset.yaml:4: performers[1].heart: 'bluetooth:bob' is not a sensor: expected ble[:ADDRESS|NAME] or polar-ecg[:ADDRESS|NAME]"), "\(error)")
         }
         XCTAssertThrowsError(try load("name: bad\nsensors: {eeg: ble}\nvoices:\n  - {name: click, kind: click}\n")) { error in
             XCTAssertTrue("\(error)".hasSuffix("preset.yaml:2: sensors.eeg: 'ble' is not a sensor: expected muse[:ADDRESS|NAME]"), "\(error)")
