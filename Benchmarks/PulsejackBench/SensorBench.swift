@@ -74,11 +74,8 @@ enum SensorBench {
     /// (1 s), and with prediction the nearest predicted beat's from the peak; and each frame's
     /// handling on the sensor thread (decoding, detecting, scheduling).
     static func ecg() throws -> (fixed: [Double], predicted: [Double], handling: [Double], missed: Int, peaks: Int) {
-        let made = try Subprocess.run("/usr/bin/python3", ["-W", "ignore", Subprocess.repository.appendingPathComponent("scripts/ble/ecg-130.py").path,
-                                                          "--start", "0", "--end", "200"], timeout: 120)
-        let recording = try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any] ?? [:]
-        let samples = (recording["samples"] as? [Double] ?? []).map { Int32($0) }
-        let peaks = recording["peaks"] as? [Double] ?? []
+        let recording = try RecordedECG.load(end: 200)
+        let samples = recording.samples, peaks = recording.peaks
         let rate = 48_000.0, least = 0.03, delay = 1.0
         func play(predicts: Bool, handling: inout [Double]) throws -> [Double] {
             var timeline = ECGBeatTimeline(sampleRate: Int(rate), predicts: predicts, delay: delay)
@@ -86,12 +83,7 @@ enum SensorBench {
             var beats: [Double] = []
             for first in stride(from: 0, to: samples.count, by: 73) {
                 let last = min(first + 73, samples.count) - 1
-                let timestamp = 820_000_000_000_000_000 + UInt64((Double(last) * 1e9 / 130).rounded())
-                let bytes: [UInt8] = [0] + (0..<8).map { UInt8(truncatingIfNeeded: timestamp >> (8 * UInt64($0))) } + [0]
-                    + samples[first...last].flatMap { value -> [UInt8] in
-                        let bits = UInt32(bitPattern: value)
-                        return [UInt8(bits & 0xFF), UInt8(bits >> 8 & 0xFF), UInt8(bits >> 16 & 0xFF)]
-                    }
+                let bytes = RecordedECG.frameBytes(samples[first...last], lastSample: last)
                 let arrival = Double(last) / 130 + least + Double.random(in: 0..<0.05, using: &random)
                 let began = DispatchTime.now().uptimeNanoseconds
                 let frame = try PolarECGFrame(bytes)

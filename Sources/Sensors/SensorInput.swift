@@ -168,9 +168,7 @@ public final class SensorInput: Sendable {
         let performer = UInt8(clamping: link.request.performer)
         for band in EEGBand.allCases {
             guard let value = reading.absolute[band] else { continue }
-            if !ring.producer.push(ControlMessage(performer: performer, .bandPower(band, Float(value)))) {
-                dropped.wrappingIncrement(ordering: .relaxed)
-            }
+            push([ControlMessage(performer: performer, .bandPower(band, Float(value)))])
             moods?.observe(band, value, performer: link.request.performer)
         }
         update(link) {
@@ -186,9 +184,7 @@ public final class SensorInput: Sendable {
             return malformed(link, path: path, error)
         }
         let performer = UInt8(clamping: link.request.performer)
-        for message in link.ecg.messages(for: ecg, at: frame, performer: performer) {
-            if !ring.producer.push(message) { dropped.wrappingIncrement(ordering: .relaxed) }
-        }
+        push(link.ecg.messages(for: ecg, at: frame, performer: performer))
         if link.contact != false { hearts?.heard(performer: link.request.performer) }
         update(link) {
             $0.notifications += 1
@@ -220,9 +216,7 @@ public final class SensorInput: Sendable {
         link.contact = measurement.contact == .unsupported ? nil : measurement.contact == .detected
         // Beside its ECG, an H10's heart rate gives the status its BPM and contact: the beats are the ECG's.
         if link.request.kind != .polarECG {
-            for message in link.timeline.messages(for: measurement, at: frame, performer: performer) {
-                if !ring.producer.push(message) { dropped.wrappingIncrement(ordering: .relaxed) }
-            }
+            push(link.timeline.messages(for: measurement, at: frame, performer: performer))
             if measurement.contact != .lost { hearts?.heard(performer: link.request.performer) }
         }
         update(link) {
@@ -230,6 +224,11 @@ public final class SensorInput: Sendable {
             $0.bpm = measurement.bpm
             $0.contact = measurement.contact == .unsupported ? nil : measurement.contact == .detected
         }
+    }
+
+    /// Into this input's ring; what it has no room for is counted.
+    private func push(_ messages: [ControlMessage]) {
+        for message in messages where !ring.producer.push(message) { dropped.wrappingIncrement(ordering: .relaxed) }
     }
 
     private func update(_ link: SensorLink, _ change: (inout SensorStatus) -> Void) {

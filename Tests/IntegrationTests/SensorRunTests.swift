@@ -81,12 +81,7 @@ final class SensorRunTests: XCTestCase {
         defer { bluez.stop() }
         let folder = try TemporaryFolder("ecg-run")
         defer { folder.remove() }
-        let script: String = Subprocess.repository.appendingPathComponent("scripts/ble/ecg-130.py").path
-        let made = try Subprocess.run("/usr/bin/python3", ["-W", "ignore", script, "--start", "0", "--end", "20"], timeout: 60)
-        XCTAssertEqual(made.status, 0, made.stderr)
-        try made.stdout.write(toFile: folder.file("ecg.json"), atomically: true, encoding: .utf8)
-        let recording = try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any]
-        let peaks: [Double] = recording?["peaks"] as? [Double] ?? []
+        let peaks = try RecordedECG.load(end: 20, into: folder.file("ecg.json")).peaks
         let h10 = try bluez.startFake(["--adapter", "hci1", "--name", "Polar H10 ECGTEST", "h10", "--ecg", folder.file("ecg.json")])
 
         let name = "pj-ecg-\(getpid())", port = OSCEncoder.freePort()

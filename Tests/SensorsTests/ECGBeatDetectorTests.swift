@@ -8,28 +8,11 @@ import XCTest
 /// H10's 130 Hz, and the R-peaks scipy finds in the band-passed 360 Hz original
 /// (`scripts/ble/ecg-130.py`, which uses `ecg-rr.py`'s detector).
 final class ECGBeatDetectorTests: XCTestCase {
-    struct Recording: Decodable {
-        var rate: Double
-        var start: Double
-        var samples: [Double]
-        var peaks: [Double]
-
-        var times: [Double] { samples.indices.map { start + Double($0) / rate } }
-    }
-
-    static func recording(start: Double, end: Double, into path: String? = nil) throws -> Recording {
-        let made = try Subprocess.run("/usr/bin/python3", ["-W", "ignore", Subprocess.repository.appendingPathComponent("scripts/ble/ecg-130.py").path,
-                                                          "--start", "\(start)", "--end", "\(end)"], timeout: 60)
-        XCTAssertEqual(made.status, 0, made.stderr)
-        if let path { try made.stdout.write(toFile: path, atomically: true, encoding: .utf8) }
-        return try JSONDecoder().decode(Recording.self, from: Data(made.stdout.utf8))
-    }
-
     /// Judged as ANSI/AAMI EC57 judges a QRS detector (a beat matches within 150 ms), past the
     /// first 3 s: at least 99 % of the reference's beats found and 99 % of the found ones real,
     /// and every matched beat within 10 ms of the reference's (at 130 Hz a sample is 7.7 ms).
     func testRPeaksMatchAnIndependentDetectorWithinTenMilliseconds() throws {
-        let recording = try Self.recording(start: 0, end: 180)
+        let recording = try RecordedECG.load(end: 180)
         var detector = ECGBeatDetector()
         var detected: [Double] = []
         for (sample, time) in zip(recording.samples, recording.times) {

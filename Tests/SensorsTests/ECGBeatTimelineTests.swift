@@ -15,25 +15,15 @@ final class ECGBeatTimelineTests: XCTestCase {
     /// The least delay from a frame's last sample to its arrival (s); jitter comes on top.
     private let leastDelay = 0.03
 
-    /// An H10's frame bytes: type 0, the last sample's time stamp, frame type 0, 3-byte samples.
-    private func frameBytes(_ samples: ArraySlice<Double>, lastSample: Int) -> [UInt8] {
-        let timestamp = epoch + UInt64((Double(lastSample) * 1e9 / 130).rounded())
-        return [0] + (0..<8).map { UInt8(truncatingIfNeeded: timestamp >> (8 * UInt64($0))) } + [0]
-            + samples.flatMap { value -> [UInt8] in
-                let bits = UInt32(bitPattern: Int32(value.rounded()))
-                return [UInt8(bits & 0xFF), UInt8(bits >> 8 & 0xFF), UInt8(bits >> 16 & 0xFF)]
-            }
-    }
-
     /// The recording's frames (73 samples) through a timeline, each arriving `leastDelay` plus
     /// up to 80 ms of jitter after its last sample; every message.
-    private func play(_ recording: ECGBeatDetectorTests.Recording, predicts: Bool, delay: Double = 1.0) throws -> [ControlMessage] {
+    private func play(_ recording: RecordedECG, predicts: Bool, delay: Double = 1.0) throws -> [ControlMessage] {
         var timeline = ECGBeatTimeline(sampleRate: rate, predicts: predicts, delay: delay)
         var random = SplitMix64(seed: 208)
         var messages: [ControlMessage] = []
         for first in stride(from: 0, to: recording.samples.count, by: 73) {
             let last = min(first + 73, recording.samples.count) - 1
-            let frame = try PolarECGFrame(frameBytes(recording.samples[first...last], lastSample: last))
+            let frame = try PolarECGFrame(RecordedECG.frameBytes(recording.samples[first...last], lastSample: last, epoch: epoch))
             XCTAssertEqual(frame.microvolts.map(Double.init), Array(recording.samples[first...last]))
             let arrival = start + Double(last) / 130 + leastDelay + Double.random(in: 0..<0.08, using: &random)
             messages += timeline.messages(for: frame, at: Int64(arrival * Double(rate)), performer: 0)
@@ -52,7 +42,7 @@ final class ECGBeatTimelineTests: XCTestCase {
     /// 10 ms of the reference's R-peak placed by the true least delay, jitter notwithstanding
     /// (the first frames, before the least delay is seen, excepted).
     func testEachBeatSoundsAFixedDelayAfterItsRPeak() throws {
-        let recording = try ECGBeatDetectorTests.recording(start: 0, end: 60)
+        let recording = try RecordedECG.load(end: 60)
         let messages = try play(recording, predicts: false)
         let beats = beatSeconds(messages)
         XCTAssertFalse(messages.contains { $0.frame == ControlMessage.immediate && { if case .heartbeat = $0.event { true } else { false } }($0) },
@@ -83,12 +73,12 @@ final class ECGBeatTimelineTests: XCTestCase {
 
     /// A delay shorter than a frame's worth of ECG: beats known too late play at once, counted.
     func testBeatsKnownAfterTheirDelayPlayAtOnceAndAreCounted() throws {
-        let recording = try ECGBeatDetectorTests.recording(start: 0, end: 20)
+        let recording = try RecordedECG.load(end: 20)
         var timeline = ECGBeatTimeline(sampleRate: rate, predicts: false, delay: 0.3)
         var immediate = 0
         for first in stride(from: 0, to: recording.samples.count, by: 73) {
             let last = min(first + 73, recording.samples.count) - 1
-            let frame = try PolarECGFrame(frameBytes(recording.samples[first...last], lastSample: last))
+            let frame = try PolarECGFrame(RecordedECG.frameBytes(recording.samples[first...last], lastSample: last, epoch: epoch))
             let arrival = start + Double(last) / 130 + leastDelay
             immediate += timeline.messages(for: frame, at: Int64(arrival * Double(rate)), performer: 0)
                 .filter { if case .heartbeat = $0.event { $0.frame == ControlMessage.immediate } else { false } }.count
@@ -111,7 +101,7 @@ final class ECGBeatTimelineTests: XCTestCase {
                     + 250 * exp(-pow((time - peak - 0.28) / 0.06, 2))
             }.rounded()
         }
-        let recording = ECGBeatDetectorTests.Recording(rate: 130, start: 0, samples: samples, peaks: peaks)
+        let recording = RecordedECG(rate: 130, start: 0, samples: samples, peaks: peaks)
         let beats = beatSeconds(try play(recording, predicts: true))
         let truth = peaks.filter { $0 > 20 && $0 < seconds - 1 }.map { start + $0 + leastDelay }
         for peak in truth {
