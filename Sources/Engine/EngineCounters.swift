@@ -42,6 +42,9 @@ public final class EngineCounters: Sendable {
 
     /// Output samples (per channel) beyond full scale, after the master stage.
     public let clippedSamples = ManagedAtomic<Int>(0)
+    /// Non-finite output samples (NaN, ±Inf) the last guards (the master stage, the voice
+    /// outputs) replaced by zero: none should get past the plugins' own guards.
+    public let nonFiniteSamples = ManagedAtomic<Int>(0)
 
     public init() {}
 
@@ -51,6 +54,7 @@ public final class EngineCounters: Sendable {
         public var clippedSamples: Int
         public var framesRewound: Int
         public var latePulses = 0
+        public var nonFiniteSamples = 0
     }
 
     /// Control thread.
@@ -73,6 +77,7 @@ public final class EngineCounters: Sendable {
                  framesSkipped: framesSkipped.load(ordering: .relaxed),
                  clippedSamples: clippedSamples.load(ordering: .relaxed),
                  framesRewound: framesRewound.load(ordering: .relaxed),
-                 latePulses: latePulses.load(ordering: .relaxed))
+                 latePulses: latePulses.load(ordering: .relaxed),
+                 nonFiniteSamples: nonFiniteSamples.load(ordering: .relaxed))
     }
 }

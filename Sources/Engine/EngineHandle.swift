@@ -37,6 +37,12 @@ public final class EngineHandle: @unchecked Sendable {
     public let publishedPeriodStart = ManagedAtomic<Int64>(0)
     /// The largest path latency in frames (status, JACK's latency callback).
     public let publishedLatency = ManagedAtomic<Int>(0)
+    /// A hosted plugin's share of the period, in percent: a period it takes longer in is its
+    /// overrun (`PluginGuard`). 0: no limit (offline, where time is not the period's). A live
+    /// run sets it (`--plugin-share`).
+    public let pluginSharePercent = ManagedAtomic<Int>(0)
+    /// What `rescuePlugins` has already said or done (each trip once, each refused latency once).
+    let pluginNotes = LockedBox<Set<String>>([])
     /// The bits of each heart's last BPM applied, 0 until one is.
     let publishedBPMs: ContiguousArray<ManagedAtomic<UInt64>>
     /// The counters of the beat grid shared with other engines.
@@ -64,11 +70,12 @@ public final class EngineHandle: @unchecked Sendable {
         retireReplacedInstances(of: VoiceGraph(slots: slots, masterInserts: masterInserts))
     }
 
-    /// Every insert chain of `graph` hands replaced instances back through the retired ring.
+    /// Every insert chain and instrument of `graph` hands replaced instances back through the retired ring.
     func retireReplacedInstances(of graph: VoiceGraph) {
         let retired = retiredClips.producer
         for index in -1..<graph.slots.count {
             graph.insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0))?.retire = { retired.push(RetainedObject(handingOver: $0)) }
+            if index >= 0 { graph.slots[index].instrumentVoice?.retire = { retired.push(RetainedObject(handingOver: $0)) } }
         }
     }
 

@@ -27,9 +27,15 @@ package struct LatencyCompensation: ~Copyable {
     /// Slots that can have latency (a hosted instrument or inserts, or any while the master has
     /// inserts), by index.
     private let latentSlots: ContiguousArray<Int>
-    /// Per slot: frames early now (0: none), and the last pulse fired early (beat × 12 + pulse).
+    /// Per slot: frames early now (0: none).
     private let early: FixedBuffer<Int>
-    private let lastFired: FixedBuffer<Int64>
+    /// Per latent slot, the pulses it fired (beat × 12 + pulse), at `key mod claimWindow`: a pulse
+    /// fired early is never fired again on its own frame, whatever the latency does meanwhile.
+    private let claimed: FixedBuffer<Int64>
+    /// Pulses remembered per slot: more than a second's worth at 300 BPM, the look-ahead's limit.
+    static let claimWindow = 256
+    /// Whether each slot can have latency.
+    private let latent: FixedBuffer<Bool>
     /// This block's early firings, by frame: the first `count`, from `next`.
     private let firings: FixedBuffer<Firing>
     private var count = 0
@@ -45,7 +51,9 @@ package struct LatencyCompensation: ~Copyable {
                 && (masterHasInserts || slots[$0].inserts != nil || slots[$0].instrument != nil)
         })
         early = FixedBuffer(capacity: max(1, slots.count), repeating: 0)
-        lastFired = FixedBuffer(capacity: max(1, slots.count), repeating: -1)
+        claimed = FixedBuffer(capacity: max(1, slots.count) * Self.claimWindow, repeating: -1)
+        latent = FixedBuffer(capacity: max(1, slots.count), repeating: false)
+        for index in latentSlots { latent[index] = true }
         firings = FixedBuffer(capacity: 512, repeating: Firing(frame: 0, beatFrame: 0, slot: 0, beat: 0, pulse: 0, framesPerBeat: 0))
     }
 
@@ -53,11 +61,16 @@ package struct LatencyCompensation: ~Copyable {
     @inline(__always)
     func compensation(_ index: Int) -> Int { early[index] }
 
+    /// Real-time safe. Whether slot `index` can have latency: its pulses are claimed, early or on
+    /// their frame, so each fires once.
+    @inline(__always)
+    func isLatent(_ index: Int) -> Bool { latent[index] }
+
     /// Real-time safe. A slot's path latency now.
     private static func latency(of slot: VoiceSlot, master: InsertChain?) -> Int {
         var frames = master?.latency ?? 0
         if let inserts = slot.inserts { frames += inserts.latency }
-        if let instrument = slot.instrument { frames += instrument.latency }
+        if let instrument = slot.instrumentVoice { frames += instrument.latency }
         return frames
     }
 
@@ -82,7 +95,10 @@ package struct LatencyCompensation: ~Copyable {
             for number in 0..<latentSlots.count where count < firings.capacity {
                 let index = latentSlots[number]
                 let lead = Int64(early[index])
-                guard lead > 0, frame - lead < end, claim(index, beat: position.beat, pulse: position.pulse) else { continue }
+                // An early frame that passed more than a block ago (the latency grew by that much
+                // at once) is not piled onto this block: that pulse sounds on its own frame, late.
+                guard lead > 0, frame - lead < end, frame - lead >= start - (end - start),
+                      claim(index, beat: position.beat, pulse: position.pulse) else { continue }
                 insert(Firing(frame: max(frame - lead, start), beatFrame: frame, slot: Int32(index), beat: position.beat,
                               pulse: position.pulse, framesPerBeat: framesPerBeat))
             }
@@ -91,11 +107,13 @@ package struct LatencyCompensation: ~Copyable {
     }
 
     /// Real-time safe. True, once per pulse and slot: the caller fires it. A pulse the look-ahead
-    /// could not see (the tempo that starts it arrived with it) is claimed on the pulse itself.
+    /// did not fire early (its latency was 0, or grew past it, or the tempo that starts it arrived
+    /// with it) is claimed on the pulse itself.
     func claim(_ index: Int, beat: Int64, pulse: Int) -> Bool {
         let key = beat * Int64(BeatRate.pulsesPerBeat) + Int64(pulse)
-        guard key > lastFired[index] else { return false }
-        lastFired[index] = key
+        let place = index * Self.claimWindow + Int(key & Int64(Self.claimWindow - 1))
+        guard claimed[place] != key else { return false }
+        claimed[place] = key
         return true
     }
 

@@ -1,5 +1,6 @@
 import Atomics
 import Foundation
+import Plugins
 
 /// The last stage of the mix, on the process thread: the preset's master gain, an optional
 /// peak limiter, and the count of samples that leave the engine beyond full scale (clipped in
@@ -21,18 +22,25 @@ package final class MasterStage {
     let settings: Settings
     /// Samples (per channel) beyond ±1.0 at the output, counted on the process thread.
     let clippedSamples: ManagedAtomic<Int>
+    /// Non-finite samples replaced by zero here.
+    let nonFiniteSamples: ManagedAtomic<Int>
     private let release: Float
     private var limiterGain: Float = 1
 
     /// Offline.
-    init(settings: Settings, sampleRate: Int, clippedSamples: ManagedAtomic<Int>) {
+    init(settings: Settings, sampleRate: Int, clippedSamples: ManagedAtomic<Int>, nonFiniteSamples: ManagedAtomic<Int>) {
         self.settings = settings
         self.clippedSamples = clippedSamples
+        self.nonFiniteSamples = nonFiniteSamples
         release = 1 - exp(-1 / (settings.releaseSeconds * Float(sampleRate)))
     }
 
-    /// Real-time safe. Bounded by `frames`.
+    /// Real-time safe. Bounded by `frames`. The last guard: non-finite samples (a voice that is not
+    /// a plugin, a file holding NaN) become 0 before the limiter can be poisoned by them, and
+    /// nothing non-finite or subnormal leaves it; they are counted.
     func process(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        sanitize(left, right, frames: frames)
+        defer { sanitize(left, right, frames: frames) }
         let gain = settings.gain
         if gain != 1 {
             for frame in 0..<frames {
@@ -59,5 +67,11 @@ package final class MasterStage {
             if abs(right[frame]) > 1 { clipped += 1 }
         }
         if clipped > 0 { clippedSamples.wrappingIncrement(by: clipped, ordering: .relaxed) }
+    }
+
+    /// Real-time safe.
+    private func sanitize(_ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, frames: Int) {
+        let found = PluginGuard.sanitize(left, frames: frames).nonFinite + PluginGuard.sanitize(right, frames: frames).nonFinite
+        if found > 0 { nonFiniteSamples.wrappingIncrement(by: found, ordering: .relaxed) }
     }
 }

@@ -1,3 +1,4 @@
+import Plugins
 import Voices
 import Realtime
 
@@ -97,6 +98,14 @@ package struct Mixer: ~Copyable {
     mutating func endOutputs() {
         guard outputsBound else { return }
         unbindOutputs()
+    }
+
+    /// Real-time safe. The voices' and groups' own outputs get the master's last guard too.
+    func sanitizeOutputs(frames: Int, counters: EngineCounters) {
+        guard fillsOutputs else { return }
+        var found = 0
+        for index in 0..<2 * outputCount { found += PluginGuard.sanitize(outputBuffers[index], frames: frames).nonFinite }
+        if found > 0 { counters.nonFiniteSamples.wrappingIncrement(by: found, ordering: .relaxed) }
     }
 
     /// Real-time safe.

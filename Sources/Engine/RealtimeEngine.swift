@@ -85,7 +85,8 @@ public final class RealtimeEngine {
         followsGrid = setup.followsGrid
         performance = TambourPerformance(targets: setup.regionTargets, skipRegion: setup.skipRegion, modeVoices: setup.modeVoices)
         midiInput = MIDIInputMap(setup.midi)
-        master = MasterStage(settings: setup.master, sampleRate: sampleRate, clippedSamples: counters.clippedSamples)
+        master = MasterStage(settings: setup.master, sampleRate: sampleRate, clippedSamples: counters.clippedSamples,
+                             nonFiniteSamples: counters.nonFiniteSamples)
         sources = ContiguousArray(setup.sources.map(\.consumer))
         appliedReports = setup.appliedReports?.producer
         view = setup.view
@@ -103,6 +104,7 @@ public final class RealtimeEngine {
                         inputLeft: UnsafePointer<Float>? = nil, inputRight: UnsafePointer<Float>? = nil, keepsMIDI: Bool = false) {
         ProcessThread.enter()
         defer { ProcessThread.exit() }
+        ProcessThread.flushDenormals()
         periodStart = framePosition
         handle.publishedPeriodStart.store(framePosition, ordering: .relaxed)
         hearts.grid.outCount = 0
@@ -123,12 +125,26 @@ public final class RealtimeEngine {
             done += chunk
         }
         master.process(left: left, right: right, frames: frames)
+        mixer.sanitizeOutputs(frames: frames, counters: counters)
+        closePluginPeriods(frames: frames)
         mixer.endOutputs()
         if !keepsMIDI { firing.discardMIDI(before: framePosition) }
         handle.stateSnapshot.serve(slots, master: masterInserts)
         view?.serve(graph, performance: performance)
         counters.periods.wrappingIncrement(ordering: .relaxed)
         counters.framesProcessed.wrappingIncrement(by: frames, ordering: .relaxed)
+    }
+
+    /// Real-time safe. Every hosted plugin's guard closes the period: its time against its share
+    /// of the period (`handle.pluginShare`; 0 offline, where time is no limit), its findings.
+    private func closePluginPeriods(frames: Int) {
+        let share = handle.pluginSharePercent.load(ordering: .relaxed)
+        let budget = share > 0 ? frames * 10_000_000 / sampleRate * share : 0
+        for index in 0..<slots.count {
+            slots[index].inserts?.closePeriod(budgetNanoseconds: budget)
+            slots[index].instrumentVoice?.closePeriod(budgetNanoseconds: budget)
+        }
+        masterInserts?.closePeriod(budgetNanoseconds: budget)
     }
 
     /// Real-time safe. JACK moved on `frames` frames without running us (a cycle lost to an

@@ -70,8 +70,8 @@ package struct VoiceFiring: ~Copyable {
     func fireHeartVoices(performer: Int, beat: Int64, pulse: Int, velocity: Float, framesPerBeat: Double, fromClock: Bool,
                          at frame: Int64) {
         for index in 0..<slots.count where slots[index].performer == performer {
-            // A compensated voice played this pulse early, unless the look-ahead could not see it.
-            if fromClock && compensation.compensation(index) > 0 && !compensation.claim(index, beat: beat, pulse: pulse) { continue }
+            // A latent voice may have played this pulse early: each pulse once, whatever its latency did.
+            if fromClock && compensation.isLatent(index) && !compensation.claim(index, beat: beat, pulse: pulse) { continue }
             fireHeartVoice(index, beat: beat, pulse: pulse, velocity: velocity, framesPerBeat: framesPerBeat, at: frame, beatFrame: frame)
         }
     }

@@ -19,7 +19,7 @@ struct VoiceGraph {
         var hosted: [(place: String, instances: [PluginInstance])] = []
         for index in -1..<slots.count {
             let name = index < 0 ? "master" : slots[index].name
-            if index >= 0, let instrument = slots[index].instrument { hosted.append((name, [instrument])) }
+            if index >= 0, let instrument = slots[index].instrumentVoice { hosted.append((name, [instrument.published])) }
             guard let chain = insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0)) else { continue }
             for (stage, insert) in chain.stages.enumerated() { hosted.append(("\(name).insert\(stage + 1)", insert.published.instances)) }
         }

@@ -15,8 +15,10 @@ package final class VoiceSlot {
     let clipVoice: (any ClipSwapping)?
     let tempoVoice: (any TempoFollowing)?
     let blockVoice: (any BlockVoice)?
-    /// The hosted plugin, when the voice is an LV2 instrument.
-    let instrument: PluginInstance?
+    /// The voice, when it is an LV2 instrument.
+    let instrumentVoice: LV2InstrumentVoice?
+    /// Real-time safe. The hosted plugin the process thread runs, when the voice is an LV2 instrument.
+    var instrument: PluginInstance? { instrumentVoice?.plugin }
     /// LV2 effects on the voice's bus (nil: none).
     let inserts: InsertChain?
     var enabled: Bool
@@ -57,7 +59,7 @@ package final class VoiceSlot {
         clipVoice = voice as? any ClipSwapping
         tempoVoice = voice as? any TempoFollowing
         blockVoice = voice as? any BlockVoice
-        instrument = (voice as? LV2InstrumentVoice)?.plugin
+        instrumentVoice = voice as? LV2InstrumentVoice
         self.inserts = inserts
         self.enabled = enabled
         self.gain = gain

@@ -16,13 +16,14 @@ public enum StatusValue: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension StatusValue {
-    /// The values as one JSON object, its keys sorted (`pulsejack status --json`).
+    /// The values as one JSON object, its keys sorted (`pulsejack status --json`); a number that
+    /// is not finite is written as null.
     public static func jsonObject(_ values: [(String, StatusValue)]) throws -> String {
         var object: [String: Any] = [:]
         for (name, value) in values {
             switch value {
             case .int(let number): object[name] = number
-            case .float(let number): object[name] = number
+            case .float(let number): object[name] = number.isFinite ? number : NSNull()  // JSON has no NaN or Inf
             case .text(let text): object[name] = text
             }
         }

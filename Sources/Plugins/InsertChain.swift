@@ -31,6 +31,8 @@ package final class InsertChain {
         /// The plugin and how many instances it runs as: the same for every set.
         package let uri: String
         package let width: Int
+        /// Its output checked and its time measured, across the sets it runs.
+        package let pluginGuard = PluginGuard()
         package init(instances: [PluginInstance], layout: Layout, bypass: Bool) {
             current = PluginSet(instances)
             published = current
@@ -41,8 +43,10 @@ package final class InsertChain {
         }
         package var instances: [PluginInstance] { current.instances }
         var plugin: PluginInstance { current.instances[0] }
-        /// The frames of latency this stage adds (0 while bypassed: it is not running).
-        var latency: Int { bypass ? 0 : plugin.latency }
+        /// The frames of latency this stage adds (0 while bypassed or benched: it is not running).
+        var latency: Int { bypass || pluginGuard.benched ? 0 : plugin.latency }
+        /// Real-time safe. Whether it runs now.
+        var plays: Bool { !bypass && !pluginGuard.benched }
 
         /// Real-time safe. Runs `new` from now on; the set it replaces comes back with its strong
         /// reference handed over, for the control thread to free (deactivating its instances).
@@ -141,6 +145,8 @@ package final class InsertChain {
             if let retire { retire(old) } else { old.release() }
         } else if change.port == Self.bypassPort {
             stage.bypass = change.value >= 0.5
+            // An explicit "play" puts a benched plugin back, as the performer asked.
+            if !stage.bypass && stage.pluginGuard.benched { stage.pluginGuard.reinstate() }
         } else {
             // Index loops on the process path: an unspecialized array iterator allocates in debug builds.
             for index in 0..<stage.instances.count { stage.instances[index].setControl(change.port, change.value) }
@@ -151,19 +157,35 @@ package final class InsertChain {
     package func process(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
         for index in 0..<stages.count {
             let stage = stages[index]
+            if let fresh = stage.pluginGuard.takeReplacement() {
+                let old = stage.swap(fresh.takeRetainedValue())
+                if let retire { retire(old) } else { old.release() }
+            }
             var start = 0
             for changeIndex in 0..<changeCount where changes[changeIndex].stage == index {
                 let change = changes[changeIndex]
                 let offset = min(max(change.offset, 0), frames)
-                if offset > start && !stage.plugin.coarseBlockLength && !stage.bypass {
+                if offset > start && !stage.plugin.coarseBlockLength && stage.plays {
                     run(stage, left: left, right: right, from: start, to: offset)
                     start = offset
                 }
                 apply(change)
             }
-            if start < frames && !stage.bypass { run(stage, left: left, right: right, from: start, to: frames) }
+            if start < frames && stage.plays { run(stage, left: left, right: right, from: start, to: frames) }
         }
         changeCount = 0
+    }
+
+    /// Real-time safe. At the end of each period: every stage's guard counts it (`budgetNanoseconds`:
+    /// a plugin's share of the period, 0: none). A stage benched now has its controls snapshot,
+    /// for the fresh instance a control thread builds.
+    package func closePeriod(budgetNanoseconds: Int) {
+        for index in 0..<stages.count {
+            let stage = stages[index]
+            if stage.pluginGuard.closePeriod(budgetNanoseconds: budgetNanoseconds) {
+                for instance in 0..<stage.instances.count { stage.instances[instance].snapshotControls() }
+            }
+        }
     }
 
     /// Real-time safe. One stage over frames `from..<to`, its output copied back onto the bus.
@@ -172,6 +194,7 @@ package final class InsertChain {
         let inLeft = left + from, inRight = right + from
         let outLeft = scratch.pointer, outRight = scratch.pointer + maxFrames, mono = scratch.pointer + 2 * maxFrames
         let plugin = stage.plugin
+        stage.pluginGuard.startRun()
         switch stage.layout {
         case .stereo:
             plugin.connect(port: plugin.audioInputs[0], to: inLeft)
@@ -200,6 +223,8 @@ package final class InsertChain {
             plugin.run(frames: frames)
             outRight.update(from: outLeft, count: frames)
         }
+        // Nothing non-finite or subnormal reaches the next stage.
+        stage.pluginGuard.endRun(outLeft, outRight, frames: frames)
         inLeft.update(from: outLeft, count: frames)
         inRight.update(from: outRight, count: frames)
     }

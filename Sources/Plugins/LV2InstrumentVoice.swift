@@ -5,7 +5,15 @@ import Realtime
 /// plugin's atom sequence at its frame within the period, and a note-off `length` later; the
 /// plugin runs once per block (not split at notes), its events in time order.
 package final class LV2InstrumentVoice: BlockVoice, NoteSink {
-    package let plugin: PluginInstance
+    /// The instance the process thread runs (replaced whole when its guard hands a fresh one over).
+    package private(set) var plugin: PluginInstance
+    private var current: InsertChain.PluginSet
+    /// The control thread's view: the instance it built last (saves and logs read this one).
+    package var published: PluginInstance
+    /// Its output checked and its time measured; benched, the voice is silent.
+    package let pluginGuard = PluginGuard()
+    /// Where a replaced instance goes (the engine's retired ring, to be freed off the process thread).
+    package var retire: ((Unmanaged<AnyObject>) -> Void)?
     /// The note a firing plays, its length in seconds, and the MIDI channel (0…15).
     package let note: Int
     package let lengthSeconds: Double
@@ -33,6 +41,8 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
 
     package init(plugin: PluginInstance, note: Int, lengthSeconds: Double, channel: UInt8 = 0) {
         self.plugin = plugin
+        current = InsertChain.PluginSet([plugin])
+        published = plugin
         self.note = note
         self.lengthSeconds = lengthSeconds
         self.channel = channel
@@ -108,6 +118,19 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
                 index += 1
             }
         }
+        if let fresh = pluginGuard.takeReplacement() {
+            let old = Unmanaged.passRetained(current as AnyObject)
+            current = fresh.takeRetainedValue()
+            plugin = current.instances[0]
+            if let retire { retire(old) } else { old.release() }
+        }
+        guard !pluginGuard.benched else {
+            eventCount = 0
+            cursor = 0
+            left.update(repeating: 0, count: frames)
+            right.update(repeating: 0, count: frames)
+            return
+        }
         sortEvents()
         for index in 0..<eventCount {
             let event = events[index]
@@ -117,10 +140,21 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
         let outputs = plugin.audioOutputs
         if outputs.count >= 1 { plugin.connect(port: outputs[0], to: left) }
         if outputs.count >= 2 { plugin.connect(port: outputs[1], to: right) }
+        pluginGuard.startRun()
         plugin.run(frames: frames)
         if outputs.count == 1 { right.update(from: left, count: frames) }
+        // Nothing non-finite or subnormal reaches the voice's gain, inserts or the mix.
+        pluginGuard.endRun(left, right, frames: frames)
         cursor = 0
     }
+
+    /// Real-time safe. At the end of each period (see `InsertChain.closePeriod`).
+    package func closePeriod(budgetNanoseconds: Int) {
+        if pluginGuard.closePeriod(budgetNanoseconds: budgetNanoseconds) { plugin.snapshotControls() }
+    }
+
+    /// Real-time safe. The frames of latency it adds (0 while benched: it is not running).
+    package var latency: Int { pluginGuard.benched ? 0 : plugin.latency }
 
     /// Real-time safe. In time order; at one frame a note-off before a note-on (a retrigger).
     private func sortEvents() {

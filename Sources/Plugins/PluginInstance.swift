@@ -1,3 +1,4 @@
+import Atomics
 import CLV2
 import CLilv
 import Foundation
@@ -24,8 +25,19 @@ package final class PluginInstance {
     /// `run` calls so far (process thread; tests read it while the engine is stopped).
     private(set) var runs = 0
     /// Frames of latency it reports: read after a run on silence at activation, then after
-    /// every run (process thread).
+    /// every run (process thread). A report that is not a number of frames from 0 to one second
+    /// (`latencyBound`) is refused: the plugin counts as latency-free, and the value is kept in
+    /// `refusedLatency` for a control thread to name once.
     package private(set) var latency = 0
+    package let latencyBound: Int
+    /// The first refused latency report's float bits (0: none).
+    package let refusedLatency = ManagedAtomic<UInt32>(0)
+    let sampleRate: Int
+    let offline: Bool
+    let stateFolder: String?
+    /// What was wrong with the plugin's data (defaults outside their range, non-finite values),
+    /// said once through `drainLog`.
+    var warnings: [String]
 
     let instance: UnsafeMutablePointer<LilvInstance>
     let host: OpaquePointer
@@ -49,36 +61,58 @@ package final class PluginInstance {
          offline: Bool) throws {
         self.uri = uri
         self.maxFrames = maxFrames
+        self.sampleRate = sampleRate
+        self.offline = offline
+        self.stateFolder = stateFolder
+        latencyBound = sampleRate
         let sequenceType = pj_urid_map(pj_lv2_atom_sequence()), chunkType = pj_urid_map(pj_lv2_atom_chunk())
         midiType = pj_urid_map(pj_lv2_midi_event())
         guard let host = pj_host_new(Double(sampleRate), Int32(maxFrames), Int32(maxFrames), Int32(Self.sequenceBytes),
                                      stateFolder, offline ? 1 : 0) else { throw PluginError("\(uri): out of memory") }
         self.host = host
         var failure: PluginError?
-        var built: (name: String, ports: [PluginPort], instance: UnsafeMutablePointer<LilvInstance>, coarse: Bool, latency: UInt32?)?
+        var described: Description?
         _ = PluginWorld.shared.withWorld { world in
-            do { built = try Self.instantiate(uri, in: world, sampleRate: sampleRate, host: host, controls: controls) } catch let error as PluginError {
+            do { described = try Self.describe(uri, in: world, controls: controls) } catch let error as PluginError {
                 failure = error
             } catch {}
         }
-        guard let built else {
+        guard let described else {
             pj_host_free(host)
             throw failure ?? PluginError("\(uri): LV2 is not available here (lilv could not load its world)")
         }
-        name = built.name
-        ports = built.ports
-        instance = built.instance
-        coarseBlockLength = built.coarse
-        latencyPort = built.latency
+        // Plugin code from here: its library's constructors, instantiate() and restore() print
+        // to the terminal as they will, and a crash there is the last line the user reads.
+        Self.announce("loading LV2 plugin \(described.name) (\(uri))")
+        var made: UnsafeMutablePointer<LilvInstance>?
+        _ = PluginWorld.shared.withWorldOfPluginCode { world in
+            made = Self.instantiate(uri, described: described, in: world, sampleRate: sampleRate, host: host)
+        }
+        guard let made else {
+            pj_host_free(host)
+            let problem = PluginWorld.shared.withWorldOfPluginCode { world in
+                PluginWorld.plugin(uri, in: world).flatMap { PluginWorld.libraryProblem(of: $0, uri: uri) }
+            }
+            throw PluginError("\(described.name) (\(uri)) could not be instantiated: \((problem ?? nil) ?? "its instantiate() returned nothing")")
+        }
+        name = described.name
+        ports = described.ports
+        instance = made
+        coarseBlockLength = described.coarse
+        latencyPort = described.latency
         audioInputs = ports.filter { $0.kind == .audio && $0.isInput }.map(\.index)
         audioOutputs = ports.filter { $0.kind == .audio && !$0.isInput }.map(\.index)
 
-        // Controls: the defaults, then the preset's values (checked before instantiating).
+        // Controls: the defaults (checked: a default outside its range is clamped, a non-finite
+        // one refused), then the preset's values (checked before instantiating).
         controlValues = FixedBuffer(capacity: ports.count, repeating: 0)
+        var warnings: [String] = []
         for port in ports where port.kind == .control {
-            controlValues[Int(port.index)] = controls[port.symbol]
-                ?? (port.defaultValue.isNaN ? (port.minimum.isNaN ? 0 : port.minimum) : port.defaultValue)
+            let (value, problem) = port.checkedDefault
+            if let problem, port.isInput { warnings.append("\(described.name): \(problem)") }
+            controlValues[Int(port.index)] = controls[port.symbol] ?? value
         }
+        self.warnings = warnings
 
         controlSnapshot = FixedBuffer(capacity: ports.count, repeating: 0)
         for index in 0..<ports.count { controlSnapshot[index] = controlValues[index] }
@@ -146,7 +180,8 @@ package final class PluginInstance {
 
     /// Control thread. What the plugin logged since the last call.
     package func drainLog() -> [String] {
-        var lines: [String] = []
+        var lines = warnings
+        warnings = []
         var buffer = [CChar](repeating: 0, count: 512)
         while pj_host_next_log(host, &buffer, buffer.count) != 0 {
             lines.append(buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
@@ -200,7 +235,14 @@ package final class PluginInstance {
         if let latencyPort {
             // Re-read after every run: a plugin may change its latency with its controls.
             let reported = controlValues[Int(latencyPort)]
-            if reported.isFinite { latency = Int(min(max(reported, 0), 1_000_000).rounded()) }
+            if reported.isFinite && reported >= 0 && reported <= Float(latencyBound) {
+                latency = Int(reported.rounded())
+            } else {
+                latency = 0
+                if refusedLatency.load(ordering: .relaxed) == 0 {
+                    refusedLatency.store(reported.bitPattern == 0 ? 1 : reported.bitPattern, ordering: .relaxed)
+                }
+            }
         }
         midiInput?.reset()
     }
@@ -212,10 +254,24 @@ package final class PluginInstance {
             .assumingMemoryBound(to: LV2_Worker_Interface.self)
     }
 
-    /// With the world held: finds, checks and instantiates `uri`, restoring its default state.
-    private static func instantiate(_ uri: String, in world: OpaquePointer, sampleRate: Int, host: OpaquePointer,
-                                    controls: [String: Float]) throws
-        -> (name: String, ports: [PluginPort], instance: UnsafeMutablePointer<LilvInstance>, coarse: Bool, latency: UInt32?) {
+    /// What `describe` found out about a plugin before instantiating it.
+    struct Description {
+        var name: String
+        var ports: [PluginPort]
+        var coarse: Bool
+        var latency: UInt32?
+        /// Whether its description holds a default state (`state:state`) to restore.
+        var hasDefaultState: Bool
+    }
+
+    /// Says it on the terminal at once (before plugin code that may crash runs).
+    static func announce(_ line: String) {
+        // Straight to the file descriptor (unbuffered): nothing is left in a buffer if a crash follows.
+        FileHandle.standardError.write(Data("pulsejack: \(line)\n".utf8))
+    }
+
+    /// With the world held: finds and checks `uri` and its controls, without running plugin code.
+    private static func describe(_ uri: String, in world: OpaquePointer, controls: [String: Float]) throws -> Description {
         guard let plugin = PluginWorld.plugin(uri, in: world) else {
             let closest = PluginCatalog.closest(to: uri, among: PluginWorld.allURIs(in: world))
             throw PluginError(closest.isEmpty ? "no LV2 plugin \(uri) (none are installed here; LV2_PATH lists where to look)"
@@ -251,19 +307,42 @@ package final class PluginInstance {
                                   field: "controls.\(symbol)")
             }
         }
-        let coarse = PluginWorld.hasFeature(plugin, pj_lv2_coarse_block_length(), in: world)
-        let latency = PluginWorld.latencyPort(of: plugin, in: world)
-        guard let instance = lilv_plugin_instantiate(plugin, Double(sampleRate), pj_host_features(host)) else {
-            throw PluginError("\(name) (\(uri)) could not be instantiated")
+        return Description(name: name, ports: ports, coarse: PluginWorld.hasFeature(plugin, pj_lv2_coarse_block_length(), in: world),
+                           latency: PluginWorld.latencyPort(of: plugin, in: world),
+                           hasDefaultState: PluginWorld.hasDefaultState(plugin, in: world))
+    }
+
+    /// With the world held: instantiates `uri`, restoring its default state if it has one (as
+    /// `state:loadDefaultState` asks; a plugin without one is never restored). Plugin code.
+    private static func instantiate(_ uri: String, described: Description, in world: OpaquePointer, sampleRate: Int,
+                                    host: OpaquePointer) -> UnsafeMutablePointer<LilvInstance>? {
+        guard let plugin = PluginWorld.plugin(uri, in: world),
+              let instance = lilv_plugin_instantiate(plugin, Double(sampleRate), pj_host_features(host)) else { return nil }
+        if described.hasDefaultState {
+            let pluginNode = lilv_new_uri(world, uri)
+            if let state = lilv_state_new_from_world(world, pj_host_map(host), pluginNode) {
+                lilv_state_restore(state, instance, nil, nil, 0, pj_host_features(host))
+                lilv_state_free(state)
+            }
+            lilv_node_free(pluginNode)
         }
-        // The plugin's default state (eg-sampler's sample), as `state:loadDefaultState` asks.
-        let pluginNode = lilv_new_uri(world, uri)
-        if let state = lilv_state_new_from_world(world, pj_host_map(host), pluginNode) {
-            lilv_state_restore(state, instance, nil, nil, 0, pj_host_features(host))
-            lilv_state_free(state)
+        return instance
+    }
+
+    /// Control thread. A fresh instance of the same plugin with this one's controls and state
+    /// (saved through `folder`), activated: what a benched plugin comes back as. This instance
+    /// must not be running (benched), and its controls must have been snapshot.
+    package func renewed(through folder: String) throws -> PluginInstance {
+        let fresh = try PluginInstance(uri: uri, sampleRate: sampleRate, maxFrames: maxFrames, stateFolder: stateFolder, offline: offline)
+        do {
+            try saveState(to: folder)
+            try fresh.restoreState(from: folder)
+        } catch {
+            for port in ports where port.kind == .control && port.isInput { fresh.controlValues[Int(port.index)] = controlSnapshot[Int(port.index)] }
         }
-        lilv_node_free(pluginNode)
-        return (name, ports, instance, coarse, latency)
+        fresh.warnings = []
+        fresh.activate()
+        return fresh
     }
 }
 

@@ -17,6 +17,8 @@ package struct PluginPort: Sendable {
     var defaultValue: Float = .nan
     /// Atom and event ports: whether they carry MIDI.
     var carriesMIDI = false
+    /// What was wrong with the range the plugin gave (then it counts as giving none).
+    var rangeProblem: String?
 
     /// The range as a person reads it, for errors.
     var rangeDescription: String {
@@ -26,6 +28,58 @@ package struct PluginPort: Sendable {
 
     /// A range bound or default as lilv gives it: nil where the plugin gives none.
     static func given(_ value: Float) -> Float? { value.isNaN ? nil : value }
+
+    /// Control ports: a range bound beyond the float range, or a minimum above the maximum, is
+    /// no range at all (said in `rangeProblem`).
+    mutating func checkRange() {
+        if !minimum.isNaN && !minimum.isFinite || !maximum.isNaN && !maximum.isFinite {
+            rangeProblem = "port '\(symbol)' has a range beyond the float range (\(minimum.plainText)…\(maximum.plainText)); ignored"
+            minimum = .nan
+            maximum = .nan
+        } else if !minimum.isNaN && !maximum.isNaN && minimum > maximum {
+            rangeProblem = "port '\(symbol)' has its minimum \(minimum.plainText) above its maximum \(maximum.plainText); ignored"
+            minimum = .nan
+            maximum = .nan
+        }
+    }
+
+    /// Control ports: the value it starts at, and what was wrong with the plugin's default. A
+    /// default beyond the float range (lilv would make it ±Inf) is refused; one outside the range
+    /// is clamped into it; none at all is the minimum, or 0.
+    var checkedDefault: (value: Float, problem: String?) {
+        let fallback = minimum.isNaN ? 0 : minimum
+        var problems = rangeProblem.map { [$0] } ?? []
+        var value = defaultValue
+        if defaultValue.isNaN {
+            value = fallback
+        } else if !defaultValue.isFinite {
+            problems.append("port '\(symbol)' has a default beyond the float range; it starts at \(fallback.plainText)")
+            value = fallback
+        } else if !accepts(defaultValue) {
+            value = Self.clamped(defaultValue, minimum, maximum)
+            problems.append("port '\(symbol)' has its default \(defaultValue.plainText) outside \(rangeDescription); it starts at \(value.plainText)")
+        }
+        return (value, problems.isEmpty ? nil : problems.joined(separator: "; "))
+    }
+
+    /// `value` within the bounds the plugin gives (NaN: none).
+    static func clamped(_ value: Float, _ minimum: Float, _ maximum: Float) -> Float {
+        var result = value
+        if !minimum.isNaN { result = max(result, minimum) }
+        if !maximum.isNaN { result = min(result, maximum) }
+        return result
+    }
+
+    /// A saved or preset value for this port, checked: clamped into the range, refused (nil) when
+    /// not finite; the problem said.
+    func checked(_ value: Float) -> (value: Float?, problem: String?) {
+        guard value.isFinite else { return (nil, "port '\(symbol)': \(value) is not a number it can take; kept at its current value") }
+        guard accepts(value) else {
+            let clamped = Self.clamped(value, minimum, maximum)
+            return (clamped, "port '\(symbol)': \(value.plainText) is outside \(rangeDescription); clamped to \(clamped.plainText)")
+        }
+        return (value, nil)
+    }
 
     func accepts(_ value: Float) -> Bool {
         value.isFinite && (minimum.isNaN || value >= minimum) && (maximum.isNaN || value <= maximum)

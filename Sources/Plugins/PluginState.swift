@@ -16,9 +16,15 @@ extension PluginInstance {
             throw PluginError("\(name): no saved state at \(file)", field: "state")
         }
         var restored = false
-        _ = PluginWorld.shared.withWorld { world in
+        var foreign: String?
+        _ = PluginWorld.shared.withWorldOfPluginCode { world in
             guard let state = lilv_state_new_from_file(world, pj_host_map(host), nil, file) else { return }
             defer { lilv_state_free(state) }
+            // `lv2:appliesTo`: a state saved for another plugin is refused, not applied.
+            if let appliesTo = lilv_state_get_plugin_uri(state), let text = lilv_node_as_uri(appliesTo), String(cString: text) != uri {
+                foreign = String(cString: text)
+                return
+            }
             let context = Unmanaged.passUnretained(self).toOpaque()
             lilv_state_restore(state, instance, { symbol, context, value, size, type in
                 guard let symbol, let context, let value else { return }
@@ -27,6 +33,7 @@ extension PluginInstance {
             }, context, 0, pj_host_features(host))
             restored = true
         }
+        if let foreign { throw PluginError("\(name): \(file) is a state of \(foreign), not of \(uri)", field: "state") }
         guard restored else { throw PluginError("\(name): \(file) is not a plugin state lilv can read", field: "state") }
     }
 
@@ -43,8 +50,11 @@ extension PluginInstance {
         } else {
             return
         }
-        controlValues[Int(port.index)] = number
-        controlSnapshot[Int(port.index)] = number
+        let (value, problem) = port.checked(number)
+        if let problem { warnings.append("\(name): saved state: \(problem)") }
+        guard let value else { return }
+        controlValues[Int(port.index)] = value
+        controlSnapshot[Int(port.index)] = value
     }
 
     /// The input controls as of the last snapshot, by symbol.
@@ -59,7 +69,7 @@ extension PluginInstance {
     package func saveState(to folder: String) throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var status: Int32 = -1
-        _ = PluginWorld.shared.withWorld { world in
+        _ = PluginWorld.shared.withWorldOfPluginCode { world in
             guard let plugin = PluginWorld.plugin(uri, in: world) else { return }
             let context = Unmanaged.passUnretained(self).toOpaque()
             guard let state = lilv_state_new_from_instance(plugin, instance, pj_host_map(host), nil, folder, folder, folder, {

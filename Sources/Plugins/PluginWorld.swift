@@ -25,14 +25,25 @@ package final class PluginWorld: Sendable {
         printed = LockedBox(pointer.map { world in Self.capturingStandardError { lilv_world_load_all(world) }.printed } ?? [])
     }
 
-    /// Runs `body` with the world, alone. lilv loads plugin data lazily, so anything it prints
-    /// meanwhile is captured too.
+    /// Runs `body` with the world, alone, for reading plugin descriptions (never plugin code).
+    /// lilv loads plugin data lazily, so anything it prints meanwhile (a Turtle error) is captured
+    /// too: lilv 0.24 has no log feature, so its standard error is borrowed around the parsing.
     func withWorld<T>(_ body: (OpaquePointer) throws -> T) rethrows -> T? {
         try world.withLockedValue { world in
             guard let pointer = world.pointer else { return nil }
             let (result, lines) = try Self.capturingStandardError { try body(pointer) }
             printed.withLockedValue { $0 += lines }
             return result
+        }
+    }
+
+    /// Runs `body` with the world, alone, leaving the standard error alone: for plugin code
+    /// (loading a library, instantiate, state save and restore), whose messages and crash report
+    /// must reach the terminal.
+    func withWorldOfPluginCode<T>(_ body: (OpaquePointer) throws -> T) rethrows -> T? {
+        try world.withLockedValue { world in
+            guard let pointer = world.pointer else { return nil }
+            return try body(pointer)
         }
     }
 
@@ -181,6 +192,7 @@ package final class PluginWorld: Sendable {
                 described.maximum = number(maximum) ?? .nan
                 described.defaultValue = number(fallback) ?? .nan
                 lilv_node_free(fallback); lilv_node_free(minimum); lilv_node_free(maximum)
+                described.checkRange()
             } else if lilv_port_is_a(plugin, port, atom) || lilv_port_is_a(plugin, port, event) {
                 described.kind = lilv_port_is_a(plugin, port, atom) ? .atom : .event
                 described.carriesMIDI = lilv_port_supports_event(plugin, port, midi)
@@ -192,8 +204,43 @@ package final class PluginWorld: Sendable {
         return ports
     }
 
+    /// A number from the plugin's data, read as written: one beyond the float range comes back
+    /// ±Inf (lilv's own conversion would hide that), for the caller to refuse.
     static func number(_ node: OpaquePointer?) -> Float? {
         guard let node, lilv_node_is_float(node) || lilv_node_is_int(node) else { return nil }
+        if let text = lilv_node_as_string(node), let value = Double(String(cString: text)) { return Float(value) }
         return lilv_node_as_float(node)
+    }
+
+    /// Whether the plugin's description holds a default state (`state:state`).
+    static func hasDefaultState(_ plugin: OpaquePointer, in world: OpaquePointer) -> Bool {
+        let predicate = lilv_new_uri(world, "http://lv2plug.in/ns/ext/state#state")
+        defer { lilv_node_free(predicate) }
+        let values = lilv_plugin_get_value(plugin, predicate)
+        defer { lilv_nodes_free(values) }
+        return lilv_nodes_size(values) > 0
+    }
+
+    /// Why lilv would fail to instantiate `plugin`, read without running its code beyond its
+    /// library's loading: the library missing, not loadable (the loader's words), or without
+    /// `lv2_descriptor`, or not describing `uri`. nil when none of these.
+    static func libraryProblem(of plugin: OpaquePointer, uri: String) -> String? {
+        guard let libraryNode = lilv_plugin_get_library_uri(plugin), let text = lilv_node_as_uri(libraryNode),
+              let parsed = lilv_file_uri_parse(text, nil) else { return "its description names no library" }
+        let path = String(cString: parsed)
+        lilv_free(parsed)
+        guard FileManager.default.fileExists(atPath: path) else { return "its library \(path) does not exist" }
+        guard let library = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+            return "its library does not load (\(dlerror().map { String(cString: $0) } ?? path))"
+        }
+        defer { dlclose(library) }
+        guard let symbol = dlsym(library, "lv2_descriptor") else { return "no 'lv2_descriptor' in \(path)" }
+        typealias DescriptorFunction = @convention(c) (UInt32) -> UnsafePointer<LV2_Descriptor>?
+        let descriptor = unsafeBitCast(symbol, to: DescriptorFunction.self)
+        for index in 0..<UInt32(4096) {
+            guard let found = descriptor(index) else { break }
+            if let found = found.pointee.URI, String(cString: found) == uri { return nil }
+        }
+        return "\(path) does not describe \(uri) (its lv2_descriptor lists other plugins)"
     }
 }

@@ -7,7 +7,7 @@ public final class EventLog {
     private struct Line: Encodable {
         var frame: Int64
         var voice: String
-        var velocity: Double
+        var velocity: Double?
     }
 
     private let handle: FileHandle
@@ -28,7 +28,9 @@ public final class EventLog {
     }
 
     public func write(_ fired: FiredVoice) {
-        let line = Line(frame: fired.frame, voice: voiceNames[Int(fired.voice)], velocity: Double(fired.velocity))
+        // JSON has no NaN or Inf: a velocity that is not finite is written as null.
+        let line = Line(frame: fired.frame, voice: voiceNames[Int(fired.voice)],
+                        velocity: fired.velocity.isFinite ? Double(fired.velocity) : nil)
         buffer.append(try! encoder.encode(line))
         buffer.append(0x0A)
         if buffer.count > 1 << 16 { flush() }

@@ -59,6 +59,9 @@ extension LiveSession {
         public var predictBeats = false
         /// Seconds from a Polar ECG's R-peak to its beat (without prediction).
         public var ecgDelay = 1.0
+        /// A hosted plugin's share of the period, in percent: one that takes longer in
+        /// `PluginGuard.overrunTrip` periods of `overrunWindow` is bypassed (0: never).
+        public var pluginShare = 50
 
         public init(preset: String) { self.preset = preset }
 
@@ -75,6 +78,9 @@ extension LiveSession {
                 throw OptionProblem("--web-token must be non-empty ASCII without spaces, & or #")
             }
             try OptionProblem.checkRevolution(secondsPerRevolution)
+            if !(0...100).contains(pluginShare) {
+                throw OptionProblem("--plugin-share \(pluginShare) is outside 0…100 (percent of the period; 0: no limit)")
+            }
             if !(ecgDelay.isFinite && (0.3...3).contains(ecgDelay)) {
                 throw OptionProblem("--ecg-delay \(ecgDelay) is outside 0.3…3 s (an H10 sends half a second of ECG at a time)")
             }

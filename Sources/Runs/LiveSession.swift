@@ -259,6 +259,7 @@ public final class LiveSession {
         options.recorder = recorder
         options.outputs = outputs
         recorder?.start()
+        handle.pluginSharePercent.store(configuration.pluginShare, ordering: .relaxed)
         do { try client.activate(engine: engine, options: options) } catch {
             server?.stop()
             configuration.sessionManager?.client.opened(error: "\(error)")
@@ -296,6 +297,7 @@ public final class LiveSession {
         watchHearts()
         logs.drain(view: view)
         for line in handle.drainPluginLogs() { log("plugin \(line)") }
+        for line in handle.rescuePlugins() { log(line) }
         for request in requests.withLockedValue({ pending in defer { pending.removeAll() }; return pending }) { perform(request) }
         reportLatency()
         for (dj, performer) in djs {

@@ -87,6 +87,24 @@ public final class LiveStatus: Sendable {
         return values
     }
 
+    /// Each hosted plugin's guard, by its place ("plugin_piano.insert1_state"): playing or why it
+    /// is out, the non-finite samples it made (replaced by silence), its time per period
+    /// (median, 99th percentile, longest, µs) and overruns, its restarts; and all restarts.
+    func pluginValues() -> [(String, StatusValue)] {
+        let health = handle.pluginHealth()
+        guard !health.isEmpty else { return [] }
+        var values: [(String, StatusValue)] = [("plugin_restarts", .int(health.reduce(0) { $0 + $1.restarts }))]
+        for plugin in health {
+            let prefix = "plugin_\(plugin.place)_"
+            values += [(prefix + "state", .text(plugin.state)), (prefix + "nonfinite", .int(plugin.nonFiniteSamples)),
+                       (prefix + "overruns", .int(plugin.overruns)), (prefix + "restarts", .int(plugin.restarts))]
+            if let median = plugin.medianMicroseconds, let p99 = plugin.p99Microseconds, let longest = plugin.maxMicroseconds {
+                values += [(prefix + "median_us", .float(median)), (prefix + "p99_us", .float(p99)), (prefix + "max_us", .float(longest))]
+            }
+        }
+        return values
+    }
+
     /// Control thread.
     public func values(meters: MeterBallistics.Reading?) -> [(String, StatusValue)] {
         let counts = handle.counters.snapshot()
@@ -107,7 +125,7 @@ public final class LiveStatus: Sendable {
             ("voices_fired", .int(counts.voicesFired)), ("late_messages", .int(counts.lateMessages)),
             ("rejected_tempos", .int(counts.rejectedTempos)), ("invalid_messages", .int(counts.invalidMessages)),
             ("queue_overflows", .int(counts.queueOverflows)), ("midi_notes_dropped", .int(counts.midiNotesDropped)),
-            ("clipped_samples", .int(counts.clippedSamples)),
+            ("clipped_samples", .int(counts.clippedSamples)), ("nonfinite_samples", .int(counts.nonFiniteSamples)),
             // Heartbeat notes are sent this much early; pads, triggers and the audio input are this late.
             ("plugin_latency_frames", .int(handle.publishedLatency.load(ordering: .relaxed))),
             ("outputs", .text(outputs.mode.rawValue)), ("midi_out", .text(outputs.midi.rawValue)),
@@ -118,7 +136,7 @@ public final class LiveStatus: Sendable {
         // Each performer's heart rate, beside the first one's `bpm`.
         for (index, name) in performers.enumerated() { values.append(("bpm_" + name, .float(handle.publishedTempo(of: index) ?? 0))) }
         if handle.ensemble != nil { values.append(("bpm_ensemble", .float(handle.publishedTempo(of: performers.count) ?? 0))) }
-        values += sensorValues() + bandValues()
+        values += sensorValues() + bandValues() + pluginValues()
         if let recorder = take.withLockedValue({ $0 }) {
             values += [("recorded_frames", .int(recorder.framesQueued.load(ordering: .relaxed))),
                        ("recording_overruns", .int(recorder.overruns.load(ordering: .relaxed))), ("recording", .text(recorder.path))]
@@ -138,7 +156,8 @@ public final class LiveStatus: Sendable {
         if let nsm { values.append(("nsm_ignored", .int(nsm.strangers.load(ordering: .relaxed)))) }
         if let meters {
             values += [("peak_l_dbfs", .float(Double(meters.peakLeft))), ("rms_l_dbfs", .float(Double(meters.rmsLeft))),
-                       ("peak_r_dbfs", .float(Double(meters.peakRight))), ("rms_r_dbfs", .float(Double(meters.rmsRight)))]
+                       ("peak_r_dbfs", .float(Double(meters.peakRight))), ("rms_r_dbfs", .float(Double(meters.rmsRight))),
+                       ("meter_nonfinite", .int(meters.nonFiniteSamples))]
         }
         return values
     }

@@ -10,6 +10,8 @@ import SoundFiles
 /// CPU allows, deterministic to the frame, writing 32-bit float WAV. Offline.
 public final class OfflineRenderer {
     public let engine: RealtimeEngine
+    /// While a render runs: writes what its files have gathered (`RenderWatchdog`, before it exits).
+    let finishStuck = LockedBox<(@Sendable () -> Void)?>(nil)
     public let periodFrames: Int
     private let sessionRing = SPSCRing<ControlMessage>(minimumCapacity: 1024)
     private let fired = SPSCRing<FiredVoice>(minimumCapacity: 4096)
@@ -99,12 +101,18 @@ public final class OfflineRenderer {
     public func render(frames total: Int64, to outPath: String, stems: String? = nil,
                        onFired: ((FiredVoice) -> Void)? = nil,
                        onPeriod: ((UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Void)? = nil,
-                       progress: ((Double) -> Void)? = nil, shouldStop: (() -> Bool)? = nil) throws -> Summary {
+                       progress: ((Double) -> Void)? = nil, shouldStop: (() -> Bool)? = nil,
+                       say: ((String) -> Void)? = nil) throws -> Summary {
         let files = try RenderFiles(out: outPath, stems: stems.map { folder in
             guard let layout = stemLayout else { preconditionFailure("stems from a renderer made with a stem layout") }
             return (folder, layout.buses)
         }, sampleRate: engine.sampleRate, onPeriod: onPeriod)
         defer { files.close() }
+        // A watchdog that stops a stuck render writes what is gathered first (the render thread is
+        // then inside a plugin's run, never inside the files).
+        let unchecked = UncheckedFiles(files: files)
+        finishStuck.withLockedValue { $0 = { try? unchecked.files.flush() } }
+        defer { finishStuck.withLockedValue { $0 = nil } }
         // Output, then input, left and right, a period each.
         let buffers = FixedBuffer<Float>(capacity: 4 * periodFrames, repeating: 0)
         let left = buffers.pointer, right = buffers.pointer + periodFrames
@@ -137,6 +145,12 @@ public final class OfflineRenderer {
                            inputRight: input == nil ? nil : UnsafePointer(inputRight))
             while let report = reports.pop() { onFired?(report) }
             try files.write(left, right, frames: frames) { engine.output($0) }
+            // Every 100 ms of audio, as a live run's control thread does: a benched plugin named
+            // and renewed (by frames, so the render stays deterministic).
+            let rescueEvery = Int64(engine.sampleRate / 10)
+            if (done + Int64(frames)) / rescueEvery != done / rescueEvery {
+                for line in engine.handle.rescuePlugins() { say?(line) }
+            }
             done += Int64(frames)
             if let progress {
                 let percent = Int(100 * done / max(total, 1))
@@ -183,6 +197,11 @@ public final class OfflineRenderer {
 
 /// A render's files: the WAV, the stems beside `master.wav` (its copy), and what watches each
 /// period (the meters plot); a live take's rewind drops the frames that follow. Offline.
+/// The files, for the watchdog's thread (used there only while the render thread is stuck).
+private struct UncheckedFiles: @unchecked Sendable {
+    let files: RenderFiles
+}
+
 private final class RenderFiles {
     private let writer: WavWriter
     private let stems: [WavWriter]

@@ -29,6 +29,10 @@ public struct RenderJob {
     public var stemOutputs: OutputLayout.Mode?
     /// Asked before each period: true ends the render there, with the file finished.
     public var shouldStop: (() -> Bool)?
+    /// With a watchdog (`render`): seconds a period may take before the render is stopped,
+    /// naming the plugin that is stuck; and the stop signal received, if any.
+    public var watchdogSeconds: Double?
+    public var stopSignal: (@Sendable () -> Int32?) = { nil }
     /// Each period's share of the render done (a progress bar).
     public var progress: ((Double) -> Void)?
     /// Lines on the way, for standard error: the sessions' rejected entries ("warning: …"), a
@@ -99,12 +103,15 @@ public struct RenderJob {
         var plot = (metersPlot ?? webReport).map { _ in MetersPlot(sampleRate: rate, secondsPerRevolution: plotRevolution) }
         var fired: [FiredVoice] = []
         let keepsFired = webReport != nil
+        let watchdog = watchdogSeconds.map { RenderWatchdog(handle: renderer.engine.handle, seconds: $0, finish: renderer.finishStuck,
+                                                               stopSignal: stopSignal) }
+        defer { watchdog?.stop() }
         let render = try renderer.render(frames: frames, to: out, stems: stems, onFired: events == nil && !keepsFired ? nil : { report in
                                              events?.write(report)
                                              if keepsFired { fired.append(report) }
                                          },
                                          onPeriod: plot == nil ? nil : { plot!.add(left: $0, right: $1, frames: $2) },
-                                         progress: progress, shouldStop: shouldStop)
+                                         progress: progress, shouldStop: shouldStop, say: say)
         if let metersPlot, let plot { try plot.write(to: metersPlot) }
         if let webReport, let plot {
             try report(loaded: loaded, frames: render.frames, voiceNames: renderer.engine.handle.voiceNames, meters: plot,

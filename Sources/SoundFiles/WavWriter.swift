@@ -5,8 +5,9 @@ import Inputs
 /// process thread.
 ///
 /// The file is RF64 with libsndfile's auto-downgrade: it stays a plain WAV unless it grows past
-/// 4 GB, where a RIFF header's 32-bit sizes would wrap. `close()` finishes the header; a file
-/// never closed (a killed process) keeps the sizes of its last `sf_write_sync`.
+/// 4 GB, where a RIFF header's 32-bit sizes would wrap. `close()` finishes the header; meanwhile
+/// the header is rewritten once a second of audio has reached the file since the last rewrite,
+/// so a killed process (a plugin's crash) leaves a readable take of all but its last moments.
 ///
 /// Periods written with `write(left:right:frames:)` are gathered into a 64 Ki-frame buffer and
 /// reach the file in one `write()` each (512 KB) instead of one per period; `flush()` and
@@ -21,6 +22,9 @@ public final class WavWriter {
     public let path: String
     /// Frames accepted (written or gathered).
     public private(set) var framesWritten = 0
+    /// Frames in the file since its header was last rewritten, and how many make that due.
+    private var framesSinceHeader = 0
+    private let headerEvery: Int
 
     public init(path: String, sampleRate: Int) throws {
         var info = SF_INFO()
@@ -33,6 +37,7 @@ public final class WavWriter {
         sf_command(file, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE))
         self.file = file
         self.path = path
+        headerEvery = sampleRate
     }
 
     /// Gathers `frames` frames of two channels; the file gets them in large writes.
@@ -69,6 +74,7 @@ public final class WavWriter {
         let count = stagedFrames
         stagedFrames = 0
         try staged.withUnsafeBufferPointer { try writeToFile($0.baseAddress!, frames: count) }
+        if let file { sf_command(file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0) }
     }
 
     private func writeToFile(_ samples: UnsafePointer<Float>, frames: Int) throws {
@@ -76,6 +82,11 @@ public final class WavWriter {
         let written = sf_writef_float(file, samples, sf_count_t(frames))
         guard written == sf_count_t(frames) else {
             throw InputError(file: path, "write failed: \(String(cString: sf_strerror(file)))")
+        }
+        framesSinceHeader += frames
+        if framesSinceHeader >= headerEvery {
+            framesSinceHeader = 0
+            sf_command(file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
         }
     }
 

@@ -36,6 +36,9 @@ struct Render: ParsableCommand {
     @Option(help: "An audio file played into the engine's input (in_L/in_R), for dense convolution voices.")
     var input: String?
 
+    @Option(help: ArgumentHelp("Seconds a period may take before the render stops, naming the plugin stuck in its run (exit status 70).", valueName: "SECONDS"))
+    var watchdog = 10.0
+
     @Option(name: .customLong("meters-plot"), help: "Also draw the peak and RMS level of each channel as a radial trace (Radial Audio) into this SVG file.")
     var metersPlot: String?
 
@@ -83,6 +86,8 @@ struct Render: ParsableCommand {
         let signals = StopSignals()
         var job = job()
         job.shouldStop = { signals.stopping }
+        job.stopSignal = { signals.signal }
+        job.watchdogSeconds = watchdog
         let bar = isatty(STDERR_FILENO) != 0 ? ProgressBar() : nil
         job.progress = bar.map { bar in { bar.show($0) } }
         job.say = { FileHandle.standardError.write(Data("pulsejack: \($0)\n".utf8)) }

@@ -95,6 +95,9 @@ struct Run: ParsableCommand {
     @Option(name: .customLong("ble-adapter"), help: ArgumentHelp("The Bluetooth adapter the sensors are read through (default: the first).", valueName: "NAME|ADDRESS"))
     var bleAdapter: String?
 
+    @Option(name: .customLong("plugin-share"), help: ArgumentHelp("A hosted plugin's share of the period in percent: one that takes longer in 3 periods of 256 is bypassed and named (0: no limit).", valueName: "PERCENT"))
+    var pluginShare = 50
+
     @Flag(name: .customLong("predict-beats"), help: "Schedule each detected beat's successor from recent intervals (PPG, /pulse/beat, a strap's RR intervals), so sound lands on the beat.")
     var predictBeats = false
 
@@ -149,6 +152,7 @@ struct Run: ParsableCommand {
         configuration.eeg = eeg
         configuration.bleAdapter = bleAdapter
         configuration.ecgDelay = ecgDelay
+        configuration.pluginShare = pluginShare
         configuration.predictBeats = predictBeats
         configuration.record = record
         configuration.recordBufferSeconds = recordBuffer

@@ -10,4 +10,11 @@ void pj_rt_exit(void);
 int pj_rt_active(void);
 extern __thread int pj_rt_depth;
 
+/// Flush-to-zero and denormals-are-zero on the calling thread (MXCSR's FTZ and DAZ on x86-64,
+/// FPCR's FZ on arm64): no subnormal number slows its arithmetic or leaves it. Set where a
+/// thread renders, each period (a plugin may have cleared them). Real-time safe: one register write.
+void pj_flush_denormals(void);
+/// Whether the calling thread flushes them (for tests). Real-time safe.
+int pj_denormals_flushed(void);
+
 #endif

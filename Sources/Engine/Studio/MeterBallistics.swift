@@ -13,12 +13,15 @@ public struct MeterBallistics: Sendable {
 
     public struct Reading: Sendable, Equatable {
         public var peakLeft: Float, rmsLeft: Float, peakRight: Float, rmsRight: Float
+        /// Non-finite samples measured so far.
+        public var nonFiniteSamples = 0
         public var values: [Float] { [peakLeft, rmsLeft, peakRight, rmsRight] }
     }
 
     public let sampleRate: Int
     private var peak: (Float, Float) = (floor, floor)
     private var meanSquare: (Double, Double) = (0, 0)
+    private var nonFinite = 0
 
     public init(sampleRate: Int) { self.sampleRate = sampleRate }
 
@@ -33,6 +36,7 @@ public struct MeterBallistics: Sendable {
     /// Adds one period's levels.
     public mutating func add(_ block: MeterBlock) {
         guard block.frames > 0 else { return }
+        nonFinite += Int(block.nonFinite)
         let seconds = Double(block.frames) / Double(sampleRate)
         let fall = Self.peakFallPerSecond * Float(seconds)
         func follow(_ shown: Float, _ amplitude: Float) -> Float {
@@ -48,6 +52,6 @@ public struct MeterBallistics: Sendable {
 
     public var reading: Reading {
         Reading(peakLeft: peak.0, rmsLeft: Self.decibels(meanSquare: meanSquare.0),
-                peakRight: peak.1, rmsRight: Self.decibels(meanSquare: meanSquare.1))
+                peakRight: peak.1, rmsRight: Self.decibels(meanSquare: meanSquare.1), nonFiniteSamples: nonFinite)
     }
 }

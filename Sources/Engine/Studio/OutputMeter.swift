@@ -7,13 +7,21 @@ public struct MeterBlock: Sendable, BitwiseCopyable {
     /// Sums of squares, for the mean-square (RMS) level.
     public var squaresLeft: Float = 0, squaresRight: Float = 0
     public var frames: Int32 = 0
+    /// Samples that were not finite (NaN, ±Inf): counted, and left out of the levels rather than
+    /// read as silence (NaN compares false, so a plain max would drop it).
+    public var nonFinite: Int32 = 0
 
     /// Real-time safe. Measures `frames` frames of a stereo output.
     @inline(__always)
     public static func measure(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) -> MeterBlock {
         var block = MeterBlock()
         for frame in 0..<frames {
-            let l = left[frame], r = right[frame]
+            var l = left[frame], r = right[frame]
+            if !l.isFinite || !r.isFinite {
+                block.nonFinite += (l.isFinite ? 0 : 1) + (r.isFinite ? 0 : 1)
+                if !l.isFinite { l = 0 }
+                if !r.isFinite { r = 0 }
+            }
             block.peakLeft = max(block.peakLeft, abs(l))
             block.peakRight = max(block.peakRight, abs(r))
             block.squaresLeft += l * l

@@ -1,0 +1,46 @@
+import Atomics
+import Foundation
+import Engine
+import Realtime
+
+/// A render's watchdog: a thread that watches the engine's periods go by. When none has passed
+/// for `seconds` (a plugin stuck in its run: an offline render has no period to miss), or for a
+/// second after a stop was asked for (SIGTERM, which the render loop only sees between periods),
+/// it names the plugin that is running, and the process exits: 70 when stuck, 128 + the signal
+/// when stopped. The WAV file's header is kept current as it is written (`WavWriter`), so the
+/// file holds the audio up to its last second.
+final class RenderWatchdog: Sendable {
+    private let done = ManagedAtomic<Bool>(false)
+
+    init(handle: EngineHandle, seconds: Double, finish: LockedBox<(@Sendable () -> Void)?>, stopSignal: @escaping @Sendable () -> Int32?) {
+        let done = done
+        let thread = Thread {
+            var periods = handle.counters.periods.load(ordering: .relaxed)
+            var lastProgress = Date()
+            while !done.load(ordering: .relaxed) {
+                usleep(100_000)
+                let now = handle.counters.periods.load(ordering: .relaxed)
+                if now != periods {
+                    periods = now
+                    lastProgress = Date()
+                    continue
+                }
+                let stalled = Date().timeIntervalSince(lastProgress)
+                let signal = stopSignal()
+                guard stalled > seconds || (signal != nil && stalled > 1), !done.load(ordering: .relaxed) else { continue }
+                let running = handle.pluginsRunning()
+                let who = running.isEmpty ? "the engine" : "plugin \(running.joined(separator: ", "))"
+                let line = signal.map { "pulsejack: render: stopped by signal \($0) while \(who) had not returned for \(String(format: "%.1f", stalled)) s; the file holds what was rendered\n" }
+                    ?? "pulsejack: render: \(who) has not returned for \(String(format: "%.1f", stalled)) s (the watchdog's limit is \(seconds) s): stopping; the file holds what was rendered\n"
+                _ = line.withCString { write(2, $0, strlen($0)) }
+                finish.withLockedValue { $0 }?()
+                _exit(signal.map { 128 + $0 } ?? 70)
+            }
+        }
+        thread.name = "pj-watchdog"
+        thread.start()
+    }
+
+    /// The render is over.
+    func stop() { done.store(true, ordering: .relaxed) }
+}
