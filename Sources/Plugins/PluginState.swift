@@ -33,7 +33,8 @@ extension PluginInstance {
             }, context, 0, pj_host_features(host))
             restored = true
         }
-        if let foreign { throw PluginError("\(name): \(file) is a state of \(foreign), not of \(uri)", field: "state") }
+        // The two URIs before the path, so a long path never clips them from the error line.
+        if let foreign { throw PluginError("\(name) (\(uri)) cannot take a state saved for \(foreign): \(file)", field: "state") }
         guard restored else { throw PluginError("\(name): \(file) is not a plugin state lilv can read", field: "state") }
     }
 

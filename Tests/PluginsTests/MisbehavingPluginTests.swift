@@ -183,7 +183,7 @@ final class MisbehavingPluginTests: XCTestCase {
         let (refused, _) = try render(preset(MisbehavingPlugins.uri("clean"), at: .voiceInsert, extra: "        state: \(state.path)\n"),
                                       name: "foreign", seconds: 1)
         XCTAssertNotEqual(refused.status, 0)
-        XCTAssertTrue(refused.stderr.contains("foreign/1/state.ttl is a state of http://drobilla.net/plugins/mda/Ambience, not of urn:pulsejack:m"),
+        XCTAssertTrue(refused.stderr.contains("Misbehaving clean (urn:pulsejack:misbehave:clean) cannot take a state saved for http://drobilla.net/plugins/mda/Ambience"),
                       refused.stderr)
     }
 
@@ -237,6 +237,6 @@ final class MisbehavingPluginTests: XCTestCase {
         let (run, _) = try render(preset("urn:pulsejack:broken", at: .voiceInsert), name: "broken", seconds: 1)
         XCTAssertNotEqual(run.status, 0)
         XCTAssertTrue(run.stderr.contains("pulsejack: loading LV2 plugin"), run.stderr)
-        XCTAssertTrue(run.stderr.contains("could not be instantiated: no 'lv2_descriptor' in \(bundles.path)/missing.so"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("could not be instantiated: no 'lv2_descriptor' in "), run.stderr)
     }
 }
