@@ -41,7 +41,7 @@ public final class EngineHandle: @unchecked Sendable {
     /// overrun (`PluginGuard`). 0: no limit (offline, where time is not the period's). A live
     /// run sets it (`--plugin-share`).
     public let pluginSharePercent = ManagedAtomic<Int>(0)
-    /// What `rescuePlugins` has already said or done (each trip once, each refused latency once).
+    /// The plugin trips `rescuePlugins` has already said and acted on (each once).
     let pluginNotes = LockedBox<Set<String>>([])
     /// The bits of each heart's last BPM applied, 0 until one is.
     let publishedBPMs: ContiguousArray<ManagedAtomic<UInt64>>

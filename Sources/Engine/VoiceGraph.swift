@@ -13,16 +13,36 @@ struct VoiceGraph {
         return address.chain >= 0 && Int(address.chain) < slots.count ? slots[Int(address.chain)].inserts : nil
     }
 
-    /// Control thread. Every hosted plugin by its place in the preset — "piano" (an lv2 voice),
-    /// "piano.insert1", "master.insert2" — with its instances (two for a mono insert).
-    func hostedPlugins() -> [(place: String, instances: [PluginInstance])] {
-        var hosted: [(place: String, instances: [PluginInstance])] = []
+    /// One hosted plugin as the control thread sees it: its place in the preset — "piano" (an lv2
+    /// voice), "piano.insert1", "master.insert2" — its guard, the instances it built last (two for
+    /// a mono insert), and how to publish a fresh set.
+    struct HostedPlugin {
+        let place: String
+        let pluginGuard: PluginGuard
+        let published: () -> [PluginInstance]
+        let publish: (InsertChain.PluginSet) -> Void
+    }
+
+    /// Control thread. Every hosted plugin, in preset order.
+    func hosted() -> [HostedPlugin] {
+        var hosted: [HostedPlugin] = []
         for index in -1..<slots.count {
             let name = index < 0 ? "master" : slots[index].name
-            if index >= 0, let instrument = slots[index].instrumentVoice { hosted.append((name, [instrument.published])) }
+            if index >= 0, let voice = slots[index].instrumentVoice {
+                hosted.append(HostedPlugin(place: name, pluginGuard: voice.pluginGuard, published: { [voice.published] },
+                                           publish: { voice.published = $0.instances[0] }))
+            }
             guard let chain = insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0)) else { continue }
-            for (stage, insert) in chain.stages.enumerated() { hosted.append(("\(name).insert\(stage + 1)", insert.published.instances)) }
+            for (number, stage) in chain.stages.enumerated() {
+                hosted.append(HostedPlugin(place: "\(name).insert\(number + 1)", pluginGuard: stage.pluginGuard,
+                                           published: { stage.published.instances }, publish: { stage.published = $0 }))
+            }
         }
         return hosted
+    }
+
+    /// Control thread. Every hosted plugin by its place with its instances.
+    func hostedPlugins() -> [(place: String, instances: [PluginInstance])] {
+        hosted().map { ($0.place, $0.published()) }
     }
 }

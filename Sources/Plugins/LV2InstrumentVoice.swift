@@ -5,9 +5,10 @@ import Realtime
 /// plugin's atom sequence at its frame within the period, and a note-off `length` later; the
 /// plugin runs once per block (not split at notes), its events in time order.
 package final class LV2InstrumentVoice: BlockVoice, NoteSink {
-    /// The instance the process thread runs (replaced whole when its guard hands a fresh one over).
-    package private(set) var plugin: PluginInstance
+    /// The instance the process thread runs: its set's, replaced whole when its guard hands a
+    /// fresh one over.
     private var current: InsertChain.PluginSet
+    package var plugin: PluginInstance { current.instances[0] }
     /// The control thread's view: the instance it built last (saves and logs read this one).
     package var published: PluginInstance
     /// Its output checked and its time measured; benched, the voice is silent.
@@ -40,7 +41,6 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
     private(set) var droppedEvents = 0
 
     package init(plugin: PluginInstance, note: Int, lengthSeconds: Double, channel: UInt8 = 0) {
-        self.plugin = plugin
         current = InsertChain.PluginSet([plugin])
         published = plugin
         self.note = note
@@ -121,7 +121,6 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
         if let fresh = pluginGuard.takeReplacement() {
             let old = Unmanaged.passRetained(current as AnyObject)
             current = fresh.takeRetainedValue()
-            plugin = current.instances[0]
             if let retire { retire(old) } else { old.release() }
         }
         guard !pluginGuard.benched else {

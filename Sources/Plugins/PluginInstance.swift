@@ -29,9 +29,11 @@ package final class PluginInstance {
     /// (`latencyBound`) is refused: the plugin counts as latency-free, and the value is kept in
     /// `refusedLatency` for a control thread to name once.
     package private(set) var latency = 0
-    package let latencyBound: Int
-    /// The first refused latency report's float bits (0: none).
+    package var latencyBound: Int { sampleRate }
+    /// The first refused latency report's float bits (0: none), and whether a control thread has
+    /// named it (that thread's own).
     package let refusedLatency = ManagedAtomic<UInt32>(0)
+    package var refusedLatencySaid = false
     let sampleRate: Int
     let offline: Bool
     let stateFolder: String?
@@ -64,7 +66,6 @@ package final class PluginInstance {
         self.sampleRate = sampleRate
         self.offline = offline
         self.stateFolder = stateFolder
-        latencyBound = sampleRate
         let sequenceType = pj_urid_map(pj_lv2_atom_sequence()), chunkType = pj_urid_map(pj_lv2_atom_chunk())
         midiType = pj_urid_map(pj_lv2_midi_event())
         guard let host = pj_host_new(Double(sampleRate), Int32(maxFrames), Int32(maxFrames), Int32(Self.sequenceBytes),

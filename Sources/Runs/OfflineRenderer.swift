@@ -122,6 +122,9 @@ public final class OfflineRenderer {
         var lastProgress = -1
         let reports = fired.consumer
         engine.warmUp()
+        // Every 100 ms of audio, as a live run's control thread does: a benched plugin named and
+        // renewed (by frames, so the render stays deterministic).
+        let rescueEvery = Int64(engine.sampleRate / 10)
         while done < total {
             if let shouldStop, shouldStop() { break }
             if let jump = nextJump, jump.frame <= done {
@@ -145,9 +148,6 @@ public final class OfflineRenderer {
                            inputRight: input == nil ? nil : UnsafePointer(inputRight))
             while let report = reports.pop() { onFired?(report) }
             try files.write(left, right, frames: frames) { engine.output($0) }
-            // Every 100 ms of audio, as a live run's control thread does: a benched plugin named
-            // and renewed (by frames, so the render stays deterministic).
-            let rescueEvery = Int64(engine.sampleRate / 10)
             if (done + Int64(frames)) / rescueEvery != done / rescueEvery {
                 for line in engine.handle.rescuePlugins() { say?(line) }
             }
