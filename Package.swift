@@ -58,7 +58,7 @@ let package = Package(
         // Sound files: reading samples and tracks, writing WAV (libsndfile, libsamplerate).
         .target(name: "SoundFiles", dependencies: ["CSndfile", "CSamplerate", "Realtime", "Inputs", "Voices"], swiftSettings: strict),
         // LV2 plugins through lilv: the world, instances, insert chains, the instrument voice, state.
-        .target(name: "Plugins", dependencies: ["CLilv", "CLV2", "Realtime", "Inputs", "Voices"], swiftSettings: strict),
+        .target(name: "Plugins", dependencies: ["CLilv", "CLV2", "CProcessThread", "Realtime", "Inputs", "Voices"], swiftSettings: strict),
         // The engine: its setup value, the process path and its parts, the handle other threads
         // hold, the mixer, meters, recorder and MIDI-out queues.
         .target(name: "Engine", dependencies: [

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CProcessThread.h"
 
 __thread int pj_rt_depth = 0;
@@ -32,4 +33,36 @@ int pj_denormals_flushed(void) {
 #else
     return 0;
 #endif
+}
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+int pj_futex_wait(uint32_t *word, uint32_t expected, int64_t timeout_ns) {
+    struct timespec timeout = {(time_t)(timeout_ns / 1000000000), (long)(timeout_ns % 1000000000)};
+    // Shared between processes: no FUTEX_PRIVATE_FLAG.
+    long result = syscall(SYS_futex, word, FUTEX_WAIT, expected, &timeout, NULL, 0);
+    if (result == -1 && errno == ETIMEDOUT) return -1;
+    return 0;
+}
+
+void pj_futex_wake(uint32_t *word) { syscall(SYS_futex, word, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0); }
+
+int pj_shared_memory(const char *name) { return memfd_create(name, MFD_CLOEXEC); }
+
+int pj_pipe(int ends[2]) { return pipe2(ends, O_CLOEXEC); }
+
+#include <poll.h>
+
+int pj_pidfd_open(int pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+int pj_pidfd_exited(int pidfd) {
+    struct pollfd ready = {pidfd, POLLIN, 0};
+    return poll(&ready, 1, 0) == 1;
 }

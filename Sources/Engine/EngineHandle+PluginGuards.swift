@@ -20,7 +20,9 @@ extension EngineHandle {
         current.hosted().map { hosted in
             let watch = hosted.pluginGuard
             let timing = watch.timing()
-            return PluginHealth(place: hosted.place, state: Self.stateName(watch.out.load(ordering: .acquiring)),
+            let restarting = hosted.published().contains { $0.isolation.map { !$0.isPlaying } ?? false }
+            return PluginHealth(place: hosted.place,
+                                state: restarting ? "restarting its process" : Self.stateName(watch.out.load(ordering: .acquiring)),
                                 nonFiniteSamples: watch.nonFiniteSamples.load(ordering: .relaxed),
                                 subnormalSamples: watch.subnormalSamples.load(ordering: .relaxed),
                                 overruns: watch.overruns.load(ordering: .relaxed), trips: watch.trips.load(ordering: .relaxed),
@@ -44,14 +46,31 @@ extension EngineHandle {
 
     /// Control thread, about every 100 ms live and between periods offline. A plugin its guard
     /// benched is named; one benched for non-finite output is re-instantiated with its last state
-    /// and handed to the process thread, which puts it back; a latency a plugin reported and the
-    /// host refused is named once. What to log, one line each.
+    /// and handed to the process thread, which puts it back; an isolated plugin whose process
+    /// crashed, hung or missed its deadline is named and its process started again; a latency a
+    /// plugin reported and the host refused is named once. What to log, one line each.
     public func rescuePlugins() -> [String] {
         ProcessThread.assertOutside("renewing plugins")
         var lines: [String] = []
         for hosted in current.hosted() {
             let watch = hosted.pluginGuard
             let instances = hosted.published()
+            for instance in instances {
+                guard let isolation = instance.isolation else { continue }
+                let before = isolation.restarts.load(ordering: .relaxed)
+                for turn in isolation.supervise() {
+                    switch turn {
+                    case .failed(let why):
+                        lines.append("plugin \(hosted.place) (\(instance.name)), isolated: \(why); "
+                                     + (hosted.isInstrument ? "the voice is silent" : "it passes its input dry")
+                                     + " until its process is back with its last state")
+                    case .back(let milliseconds):
+                        lines.append("plugin \(hosted.place) (\(instance.name)) is back in a new process \(milliseconds) ms after "
+                                     + "it failed (restart \(isolation.restarts.load(ordering: .relaxed)))")
+                    }
+                }
+                watch.restarts.wrappingIncrement(by: isolation.restarts.load(ordering: .relaxed) - before, ordering: .relaxed)
+            }
             for instance in instances where !instance.refusedLatencySaid {
                 let bits = instance.refusedLatency.load(ordering: .relaxed)
                 guard bits != 0 else { continue }

@@ -82,7 +82,8 @@ extension EngineHandle {
         guard let chain = insertChain(InsertAddress(chain: chainIndex, stage: 0, port: 0)), (1...chain.stages.count).contains(number)
         else { throw InputError(file: folder, field: "\(place).insert\(number)", "no such insert in this preset") }
         let stage = chain.stages[number - 1]
-        let builder = PluginBuilder(sampleRate: sampleRate, maxFrames: maxFrames, offline: false, stateFolder: nil)
+        let builder = PluginBuilder(sampleRate: sampleRate, maxFrames: maxFrames, offline: false, stateFolder: nil,
+                                    isolateAll: stage.published.instances[0].isolation != nil)
         let instances = try (1...stage.width).map { instance in
             try builder.instance(stage.uri, controls: [:], state: "\(folder)/\(instance)", key: "\(place).insert\(number)/\(instance)") {
                 _, message in InputError(file: folder, field: "\(place).insert\(number)", message)

@@ -9,23 +9,28 @@ package struct PluginBuilder {
     let offline: Bool
     /// Where plugins keep their state files (`state:makePath`); nil: a temporary folder.
     let stateFolder: String?
+    /// Every plugin in a process of its own (`--isolate-plugins`), whatever its preset says.
+    let isolateAll: Bool
 
-    package init(sampleRate: Int, maxFrames: Int, offline: Bool, stateFolder: String?) {
+    package init(sampleRate: Int, maxFrames: Int, offline: Bool, stateFolder: String?, isolateAll: Bool = false) {
         self.sampleRate = sampleRate
         self.maxFrames = maxFrames
         self.offline = offline
         self.stateFolder = stateFolder
+        self.isolateAll = isolateAll
     }
 
     /// An activated instance of `uri` with `controls`, then the saved state in `state` if given;
     /// `key` names its folder for files it makes (`state:makePath`). `fail(field, message)` makes
     /// the error, `field` relative to where the plugin is named ("controls.gain", or nil).
-    package func instance(_ uri: String, controls: [String: Double], state: String? = nil, key: String,
+    /// `isolate`: hosted in a child process (`PluginProcess`).
+    package func instance(_ uri: String, controls: [String: Double], state: String? = nil, key: String, isolate: Bool = false,
                   fail: (String?, String) -> InputError) throws -> PluginInstance {
         do {
             let instance = try PluginInstance(uri: uri, sampleRate: sampleRate, maxFrames: maxFrames,
                                               controls: controls.mapValues(Float.init),
-                                              stateFolder: stateFolder.map { "\($0)/\(key)" }, offline: offline)
+                                              stateFolder: stateFolder.map { "\($0)/\(key)" }, offline: offline,
+                                              isolate: isolate || isolateAll)
             if let state { try instance.restoreState(from: state) }
             instance.activate()
             return instance

@@ -11,6 +11,10 @@ import Realtime
 /// between those the process thread alone connects its audio and runs it, so `run` never meets
 /// `deactivate` (lv2core's threading classes). The owner publishes it to the process thread by
 /// building the engine before activation or through a swap message.
+///
+/// An isolated instance (`isolate`) runs no plugin code here: a child process hosts the plugin
+/// (`PluginProcess`), and `connect`, `run` and `addMIDI` hand the buffers to it and back. Its
+/// controls stay here, the engine's truth, sent with every run.
 package final class PluginInstance {
     package let uri: String
     package let name: String
@@ -41,7 +45,14 @@ package final class PluginInstance {
     /// said once through `drainLog`.
     var warnings: [String]
 
-    let instance: UnsafeMutablePointer<LilvInstance>
+    /// The plugin in this process; nil when a child hosts it (`isolation`).
+    let instance: UnsafeMutablePointer<LilvInstance>?
+    /// The child process hosting it, when isolated.
+    package let isolation: PluginProcess?
+    /// Isolated: the buffers each port is connected to, and this run's MIDI, for the child.
+    private let connected: FixedBuffer<UnsafeMutablePointer<Float>?>
+    private let isolatedMIDI = FixedBuffer<UInt64>(capacity: PluginRegion.midiCapacity, repeating: 0)
+    private var isolatedMIDICount = 0
     let host: OpaquePointer
     private(set) var activated = false
     /// One value per port index (control ports are connected here).
@@ -59,8 +70,9 @@ package final class PluginInstance {
 
     /// Control thread. `controls`: values by symbol (checked against the plugin's ranges).
     /// `offline`: the worker runs synchronously, so renders are deterministic.
+    /// `isolate`: hosted by a child process, started at `activate`.
     init(uri: String, sampleRate: Int, maxFrames: Int, controls: [String: Float] = [:], stateFolder: String? = nil,
-         offline: Bool) throws {
+         offline: Bool, isolate: Bool = false) throws {
         self.uri = uri
         self.maxFrames = maxFrames
         self.sampleRate = sampleRate
@@ -82,14 +94,25 @@ package final class PluginInstance {
             pj_host_free(host)
             throw failure ?? PluginError("\(uri): LV2 is not available here (lilv could not load its world)")
         }
-        // Plugin code from here: its library's constructors, instantiate() and restore() print
-        // to the terminal as they will, and a crash there is the last line the user reads.
-        Self.announce("loading LV2 plugin \(described.name) (\(uri))")
         var made: UnsafeMutablePointer<LilvInstance>?
-        _ = PluginWorld.shared.withWorldOfPluginCode { world in
-            made = Self.instantiate(uri, described: described, in: world, sampleRate: sampleRate, host: host)
+        if isolate {
+            do {
+                isolation = try PluginProcess(plugin: .init(uri: uri, sampleRate: sampleRate, maxFrames: maxFrames, offline: offline,
+                                                            filesFolder: stateFolder), portCount: described.ports.count)
+            } catch {
+                pj_host_free(host)
+                throw error
+            }
+        } else {
+            isolation = nil
+            // Plugin code from here: its library's constructors, instantiate() and restore() print
+            // to the terminal as they will, and a crash there is the last line the user reads.
+            Self.announce("loading LV2 plugin \(described.name) (\(uri))")
+            _ = PluginWorld.shared.withWorldOfPluginCode { world in
+                made = Self.instantiate(uri, described: described, in: world, sampleRate: sampleRate, host: host)
+            }
         }
-        guard let made else {
+        guard made != nil || isolate else {
             pj_host_free(host)
             let problem = PluginWorld.shared.withWorldOfPluginCode { world in
                 PluginWorld.plugin(uri, in: world).flatMap { PluginWorld.libraryProblem(of: $0, uri: uri) }
@@ -99,6 +122,7 @@ package final class PluginInstance {
         name = described.name
         ports = described.ports
         instance = made
+        connected = FixedBuffer(capacity: isolate ? ports.count : 0, repeating: nil)
         coarseBlockLength = described.coarse
         latencyPort = described.latency
         audioInputs = ports.filter { $0.kind == .audio && $0.isInput }.map(\.index)
@@ -123,7 +147,7 @@ package final class PluginInstance {
             AtomSequence.Box(AtomSequence(capacityBytes: Self.sequenceBytes, sequenceType: sequenceType, chunkType: chunkType), isInput: true)
         }
         var others: [AtomSequence.Box] = []
-        for port in ports {
+        for port in ports where !isolate {
             switch port.kind {
             case .control:
                 lilv_instance_connect_port(instance, port.index, controlValues.pointer + Int(port.index))
@@ -147,13 +171,22 @@ package final class PluginInstance {
             }
         }
         otherAtoms = others
-        pj_host_attach_worker(host, Self.workerInterface(instance), lilv_instance_get_handle(instance))
+        if let made { pj_host_attach_worker(host, Self.workerInterface(made), lilv_instance_get_handle(made)) }
     }
 
     /// Control thread, after any state restore and before the process thread runs it.
     func activate() {
         guard !activated else { return }
         activated = true
+        if let isolation {
+            // Its process says which plugin it loads, before it runs the plugin's code.
+            if let problem = isolation.start(waiting: 10) {
+                warnings.append("\(name) (\(uri)), isolated: \(problem); silent until its process restarts")
+            } else if let latencyPort {
+                noteLatency(isolation.region.controls[Int(latencyPort)])
+            }
+            return
+        }
         lilv_instance_activate(instance)
         if latencyPort != nil {
             // A run on silence, as Ardour does, so the latency port holds the plugin's value.
@@ -164,8 +197,10 @@ package final class PluginInstance {
     }
 
     deinit {
-        if activated { lilv_instance_deactivate(instance) }
-        lilv_instance_free(instance)
+        if let instance {
+            if activated { lilv_instance_deactivate(instance) }
+            lilv_instance_free(instance)
+        }
         pj_host_free(host)
     }
 
@@ -195,7 +230,7 @@ package final class PluginInstance {
     /// Real-time safe.
     @inline(__always)
     func connect(port: UInt32, to buffer: UnsafeMutablePointer<Float>) {
-        lilv_instance_connect_port(instance, port, buffer)
+        if isolation != nil { connected[Int(port)] = buffer } else { lilv_instance_connect_port(instance, port, buffer) }
     }
 
     /// Real-time safe. The value of control port `port`.
@@ -223,29 +258,68 @@ package final class PluginInstance {
     /// Real-time safe. A MIDI message at `frame` of the next run (frames in order); false when
     /// the sequence is full or the plugin takes no MIDI.
     func addMIDI(frame: Int, _ bytes: (UInt8, UInt8, UInt8)) -> Bool {
-        midiInput?.sequence.append(frame: Int64(frame), type: midiType, bytes: bytes, count: 3) ?? false
+        guard isolation != nil else { return midiInput?.sequence.append(frame: Int64(frame), type: midiType, bytes: bytes, count: 3) ?? false }
+        guard midiInput != nil, isolatedMIDICount < isolatedMIDI.capacity else { return false }
+        isolatedMIDI[isolatedMIDICount] = PluginRegion.packMIDI(frame: frame, bytes)
+        isolatedMIDICount += 1
+        return true
     }
 
     /// Real-time safe. Runs the plugin for `frames` frames on the connected buffers, delivers the
     /// worker's responses and ends the run, then empties the MIDI input for the next.
     func run(frames: Int) {
+        if let isolation { return runIsolated(isolation, frames: frames) }
         for index in 0..<otherAtoms.count { otherAtoms[index].reset() }
         lilv_instance_run(instance, UInt32(frames))
         runs &+= 1
         pj_host_after_run(host)
-        if let latencyPort {
-            // Re-read after every run: a plugin may change its latency with its controls.
-            let reported = controlValues[Int(latencyPort)]
-            if reported.isFinite && reported >= 0 && reported <= Float(latencyBound) {
-                latency = Int(reported.rounded())
-            } else {
-                latency = 0
-                if refusedLatency.load(ordering: .relaxed) == 0 {
-                    refusedLatency.store(reported.bitPattern == 0 ? 1 : reported.bitPattern, ordering: .relaxed)
-                }
+        // Re-read after every run: a plugin may change its latency with its controls.
+        if let latencyPort { noteLatency(controlValues[Int(latencyPort)]) }
+        midiInput?.reset()
+    }
+
+    /// Real-time safe. The latency the plugin reports, checked.
+    private func noteLatency(_ reported: Float) {
+        if reported.isFinite && reported >= 0 && reported <= Float(latencyBound) {
+            latency = Int(reported.rounded())
+        } else {
+            latency = 0
+            if refusedLatency.load(ordering: .relaxed) == 0 {
+                refusedLatency.store(reported.bitPattern == 0 ? 1 : reported.bitPattern, ordering: .relaxed)
             }
         }
-        midiInput?.reset()
+    }
+
+    /// Real-time safe. A run in the child: the connected inputs, the controls and the MIDI into
+    /// the region, the outputs back. When the child is not there or misses its deadline, the
+    /// outputs are the inputs (an effect passes its input dry) or silence (an instrument).
+    private func runIsolated(_ isolation: PluginProcess, frames: Int) {
+        let region = isolation.region
+        let frames = min(frames, region.maxFrames)
+        let inputs = min(audioInputs.count, 2), outputs = min(audioOutputs.count, 2)
+        let claimed = isolation.claim()
+        if claimed {
+            for slot in 0..<inputs {
+                if let buffer = connected[Int(audioInputs[slot])] { region.audio(slot).update(from: buffer, count: frames) }
+            }
+            region.controls.update(from: controlValues.pointer, count: ports.count)
+            region.midi.update(from: isolatedMIDI.pointer, count: isolatedMIDICount)
+            region.midiCount.store(UInt32(isolatedMIDICount), ordering: .relaxed)
+        }
+        isolatedMIDICount = 0
+        runs &+= 1
+        let answered = claimed && isolation.run(frames: frames)
+        for slot in 0..<outputs {
+            guard let buffer = connected[Int(audioOutputs[slot])] else { continue }
+            if answered {
+                buffer.update(from: region.audio(2 + slot), count: frames)
+            } else if inputs > 0, let input = connected[Int(audioInputs[min(slot, inputs - 1)])] {
+                if input != buffer { buffer.update(from: input, count: frames) }
+            } else {
+                buffer.update(repeating: 0, count: frames)
+            }
+        }
+        if answered, let latencyPort { noteLatency(region.controls[Int(latencyPort)]) }
     }
 
     // MARK: - Building
@@ -334,7 +408,8 @@ package final class PluginInstance {
     /// (saved through `folder`), activated: what a benched plugin comes back as. This instance
     /// must not be running (benched), and its controls must have been snapshot.
     package func renewed(through folder: String) throws -> PluginInstance {
-        let fresh = try PluginInstance(uri: uri, sampleRate: sampleRate, maxFrames: maxFrames, stateFolder: stateFolder, offline: offline)
+        let fresh = try PluginInstance(uri: uri, sampleRate: sampleRate, maxFrames: maxFrames, stateFolder: stateFolder, offline: offline,
+                                       isolate: isolation != nil)
         do {
             try saveState(to: folder)
             try fresh.restoreState(from: folder)

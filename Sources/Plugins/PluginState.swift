@@ -26,16 +26,23 @@ extension PluginInstance {
                 return
             }
             let context = Unmanaged.passUnretained(self).toOpaque()
-            lilv_state_restore(state, instance, { symbol, context, value, size, type in
+            let setPortValue: LilvSetPortValueFunc = { symbol, context, value, size, type in
                 guard let symbol, let context, let value else { return }
                 Unmanaged<PluginInstance>.fromOpaque(context).takeUnretainedValue().setSavedPortValue(
                     String(cString: symbol), value: value, size: size, type: type)
-            }, context, 0, pj_host_features(host))
+            }
+            if let instance {
+                lilv_state_restore(state, instance, setPortValue, context, 0, pj_host_features(host))
+            } else {
+                // Isolated: the port values here, the plugin's own part in its process when it starts.
+                lilv_state_emit_port_values(state, setPortValue, context)
+            }
             restored = true
         }
         // The two URIs before the path, so a long path never clips them from the error line.
         if let foreign { throw PluginError("\(name) (\(uri)) cannot take a state saved for \(foreign): \(file)", field: "state") }
         guard restored else { throw PluginError("\(name): \(file) is not a plugin state lilv can read", field: "state") }
+        isolation?.stateFolder = folder
     }
 
     /// A port value from a saved state (a float, double or int atom).
@@ -69,6 +76,12 @@ extension PluginInstance {
     /// files the plugin refers to are copied or linked there.
     package func saveState(to folder: String) throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        if let isolation {
+            // Its process saves it; a child started later restores this one.
+            try isolation.save(to: folder)
+            isolation.stateFolder = folder
+            return
+        }
         var status: Int32 = -1
         _ = PluginWorld.shared.withWorldOfPluginCode { world in
             guard let plugin = PluginWorld.plugin(uri, in: world) else { return }
@@ -100,6 +113,13 @@ extension PluginInstance {
     /// name files copied there.
     package func takeState(of playing: PluginInstance, through folder: String) throws {
         playing.snapshotControls()
+        if let isolation = playing.isolation, !isolation.canSave {
+            // Its process is restarting: what its restart would have had — the state last
+            // restored or saved, and its controls as the engine holds them.
+            if let last = isolation.stateFolder { try restoreState(from: last) }
+            takeControls(of: playing)
+            return
+        }
         try playing.saveState(to: folder)
         try restoreState(from: folder)
     }

@@ -13,9 +13,9 @@ public enum EngineGraph {
     /// The engine a preset describes, with the wiring `wire` adds (its rings, outputs, grid role).
     public static func build(preset loaded: LoadedPreset, sampleRate: Int, maxFrames: Int, solo: String? = nil,
                              offline: Bool = false, libraries: [String: TrackLibrary] = [:], pluginStateFolder: String? = nil,
-                             wire: (inout EngineSetup) throws -> Void = { _ in }) throws -> RealtimeEngine {
+                             isolatePlugins: Bool = false, wire: (inout EngineSetup) throws -> Void = { _ in }) throws -> RealtimeEngine {
         var setup = try self.setup(preset: loaded, sampleRate: sampleRate, maxFrames: maxFrames, solo: solo, offline: offline,
-                                   libraries: libraries, pluginStateFolder: pluginStateFolder)
+                                   libraries: libraries, pluginStateFolder: pluginStateFolder, isolatePlugins: isolatePlugins)
         try wire(&setup)
         return RealtimeEngine(setup)
     }
@@ -23,17 +23,19 @@ public enum EngineGraph {
     /// `offline`: dense convolution waits for its workers each block (deterministic renders).
     /// `rebuilding`: the running engine's handle, for the same preset at the server's new rate.
     /// `libraries`: track libraries already scanned, by folder (the rest are scanned here).
+    /// `isolatePlugins`: every hosted plugin in a process of its own, as if each said `isolate: true`.
     public static func setup(preset loaded: LoadedPreset, sampleRate: Int, maxFrames: Int,
                              solo: String? = nil, offline: Bool = false,
                              libraries: [String: TrackLibrary] = [:], pluginStateFolder: String? = nil,
-                             rebuilding: EngineHandle? = nil) throws -> EngineSetup {
+                             isolatePlugins: Bool = false, rebuilding: EngineHandle? = nil) throws -> EngineSetup {
         ProcessThread.assertOutside("building an engine's setup")
         let voices = loaded.voices
         if let solo, !voices.contains(where: { $0.definition.name == solo }) {
             throw InputError(file: loaded.file, field: "voices",
                              "no voice named '\(solo)' to solo (voices: \(voices.map(\.definition.name).joined(separator: ", ")))")
         }
-        let plugins = PluginBuilder(sampleRate: sampleRate, maxFrames: maxFrames, offline: offline, stateFolder: pluginStateFolder)
+        let plugins = PluginBuilder(sampleRate: sampleRate, maxFrames: maxFrames, offline: offline, stateFolder: pluginStateFolder,
+                                    isolateAll: isolatePlugins)
         let slots = try voiceSlots(loaded, sampleRate: sampleRate, maxFrames: maxFrames, solo: solo, offline: offline,
                                    libraries: libraries, plugins: plugins)
         var notes: [Int: Int] = [:]

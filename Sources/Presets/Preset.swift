@@ -175,12 +175,16 @@ public struct Preset: Codable, Sendable {
         public var bypass: Bool?
         /// A saved state's folder (a session save writes it), relative to the file naming it.
         public var state: String?
+        /// Hosted in a process of its own: a crash or a hang there silences this insert (it passes
+        /// its input dry) until the process restarts, and nothing else.
+        public var isolate: Bool?
 
-        public init(plugin: String, controls: [String: Double]? = nil, bypass: Bool? = nil, state: String? = nil) {
+        public init(plugin: String, controls: [String: Double]? = nil, bypass: Bool? = nil, state: String? = nil, isolate: Bool? = nil) {
             self.plugin = plugin
             self.controls = controls
             self.bypass = bypass
             self.state = state
+            self.isolate = isolate
         }
     }
 

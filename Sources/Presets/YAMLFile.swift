@@ -97,7 +97,7 @@ package enum YAMLFile {
 
     /// An `inserts:` list: each item's lines, down to its control symbols, and no unknown key.
     private static func checkInserts(_ node: Node, at path: String, file: String, lines: inout [String: Int]) throws {
-        let known: Set<String> = ["plugin", "controls", "bypass", "state"]
+        let known: Set<String> = ["plugin", "controls", "bypass", "state", "isolate"]
         for (index, item) in (node.sequence ?? []).enumerated() {
             lines["\(path)[\(index)]"] = item.mark?.line
             for (key, value) in item.mapping ?? [:] {

@@ -62,6 +62,8 @@ extension LiveSession {
         /// A hosted plugin's share of the period, in percent: one that takes longer in
         /// `PluginGuard.overrunTrip` periods of `overrunWindow` is bypassed (0: never).
         public var pluginShare = 50
+        /// Every hosted plugin in a process of its own (`--isolate-plugins`).
+        public var isolatePlugins = false
 
         public init(preset: String) { self.preset = preset }
 

@@ -82,7 +82,8 @@ public final class LiveSession {
                 libraries[folder] = try TrackLibrary.scan(folder: folder)
             }
             var setup = try EngineGraph.setup(preset: loaded, sampleRate: client.sampleRate, maxFrames: client.bufferSize,
-                                              libraries: libraries, pluginStateFolder: nsm?.pluginFolder)
+                                              libraries: libraries, pluginStateFolder: nsm?.pluginFolder,
+                                              isolatePlugins: configuration.isolatePlugins)
             let handle = setup.handle
             self.handle = handle
             outputs = try OutputLayout(preset: loaded, mode: configuration.outputs, midi: configuration.midiOut)
@@ -130,7 +131,8 @@ public final class LiveSession {
             rates = RateFollower(engine: RealtimeEngine(setup), take: take, client: client, logs: logs, build: {
                 [loaded, libraries, maxFrames = setup.maxFrames, pluginFolder = nsm?.pluginFolder] rate in
                 var rebuilt = try EngineGraph.setup(preset: loaded, sampleRate: rate, maxFrames: maxFrames, libraries: libraries,
-                                                    pluginStateFolder: pluginFolder, rebuilding: handle)
+                                                    pluginStateFolder: pluginFolder, isolatePlugins: configuration.isolatePlugins,
+                                                    rebuilding: handle)
                 rebuilt.wiring = wiring
                 return rebuilt
             }, makeTake: makeTake, log: log, say: say)

@@ -49,10 +49,11 @@ public final class OfflineRenderer {
     /// Offline. `messages` are the control messages to replay, each at its absolute frame.
     /// `stems`: the buses a render can write as stems (`OutputLayout.stems`; per voice when `.perVoice`).
     public init(preset: LoadedPreset, sampleRate: Int, periodFrames: Int = 256, solo: String? = nil,
-                messages: [ControlMessage], inputFile: String? = nil, stems: StemLayout = .none) throws {
+                messages: [ControlMessage], inputFile: String? = nil, stems: StemLayout = .none, isolatePlugins: Bool = false) throws {
         input = try inputFile.map { try SampleFile.load(path: $0, sampleRate: sampleRate) }
         precondition(periodFrames > 0)
-        var setup = try EngineGraph.setup(preset: preset, sampleRate: sampleRate, maxFrames: periodFrames, solo: solo, offline: true)
+        var setup = try EngineGraph.setup(preset: preset, sampleRate: sampleRate, maxFrames: periodFrames, solo: solo, offline: true,
+                                          isolatePlugins: isolatePlugins)
         setup.firedReports = fired
         setup.sources = [sessionRing]
         switch stems {

@@ -32,6 +32,8 @@ public struct RenderJob {
     /// With a watchdog (`render`): seconds a period may take before the render is stopped,
     /// naming the plugin that is stuck; and the stop signal received, if any.
     public var watchdogSeconds: Double?
+    /// Every hosted plugin in a process of its own (`--isolate-plugins`).
+    public var isolatePlugins = false
     public var stopSignal: (@Sendable () -> Int32?) = { nil }
     /// Each period's share of the render done (a progress bar).
     public var progress: ((Double) -> Void)?
@@ -96,7 +98,7 @@ public struct RenderJob {
             throw InputError(file: loaded.file, "--stems: a voice is named 'master', the master's own stem; rename the voice")
         }
         let renderer = try OfflineRenderer(preset: loaded, sampleRate: rate, periodFrames: period, solo: solo, messages: source.messages,
-                                           inputFile: input, stems: stemLayout.map { .buses($0) } ?? .none)
+                                           inputFile: input, stems: stemLayout.map { .buses($0) } ?? .none, isolatePlugins: isolatePlugins)
         let frames = duration.map { Int64(($0 * Double(rate)).rounded()) }
             ?? (source.isSessionLog ? source.endFrame : source.endFrame + Int64(2 * rate))
         let events = try eventsOut.map { try EventLog(path: $0, voiceNames: renderer.engine.handle.voiceNames) }

@@ -39,6 +39,9 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds a period may take before the render stops, naming the plugin stuck in its run (exit status 70).", valueName: "SECONDS"))
     var watchdog = 10.0
 
+    @Flag(name: .customLong("isolate-plugins"), help: "Host every LV2 plugin in a process of its own (the same samples as in process; a crash costs that plugin, not the render).")
+    var isolatePlugins = false
+
     @Option(name: .customLong("meters-plot"), help: "Also draw the peak and RMS level of each channel as a radial trace (Radial Audio) into this SVG file.")
     var metersPlot: String?
 
@@ -88,6 +91,7 @@ struct Render: ParsableCommand {
         job.shouldStop = { signals.stopping }
         job.stopSignal = { signals.signal }
         job.watchdogSeconds = watchdog
+        job.isolatePlugins = isolatePlugins
         let bar = isatty(STDERR_FILENO) != 0 ? ProgressBar() : nil
         job.progress = bar.map { bar in { bar.show($0) } }
         job.say = { FileHandle.standardError.write(Data("pulsejack: \($0)\n".utf8)) }

@@ -98,6 +98,9 @@ struct Run: ParsableCommand {
     @Option(name: .customLong("plugin-share"), help: ArgumentHelp("A hosted plugin's share of the period in percent: one that takes longer in 3 periods of 256 is bypassed and named (0: no limit).", valueName: "PERCENT"))
     var pluginShare = 50
 
+    @Flag(name: .customLong("isolate-plugins"), help: "Host every LV2 plugin in a process of its own: a crash or a hang silences that plugin until its process restarts (within a second), and nothing else.")
+    var isolatePlugins = false
+
     @Flag(name: .customLong("predict-beats"), help: "Schedule each detected beat's successor from recent intervals (PPG, /pulse/beat, a strap's RR intervals), so sound lands on the beat.")
     var predictBeats = false
 
@@ -153,6 +156,7 @@ struct Run: ParsableCommand {
         configuration.bleAdapter = bleAdapter
         configuration.ecgDelay = ecgDelay
         configuration.pluginShare = pluginShare
+        configuration.isolatePlugins = isolatePlugins
         configuration.predictBeats = predictBeats
         configuration.record = record
         configuration.recordBufferSeconds = recordBuffer

@@ -79,7 +79,9 @@ final class RealtimeSafetyTests: XCTestCase {
                                rate: BeatRate(subdivision: 2), followsHeart: true, silenced: false, inserts: chain))
         insertVoice = Int32(slots.count - 1)
         // Drum regions: region 0 plays voice 1, region 1 cycles the mode, region 2 is the skipped beat.
-        let masterInserts = try plugins.chain([.init(plugin: "http://drobilla.net/plugins/mda/Limiter")]) { path, message in
+        // The master's second insert in a process of its own: driven through shared memory each period.
+        let masterInserts = try plugins.chain([.init(plugin: "http://drobilla.net/plugins/mda/Limiter"),
+                                               .init(plugin: "http://lv2plug.in/plugins/eg-amp", controls: ["gain": -1], isolate: true)]) { path, message in
             InputError(file: "test", field: path, message)
         }
         return Fixtures.engine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots + extra, noteVoices: [36: 0],
@@ -172,8 +174,16 @@ final class RealtimeSafetyTests: XCTestCase {
         let counts = engine.handle.counters.snapshot()
         XCTAssertGreaterThan(counts.voicesFired, 5000, "the voices really fired")
         XCTAssertEqual(engine.handle.publishedLatency.load(ordering: .relaxed), 64, "the look-ahead ran: nodelay's 64 frames were compensated")
+        XCTAssertGreaterThan(isolatedRuns(engine), 0, "the isolated master insert's process answered")
         XCTAssertEqual(allocations, 0)
         XCTAssertEqual(pj_rt_lock_count(), 0)
+    }
+
+    /// The runs the isolated master insert's process answered.
+    private func isolatedRuns(_ engine: RealtimeEngine) -> Int {
+        let isolated = engine.handle.hostedPlugins().first { $0.place == "master.insert2" }?.instances[0].isolation
+        XCTAssertNotNil(isolated, "the master's second insert is isolated")
+        return isolated?.answered.load(ordering: .relaxed) ?? 0
     }
 
     func testTheCounterCatchesAVoiceThatAllocates() throws {
@@ -253,6 +263,7 @@ final class RealtimeSafetyTests: XCTestCase {
         let counts = engine.handle.counters.snapshot()
         XCTAssertGreaterThan(counts.periods, 100, "JACK ran the process callback")
         XCTAssertGreaterThan(counts.voicesFired, 100)
+        XCTAssertGreaterThan(isolatedRuns(engine), 0, "the isolated master insert's process answered")
         XCTAssertEqual(allocations, 0)
         XCTAssertEqual(pj_rt_lock_count(), 0)
     }

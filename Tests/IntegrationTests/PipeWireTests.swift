@@ -62,10 +62,25 @@ final class PipeWireTests: XCTestCase {
             if let gap { XCTAssertTrue(gap.contains(due), "onset \(onset): its pulse was due at \(due), not in \(gap)") }
             late += 1
         }
-        let intervals = zip(onsets.dropFirst(), onsets).map { $0 - $1 }
-        XCTAssertTrue(intervals.allSatisfy { $0 > 0 && $0 < 4800 }, "no pulse lost: \(intervals)")
-        let counted = status.stdout.components(separatedBy: "\"late_pulses\":").dropFirst().first?.prefix { $0.isNumber }
-        XCTAssertEqual(counted.flatMap { Int($0) }, late, "late pulses counted as heard: \(status.stdout)")
+        // No pulse lost: every grid frame between two heard onsets was heard, or fell in a stretch
+        // the ear itself did not run. PipeWire may skip the ear (not the engine) for a cycle under
+        // load, and a pulse played there, on time or late, cannot be heard (seen in CI: 5 late
+        // pulses counted, 4 heard, an interval of 7200 across a gap of the ear's own).
+        func grid(_ frame: Int64) -> Int64 { frame - ((frame - phase) % 2400 + 2400) % 2400 }
+        var unheard = 0
+        for (earlier, later) in zip(onsets, onsets.dropFirst()) {
+            XCTAssertGreaterThan(later, earlier)
+            var due = grid(earlier) + 2400
+            while due < grid(later) {
+                XCTAssertTrue(gaps.contains { $0.contains(due) }, "the pulse due at \(due) was lost, in a cycle the ear ran: \(gaps)")
+                unheard += 1
+                due += 2400
+            }
+        }
+        let field: Substring? = status.stdout.components(separatedBy: "\"late_pulses\":").dropFirst().first?.prefix { $0.isNumber }
+        let counted = try XCTUnwrap(field.flatMap { Int($0) }, status.stdout)
+        XCTAssertTrue(late <= counted && counted <= late + unheard, "late pulses counted (\(counted)) as heard (\(late), "
+                      + "and \(unheard) due where the ear did not run): \(status.stdout)")
     }
 
     /// PipeWire killed (its 0.3.65 libjack calls only the plain shutdown callback) and started

@@ -27,7 +27,7 @@ static const char *names[BEHAVIOURS] = {
 };
 
 // Ports: 0, 1 audio in (effect) or 0 MIDI in (instrument, 1 unused); 2, 3 audio out; 4 latency
-// out; 5… the absurd plugin's 64 controls.
+// out; 5 gain (a control whose value a restart must keep); 6… the absurd plugin's 64 controls.
 typedef struct {
     int behaviour, instrument;
     double rate;
@@ -35,6 +35,7 @@ typedef struct {
     float *out[2];
     const LV2_Atom_Sequence *midi;
     float *latency;
+    const float *gain;
     uint64_t frames, runs;
     int hung;
     LV2_URID midi_event;
@@ -42,7 +43,9 @@ typedef struct {
 } Plugin;
 
 static void crash(void) {
-    volatile int *nowhere = NULL;
+    // A volatile pointer to volatile: the compiler can neither know it is null nor drop the store
+    // as undefined behaviour (with a pointer to volatile alone, GCC did: nothing crashed).
+    volatile int *volatile nowhere = NULL;
     *nowhere = 1;
 }
 
@@ -77,6 +80,7 @@ static void connect_port(LV2_Handle handle, uint32_t port, void *data) {
     case 2: self->out[0] = data; break;
     case 3: self->out[1] = data; break;
     case 4: self->latency = data; break;
+    case 5: self->gain = data; break;
     default: break;
     }
 }
@@ -114,14 +118,15 @@ static void run(LV2_Handle handle, uint32_t frames) {
                 if (event->body.type == self->midi_event && (message[0] & 0xF0) == 0x90 && message[2] > 0) self->level = 0.5;
                 event = lv2_atom_sequence_next(event);
             }
-            float sample = (float)(self->level * sin(self->phase));
+            float sample = (float)(self->level * sin(self->phase)) * (self->gain ? *self->gain : 1.0f);
             self->phase += 2 * M_PI * 440 / self->rate;
             self->level *= exp(-1 / (0.1 * self->rate));
             if (self->out[0]) self->out[0][i] = sample;
             if (self->out[1]) self->out[1][i] = sample;
         } else {
-            if (self->out[0]) self->out[0][i] = self->in[0] ? self->in[0][i] : 0;
-            if (self->out[1]) self->out[1][i] = self->in[1] ? self->in[1][i] : 0;
+            float gain = self->gain ? *self->gain : 1.0f;
+            if (self->out[0]) self->out[0][i] = self->in[0] ? gain * self->in[0][i] : 0;
+            if (self->out[1]) self->out[1][i] = self->in[1] ? gain * self->in[1][i] : 0;
         }
     }
     int faulty = self->frames >= (uint64_t)self->rate;

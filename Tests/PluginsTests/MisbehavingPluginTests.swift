@@ -130,49 +130,130 @@ final class MisbehavingPluginTests: XCTestCase {
         XCTAssertTrue(run.stderr.contains("restarting it with its last state"), run.stderr)
     }
 
-    /// A latency that is not a number of frames within a second is refused and named, and every
-    /// pulse fires once whatever the latency does.
-    func testAbsurdLatenciesAreRefusedAndEachPulseFiresOnce() throws {
-        for behaviour in ["latency-huge", "latency-negative", "latency-nan", "latency-flip"] {
-            let events = folder.file("\(behaviour).jsonl")
-            let (run, _) = try render(preset(MisbehavingPlugins.uri(behaviour), at: .instrument), name: behaviour, seconds: 4,
-                                      arguments: ["--events-out", events])
-            XCTAssertEqual(run.status, 0, "\(behaviour): \(run.stderr)")
-            let lines = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n")
-            var frames: [Int] = []
-            for line in lines where line.contains("\"victim\"") {
-                let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-                frames.append(try XCTUnwrap(object["frame"] as? Int))
+    /// Isolated (`--isolate-plugins`), plugins render the same samples as in process: the shipped
+    /// plugins preset (mda EPiano and JX10 as voices, mda Ambience and x42's limiter as inserts).
+    func testIsolatedPluginsRenderTheSameSamplesAsInProcess() throws {
+        let text = try String(contentsOfFile: Subprocess.repository.appendingPathComponent("presets/plugins/preset.yaml").path, encoding: .utf8)
+        let (inProcess, reference) = try render(text, name: "in-process", seconds: 4)
+        let (isolated, output) = try render(text, name: "isolated", seconds: 4, arguments: ["--isolate-plugins"])
+        XCTAssertEqual(inProcess.status, 0, inProcess.stderr)
+        XCTAssertEqual(isolated.status, 0, isolated.stderr)
+        XCTAssertFalse(isolated.stderr.contains("isolated:"), "no process failed: \(isolated.stderr)")
+        let expected = try XCTUnwrap(reference).channels, got = try XCTUnwrap(output).channels
+        XCTAssertEqual(got[0].count, expected[0].count)
+        var worst: Float = 0, loudest: Float = 0
+        for channel in 0..<2 {
+            for frame in 0..<min(got[channel].count, expected[channel].count) {
+                worst = max(worst, abs(got[channel][frame] - expected[channel][frame]))
+                loudest = max(loudest, abs(expected[channel][frame]))
             }
-            // 120 BPM for 4 s: beats 0…7, each fired exactly once (never twice, never piled up).
-            XCTAssertEqual(frames.count, 8, "\(behaviour): \(frames)")
-            XCTAssertEqual(Set(frames).count, frames.count, "\(behaviour): \(frames)")
-            if behaviour != "latency-flip" {
-                // Refused: latency-free, so each fires on its beat's frame.
-                XCTAssertEqual(frames, (0..<8).map { $0 * 24_000 }, behaviour)
-                XCTAssertTrue(run.stderr.contains("reported a latency of"), "\(behaviour): \(run.stderr)")
-                XCTAssertTrue(run.stderr.contains("treated as latency-free"), "\(behaviour): \(run.stderr)")
+        }
+        XCTAssertGreaterThan(loudest, 0.1, "the plugins played")
+        XCTAssertLessThanOrEqual(worst, 1e-6)
+    }
+
+    /// An isolated plugin that crashes in its run, hangs, or crashes in instantiate() or restore() costs only
+    /// itself, as a voice insert, a master insert and an instrument: the render ends normally,
+    /// the clean voice plays as it would alone (an insert out passes its input dry), nothing
+    /// non-finite, the plugin and what it did named; after a crash in its run it comes back in a
+    /// new process and plays again.
+    func testAnIsolatedPluginThatCrashesOrHangsCostsOnlyItself() throws {
+        let reference = try bystanderAlone()
+        let reasons = ["segfault": "it crashed (signal 11", "hang": "it missed its deadline", "crash-instantiate": "it crashed (signal 11",
+                       "crash-restore": "it crashed (signal 11"]
+        for (behaviour, reason) in reasons.sorted(by: { $0.key < $1.key }) {
+            for place in Place.allCases {
+                let label = "\(behaviour) as \(place)"
+                let seconds = behaviour == "segfault" ? 2.5 : 1.5
+                // The instrument says it in its preset, the inserts through the flag.
+                var extra: String = place == .instrument ? "    isolate: true\n" : ""
+                if behaviour == "crash-restore" {
+                    // A state of its own, so its restore() runs (and crashes) in its process.
+                    let indent = String(repeating: " ", count: place == .voiceInsert ? 8 : place == .masterInsert ? 6 : 4)
+                    extra += indent + "state: " + (try MisbehavingPlugins.savedState(in: folder.url, for: MisbehavingPlugins.uri(behaviour, instrument: place == .instrument))) + "\n"
+                }
+                let (run, wav) = try render(preset(MisbehavingPlugins.uri(behaviour), at: place, extra: extra), name: "isolated-\(behaviour)-\(place)",
+                                            seconds: seconds, arguments: place == .instrument ? [] : ["--isolate-plugins"], timeout: 60)
+                XCTAssertEqual(run.status, 0, "\(label): \(run.stderr)")
+                let output = try XCTUnwrap(wav, label)
+                for channel in 0..<2 { XCTAssertEqual(forbidden(output.channels[channel]).nonFinite, 0, "\(label): channel \(channel)") }
+                let left = output.channels[0]
+                var worst: Float = 0
+                for frame in 0..<min(left.count, reference.count) { worst = max(worst, abs(left[frame] - reference[frame])) }
+                XCTAssertLessThanOrEqual(worst, 1e-6, "\(label): the clean voice plays as alone")
+                let name = place == .masterInsert ? "master.insert1" : place == .voiceInsert ? "victim.insert1" : "victim"
+                XCTAssertTrue(run.stderr.contains("plugin \(name) (Misbehaving \(behaviour)"), "\(label): \(run.stderr)")
+                XCTAssertTrue(run.stderr.contains("isolated: \(reason)"), "\(label): \(run.stderr)")
+                guard behaviour == "segfault" else { continue }
+                XCTAssertTrue(run.stderr.contains("is back in a new process "), "\(label): \(run.stderr)")
+                XCTAssertTrue(run.stderr.contains(" after it failed (restart 1)"), "\(label): \(run.stderr)")
+                if place == .instrument {
+                    // Beats every 24 000 frames: the crash at one second (beat 2) silences it; the
+                    // process is back within 100 ms of audio and plays beat 3.
+                    let right = output.channels[1]
+                    func loudness(beat: Int) -> Float {
+                        var peak: Float = 0
+                        for frame in beat * 24_000 + 4_800..<min(beat * 24_000 + 9_600, right.count) { peak = max(peak, abs(right[frame])) }
+                        return peak
+                    }
+                    XCTAssertGreaterThan(loudness(beat: 1), 0.05, "\(label): before the crash")
+                    XCTAssertEqual(loudness(beat: 2), 0, "\(label): silent after the crash")
+                    XCTAssertGreaterThan(loudness(beat: 3), 0.05, "\(label): back")
+                }
+            }
+        }
+    }
+
+    /// A latency that is not a number of frames within a second is refused and named, and every
+    /// pulse fires once whatever the latency does, at every place. A master insert's latency
+    /// moves the clean voice's pulses, an insert's or instrument's its own voice's.
+    func testAbsurdLatenciesAreRefusedAndEachPulseFiresOnce() throws {
+        for place in Place.allCases {
+            for behaviour in ["latency-huge", "latency-negative", "latency-nan", "latency-flip"] {
+                let label = "\(behaviour) as \(place)", events = folder.file("\(behaviour)-\(place).jsonl")
+                let (run, _) = try render(preset(MisbehavingPlugins.uri(behaviour), at: place), name: "\(behaviour)-\(place)", seconds: 4,
+                                          arguments: ["--events-out", events])
+                XCTAssertEqual(run.status, 0, "\(label): \(run.stderr)")
+                let voice = place == .masterInsert ? "\"bystander\"" : "\"victim\""
+                var frames: [Int] = []
+                for line in try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n") where line.contains(voice) {
+                    let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                    frames.append(try XCTUnwrap(object["frame"] as? Int))
+                }
+                // 120 BPM for 4 s: beats 0…7, each fired exactly once (never twice, never piled up).
+                XCTAssertEqual(frames.count, 8, "\(label): \(frames)")
+                XCTAssertEqual(Set(frames).count, frames.count, "\(label): \(frames)")
+                if behaviour != "latency-flip" {
+                    // Refused: latency-free, so each fires on its beat's frame.
+                    XCTAssertEqual(frames, (0..<8).map { $0 * 24_000 }, label)
+                    XCTAssertTrue(run.stderr.contains("reported a latency of"), "\(label): \(run.stderr)")
+                    XCTAssertTrue(run.stderr.contains("treated as latency-free"), "\(label): \(run.stderr)")
+                }
             }
         }
     }
 
     /// Defaults beyond the float range or outside their range, and a range upside down, are named
-    /// and never reach the plugin as ±Inf or out of range.
+    /// and never reach the plugin as ±Inf or out of range, at every place.
     func testAbsurdControlDataIsClampedOrRefusedAndNamed() throws {
-        let (run, wav) = try render(preset(MisbehavingPlugins.uri("absurd-controls"), at: .voiceInsert), name: "absurd", seconds: 1)
-        XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertNotNil(wav)
-        XCTAssertTrue(run.stderr.contains("port 'c0' has a default beyond the float range; it starts at 0"), run.stderr)
-        XCTAssertTrue(run.stderr.contains("port 'c1' has its default 5 outside 0…1; it starts at 1"), run.stderr)
-        XCTAssertTrue(run.stderr.contains("port 'c2' has a range beyond the float range"), run.stderr)
-        XCTAssertFalse(run.stderr.contains("port 'c3'"), run.stderr)
+        for place in Place.allCases {
+            let (run, wav) = try render(preset(MisbehavingPlugins.uri("absurd-controls"), at: place), name: "absurd-\(place)", seconds: 1)
+            XCTAssertEqual(run.status, 0, "\(place): \(run.stderr)")
+            XCTAssertEqual(forbidden(try XCTUnwrap(wav).channels.flatMap { $0 }).nonFinite, 0, "\(place)")
+            XCTAssertTrue(run.stderr.contains("port 'c0' has a default beyond the float range; it starts at 0"), "\(place): \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains("port 'c1' has its default 5 outside 0…1; it starts at 1"), "\(place): \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains("port 'c2' has a range beyond the float range"), "\(place): \(run.stderr)")
+            XCTAssertFalse(run.stderr.contains("port 'c3'"), "\(place): \(run.stderr)")
+        }
     }
 
-    /// A plugin whose restore() crashes is never restored when it has no default state: the
-    /// render plays. A state saved for another plugin is refused, naming the file.
+    /// A plugin whose restore() crashes is never restored when it has no default state, at every
+    /// place: the render plays. A state saved for another plugin is refused, naming the file.
     func testStateIsRestoredOnlyWhenItIsThePlugins() throws {
-        let (run, _) = try render(preset(MisbehavingPlugins.uri("crash-restore"), at: .voiceInsert), name: "restore", seconds: 1)
-        XCTAssertEqual(run.status, 0, run.stderr)
+        for place in Place.allCases {
+            let (run, _) = try render(preset(MisbehavingPlugins.uri("crash-restore"), at: place), name: "restore-\(place)", seconds: 1)
+            XCTAssertEqual(run.status, 0, "\(place): \(run.stderr)")
+        }
         let state = folder.url.appendingPathComponent("foreign")
         try FileManager.default.createDirectory(at: state.appendingPathComponent("1"), withIntermediateDirectories: true)
         try """

@@ -6,8 +6,8 @@ public final class LiveRun {
     private let output = Pipe()
 
     /// Starts `pulsejack ARGUMENTS` against the JACK server `server`.
-    public init(_ arguments: [String], server: String) throws {
-        process = try Subprocess.startPulsejack(arguments, server: server, output: output)
+    public init(_ arguments: [String], server: String, environment: [String: String] = [:]) throws {
+        process = try Subprocess.startPulsejack(arguments, server: server, output: output, environment: environment)
     }
 
     /// Sends `signal` (SIGINT unless told), waits for the exit, and returns its status and

@@ -32,6 +32,19 @@ public enum MisbehavingPlugins {
         }
     }
 
+    /// A state folder for the plugin `uri` inside `folder`, laid out as a session save writes it
+    /// (`<state>/1/state.ttl`): a preset's `state:` with it makes the plugin's restore() run.
+    public static func savedState(in folder: URL, for uri: String) throws -> String {
+        let state = folder.appendingPathComponent("state-" + uri.replacingOccurrences(of: ":", with: "-"))
+        try FileManager.default.createDirectory(at: state.appendingPathComponent("1"), withIntermediateDirectories: true)
+        try """
+            @prefix lv2: <http://lv2plug.in/ns/lv2core#> .
+            @prefix pset: <http://lv2plug.in/ns/ext/presets#> .
+            <> a pset:Preset ; lv2:appliesTo <\(uri)> .
+            """.write(to: state.appendingPathComponent("1/state.ttl"), atomically: true, encoding: .utf8)
+        return state.path
+    }
+
     /// `LV2_PATH` with the bundle first, then Debian's plugins.
     public static func lv2Path() throws -> String { "\(try folder()):/usr/lib/lv2" }
 
@@ -60,8 +73,8 @@ public enum MisbehavingPlugins {
     }
 
     /// Ports as misbehave.c numbers them: 0 and 1 the audio inputs (an instrument: 0 its MIDI, 1 a
-    /// control it ignores), 2 and 3 the audio outputs, 4 the latency; the absurd plugin's 64
-    /// controls from 5.
+    /// control it ignores), 2 and 3 the audio outputs, 4 the latency, 5 a gain; the absurd
+    /// plugin's 64 controls from 6.
     private static func description() -> String {
         var text = """
             @prefix lv2: <http://lv2plug.in/ns/lv2core#> .
@@ -96,7 +109,7 @@ public enum MisbehavingPlugins {
                         }
                         controls += """
                              ,
-                            [ a lv2:InputPort, lv2:ControlPort ; lv2:index \(5 + number) ; lv2:symbol "c\(number)" ;
+                            [ a lv2:InputPort, lv2:ControlPort ; lv2:index \(6 + number) ; lv2:symbol "c\(number)" ;
                               lv2:name "Control \(number)" ; lv2:default \(fallback) ; lv2:minimum \(minimum) ; lv2:maximum \(maximum) ]
                             """
                     }
@@ -111,7 +124,9 @@ public enum MisbehavingPlugins {
                         [ a lv2:OutputPort, lv2:AudioPort ; lv2:index 2 ; lv2:symbol "out_l" ; lv2:name "Out L" ] ,
                         [ a lv2:OutputPort, lv2:AudioPort ; lv2:index 3 ; lv2:symbol "out_r" ; lv2:name "Out R" ] ,
                         [ a lv2:OutputPort, lv2:ControlPort ; lv2:index 4 ; lv2:symbol "latency" ; lv2:name "Latency" ;
-                          lv2:designation lv2:latency ; lv2:portProperty lv2:reportsLatency ]\(controls) .
+                          lv2:designation lv2:latency ; lv2:portProperty lv2:reportsLatency ] ,
+                        [ a lv2:InputPort, lv2:ControlPort ; lv2:index 5 ; lv2:symbol "gain" ; lv2:name "Gain" ;
+                          lv2:default 1.0 ; lv2:minimum 0.0 ; lv2:maximum 1.0 ]\(controls) .
 
 
                     """

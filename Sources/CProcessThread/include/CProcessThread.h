@@ -17,4 +17,22 @@ void pj_flush_denormals(void);
 /// Whether the calling thread flushes them (for tests). Real-time safe.
 int pj_denormals_flushed(void);
 
+#include <stdint.h>
+
+/// An isolated plugin's child is driven through a word in shared memory (the futex system call
+/// is variadic, so Swift cannot make it). Waits while *word equals expected, at most timeout_ns
+/// (relative, monotonic): 0 when woken or the word had changed, -1 on timeout. Real-time safe:
+/// a bounded wait, as JACK's own client semaphores.
+int pj_futex_wait(uint32_t *word, uint32_t expected, int64_t timeout_ns);
+/// Wakes every waiter on *word. Real-time safe: no wait.
+void pj_futex_wake(uint32_t *word);
+/// An anonymous shared-memory file (memfd_create), -1 on failure.
+int pj_shared_memory(const char *name);
+/// A pipe whose ends close on exec (pipe2, which Glibc's Swift module does not declare).
+int pj_pipe(int ends[2]);
+/// A descriptor that becomes readable when process `pid` ends (pidfd_open), -1 on failure.
+int pj_pidfd_open(int pid);
+/// Whether the process behind `pidfd` has ended. Real-time safe: a poll that does not wait.
+int pj_pidfd_exited(int pidfd);
+
 #endif

@@ -16,6 +16,7 @@ package struct LV2Kind: VoiceKindDescriptor {
         VoiceField("length", .number(0.001...60), default: .number(0.5), "seconds from a note's note-on to its note-off"),
         VoiceField("channel", .whole(1...16), default: .whole(1), "the MIDI channel of the notes"),
         VoiceField("state", .folder, "a saved plugin state (a session save writes it)"),
+        VoiceField("isolate", .flag, default: .flag(false), "host the plugin in a process of its own: a crash or a hang silences this voice until it restarts, and nothing else"),
     ]
 
     package func check(_ voice: LoadedVoice) throws {
@@ -27,7 +28,8 @@ package struct LV2Kind: VoiceKindDescriptor {
         let plugin = try context.plugins.instance(definition.option("plugin")?.text ?? "",
                                                   controls: definition.option("controls")?.controls ?? [:],
                                                   state: definition.option("state")?.text.map { voice.soundPath($0) + "/1" },
-                                                  key: "\(definition.name)/1") { field, message in
+                                                  key: "\(definition.name)/1",
+                                                  isolate: definition.option("isolate")?.flag == true) { field, message in
             voice.error(field ?? "plugin", message)
         }
         guard plugin.hasMIDIInput, !plugin.audioOutputs.isEmpty else {
@@ -43,6 +45,7 @@ package struct LV2Kind: VoiceKindDescriptor {
 
     package func parameters(of voice: any Voice) -> [String: VoiceOption] {
         guard let instrument = voice as? LV2InstrumentVoice else { return [:] }
-        return ["note": .whole(instrument.note), "length": .number(instrument.lengthSeconds), "channel": .whole(Int(instrument.channel) + 1)]
+        return ["note": .whole(instrument.note), "length": .number(instrument.lengthSeconds), "channel": .whole(Int(instrument.channel) + 1),
+                "isolate": .flag(instrument.published.isolation != nil)]
     }
 }

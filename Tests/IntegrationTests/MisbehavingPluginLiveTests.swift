@@ -1,0 +1,172 @@
+import Foundation
+import Inputs
+import JackPeers
+import TestSupport
+import XCTest
+
+/// The project's misbehaving plugins during `pulsejack run` on the private jackd, every behaviour
+/// at once beside a clean voice, as voice inserts, as lv2 voices, and as master inserts: NaN and
+/// +Inf (with a reverb after the NaN insert), stored denormals, latencies of 1e9, −5 and NaN
+/// frames and one that flips between 0 and a beat, 64 controls with absurd data, and — isolated —
+/// a 20 ms spin every 50th run, a crash in run(), an endless loop, and a crash in instantiate()
+/// and in restore() (of a saved state). A capture client listens to the clean voice's own port, jack_capture records
+/// the output ports, the run records its take, and `pulsejack status --json` is asked meanwhile.
+///
+/// The spin in process is a test of its own: until its guard benches it (3 overruns), each spin
+/// stalls the whole period, so the clean voice is exact only from then on.
+final class MisbehavingPluginLiveTests: XCTestCase {
+    private var folder: TemporaryFolder!
+    private var run: LiveRun?
+
+    override func setUpWithError() throws {
+        try Subprocess.requirePulsejack()
+        folder = try TemporaryFolder("misbehaving-live")
+    }
+
+    override func tearDown() {
+        run?.stop()
+    }
+
+    enum Place { case voiceInsert, instrument, masterInsert }
+
+    /// Each behaviour, whether it is isolated, and what the log must say of it (nil: nothing,
+    /// as denormals are flushed, not a fault).
+    static let behaviours: [(name: String, isolate: Bool, said: String?)] = [
+        ("nan", false, "output non-finite samples"), ("inf", false, "output non-finite samples"), ("denormal", false, nil),
+        ("latency-huge", false, "reported a latency of "), ("latency-negative", false, "reported a latency of "),
+        ("latency-nan", false, "reported a latency of "), ("latency-flip", false, nil),
+        ("absurd-controls", false, "has a default beyond the float range"), ("spin", true, "isolated: it missed its deadline"),
+        // Beside every other fault on two cores, a crashing child may be cut at its deadline
+        // before it crashes: named either way (`IsolatedPluginLiveTests` hears the crash alone).
+        ("segfault", true, "isolated: it "), ("hang", true, "isolated: it missed its deadline"),
+        ("crash-instantiate", true, "isolated: it crashed (signal 11"), ("crash-restore", true, "isolated: it crashed (signal 11"),
+    ]
+
+    /// The behaviours played at `place`. A latency on the master moves every voice's pulses by
+    /// design (each fires that much early, to be heard on its frame after the master), the clean
+    /// one's too, so the flip is not beside a clean voice there: `MisbehavingPluginTests` checks
+    /// that each pulse still fires once with it on the master.
+    static func behaviours(at place: Place) -> [(name: String, isolate: Bool, said: String?)] {
+        place == .masterInsert ? behaviours.filter { $0.name != "latency-flip" } : behaviours
+    }
+
+    func testEveryFaultAsAVoiceInsert() throws { try play(at: .voiceInsert) }
+    func testEveryFaultAsAnLV2Voice() throws { try play(at: .instrument) }
+    func testEveryFaultAsAMasterInsert() throws { try play(at: .masterInsert) }
+
+    /// A plugin that spins 20 ms every 50th run, in process, is benched after 3 overruns and
+    /// named in the log and the status; from then on the clean voice is exact again.
+    func testASpinningPluginInProcessIsBenchedAndTheCleanVoiceIsExactAgain() throws {
+        guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
+        let preset = folder.file("spin.yaml")
+        try ("voices:\n  - {name: bystander, kind: click, gain: 0.5}\n  - name: spinning\n    kind: click\n    gain: 0.5\n    inserts:\n"
+             + "      - plugin: \(MisbehavingPlugins.uri("spin"))\n").write(toFile: preset, atomically: true, encoding: .utf8)
+        let client = "pj-spinning-\(getpid())", oscPort = OSCEncoder.freePort()
+        run = try LiveRun(["run", "--preset", preset, "--bpm", "120", "--osc-port", "\(oscPort)", "--name", client, "--outputs", "voices"],
+                          server: server, environment: ["LV2_PATH": try MisbehavingPlugins.lv2Path()])
+        XCTAssertTrue(try Subprocess.waitForPorts(of: client, server: server, port: "bystander_L"), "the voice ports never appeared")
+        let ear = try CaptureClient(name: "pj-spinning-ear-\(getpid())", threshold: 0.1)
+        try ear.connect(from: "\(client):bystander_L")
+        Thread.sleep(forTimeInterval: 4.5)
+        let status = try Subprocess.run(Subprocess.pulsejack, ["status", "--osc-port", "\(oscPort)", "--json"])
+        ear.close()
+        let (exit, printed) = run?.stop() ?? (-1, "")
+        XCTAssertEqual(exit, 0, printed)
+        XCTAssertTrue(printed.contains("plugin spinning.insert1 (Misbehaving spin) took more than 50 % of the period in 3 of 256 periods"), printed)
+        let values = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any], status.stdout)
+        XCTAssertEqual(values["plugin_spinning.insert1_state"] as? String, "benched: overruns", status.stdout)
+        XCTAssertGreaterThanOrEqual(values["plugin_spinning.insert1_overruns"] as? Int ?? 0, 3, status.stdout)
+        XCTAssertGreaterThan(values["plugin_spinning.insert1_max_us"] as? Double ?? 0, 19_000, status.stdout)
+        // Its spins start after its first second and it is benched by its third (about 1.8 s):
+        // the clicks heard in the last two seconds are 24 000 frames apart, every one.
+        let heard = ear.onsetJackFrames, last = try XCTUnwrap(heard.last)
+        let settled = heard.filter { $0 > last - 96_000 }
+        XCTAssertGreaterThanOrEqual(settled.count, 4, "\(heard)")
+        for (earlier, later) in zip(settled, settled.dropFirst()) { XCTAssertEqual(later - earlier, 24_000, "the clean voice: \(heard)") }
+    }
+
+    /// The voice name of a behaviour ("latency-huge" → "latency_huge").
+    private func voice(_ behaviour: String) -> String { behaviour.replacingOccurrences(of: "-", with: "_") }
+
+    private func preset(at place: Place) throws -> String {
+        var voices = "voices:\n  - {name: bystander, kind: click, gain: 0.5}\n", master = ""
+        for (number, behaviour) in Self.behaviours(at: place).enumerated() {
+            let uri = MisbehavingPlugins.uri(behaviour.name, instrument: place == .instrument)
+            var options = behaviour.isolate ? "isolate: true" : "isolate: false"
+            if behaviour.name == "crash-restore" { options += ", state: \(try MisbehavingPlugins.savedState(in: folder.url, for: uri))" }
+            switch place {
+            case .voiceInsert:
+                voices += "  - name: \(voice(behaviour.name))\n    kind: click\n    gain: 0.5\n    inserts:\n"
+                    + "      - {plugin: \(uri), \(options)}\n"
+                // A reverb after the NaN: never poisoned.
+                if behaviour.name == "nan" { voices += "      - {plugin: http://drobilla.net/plugins/mda/Ambience}\n" }
+            case .instrument:
+                voices += "  - {name: \(voice(behaviour.name)), kind: lv2, plugin: \(uri), note: \(60 + number), length: 0.1, \(options)}\n"
+            case .masterInsert:
+                master += "    - {plugin: \(uri), \(options)}\n"
+            }
+        }
+        return voices + (master.isEmpty ? "" : "master:\n  inserts:\n" + master)
+    }
+
+    /// Where a behaviour's plugin sits, as the log and the status name it.
+    private func place(of index: Int, at place: Place) -> String {
+        let behaviour = Self.behaviours(at: place)[index].name
+        switch place {
+        case .voiceInsert: return "\(voice(behaviour)).insert1"
+        case .instrument: return voice(behaviour)
+        case .masterInsert: return "master.insert\(index + 1)"
+        }
+    }
+
+    private func play(at place: Place) throws {
+        guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
+        guard Subprocess.which("jack_capture") != nil else { throw XCTSkip("jack_capture is not installed") }
+        let preset = folder.file("preset.yaml")
+        try self.preset(at: place).write(toFile: preset, atomically: true, encoding: .utf8)
+        let client = "pj-misbehaving-\(getpid())", oscPort = OSCEncoder.freePort(), take = folder.file("take.wav")
+        run = try LiveRun(["run", "--preset", preset, "--bpm", "120", "--osc-port", "\(oscPort)", "--name", client, "--outputs", "voices",
+                           "--record", take], server: server, environment: ["LV2_PATH": try MisbehavingPlugins.lv2Path()])
+        XCTAssertTrue(try Subprocess.waitForPorts(of: client, server: server, port: "bystander_L"), "the voice ports never appeared")
+        let ear = try CaptureClient(name: "pj-misbehaving-ear-\(getpid())", threshold: 0.1)
+        try ear.connect(from: "\(client):bystander_L")
+
+        // Four seconds of the outputs: the faults start after each plugin's first second.
+        let ports = ["out_L", "out_R"] + (place == .masterInsert ? [] : Self.behaviours.map { "\(voice($0.name))_L" })
+        let audio = try XCTUnwrap(JackCapture.record(ports, of: client, server: server, seconds: 4, into: folder.file("capture.wav")))
+        let status = try Subprocess.run(Subprocess.pulsejack, ["status", "--osc-port", "\(oscPort)", "--json"])
+        ear.close()
+        let (exit, printed) = run?.stop() ?? (-1, "")
+        XCTAssertEqual(exit, 0, printed)
+
+        // Nothing non-finite or subnormal on any output port, nor in the take.
+        let recorded = try WavFile(path: take)
+        XCTAssertGreaterThan(audio.frameCount, 3 * 48_000)
+        let outputs: [(String, [Float])] = Array(zip(ports, audio.channels)) + Array(zip(["take L", "take R"], recorded.channels))
+        for (name, channel) in outputs {
+            XCTAssertEqual(channel.filter { !$0.isFinite }.count, 0, "non-finite samples on \(name)")
+            XCTAssertEqual(channel.filter { $0.isSubnormal }.count, 0, "subnormal samples on \(name)")
+        }
+        // The clean voice: its clicks on the heart's frames (24 000 apart at 120 BPM, in JACK's
+        // frame time) through every fault.
+        let heard = ear.onsetJackFrames
+        XCTAssertGreaterThan(heard.count, 6, printed)
+        for (earlier, later) in zip(heard, heard.dropFirst()) { XCTAssertEqual((later - earlier) % 24_000, 0, "the clean voice: \(heard)") }
+        // Each plugin named in the log where it did wrong; the status, which `status --json`
+        // writes as JSON, shows the spinning one benched and the NaN one's samples.
+        for (index, behaviour) in Self.behaviours(at: place).enumerated() {
+            guard let said = behaviour.said else { continue }
+            let name = self.place(of: index, at: place)
+            // The guards say "plugin PLACE (NAME) …", a plugin's own data "PLACE: NAME: …".
+            let named = printed.split(separator: "\n").contains { line in
+                (line.contains("plugin \(name) (") || line.contains("\(name): ")) && line.contains("Misbehaving \(behaviour.name)")
+                    && line.contains(said)
+            }
+            XCTAssertTrue(named, "\(name): \(said): \(printed)")
+        }
+        XCTAssertEqual(status.status, 0, status.stderr)
+        let values = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any], status.stdout)
+        XCTAssertGreaterThan(values["plugin_\(self.place(of: 0, at: place))_nonfinite"] as? Int ?? 0, 0, status.stdout)
+        XCTAssertGreaterThanOrEqual(values["plugin_restarts"] as? Int ?? 0, 2, status.stdout)
+    }
+}
