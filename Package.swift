@@ -86,6 +86,7 @@ let package = Package(
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], resources: [.copy("Page")], swiftSettings: strict),
         // Reports: the radial meters plot (SVG) and the render's web report (HTML).

@@ -2,7 +2,7 @@ import Foundation
 import JackBackend
 
 // pulsejack-bench: measures the engine beside its peers and writes BENCHMARKS.md.
-// Usage: pulsejack-bench [--runs N] [--only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|web|ensemble|daw|sensors|safety] [--safety-seconds S] [--out FILE]
+// Usage: pulsejack-bench [--runs N] [--only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|web|rest|ensemble|daw|sensors|safety] [--safety-seconds S] [--out FILE]
 var runs = 5
 var only: String?
 var safetySeconds = 60.0
@@ -15,7 +15,7 @@ while let argument = arguments.popFirst() {
     case "--safety-seconds": safetySeconds = Double(arguments.popFirst() ?? "") ?? safetySeconds
     case "--out": out = arguments.popFirst() ?? out
     default:
-        FileHandle.standardError.write(Data("usage: pulsejack-bench [--runs N] [--only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|web|ensemble|daw|sensors|safety] [--safety-seconds S] [--out FILE]\n".utf8))
+        FileHandle.standardError.write(Data("usage: pulsejack-bench [--runs N] [--only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|web|rest|ensemble|daw|sensors|safety] [--safety-seconds S] [--out FILE]\n".utf8))
         exit(64)
     }
 }
@@ -34,6 +34,7 @@ let sections: [(String, () throws -> [BenchRow])] = [
     ("plugins", { try PluginBench.run(runs: runs) }),
     ("guards", { try PluginGuardBench.run(runs: runs) }),
     ("web", { try WebBench.run(runs: runs) }),
+    ("rest", { try RestBench.run(runs: runs) }),
     ("ensemble", { try EnsembleBench.run(runs: runs) }),
     ("daw", { try DAWRoutingBench.run(runs: runs) }),
     ("sensors", { try SensorBench.run(runs: runs) }),

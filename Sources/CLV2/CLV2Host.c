@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CLV2Host.h"
 
 #include <errno.h>
@@ -177,6 +178,7 @@ static LV2_Worker_Status schedule_work(LV2_Worker_Schedule_Handle handle, uint32
 
 static void *worker_main(void *argument) {
     PJPluginHost *host = argument;
+    pthread_setname_np(pthread_self(), "pj-lv2-worker");
     for (;;) {
         while (sem_wait(&host->wake) != 0 && errno == EINTR) {}
         if (atomic_load(&host->exiting)) break;

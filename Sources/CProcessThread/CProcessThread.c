@@ -66,3 +66,40 @@ int pj_pidfd_exited(int pidfd) {
     struct pollfd ready = {pidfd, POLLIN, 0};
     return poll(&ready, 1, 0) == 1;
 }
+
+#include <pthread.h>
+#include <string.h>
+#include <sys/eventfd.h>
+
+int pj_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+void pj_eventfd_ring(int fd) {
+    uint64_t one = 1;
+    // Non-blocking: adds to the counter, or fails with EAGAIN at 2^64 - 2 unread rings; never waits.
+    ssize_t written = write(fd, &one, sizeof one);
+    (void)written;
+}
+
+int pj_eventfd_wait(int fd, int other, int64_t timeout_ns) {
+    struct pollfd entries[2] = {{fd, POLLIN, 0}, {other, POLLIN, 0}};
+    struct timespec timeout = {(time_t)(timeout_ns / 1000000000), (long)(timeout_ns % 1000000000)};
+    int ready = ppoll(entries, other >= 0 ? 2 : 1, timeout_ns < 0 ? NULL : &timeout, NULL);
+    int result = 0;
+    if (ready > 0 && (entries[0].revents & POLLIN)) {
+        uint64_t rings;
+        ssize_t got = read(fd, &rings, sizeof rings);
+        (void)got;
+        result |= 1;
+    }
+    if (ready > 0 && other >= 0 && entries[1].revents) result |= 2;
+    return result;
+}
+
+void pj_name_thread(const char *name) {
+    char shortened[16];
+    strncpy(shortened, name, 15);
+    shortened[15] = 0;
+    pthread_setname_np(pthread_self(), shortened);
+}
+
+void pj_name_process_thread(void) { pthread_setname_np(pthread_self(), "pj-process"); }

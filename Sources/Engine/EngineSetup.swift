@@ -41,6 +41,9 @@ public struct EngineSetup {
     public var appliedReports: SPSCRing<ControlMessage>?
     /// Receives heartbeats, region hits and mode changes with their frames (a live picture).
     public var observations: SPSCRing<EngineObservation>?
+    /// Whether fired voices and observations are wanted now, and whose doorbell rings for them
+    /// (nil: always reported, as offline).
+    public var reportListeners: ReportListeners?
     /// The settings a live picture asks to see.
     public var view: EngineView?
     /// The buses and voice MIDI ports besides the master (stems, per-voice ports).
@@ -83,6 +86,7 @@ public struct EngineSetup {
         var firedReports: SPSCRing<FiredVoice>?
         var appliedReports: SPSCRing<ControlMessage>?
         var observations: SPSCRing<EngineObservation>?
+        var reportListeners: ReportListeners?
         var view: EngineView?
         var outputs: OutputLayout
         var sendsGrid: Bool
@@ -92,11 +96,12 @@ public struct EngineSetup {
     public var wiring: Wiring {
         get {
             Wiring(sources: sources, firedReports: firedReports, appliedReports: appliedReports, observations: observations,
-                   view: view, outputs: outputs, sendsGrid: sendsGrid, followsGrid: followsGrid)
+                   reportListeners: reportListeners, view: view, outputs: outputs, sendsGrid: sendsGrid, followsGrid: followsGrid)
         }
         set {
             (sources, firedReports, appliedReports, observations) = (newValue.sources, newValue.firedReports, newValue.appliedReports,
                                                                      newValue.observations)
+            reportListeners = newValue.reportListeners
             (view, outputs, sendsGrid, followsGrid) = (newValue.view, newValue.outputs, newValue.sendsGrid, newValue.followsGrid)
         }
     }

@@ -39,9 +39,11 @@ public final class EngineView: @unchecked Sendable {
     private var patternCount = 0
     private var mode = PerformanceMode.freestyle
     private let voiceCount: Int
-    private let handshake = SnapshotHandshake()
+    private let handshake: SnapshotHandshake
 
-    init(voiceCount: Int, controls: [InsertControl]) {
+    /// `answered` rings when a copy asked for is made.
+    init(voiceCount: Int, controls: [InsertControl], answered: Doorbell) {
+        handshake = SnapshotHandshake(answered: answered)
         self.voiceCount = voiceCount
         self.controls = controls
         states = FixedBuffer(capacity: max(voiceCount, 1), repeating: VoiceState(enabled: false, gain: 0, pan: 0, rate: .everyBeat))
@@ -49,7 +51,8 @@ public final class EngineView: @unchecked Sendable {
         values = FixedBuffer(capacity: max(controls.count, 1), repeating: 0)
     }
 
-    /// Control thread. Asks for a copy (the process thread makes it within a period).
+    /// Control thread. Asks for a copy (the process thread makes it within a period, and rings
+    /// the doorbell given at `init`).
     public func request() { handshake.request() }
 
     /// Control thread. The copy asked for, once made (nil until then).

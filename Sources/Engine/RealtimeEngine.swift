@@ -132,6 +132,7 @@ public final class RealtimeEngine {
         if !keepsMIDI { firing.discardMIDI(before: framePosition) }
         handle.stateSnapshot.serve(slots, master: masterInserts)
         view?.serve(graph, performance: performance)
+        firing.wakeListeners()
         counters.periods.wrappingIncrement(ordering: .relaxed)
         counters.framesProcessed.wrappingIncrement(by: frames, ordering: .relaxed)
     }

@@ -1,5 +1,6 @@
 import Atomics
 import Foundation
+import Realtime
 
 /// One asker's request for a copy that only the process thread may make — of settings it alone
 /// writes — and the copy's hand-over: idle → requested (the asker) → copying → done (the
@@ -10,6 +11,10 @@ import Foundation
 package final class SnapshotHandshake: Sendable {
     private static let idle: UInt8 = 0, requested: UInt8 = 1, copying: UInt8 = 2, done: UInt8 = 3
     private let state = ManagedAtomic<UInt8>(SnapshotHandshake.idle)
+    /// Rung when a copy is made: the asker sleeps on it instead of looking again and again.
+    let answered: Doorbell
+
+    init(answered: Doorbell = Doorbell()) { self.answered = answered }
 
     /// Asker: asks for a copy, unless one is already asked for or waiting to be taken.
     func request() {
@@ -41,9 +46,23 @@ package final class SnapshotHandshake: Sendable {
         state.compareExchange(expected: Self.requested, desired: Self.copying, ordering: .acquiring).exchanged
     }
 
-    /// Real-time safe. The copy begun is complete.
+    /// Real-time safe. The copy begun is complete; the asker's doorbell rings.
     @inline(__always)
     func finish() {
         state.store(Self.done, ordering: .releasing)
+        answered.ring()
+    }
+
+    /// Asker: asks, and sleeps until the copy is made or `timeout` seconds have passed; false
+    /// (the request withdrawn, nothing will be copied) when the process thread did not answer.
+    func requestAndWait(timeout: Double) -> Bool {
+        request()
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
+        while !take() {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < deadline else { return cancel() }
+            answered.wait(seconds: Double(deadline - now) / 1e9)
+        }
+        return true
     }
 }

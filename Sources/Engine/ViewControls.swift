@@ -5,8 +5,8 @@ extension EngineView {
     /// Offline. The view a live picture reads an engine's settings through, for the
     /// engine `setup` makes — the voices', the mode and pattern, and every insert's bypass and
     /// input controls (voices in order, then the master), named as OSC names them. Put it in the
-    /// setup (`EngineSetup.view`) for the engine to serve.
-    public convenience init(for setup: EngineSetup) {
+    /// setup (`EngineSetup.view`) for the engine to serve. `answered` rings when a copy is made.
+    public convenience init(for setup: EngineSetup, answered: Doorbell) {
         var controls: [InsertControl] = []
         let handle = setup.handle
         let graph = VoiceGraph(slots: setup.slots, masterInserts: setup.masterInserts)
@@ -25,6 +25,6 @@ extension EngineView {
                 }
             }
         }
-        self.init(voiceCount: setup.slots.count, controls: controls)
+        self.init(voiceCount: setup.slots.count, controls: controls, answered: answered)
     }
 }

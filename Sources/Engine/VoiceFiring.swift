@@ -21,6 +21,8 @@ package struct VoiceFiring: ~Copyable {
     private let voiceMIDIPort: ContiguousArray<Int32>
     private let firedReports: SPSCRing<FiredVoice>.Producer?
     private let observations: SPSCRing<EngineObservation>.Producer?
+    /// Nil: every report goes out (offline); else only while someone listens.
+    private let listeners: ReportListeners?
     /// Heart-driven voices with latent paths fire early.
     private var compensation: LatencyCompensation
     private let masterInserts: InsertChain?
@@ -39,6 +41,7 @@ package struct VoiceFiring: ~Copyable {
         voiceMIDIPort = ContiguousArray(voicePorts)
         firedReports = setup.firedReports?.producer
         observations = setup.observations?.producer
+        listeners = setup.reportListeners
         masterInserts = setup.masterInserts
         publishedLatency = setup.handle.publishedLatency
         compensation = LatencyCompensation(slots: setup.slots, masterHasInserts: setup.masterInserts != nil)
@@ -134,17 +137,28 @@ package struct VoiceFiring: ~Copyable {
             voiceMIDIOut[Int(voiceMIDIPort[Int(index)])].noteOn(frame: frame, channel: note.channel, key: note.key,
                                                                 velocity: velocity, length: note.length)
         }
-        if let firedReports, !firedReports.push(FiredVoice(frame: frame, voice: index, velocity: velocity)) {
+        if let firedReports, wanted, !firedReports.push(FiredVoice(frame: frame, voice: index, velocity: velocity)) {
             counters.firedReportsDropped.wrappingIncrement(ordering: .relaxed)
         }
     }
 
     /// Real-time safe. Tells the live picture; a full ring drops it (counted).
     func observed(_ kind: EngineObservation.Kind, _ index: Int32, at frame: Int64, value: Float) {
-        if let observations, !observations.push(EngineObservation(kind: kind, index: index, frame: frame, value: value)) {
+        if let observations, wanted, !observations.push(EngineObservation(kind: kind, index: index, frame: frame, value: value)) {
             counters.firedReportsDropped.wrappingIncrement(ordering: .relaxed)
         }
     }
+
+    /// Real-time safe. Whether a report is wanted now (noted, so the listener is woken).
+    private var wanted: Bool {
+        guard let listeners else { return true }
+        guard listeners.isListening else { return false }
+        listeners.noteReported()
+        return true
+    }
+
+    /// Real-time safe. At the period's end: the listener woken when something was reported.
+    func wakeListeners() { listeners?.ringIfReported() }
 
     /// Real-time safe. After a period: voice MIDI port `number`'s notes due in it, written into
     /// `buffer` (a JACK MIDI port buffer, cleared first).

@@ -61,14 +61,7 @@ package final class VoiceStateSnapshot {
     /// False when it did not answer (not running): the request is withdrawn, and nothing will
     /// write the copy until the next request.
     func request(timeout: Double) -> Bool {
-        handshake.request()
-        var waited = 0.0
-        while !handshake.take() {
-            guard waited < timeout else { return handshake.cancel() }
-            usleep(2_000)
-            waited += 0.002
-        }
-        return true
+        handshake.requestAndWait(timeout: timeout)
     }
 
     var values: [VoiceState] { Array(UnsafeBufferPointer(start: states.pointer, count: count)) }

@@ -77,6 +77,7 @@ public final class OSCInput: Sendable {
     /// The receive buffer the kernel granted (bytes, as SO_RCVBUF reports it).
     public let receiveBufferBytes: Int
     private let running = ManagedAtomic<Bool>(false)
+    private let stopping = Doorbell()
     /// Per performer (one when the preset names none): what their sensors have said so far.
     /// The receiving thread's (or a test's, handing datagrams in itself); locked so that no
     /// second caller can tear it.
@@ -128,20 +129,25 @@ public final class OSCInput: Sendable {
     /// Control thread. Starts the receiving thread.
     public func start() {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let thread = Thread { [weak self] in self?.receiveLoop() }
-        thread.name = "pulsejack-osc"
+        let thread = Thread { [weak self] in
+            ThreadName.set("pj-osc")
+            self?.receiveLoop()
+        }
         thread.start()
     }
 
-    /// Control thread. Stops the receiving thread (within 100 ms).
+    /// Control thread. Stops the receiving thread (it wakes at once).
     public func stop() {
         running.store(false, ordering: .releasing)
+        stopping.ring()
     }
 
+    /// The OSC thread: asleep until a datagram comes or `stop` rings.
     private func receiveLoop() {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while running.load(ordering: .acquiring) {
-            guard let (count, source) = buffer.withUnsafeMutableBytes({ socket.receive(into: $0, timeout: 0.1) }) else { continue }
+            guard stopping.wait(orReadable: socket.descriptor).readable,
+                  let (count, source) = buffer.withUnsafeMutableBytes({ socket.receive(into: $0, timeout: 0) }) else { continue }
             counters.kernelDrops.store(Int(socket.kernelDrops), ordering: .relaxed)
             buffer.withUnsafeBytes { handle(datagram: UnsafeRawBufferPointer(rebasing: $0[0..<count]), replyTo: source) }
         }

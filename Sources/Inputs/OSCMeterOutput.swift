@@ -6,6 +6,7 @@ public final class OSCMeterOutput: Sendable {
     public static let maximumSubscribers = 16
     private let socket: UDPSocket
     private let subscribers = LockedBox<[UDPSocket.Address]>([])
+    private let changed = LockedBox<(@Sendable () -> Void)?>(nil)
 
     public init(socket: UDPSocket) {
         self.socket = socket
@@ -14,7 +15,7 @@ public final class OSCMeterOutput: Sendable {
     /// Adds (or with `on` false removes) `subscriber`; true when the list was full and the
     /// oldest was dropped to make room.
     public func subscribe(_ subscriber: UDPSocket.Address, on: Bool) -> Bool {
-        subscribers.withLockedValue { subscribers in
+        let full = subscribers.withLockedValue { subscribers in
             subscribers.removeAll { $0 == subscriber }
             guard on else { return false }
             let full = subscribers.count >= Self.maximumSubscribers
@@ -22,7 +23,13 @@ public final class OSCMeterOutput: Sendable {
             subscribers.append(subscriber)
             return full
         }
+        changed.withLockedValue { $0 }?()
+        return full
     }
+
+    /// Called (on the subscriber's thread) after each subscription or unsubscription: the meters
+    /// run only while someone watches.
+    public func onChange(_ body: @escaping @Sendable () -> Void) { changed.withLockedValue { $0 = body } }
 
     public var count: Int { subscribers.withLockedValue { $0.count } }
 

@@ -103,10 +103,13 @@ public final class JackClient: Sendable {
 
     private static func open(_ name: String) throws -> OpaquePointer {
         var status = jack_status_t(rawValue: 0)
+        let unnamed = ThreadName.unnamed()
         guard let client = pj_client_open(name, JackNoStartServer, &status, nil) else {
             if status.rawValue & JackServerFailed.rawValue != 0 { throw Failure.noServer(server: serverName) }
             throw Failure.openFailed(status: status.rawValue)
         }
+        // libjack's own threads (its server channel), which it leaves unnamed.
+        ThreadName.nameNew(since: unnamed, "pj-jack")
         return client
     }
 
@@ -223,7 +226,9 @@ public final class JackClient: Sendable {
         let host = ProcessHost(engine: engine, ports: registered, client: self, handle: client, options: options, serverRate: rate)
         attached.host = host
         attached.timebaseRefusal = host.installCallbacks(on: client, timebase: options.timebase)
+        let unnamed = ThreadName.unnamed()
         guard jack_activate(client) == 0 else { throw Failure.activateFailed }
+        ThreadName.nameNew(since: unnamed, "pj-jack")
         return described
     }
 

@@ -32,6 +32,8 @@ package final class ProcessHost {
     /// The transport's frame and state in this cycle, for the timebase callback after it.
     private var cycleTransportFrame: jack_nframes_t = 0
     private var cycleRolling = false
+    /// Whether this thread has been named `pj-process` (at its first period).
+    private var threadNamed = false
     /// Lost cycles, told apart from late readings of JACK's frame time.
     private var gaps: CycleGapDetector
     /// JACK's frame after the last cycle the engine ran.
@@ -70,6 +72,10 @@ package final class ProcessHost {
         defer {
             ProcessThread.exit()
             pj_process_order_end()
+        }
+        if !threadNamed {
+            threadNamed = true
+            ThreadName.setProcess()
         }
         let started = periodTimings == nil ? 0 : Self.monotonicNanoseconds()
         let count = Int(frames)

@@ -66,7 +66,10 @@ package enum PluginHostChild {
         // Its controls as restored, for the engine to read back (the latency among them).
         region.controls.update(from: plugin.controlValues.pointer, count: plugin.ports.count)
         let hosted = Hosted(plugin: plugin, region: region)
-        let saver = Thread { answerRequests(hosted.plugin, region: hosted.region) }
+        let saver = Thread {
+            ThreadName.set("pj-plugin-save")
+            answerRequests(hosted.plugin, region: hosted.region)
+        }
         saver.start()
         let start = region.request.load(ordering: .acquiring)
         region.done.store(start, ordering: .releasing)
@@ -84,17 +87,18 @@ package enum PluginHostChild {
         let engineEnded = pj_pidfd_open(engine)
         guard engineEnded >= 0, getppid() == engine else { return false }
         let watcher = Thread {
+            ThreadName.set("pj-engine-gone")
             var entry = pollfd(fd: engineEnded, events: Int16(POLLIN), revents: 0)
             while poll(&entry, 1, -1) < 0 && errno == EINTR {}
             _exit(0)
         }
-        watcher.name = "pj-engine-gone"
         watcher.start()
         return true
     }
 
     /// The plugin's audio thread: each posted run, forever.
     private static func serveRuns(_ plugin: PluginInstance, region: PluginRegion, from start: UInt32) -> Never {
+        ThreadName.set("pj-plugin-run")
         var finished = start
         var priority: UInt32 = 0
         let inputs = plugin.ports.filter { $0.kind == .control && $0.isInput }.map { Int($0.index) }

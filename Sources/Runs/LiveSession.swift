@@ -207,7 +207,9 @@ public final class LiveSession {
         // The meters go to the OSC input's subscribers and the page; the status reports the latest reading.
         let meterOut = LockedBox<OSCMeterOutput?>(nil)
         let meterView = LockedBox<LiveView?>(nil)
-        let publisher = MeterPublisher(meter: meter, sampleRate: { handle.sampleRate }) { reading in
+        let publisher = MeterPublisher(meter: meter, sampleRate: { handle.sampleRate },
+                                       watchers: { (meterOut.withLockedValue { $0 }?.count ?? 0) + (meterView.withLockedValue { $0 }?.pageCount ?? 0) }) {
+            reading in
             meterOut.withLockedValue { $0 }?.publish("/meter", reading.values)
             meterView.withLockedValue { $0 }?.meter(reading)
         }
@@ -226,6 +228,7 @@ public final class LiveSession {
                                      log: log)
             setup.sources.append(input.ring)
             meterOut.withLockedValue { $0 = input.meters }
+            input.meters.onChange { publisher.watchersChanged() }
             osc = input
         }
         guard configuration.keepsView, let fired else { return (osc, nil, publisher) }
@@ -234,6 +237,7 @@ public final class LiveSession {
             [osc] in (osc?.counters.all ?? []).map { ("osc_" + $0, StatusValue.int($1)) } + status.values(meters: publisher.reading)
         }
         meterView.withLockedValue { $0 = view }
+        view.onPagesChanged { publisher.watchersChanged() }
         return (osc, view, publisher)
     }
 

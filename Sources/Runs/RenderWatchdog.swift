@@ -15,6 +15,7 @@ final class RenderWatchdog: Sendable {
     init(handle: EngineHandle, seconds: Double, finish: LockedBox<(@Sendable () -> Void)?>, stopSignal: @escaping @Sendable () -> Int32?) {
         let done = done
         let thread = Thread {
+            ThreadName.set("pj-watchdog")
             var periods = handle.counters.periods.load(ordering: .relaxed)
             var lastProgress = Date()
             while !done.load(ordering: .relaxed) {
@@ -37,7 +38,6 @@ final class RenderWatchdog: Sendable {
                 _exit(signal.map { 128 + $0 } ?? 70)
             }
         }
-        thread.name = "pj-watchdog"
         thread.start()
     }
 

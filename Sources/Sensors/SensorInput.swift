@@ -66,10 +66,10 @@ public final class SensorInput: Sendable {
         guard !configuration.sensors.isEmpty, !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
         finished.store(false, ordering: .releasing)
         let thread = Thread { [self] in
+            ThreadName.set("pj-sensors")
             run()
             finished.store(true, ordering: .releasing)
         }
-        thread.name = "pulsejack-sensors"
         thread.start()
     }
 

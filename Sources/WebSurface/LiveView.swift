@@ -12,11 +12,15 @@ import Presets
 /// track, the status counters), and a stream of outputs — each heartbeat, fired voice and region
 /// hit as it is reported, and 60 times a second a meter frame with the fields that changed.
 ///
-/// Its thread polls every 2 ms: the engine's reports go out within that; each meter reading
+/// Its thread (`pj-view`) sleeps on one doorbell until there is work: the process thread rings
+/// it after a period that reported something (only while a page is open, or the events log
+/// reads the fired voices) and when the copy of its settings asked for is made; the meter
+/// thread rings it with each reading (60 a second, only while a page is open). Each reading
 /// asks the engine for a copy of its settings (`EngineView`) and sends the frame once the
 /// process thread has made it (within a period), so a change made by OSC, MIDI or a page is in
-/// the next frame. Times are wall-clock milliseconds (Unix epoch): `heard` is a frame mapped
-/// through JACK's clock plus the output ports' playback latency.
+/// the next frame. With no page open it does nothing at all. Times are wall-clock milliseconds
+/// (Unix epoch): `heard` is a frame mapped through JACK's clock plus the output ports' playback
+/// latency.
 public final class LiveView: Sendable {
     public enum Output: Sendable {
         /// A heartbeat, fired voice or region hit.
@@ -25,7 +29,6 @@ public final class LiveView: Sendable {
         case frame(meter: String, delta: String?)
     }
 
-    public static let pollMicroseconds: UInt32 = 2_000
     /// Status counters are read this often (frames): they ask JACK, and nobody reads them faster.
     static let statusEvery = 15
 
@@ -52,6 +55,13 @@ public final class LiveView: Sendable {
     private let extraStatus = LockedBox<(@Sendable () -> [(String, StatusValue)])?>(nil)
     private let running = ManagedAtomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
+    /// Whether the engine reports, and the doorbell the view's thread sleeps on (rung by the
+    /// process thread, the meter thread, a page opening and `stop`).
+    private let reports = ReportListeners()
+    private var doorbell: Doorbell { reports.doorbell }
+    private let keepsFiredForLog: Bool
+    private let pagesOpen = ManagedAtomic<Int>(0)
+    private let pagesChanged = LockedBox<(@Sendable () -> Void)?>(nil)
     /// Frames sent, and the ones whose settings copy did not come (the engine not running).
     public let framesSent = ManagedAtomic<Int>(0)
     public let framesWithoutCopy = ManagedAtomic<Int>(0)
@@ -78,12 +88,15 @@ public final class LiveView: Sendable {
         self.status = status
         self.fired = fired.consumer
         firedForLog = keepFiredForLog ? LockedBox([]) : nil
+        keepsFiredForLog = keepFiredForLog
+        reports.listen(keepFiredForLog)
+        setup.reportListeners = reports
         regionNames = handle.regionNames
         page = PageInput(routes: routes, hearts: hearts)
         let observationRing = SPSCRing<EngineObservation>(minimumCapacity: 4096)
         observations = observationRing.consumer
         setup.observations = observationRing
-        view = EngineView(for: setup)
+        view = EngineView(for: setup, answered: reports.doorbell)
         setup.view = view
         setup.sources.append(page.ring)
 
@@ -130,7 +143,32 @@ public final class LiveView: Sendable {
     }
 
     /// Meter thread: a reading to send (the latest wins).
-    public func meter(_ reading: MeterBallistics.Reading) { pendingMeter.withLockedValue { $0 = reading } }
+    public func meter(_ reading: MeterBallistics.Reading) {
+        pendingMeter.withLockedValue { $0 = reading }
+        doorbell.ring()
+    }
+
+    /// Pages open now: the meters run for them, and the engine reports.
+    public var pageCount: Int { pagesOpen.load(ordering: .acquiring) }
+
+    /// Called (on the caller's thread) when a page opens or closes: the meters start or stop.
+    public func onPagesChanged(_ body: @escaping @Sendable () -> Void) { pagesChanged.withLockedValue { $0 = body } }
+
+    /// A page opened: from now on the engine reports, and the meters run; its first frame carries the status.
+    public func pageOpened() {
+        if pagesOpen.wrappingIncrementThenLoad(ordering: .acquiringAndReleasing) == 1 {
+            pace.withLockedValue { $0.frameNumber = 0 }
+            reports.listen(true)
+        }
+        pagesChanged.withLockedValue { $0 }?()
+        doorbell.ring()
+    }
+
+    /// A page closed: with none left, the engine stops reporting (unless the events log reads it).
+    public func pageClosed() {
+        if pagesOpen.wrappingDecrementThenLoad(ordering: .acquiringAndReleasing) == 0 { reports.listen(keepsFiredForLog) }
+        pagesChanged.withLockedValue { $0 }?()
+    }
 
     /// Control thread. The mood DJ's track.
     public func setTrack(_ name: String?) { track.withLockedValue { $0 = name } }
@@ -149,10 +187,10 @@ public final class LiveView: Sendable {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
         publishFrame(reading: nil, picture: nil)
         let thread = Thread { [self] in
+            ThreadName.set("pj-view")
             run()
             finished.signal()
         }
-        thread.name = "pulsejack-view"
         thread.start()
     }
 
@@ -160,10 +198,13 @@ public final class LiveView: Sendable {
     /// (for the events log).
     public func stop() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        doorbell.ring()
         finished.wait()
         drainReports()
     }
 
+    /// The view's thread: what woke it, then asleep until the next ring (or, while a copy is
+    /// awaited, at most until it is given up on).
     private func run() {
         var waiting: (reading: MeterBallistics.Reading, since: Date)?
         while running.load(ordering: .acquiring) {
@@ -185,7 +226,10 @@ public final class LiveView: Sendable {
                     waiting = nil
                 }
             }
-            usleep(Self.pollMicroseconds)
+            // A reading that came while a copy was awaited is taken at once; a ring that comes
+            // while this thread works stays counted in the eventfd, so none is lost.
+            if waiting == nil && pendingMeter.withLockedValue({ $0 != nil }) { continue }
+            doorbell.wait(seconds: waiting.map { max(0, 0.05 - Date().timeIntervalSince($0.since)) })
         }
     }
 
@@ -206,13 +250,17 @@ public final class LiveView: Sendable {
             let at = clock!.ms + Double(frame - clock!.frame) * 1000 / Double(handle.sampleRate)
             return (JSONText.number(at), JSONText.number(at + Double(playbackLatency) * 1000 / Double(handle.sampleRate)))
         }
+        // No page open: the fired voices for the events log only, no JSON for nobody.
+        let forPages = pageCount > 0
         while let report = fired.pop() {
             firedForLog?.withLockedValue { $0.append(report) }
+            guard forPages else { continue }
             let (at, heard) = times(report.frame)
             events.append(JSONText.object([("type", "\"fired\""), ("voice", String(report.voice)), ("frame", String(report.frame)),
                                            ("at", at), ("heard", heard), ("velocity", JSONText.number(report.velocity))]))
         }
         while let observation = observations.pop() {
+            guard forPages else { continue }
             let (at, heard) = times(observation.frame)
             switch observation.kind {
             case .beat:

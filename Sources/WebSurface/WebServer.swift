@@ -84,6 +84,7 @@ public final class WebServer: Sendable {
         // than by several connection tasks at the same moment.
         _ = PageCommand(json: #"{"type":"control","address":"/x","args":[1,"a",true]}"#)
         _ = PageCommand(json: #"{"type":"ping","t":1}"#)
+        _ = WebThreads.prepared
         var logger = Logger(label: "pulsejack-web")
         logger.logLevel = .critical
         let router = Router(context: BasicWebSocketRequestContext.self)
@@ -195,9 +196,11 @@ public final class WebServer: Sendable {
         }
         counters.pagesOpen.wrappingIncrement(ordering: .relaxed)
         counters.pagesTotal.wrappingIncrement(ordering: .relaxed)
+        view.pageOpened()
         defer {
             _ = pages.withLockedValue { $0.removeValue(forKey: number) }
             counters.pagesOpen.wrappingDecrement(ordering: .relaxed)
+            view.pageClosed()
         }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {

@@ -14,7 +14,8 @@ final class LiveWebRun {
     private let process: Process
     private let folder: URL
 
-    init(preset: String, web: String, server: String) throws {
+    /// `arguments`: more options for `run` (a recording, …).
+    init(preset: String, web: String, server: String, arguments: [String] = []) throws {
         try Subprocess.requirePulsejack()
         folder = try TemporaryFolder("web").url
         try preset.write(to: folder.appendingPathComponent("preset.yaml"), atomically: true, encoding: .utf8)
@@ -25,8 +26,8 @@ final class LiveWebRun {
         }
         osc = OSCEncoder.freePort()
         client = "pj-web-\(getpid())"
-        process = try Subprocess.startPulsejack(["run", "--preset", folder.path, "--name", client, "--osc-port", "\(osc)", "--web", web],
-                                                server: server, output: pipe)
+        process = try Subprocess.startPulsejack(["run", "--preset", folder.path, "--name", client, "--osc-port", "\(osc)", "--web", web]
+                                                + arguments, server: server, output: pipe)
         for _ in 0..<100 {
             if let line = output.withLockedValue({ $0 }).split(separator: "\n").first(where: { $0.contains("the live page is at ") }),
                let components = URLComponents(string: String(line.split(separator: " ").last!)), let port = components.port {
@@ -42,6 +43,7 @@ final class LiveWebRun {
     }
 
     var isRunning: Bool { process.isRunning }
+    var processIdentifier: Int32 { process.processIdentifier }
 
     func stop() {
         if process.isRunning { process.interrupt(); process.waitUntilExit() }

@@ -60,6 +60,9 @@ public final class WebSocketPeer: @unchecked Sendable {
 
     deinit { close(socket) }
 
+    /// Ends the connection as a closed tab does (the socket is freed when the peer is).
+    public func hangUp() { shutdown(socket, Int32(SHUT_RDWR)) }
+
     /// One whole HTTP response to a plain GET: its status.
     public static func get(port: Int, path: String, host: String? = nil) throws -> Int {
         try PlainHTTP.request("GET", port: port, path: path, headers: host.map { ["Host": $0] } ?? [:]).status

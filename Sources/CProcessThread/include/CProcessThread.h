@@ -35,4 +35,18 @@ int pj_pidfd_open(int pid);
 /// Whether the process behind `pidfd` has ended. Real-time safe: a poll that does not wait.
 int pj_pidfd_exited(int pidfd);
 
+/// A doorbell: an eventfd (non-blocking, closed on exec), -1 on failure.
+int pj_eventfd(void);
+/// Rings it. Real-time safe: one write(2) to a non-blocking eventfd adds to its counter and wakes
+/// its waiters; it never sleeps (at worst it fails, with EAGAIN, after 2^64 - 2 unread rings).
+void pj_eventfd_ring(int fd);
+/// Waits until `fd` is rung (and takes its rings), `other` (if not -1) is readable, or
+/// `timeout_ns` (relative; negative: no limit) has passed. Bit 1: rung; bit 2: `other` ready.
+int pj_eventfd_wait(int fd, int other, int64_t timeout_ns);
+/// Names the calling thread for top -H, ps and gdb (pthread_setname_np; at most 15 bytes are kept).
+void pj_name_thread(const char *name);
+/// Names the calling thread `pj-process`. Real-time safe: one prctl(PR_SET_NAME), which never
+/// waits, and no string built in Swift.
+void pj_name_process_thread(void);
+
 #endif

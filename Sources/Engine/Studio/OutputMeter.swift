@@ -37,11 +37,16 @@ public struct MeterBlock: Sendable, BitwiseCopyable {
 public final class OutputMeter: Sendable {
     public let blocks = SPSCRing<MeterBlock>(minimumCapacity: 4096)
     private let producer: SPSCRing<MeterBlock>.Producer
+    /// The meter thread sleeps on it while nobody watches the meters.
+    public let doorbell = Doorbell()
 
     public init() { producer = blocks.producer }
 
-    /// Real-time safe. A full ring (nobody reading) drops the period's block.
+    /// Real-time safe. A full ring drops the period's block. From half full on, the meter thread
+    /// is rung every 256 periods: it drains the ring even while nobody watches.
     public func measure(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) {
         _ = producer.push(MeterBlock.measure(left: left, right: right, frames: frames))
+        let waiting = blocks.count - blocks.capacity / 2
+        if waiting >= 0 && waiting % 256 == 0 { doorbell.ring() }
     }
 }

@@ -13,6 +13,7 @@ public final class ReplaySource: Sendable {
     private let messageRate: Int
     private let clock: FrameClock
     private let stopped = ManagedAtomic<Bool>(false)
+    private let stopping = Doorbell()
     /// The watch over every heart source: each replayed tempo and beat is heart data.
     private let hearts: HeartWatch?
 
@@ -27,6 +28,7 @@ public final class ReplaySource: Sendable {
     /// Control thread. Starts pushing; the replay's frame 0 is a tenth of a second from now.
     public func start() {
         let thread = Thread { [self] in
+            ThreadName.set("pj-replay")
             // Where the replay's time `seconds` falls in engine frames at `rate` (re-anchored at a rate change).
             var rate = clock.sampleRate
             var anchor = (frame: clock.currentFrame() + Int64(rate / 10), seconds: 0.0)
@@ -40,24 +42,34 @@ public final class ReplaySource: Sendable {
                 }
                 seen = clock.currentFrame()
                 let horizon = seen + Int64(rate / 2)
-                while next < messages.count, ring.count < ring.capacity {
+                // Asleep until the next message is within the horizon (at most half a second, so
+                // a rate change is followed), or a period's drain when the ring is full.
+                var sleep = 0.5
+                while next < messages.count {
+                    guard ring.count < ring.capacity else {
+                        sleep = 0.02
+                        break
+                    }
                     let seconds = Double(messages[next].frame) / Double(messageRate)
                     let frame = anchor.frame + Int64(((seconds - anchor.seconds) * Double(rate)).rounded())
-                    guard frame <= horizon else { break }
+                    guard frame <= horizon else {
+                        sleep = min(sleep, Double(frame - horizon) / Double(rate))
+                        break
+                    }
                     var message = messages[next]
                     message.frame = frame
                     ring.producer.push(message)
                     if message.event.isHeartData { hearts?.heard(performer: Int(message.performer)) }
                     next += 1
                 }
-                usleep(20_000)
+                if next < messages.count { stopping.wait(seconds: sleep) }
             }
         }
-        thread.name = "pulsejack-replay"
         thread.start()
     }
 
     public func stop() {
         stopped.store(true, ordering: .releasing)
+        stopping.ring()
     }
 }
