@@ -117,6 +117,7 @@ public final class EngineHandle: @unchecked Sendable {
         if !(live && stateSnapshot.request(timeout: timeout)) {
             let graph = current  // one engine's voices and inserts, read under one lock
             stateSnapshot.copy(graph.slots, master: graph.masterInserts)
+            stateSnapshot.copiedHere()
         }
         return Dictionary(uniqueKeysWithValues: zip(voiceNames, stateSnapshot.values))
     }

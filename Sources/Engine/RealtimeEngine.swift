@@ -105,6 +105,7 @@ public final class RealtimeEngine {
         ProcessThread.enter()
         defer { ProcessThread.exit() }
         ProcessThread.flushDenormals()
+        handle.stateSnapshot.periodBegins()
         PluginProcess.beginPeriod(frames: frames, sampleRate: sampleRate)
         periodStart = framePosition
         handle.publishedPeriodStart.store(framePosition, ordering: .relaxed)

@@ -40,6 +40,15 @@ package final class SnapshotHandshake: Sendable {
         }
     }
 
+    /// Asker, after copying for itself (the request withdrawn): what it read happens before
+    /// whatever the process thread writes from its next period on (`periodBegins`).
+    func copiedForItself() { state.store(Self.idle, ordering: .releasing) }
+
+    /// Real-time safe. At each period's start: orders the asker's own copy, made while no period
+    /// ran, before this period's writes.
+    @inline(__always)
+    func periodBegins() { _ = state.load(ordering: .acquiring) }
+
     /// Real-time safe. Whether a copy is asked for; true begins it (end it with `finish`).
     @inline(__always)
     func begin() -> Bool {

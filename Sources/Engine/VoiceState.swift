@@ -64,5 +64,13 @@ package final class VoiceStateSnapshot {
         handshake.requestAndWait(timeout: timeout)
     }
 
+    /// Control thread, after `copy` made here (the request withdrawn): the copy is ordered
+    /// before the process thread's next period.
+    func copiedHere() { handshake.copiedForItself() }
+
+    /// Real-time safe. At each period's start.
+    @inline(__always)
+    func periodBegins() { handshake.periodBegins() }
+
     var values: [VoiceState] { Array(UnsafeBufferPointer(start: states.pointer, count: count)) }
 }

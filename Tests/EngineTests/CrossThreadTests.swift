@@ -54,10 +54,12 @@ final class CrossThreadTests: XCTestCase {
         _ = Fixtures.run(engine, sizes: [256], periods: 1)
         XCTAssertEqual(engine.handle.stateSnapshot.values[0].gain, 1, "the withdrawn request was served after the save had copied")
 
-        // With real threads: the process thread stalls past the save's timeout, then runs
-        // while the save copies for itself.
+        // With real threads: the process thread stalls well past the save's timeout (the save
+        // then copies for itself), and runs after it with the request withdrawn. A stall just as
+        // long as the timeout would let the copy meet the thread's first period: the copy is
+        // made only while no period runs.
         ring.producer.push(ControlMessage(.voiceParameter(voice: 0, .gain(0.5))))
-        let (thread, done) = processThread(engine, periods: 400, pace: 0.0005, stall: 0.05)
+        let (thread, done) = processThread(engine, periods: 400, pace: 0.0005, stall: 0.3)
         thread.start()
         let states = engine.handle.voiceStates(live: true, timeout: 0.05)
         XCTAssertNotNil(states["click"])
