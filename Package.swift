@@ -4,6 +4,12 @@ import PackageDescription
 /// Our Swift targets: Swift 6 language mode, and every warning an error.
 let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 
+/// The targets the process thread runs: in release builds without the dynamic exclusivity
+/// checks, which cost a runtime call and a thread-local lookup at each access to a class's
+/// stored property (a twentieth of the process thread's time at rest). Debug and
+/// ThreadSanitizer builds, where every test runs, keep them.
+let processPath: [SwiftSetting] = strict + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 /// What a library target's tests may use: the library, the fixtures and the real peers.
 let libraryTestDependencies: [Target.Dependency] = [
     "Engine", "Presets", "Plugins", "JackBackend", "SoundFiles", "Runs", "Reports", "Realtime", "Inputs", "Voices", "CJack", "CAllocCounter",
@@ -25,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Thin C shims: only what Swift cannot call directly.
@@ -42,7 +49,7 @@ let package = Package(
         .target(name: "CZitaConvolver", linkerSettings: [.linkedLibrary("zita-convolver"), .linkedLibrary("fftw3f")]),
 
         // Real-time primitives: the rings, the control messages, the clock, fixed buffers, the locked box.
-        .target(name: "Realtime", dependencies: ["CProcessThread", .product(name: "Atomics", package: "swift-atomics")], swiftSettings: strict),
+        .target(name: "Realtime", dependencies: ["CProcessThread", .product(name: "Atomics", package: "swift-atomics")], swiftSettings: processPath),
         .target(name: "Inputs", dependencies: [
             "CLiblo", "Realtime",
             .product(name: "Atomics", package: "swift-atomics"),
@@ -54,17 +61,17 @@ let package = Package(
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         // The voices: DSP only, no I/O.
-        .target(name: "Voices", dependencies: ["Realtime", "CZitaConvolver", "CRubberBand"], swiftSettings: strict),
+        .target(name: "Voices", dependencies: ["Realtime", "CZitaConvolver", "CRubberBand"], swiftSettings: processPath),
         // Sound files: reading samples and tracks, writing WAV (libsndfile, libsamplerate).
         .target(name: "SoundFiles", dependencies: ["CSndfile", "CSamplerate", "Realtime", "Inputs", "Voices"], swiftSettings: strict),
         // LV2 plugins through lilv: the world, instances, insert chains, the instrument voice, state.
-        .target(name: "Plugins", dependencies: ["CLilv", "CLV2", "CProcessThread", "Realtime", "Inputs", "Voices"], swiftSettings: strict),
+        .target(name: "Plugins", dependencies: ["CLilv", "CLV2", "CProcessThread", "Realtime", "Inputs", "Voices"], swiftSettings: processPath),
         // The engine: its setup value, the process path and its parts, the handle other threads
         // hold, the mixer, meters, recorder and MIDI-out queues.
         .target(name: "Engine", dependencies: [
             "CJack", "Realtime", "Inputs", "Voices", "Plugins", "SoundFiles",
             .product(name: "Atomics", package: "swift-atomics"),
-        ], swiftSettings: strict),
+        ], swiftSettings: processPath),
         // Presets: the YAML, the voice-kind descriptors and field tables, the graph that makes a
         // setup from a preset, session sources.
         .target(name: "Presets", dependencies: [
@@ -76,7 +83,7 @@ let package = Package(
         .target(name: "JackBackend", dependencies: [
             "CJack", "Realtime", "Inputs", "Voices", "Engine",
             .product(name: "Atomics", package: "swift-atomics"),
-        ], swiftSettings: strict),
+        ], swiftSettings: processPath),
         // The live page: the session's live picture, and an HTTP and WebSocket server on it; the
         // page's HTML, CSS and JavaScript are its resources.
         .target(name: "WebSurface", dependencies: [
@@ -88,6 +95,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], resources: [.copy("Page")], swiftSettings: strict),
         // Reports: the radial meters plot (SVG) and the render's web report (HTML).
         .target(name: "Reports", dependencies: ["Engine", "Inputs"], swiftSettings: strict),

@@ -81,9 +81,15 @@ void pj_eventfd_ring(int fd) {
 }
 
 int pj_eventfd_wait(int fd, int other, int64_t timeout_ns) {
-    struct pollfd entries[2] = {{fd, POLLIN, 0}, {other, POLLIN, 0}};
+    return pj_eventfd_wait_any(fd, &other, other >= 0 ? 1 : 0, timeout_ns);
+}
+
+int pj_eventfd_wait_any(int fd, const int *others, int count, int64_t timeout_ns) {
+    struct pollfd entries[8] = {{fd, POLLIN, 0}};
+    if (count > 7) count = 7;
+    for (int index = 0; index < count; index++) entries[1 + index] = (struct pollfd){others[index], POLLIN, 0};
     struct timespec timeout = {(time_t)(timeout_ns / 1000000000), (long)(timeout_ns % 1000000000)};
-    int ready = ppoll(entries, other >= 0 ? 2 : 1, timeout_ns < 0 ? NULL : &timeout, NULL);
+    int ready = ppoll(entries, (nfds_t)(1 + count), timeout_ns < 0 ? NULL : &timeout, NULL);
     int result = 0;
     if (ready > 0 && (entries[0].revents & POLLIN)) {
         uint64_t rings;
@@ -91,7 +97,9 @@ int pj_eventfd_wait(int fd, int other, int64_t timeout_ns) {
         (void)got;
         result |= 1;
     }
-    if (ready > 0 && other >= 0 && entries[1].revents) result |= 2;
+    for (int index = 0; ready > 0 && index < count; index++) {
+        if (entries[1 + index].revents) result |= 2 << index;
+    }
     return result;
 }
 

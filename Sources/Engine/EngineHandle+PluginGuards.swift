@@ -44,7 +44,12 @@ extension EngineHandle {
         }
     }
 
-    /// Control thread, about every 100 ms live and between periods offline. A plugin its guard
+    /// Control thread. Whether a hosted plugin runs in a child process, which `rescuePlugins`
+    /// supervises (a hung or dead child is found and replaced there).
+    public var supervisesPluginProcesses: Bool { current.hostsPluginProcesses }
+
+    /// Control thread: live, at each tick (the process thread rings for a bench; every 100 ms
+    /// while a plugin runs isolated), and between periods offline. A plugin its guard
     /// benched is named; one benched for non-finite output is re-instantiated with its last state
     /// and handed to the process thread, which puts it back; an isolated plugin whose process
     /// crashed, hung or missed its deadline is named and its process started again; a latency a

@@ -50,6 +50,10 @@ public final class EngineHandle: @unchecked Sendable {
     /// Objects the process thread no longer needs, on their way here to be released
     /// (`ClipSwapper` drains it).
     public let retiredClips = SPSCRing<RetainedObject>(minimumCapacity: 256)
+    /// What the control thread sleeps on: the process thread rings it once at the end of a period
+    /// that made it work (an object retired, a plugin benched, the path latency changed, a
+    /// session-log report; `RealtimeEngine.noteControlWork`), other threads when they make some.
+    public let controlBell = Doorbell()
     let stateSnapshot: VoiceStateSnapshot
     /// The voices and master inserts of the engine that runs now. Control thread: the process
     /// thread uses its engine's own.
@@ -72,10 +76,18 @@ public final class EngineHandle: @unchecked Sendable {
 
     /// Every insert chain and instrument of `graph` hands replaced instances back through the retired ring.
     func retireReplacedInstances(of graph: VoiceGraph) {
-        let retired = retiredClips.producer
+        let retired = retiredClips.producer, bell = controlBell
         for index in -1..<graph.slots.count {
-            graph.insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0))?.retire = { retired.push(RetainedObject(handingOver: $0)) }
-            if index >= 0 { graph.slots[index].instrumentVoice?.retire = { retired.push(RetainedObject(handingOver: $0)) } }
+            graph.insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0))?.retire = {
+                retired.push(RetainedObject(handingOver: $0))
+                bell.ring()  // a swap, rare: at once rather than through the engine's period-end note
+            }
+            if index >= 0 {
+                graph.slots[index].instrumentVoice?.retire = {
+                    retired.push(RetainedObject(handingOver: $0))
+                    bell.ring()
+                }
+            }
         }
     }
 

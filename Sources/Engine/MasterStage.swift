@@ -69,6 +69,12 @@ package final class MasterStage {
         if clipped > 0 { clippedSamples.wrappingIncrement(by: clipped, ordering: .relaxed) }
     }
 
+    /// Real-time safe. A period of silence (zeros that nothing computed): nothing to scale, count
+    /// or clean; a limiter still holding the gain down recovers over it as over any zeros.
+    func processSilence(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        if settings.ceiling != nil && limiterGain < 1 { process(left: left, right: right, frames: frames) }
+    }
+
     /// Real-time safe.
     private func sanitize(_ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, frames: Int) {
         let found = PluginGuard.sanitize(left, frames: frames).nonFinite + PluginGuard.sanitize(right, frames: frames).nonFinite

@@ -115,8 +115,10 @@ package struct Mixer: ~Copyable {
     }
 
     /// Real-time safe. Renders every active voice that plays (not the input voices) for `frames`
-    /// frames into the output at `offset`.
-    func renderVoices(offset: Int, frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+    /// frames into the output at `offset`. False when none did (the output is as it was).
+    @discardableResult
+    func renderVoices(offset: Int, frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) -> Bool {
+        var rendered = false
         let words = active.words
         for word in 0..<active.wordCount {
             var bits = words[word]
@@ -129,6 +131,7 @@ package struct Mixer: ~Copyable {
                     words[word] = words[word] & ~bit
                     continue
                 }
+                rendered = true
                 let own = blockBusIndex[index]
                 if own >= 0 {
                     // Filled here sub-block by sub-block; processed and mixed in `finishBlock`.
@@ -146,13 +149,16 @@ package struct Mixer: ~Copyable {
                 if !slot.voice.isSounding { words[word] = words[word] & ~bit }
             }
         }
+        return rendered
     }
 
     /// Real-time safe. After a block's sub-blocks: each hosted instrument runs over the whole
     /// block, each insert chain processes its voice's bus, and those buses are mixed. A chain
-    /// runs even while its voice is silent, so a reverb's tail rings on.
-    func finishBlock(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
-        guard frames > 0 else { return }
+    /// runs even while its voice is silent, so a reverb's tail rings on. False when there is no
+    /// such voice (the output is as it was).
+    @discardableResult
+    func finishBlock(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) -> Bool {
+        guard frames > 0, !blockSlots.isEmpty else { return false }
         for number in 0..<blockSlots.count {
             let slot = slots[blockSlots[number]]
             let (ownLeft, ownRight) = blockBus(number)
@@ -165,6 +171,7 @@ package struct Mixer: ~Copyable {
             if let inserts = slot.inserts { inserts.process(left: ownLeft, right: ownRight, frames: frames) }
             mix(slot, blockSlots[number], ownLeft, ownRight, into: left, right, at: 0, frames: frames, target: ActiveVoices.target(slot))
         }
+        return true
     }
 
     /// Real-time safe.
@@ -175,11 +182,15 @@ package struct Mixer: ~Copyable {
     }
 
     /// Real-time safe. Input voices run once per block: their output depends on the input only.
+    /// False when none ran (the output is as it was).
+    @discardableResult
     func processInput(frames: Int, inputLeft: UnsafePointer<Float>, inputRight: UnsafePointer<Float>,
-                      left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+                      left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) -> Bool {
+        var ran = false
         for index in 0..<slots.count {
             let slot = slots[index]
             guard let inputVoice = slot.inputVoice, !slot.silenced else { continue }
+            ran = true
             let (busLeft, busRight) = busBuffers()
             busLeft.update(repeating: 0, count: frames)
             busRight.update(repeating: 0, count: frames)
@@ -189,6 +200,7 @@ package struct Mixer: ~Copyable {
             mix(slot, index, busLeft, busRight, into: left, right, at: 0, frames: frames,
                 target: slot.enabled ? ActiveVoices.target(slot) : (0, 0))
         }
+        return ran
     }
 
     /// Real-time safe.

@@ -51,6 +51,17 @@ public final class RealtimeEngine {
     private let counters: EngineCounters
     private let retired: SPSCRing<RetainedObject>.Producer
 
+    /// Whether the last period's output was silence without a sample computed: no voice, input
+    /// voice, voice insert or master insert ran (the meter takes it as such).
+    public private(set) var periodWasSilent = false
+    /// Whether this period made work for the control thread (an object retired, a plugin benched,
+    /// the path latency changed, a session-log report): its bell rings once at the period's end.
+    /// The process thread's own flag, in this object it touches anyway: an atomic elsewhere would
+    /// be one more cold cache line read every period.
+    private var controlWork = false
+    /// Whether a hosted plugin runs in a child process (its deadline is set each period).
+    private let hostsPluginProcesses: Bool
+
     /// Absolute engine frame of the next frame to render (frames since the engine started).
     public internal(set) var framePosition: Int64 = 0
     /// Absolute frame of the block being processed: insert control changes count from it.
@@ -93,6 +104,7 @@ public final class RealtimeEngine {
         queue = EventQueue(capacity: Self.eventQueueCapacity, reserve: Self.eventQueueReserve)
         silentInput = FixedBuffer(capacity: maxFrames, repeating: 0)
         retired = handle.retiredClips.producer
+        hostsPluginProcesses = graph.hostsPluginProcesses
         for slot in slots { slot.voice.prepare(sampleRate: sampleRate, maxFrames: maxFrames) }
         firing.planEarly(clock: hearts.clock(0), start: 0, end: 0)
     }
@@ -106,7 +118,7 @@ public final class RealtimeEngine {
         defer { ProcessThread.exit() }
         ProcessThread.flushDenormals()
         handle.stateSnapshot.periodBegins()
-        PluginProcess.beginPeriod(frames: frames, sampleRate: sampleRate)
+        if hostsPluginProcesses { PluginProcess.beginPeriod(frames: frames, sampleRate: sampleRate) }
         periodStart = framePosition
         handle.publishedPeriodStart.store(framePosition, ordering: .relaxed)
         hearts.grid.outCount = 0
@@ -114,40 +126,57 @@ public final class RealtimeEngine {
         right.update(repeating: 0, count: frames)
         mixer.startOutputs(frames: frames)
         var done = 0
+        var sounded = masterInserts != nil
         while done < frames {
             let chunk = min(maxFrames, frames - done)
             mixer.outputOffset = done
-            processChunk(frames: chunk, left: left + done, right: right + done)
+            if processChunk(frames: chunk, left: left + done, right: right + done) { sounded = true }
             // No Optional.map here: its generic closure would instantiate metadata on first use.
             var chunkLeft = UnsafePointer(silentInput.pointer), chunkRight = UnsafePointer(silentInput.pointer)
             if let inputLeft { chunkLeft = inputLeft + done }
             if let inputRight { chunkRight = inputRight + done }
-            mixer.processInput(frames: chunk, inputLeft: chunkLeft, inputRight: chunkRight, left: left + done, right: right + done)
+            if mixer.processInput(frames: chunk, inputLeft: chunkLeft, inputRight: chunkRight, left: left + done, right: right + done) {
+                sounded = true
+            }
             masterInserts?.process(left: left + done, right: right + done, frames: chunk)
             done += chunk
         }
-        master.process(left: left, right: right, frames: frames)
-        mixer.sanitizeOutputs(frames: frames, counters: counters)
-        closePluginPeriods(frames: frames)
+        // A period nothing rendered into holds the zeros written above: nothing to scale, limit,
+        // count or clean (most periods at rest, between the beats).
+        periodWasSilent = !sounded
+        if sounded {
+            master.process(left: left, right: right, frames: frames)
+            mixer.sanitizeOutputs(frames: frames, counters: counters)
+        } else {
+            master.processSilence(left: left, right: right, frames: frames)
+        }
+        if closePluginPeriods(frames: frames) { controlWork = true }
         mixer.endOutputs()
         if !keepsMIDI { firing.discardMIDI(before: framePosition) }
         handle.stateSnapshot.serve(slots, master: masterInserts)
         view?.serve(graph, performance: performance)
         firing.wakeListeners()
+        if controlWork {
+            controlWork = false
+            handle.controlBell.ring()
+        }
         counters.periods.wrappingIncrement(ordering: .relaxed)
         counters.framesProcessed.wrappingIncrement(by: frames, ordering: .relaxed)
     }
 
     /// Real-time safe. Every hosted plugin's guard closes the period: its time against its share
     /// of the period (`handle.pluginShare`; 0 offline, where time is no limit), its findings.
-    private func closePluginPeriods(frames: Int) {
+    /// True when a plugin was benched now (the control thread says so and renews it).
+    private func closePluginPeriods(frames: Int) -> Bool {
         let share = handle.pluginSharePercent.load(ordering: .relaxed)
         let budget = share > 0 ? frames * 10_000_000 / sampleRate * share : 0
+        var benched = false
         for index in 0..<slots.count {
-            slots[index].inserts?.closePeriod(budgetNanoseconds: budget)
-            slots[index].instrumentVoice?.closePeriod(budgetNanoseconds: budget)
+            if slots[index].inserts?.closePeriod(budgetNanoseconds: budget) == true { benched = true }
+            if slots[index].instrumentVoice?.closePeriod(budgetNanoseconds: budget) == true { benched = true }
         }
-        masterInserts?.closePeriod(budgetNanoseconds: budget)
+        if masterInserts?.closePeriod(budgetNanoseconds: budget) == true { benched = true }
+        return benched
     }
 
     /// Real-time safe. JACK moved on `frames` frames without running us (a cycle lost to an
@@ -182,14 +211,16 @@ public final class RealtimeEngine {
         counters.framesRewound.wrappingIncrement(by: frames, ordering: .relaxed)
     }
 
-    /// Real-time safe.
-    func processChunk(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+    /// Real-time safe. False when no voice rendered into the chunk (it holds what it held).
+    @discardableResult
+    func processChunk(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) -> Bool {
+        var sounded = false
         let start = framePosition
         let end = start + Int64(frames)
         blockStart = start
         drainSources(periodStart: start, periodEnd: end)
         hearts.fade(frames: frames)
-        firing.planEarly(clock: hearts.clock(0), start: start, end: end)
+        if firing.planEarly(clock: hearts.clock(0), start: start, end: end) { controlWork = true }
         var cursor = start
         // Bounded: each pass either ends the chunk or consumes one queued event, one pulse or one
         // early firing, all finite within a chunk (queue and firing capacity; at most 60 pulses a second).
@@ -199,7 +230,7 @@ public final class RealtimeEngine {
             let earlyFrame = firing.nextEarlyFrame.map { max($0, cursor) } ?? end
             let next = min(min(eventFrame, pulseFrame), min(earlyFrame, end))  // min of four would allocate its variadic array
             if next > cursor {
-                mixer.renderVoices(offset: Int(cursor - start), frames: Int(next - cursor), left: left, right: right)
+                if mixer.renderVoices(offset: Int(cursor - start), frames: Int(next - cursor), left: left, right: right) { sounded = true }
                 cursor = next
             }
             if cursor == end { break }
@@ -211,12 +242,13 @@ public final class RealtimeEngine {
                 firePulse(performer: pulsePerformer, at: cursor)
             }
         }
-        mixer.finishBlock(frames: frames, left: left, right: right)
+        if mixer.finishBlock(frames: frames, left: left, right: right) { sounded = true }
         hearts.advance(to: end)
         framePosition = end
         for index in 0..<slots.count {
             if let clipVoice = slots[index].clipVoice { clipVoice.reclaim(retire: retire) }
         }
+        return sounded
     }
 
     /// Real-time safe. Reads only what each ring held when the drain began.
@@ -329,7 +361,12 @@ public final class RealtimeEngine {
 
     /// Real-time safe. Into the session recording (`run --record-session`), when there is one.
     private func reportApplied(_ message: ControlMessage) {
-        if let appliedReports, !appliedReports.push(message) { counters.recordingOverruns.wrappingIncrement(ordering: .relaxed) }
+        guard let appliedReports else { return }
+        if appliedReports.push(message) {
+            controlWork = true
+        } else {
+            counters.recordingOverruns.wrappingIncrement(ordering: .relaxed)
+        }
     }
 
     /// Real-time safe. A convolution voice's new clip; a refused or misaddressed one goes back.
@@ -350,6 +387,7 @@ public final class RealtimeEngine {
     /// ring holds 256; were it full, the object would leak rather than be released here.
     private func retire(_ object: Unmanaged<AnyObject>) {
         retired.push(RetainedObject(handingOver: object))
+        controlWork = true
     }
 
     /// Real-time safe. Changes the performance mode and announces it with its voice.

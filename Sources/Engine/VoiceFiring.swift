@@ -80,12 +80,14 @@ package struct VoiceFiring: ~Copyable {
     }
 
     /// Real-time safe. Before a block [`start`, `end`): the latent voices' early firings in it,
-    /// planned from the first performer's clock, and the path latency published when it changed.
-    mutating func planEarly(clock: HeartbeatClock, start: Int64, end: Int64) {
+    /// planned from the first performer's clock, and the path latency published when it changed
+    /// (true then: the control thread reports it to JACK and says it).
+    @discardableResult
+    mutating func planEarly(clock: HeartbeatClock, start: Int64, end: Int64) -> Bool {
         compensation.plan(clock: clock, slots: slots, master: masterInserts, sampleRate: sampleRate, start: start, end: end)
-        if compensation.largest != publishedLatency.load(ordering: .relaxed) {
-            publishedLatency.store(compensation.largest, ordering: .relaxed)
-        }
+        guard compensation.largest != publishedLatency.load(ordering: .relaxed) else { return false }
+        publishedLatency.store(compensation.largest, ordering: .relaxed)
+        return true
     }
 
     /// Real-time safe. The frame of the next early firing planned, if any.

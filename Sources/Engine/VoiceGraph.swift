@@ -43,6 +43,11 @@ struct VoiceGraph {
         return hosted
     }
 
+    /// Control thread. Whether a hosted plugin runs in a child process.
+    var hostsPluginProcesses: Bool {
+        hosted().contains { hosted in hosted.published().contains { $0.isolation != nil } }
+    }
+
     /// Control thread. Every hosted plugin by its place with its instances.
     func hostedPlugins() -> [(place: String, instances: [PluginInstance])] {
         hosted().map { ($0.place, $0.published()) }

@@ -7,7 +7,8 @@ import Realtime
 /// asks whose heart has gone quiet — `seconds` without data: a dropout, said once, counted,
 /// shown, and with the preset's `dropout: {action: fade}` their voices faded — and whose is back.
 /// A heart that never sent anything is not in a dropout: `--bpm` alone plays steadily. Any
-/// thread reports; the control thread checks.
+/// thread reports; the control thread checks — when `nextCheck` says a dropout is due, and at
+/// once when a lost heart's data comes back (`bell`).
 public final class HeartWatch: Sendable {
     public enum Change: Equatable, Sendable {
         case lost(performer: Int)
@@ -23,11 +24,14 @@ public final class HeartWatch: Sendable {
     private let lost: [ManagedAtomic<Bool>]
     /// When each performer's heart data last came (nil: never).
     private let lastData: LockedBox<[Date?]>
+    /// Rung when a lost heart's data comes back (the control thread fades its voices in).
+    private let bell: Doorbell?
 
-    public init(performers: Int, seconds: Double, fades: Bool) {
+    public init(performers: Int, seconds: Double, fades: Bool, bell: Doorbell? = nil) {
         precondition(performers >= 1 && seconds > 0)
         self.seconds = seconds
         self.fades = fades
+        self.bell = bell
         lost = (0..<performers).map { _ in ManagedAtomic(false) }
         lastData = LockedBox(Array(repeating: nil, count: performers))
     }
@@ -36,6 +40,20 @@ public final class HeartWatch: Sendable {
     public func heard(performer: Int, at now: Date = Date()) {
         guard performer >= 0 && performer < lost.count else { return }
         lastData.withLockedValue { $0[performer] = now }
+        if lost[performer].load(ordering: .relaxed) { bell?.ring() }
+    }
+
+    /// Control thread: when the next dropout can begin (the earliest heart still heard goes quiet
+    /// then); nil while no heart can drop out.
+    public func nextCheck() -> Date? {
+        let last = lastData.withLockedValue { $0 }
+        var next: Date?
+        for (performer, heard) in last.enumerated() {
+            guard let heard, !lost[performer].load(ordering: .relaxed) else { continue }
+            let due = heard.addingTimeInterval(seconds)
+            if next.map({ due < $0 }) ?? true { next = due }
+        }
+        return next
     }
 
     /// Control thread: whose heart went quiet and whose came back since the last check.

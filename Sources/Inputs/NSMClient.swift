@@ -71,6 +71,8 @@ public final class NSMClient: Sendable {
 
     /// Where we listen (the manager's interface, a free port).
     public var localAddress: UDPSocket.Address { socket.local }
+    /// The socket the manager's messages arrive on: readable when `poll` has something.
+    public var descriptor: Int32 { socket.descriptor }
 
     private func send(_ path: String, _ arguments: [OSCMessage.Argument]) {
         guard let message = lo_message_new() else { return }

@@ -1,5 +1,6 @@
 import CJack
 import Glibc
+import Realtime
 import Engine
 
 /// JACK's callbacks, each handed the `ProcessHost` as its context: the process path, latency,
@@ -14,7 +15,9 @@ extension ProcessHost {
     func installCallbacks(on client: OpaquePointer, timebase mode: JackClient.Timebase) -> String? {
         let context = Unmanaged.passUnretained(self).toOpaque()
         jack_set_process_callback(client, { frames, context in
-            ProcessHost.host(context).process(frames: frames)
+            // Guaranteed by the client, which holds the host while it is active: no retain and
+            // release around every period.
+            Unmanaged<ProcessHost>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.process(frames: frames) }
             return 0
         }, context)
         jack_set_latency_callback(client, { mode, context in ProcessHost.host(context).reportLatency(mode) }, context)
@@ -24,14 +27,17 @@ extension ProcessHost {
         }, context)
         // Both shutdown callbacks, one handler: jackd2 calls only the info one when both are
         // set, PipeWire 0.3.65 only the plain one (the info one arrived in 0.3.71).
-        jack_on_info_shutdown(client, { _, reason, context in ProcessHost.host(context).owner?.serverShutDown(reason: reason) }, context)
-        jack_on_shutdown(client, { context in ProcessHost.host(context).owner?.serverShutDown(reason: nil) }, context)
+        // Each rings the control thread's bell after it (an eventfd write: signal-safe).
+        jack_on_info_shutdown(client, { _, reason, context in ProcessHost.host(context).serverShutDown(reason: reason) }, context)
+        jack_on_shutdown(client, { context in ProcessHost.host(context).serverShutDown(reason: nil) }, context)
         jack_set_buffer_size_callback(client, { frames, context in
             ProcessHost.host(context).owner?.periodChanged(to: Int(frames))
             return 0
         }, context)
         jack_set_sample_rate_callback(client, { rate, context in
-            ProcessHost.host(context).serverRate.changed(to: Int(rate))
+            let host = ProcessHost.host(context)
+            host.serverRate.changed(to: Int(rate))
+            host.engineHandle.controlBell.ring()
             return 0
         }, context)
         jack_set_freewheel_callback(client, { starting, context in ProcessHost.host(context).freewheel(starting != 0) }, context)
@@ -41,5 +47,11 @@ extension ProcessHost {
         }, context)
         if status == EBUSY { return "another client is the transport's timebase master (take over with --timebase-force)" }
         return status == 0 ? nil : "JACK refused the timebase (error \(status))"
+    }
+
+    /// The server is going: the client says so, and the control thread's watch is woken for it.
+    private func serverShutDown(reason: UnsafePointer<CChar>?) {
+        owner?.serverShutDown(reason: reason)
+        engineHandle.controlBell.ring()
     }
 }

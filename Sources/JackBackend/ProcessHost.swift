@@ -124,7 +124,9 @@ package final class ProcessHost {
         for index in 0..<midiPorts.count {
             engine.flushMIDI(midiPorts[index].carries, into: jack_port_get_buffer(midiPorts[index].port, frames), frames: count)
         }
-        meter?.measure(left: outLeft, right: outRight, frames: count)
+        if let meter {
+            if engine.periodWasSilent { meter.measureSilence(frames: count) } else { meter.measure(left: outLeft, right: outRight, frames: count) }
+        }
         recorder?.write(left: outLeft, right: outRight, frames: count)
         if let periodTimings { periodTimings.push(Self.monotonicNanoseconds() &- started) }
     }
@@ -143,6 +145,7 @@ package final class ProcessHost {
             // Running → parked; an engine the control thread claimed (before a reconnect) stays so.
             _ = serverRate.engineState.compareExchange(expected: ServerRate.State.running, desired: ServerRate.State.parked,
                                                        ordering: .releasing)
+            engineHandle.controlBell.ring()  // the control thread claims it and builds its successor
         }
         if let swap = serverRate.take(for: rate) {
             swap.replacedEngine = engine
@@ -151,6 +154,7 @@ package final class ProcessHost {
             recorder = swap.writer
             swap.silentFrames = resume(rate, reading: reading)
             serverRate.swapped(swap)
+            engineHandle.controlBell.ring()  // the control thread finishes the old engine and take
             return true
         }
         guard rate == engine.sampleRate, serverRate.engineState.compareExchange(

@@ -178,16 +178,20 @@ package final class InsertChain {
 
     /// Real-time safe. At the end of each period: every stage's guard counts it (`budgetNanoseconds`:
     /// a plugin's share of the period, 0: none). A stage benched now has its controls snapshot,
-    /// for the fresh instance a control thread builds.
-    package func closePeriod(budgetNanoseconds: Int) {
+    /// for the fresh instance a control thread builds (true: a stage was benched now).
+    @discardableResult
+    package func closePeriod(budgetNanoseconds: Int) -> Bool {
+        var benched = false
         for index in 0..<stages.count {
             let stage = stages[index]
             // An isolated plugin's time is bounded by its child's deadline: not an overrun to bench it for.
             let budget = stage.plugin.isolation == nil ? budgetNanoseconds : 0
             if stage.pluginGuard.closePeriod(budgetNanoseconds: budget) {
                 for instance in 0..<stage.instances.count { stage.instances[instance].snapshotControls() }
+                benched = true
             }
         }
+        return benched
     }
 
     /// Real-time safe. One stage over frames `from..<to`, its output copied back onto the bus.

@@ -147,10 +147,13 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
         cursor = 0
     }
 
-    /// Real-time safe. At the end of each period (see `InsertChain.closePeriod`).
-    package func closePeriod(budgetNanoseconds: Int) {
+    /// Real-time safe. At the end of each period (see `InsertChain.closePeriod`); true: benched now.
+    @discardableResult
+    package func closePeriod(budgetNanoseconds: Int) -> Bool {
         // An isolated plugin's time is bounded by its child's deadline: not an overrun to bench it for.
-        if pluginGuard.closePeriod(budgetNanoseconds: plugin.isolation == nil ? budgetNanoseconds : 0) { plugin.snapshotControls() }
+        guard pluginGuard.closePeriod(budgetNanoseconds: plugin.isolation == nil ? budgetNanoseconds : 0) else { return false }
+        plugin.snapshotControls()
+        return true
     }
 
     /// Real-time safe. The frames of latency it adds (0 while benched: it is not running).

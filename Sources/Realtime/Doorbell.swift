@@ -35,6 +35,14 @@ public final class Doorbell: Sendable {
         return (woken & 1 != 0, woken & 2 != 0)
     }
 
+    /// Sleeps until rung, one of `others` (at most 7) is readable, or `seconds` have passed;
+    /// whether it was rung.
+    @discardableResult
+    public func wait(orReadable others: [Int32], seconds: Double? = nil) -> Bool {
+        precondition(others.count <= 7, "at most 7 descriptors beside the doorbell")
+        return pj_eventfd_wait_any(descriptor, others, Int32(others.count), Self.nanoseconds(seconds)) & 1 != 0
+    }
+
     private static func nanoseconds(_ seconds: Double?) -> Int64 {
         guard let seconds else { return -1 }
         return Int64(max(0, min(seconds, 86_400)) * 1e9)

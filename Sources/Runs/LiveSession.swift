@@ -10,9 +10,9 @@ import SoundFiles
 import Sensors
 
 /// A live run, from the preset to the summary: build (preset, JACK client, engine, inputs,
-/// logs) → `activate()` (the page too) → `tick()` every ~100 ms (logs written, the mood DJ,
-/// retired clips released, plugin states loaded, the session manager answered, the server
-/// watched) → `stop()`. Its concerns have parts of their own: `RunLogs`, `ServerWatch`,
+/// logs) → `activate()` (the page too) → `waitForWork` and `tick()` in turn (logs written, the
+/// mood DJ, retired clips released, plugin states loaded, the session manager answered, the
+/// server watched) → `stop()`. Its concerns have parts of their own: `RunLogs`, `ServerWatch`,
 /// `SessionManagerLink`. The command line only parses options and prints. Control thread.
 public final class LiveSession {
     public let loaded: LoadedPreset
@@ -96,7 +96,8 @@ public final class LiveSession {
             setup.appliedReports = logs.applied
             setup.firedReports = logs.fired
             let dropout = loaded.dropoutRule
-            let hearts = HeartWatch(performers: max(1, loaded.performerNames.count), seconds: dropout.seconds, fades: dropout.fades)
+            let hearts = HeartWatch(performers: max(1, loaded.performerNames.count), seconds: dropout.seconds, fades: dropout.fades,
+                                   bell: handle.controlBell)
             self.hearts = hearts
             let moods = MoodWatch(model: loaded.preset.moodModel, performers: loaded.performerNames, log: log)
             self.moods = moods
@@ -224,7 +225,10 @@ public final class LiveSession {
             oscConfiguration.regions = loaded.preset.regionModel
             let input = try OSCInput(configuration: oscConfiguration, routes: routes, clock: JackFrameClock(handle: handle, client: client),
                                      status: { status.values(meters: publisher.reading) },
-                                     requests: { request in requests.withLockedValue { $0.append(request) } }, hearts: hearts, moods: moods,
+                                     requests: { request in
+                                         requests.withLockedValue { $0.append(request) }
+                                         handle.controlBell.ring()
+                                     }, hearts: hearts, moods: moods,
                                      log: log)
             setup.sources.append(input.ring)
             meterOut.withLockedValue { $0 = input.meters }
@@ -295,7 +299,7 @@ public final class LiveSession {
         }
     }
 
-    /// Control thread. About every 100 ms: writes what the process thread reported, loads the
+    /// Control thread, after each `waitForWork`: writes what the process thread reported, loads the
     /// plugin states OSC asked for, lets the mood DJ pick tracks, releases retired clips,
     /// answers the session manager, and watches the server.
     public func tick() {
@@ -318,6 +322,24 @@ public final class LiveSession {
         configuration.sessionManager?.poll(handle: handle, loaded: loaded, live: !watch.isReconnecting, log: log, say: say)
         watch.watch { handle.counters.periods.load(ordering: .relaxed) }
     }
+
+    /// Control thread, before each `tick`: sleeps until there is work — its bell rung (by the
+    /// process thread at the end of a period that made some, by OSC's requests, JACK's rate and
+    /// shutdown callbacks, a lost heart's data back), `stop` rung, the session manager's socket
+    /// readable — or until its next timer: a heart's dropout due, the server watch each second,
+    /// and every 100 ms while something needs a closer watch (a plugin's child process, a mood
+    /// DJ's next track, a reconnection under way). At rest that is one wake-up a second.
+    public func waitForWork(orStop stop: Doorbell) {
+        let closeWatch = !djs.isEmpty || watch.isReconnecting || handle.supervisesPluginProcesses
+        var seconds = closeWatch ? Self.closeWatchSeconds : ServerWatch.interval
+        if let due = hearts.nextCheck() { seconds = min(seconds, max(0, due.timeIntervalSinceNow) + 0.002) }
+        var others = [stop.descriptor]
+        if let manager = configuration.sessionManager { others.append(manager.client.descriptor) }
+        handle.controlBell.wait(orReadable: others, seconds: seconds)
+    }
+
+    /// The control thread's tick while something needs a close watch.
+    static let closeWatchSeconds = 0.1
 
     /// Each performer's dropout, whatever the source of their heart: said once, faded when the
     /// preset says so, and their return.

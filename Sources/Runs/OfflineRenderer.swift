@@ -123,8 +123,8 @@ public final class OfflineRenderer {
         var lastProgress = -1
         let reports = fired.consumer
         engine.warmUp()
-        // Every 100 ms of audio, as a live run's control thread does: a benched plugin named and
-        // renewed (by frames, so the render stays deterministic).
+        // Every 100 ms of audio, as often as a live run's control thread watches an isolated
+        // plugin: a benched plugin named and renewed (by frames, so the render stays deterministic).
         let rescueEvery = Int64(engine.sampleRate / 10)
         while done < total {
             if let shouldStop, shouldStop() { break }

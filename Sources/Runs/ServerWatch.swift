@@ -37,6 +37,10 @@ final class ServerWatch {
     /// Whether the JACK server is gone and a reconnection is being tried.
     var isReconnecting: Bool { reconnection.isWaiting }
 
+    /// Seconds between watches when nothing else wakes the control thread: the connections
+    /// are read (and a net slave wired) about this often.
+    static let interval = 1.0
+
     /// Each tick, with the engine's period count now.
     func watch(periods: () -> Int) {
         if client.serverGone && !reconnection.isWaiting {
@@ -46,7 +50,8 @@ final class ServerWatch {
         }
         if reconnection.isWaiting && reconnection.due { reconnect(periods: periods) }
         if !reconnection.isWaiting { watchCycles(periods: periods()) }
-        if !reconnection.isWaiting, Date().timeIntervalSince(lastConnectionCheck) >= 1 {
+        // A little early counts: the control thread's timer wakes it after about `interval`.
+        if !reconnection.isWaiting, Date().timeIntervalSince(lastConnectionCheck) >= Self.interval - 0.05 {
             lastConnectionCheck = Date()
             wireNetSlave()
             if !reconnection.pending.isEmpty { reconnection.pending = client.restoreConnections(reconnection.pending) }

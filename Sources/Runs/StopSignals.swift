@@ -12,18 +12,21 @@ import Realtime
 public final class StopSignals: Sendable {
     private let received = ManagedAtomic<Int32>(0)
     private let semaphore = DispatchSemaphore(value: 0)
+    /// Rung by the first stop signal: a loop that sleeps on other work as well wakes for it.
+    public let doorbell = Doorbell()
     /// Kept alive for as long as this is; Dispatch's sources are not marked Sendable.
     private let sources: LockedBox<[DispatchSourceSignal]>
 
     public init(_ numbers: [Int32] = [SIGINT, SIGTERM, SIGHUP]) {
         var sources: [DispatchSourceSignal] = []
-        let received = received, semaphore = semaphore
+        let received = received, semaphore = semaphore, doorbell = doorbell
         for number in numbers {
             Glibc.signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 if received.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing).exchanged {
                     semaphore.signal()
+                    doorbell.ring()
                 } else {
                     Self.exitAtOnce(number)
                 }

@@ -6,6 +6,8 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import Realtime
+import NIOPosix
+import ServiceLifecycle
 
 /// `run --web`: serves the live page and one WebSocket per page (Hummingbird), on the session's
 /// live picture. The page gets a snapshot on connect, then deltas, meter frames and events
@@ -114,14 +116,30 @@ public final class WebServer: Sendable {
                 }
             }
         }
-        let app = Application(router: router, server: server,
-                              configuration: .init(address: .hostname(address.host, port: address.port), serverName: "pulsejack"),
-                              onServerRunning: { [port, started] channel in
-                                  port.store(channel.localAddress?.port ?? 0, ordering: .relaxed)
-                                  started.signal()
-                              }, logger: logger)
+        // Hummingbird's `Application` would also run its date cache: a timer waking a thread every
+        // second for the `Date` header nobody here needs. The same server, without it.
+        let responder = router.buildResponder()
+        let service = try server.buildServer(
+            configuration: ServerConfiguration(address: .hostname(address.host, port: address.port), serverName: "pulsejack"),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger,
+            responder: { [logger] request, writer, channel in
+                let context = BasicWebSocketRequestContext(source: .init(channel: channel, logger: logger))
+                var response: Response
+                do {
+                    response = try await responder.respond(to: request, context: context)
+                } catch {
+                    response = Response(status: .internalServerError)
+                }
+                response.headers[.server] = "pulsejack"
+                try await writer.write(response: response.head, body: response.body)
+            },
+            onServerRunning: { [port, started] channel in
+                port.store(channel.localAddress?.port ?? 0, ordering: .relaxed)
+                started.signal()
+            })
+        let services = ServiceGroup(configuration: .init(services: [service], logger: logger))
         let task = Task { [failure, started] in
-            do { try await app.run() } catch {
+            do { try await services.run() } catch {
                 failure.withLockedValue { $0 = "\(error)" }
                 started.signal()
             }

@@ -209,7 +209,10 @@ struct Run: ParsableCommand {
         let client = session.client
         print("pulsejack: playing '\(session.loaded.preset.name ?? "preset")' from \(session.loaded.file) on \(client.server.described) as '\(client.name)' at \(client.sampleRate) Hz, \(client.bufferSize) frames a period; ports \(client.outputPortNames.joined(separator: ", ")), \(client.name):midi_out, \(client.name):midi_in" + (session.outputs.summary.map { "; " + $0 } ?? "") + (session.osc.map { "; OSC on \(oscBind):\($0.boundPort)" } ?? "") + (record.map { "; recording to \($0)" } ?? ""))
         if let page = session.page { print("pulsejack: the live page is at \(page.url)") }
-        while !signals.wait(milliseconds: 100) { session.tick() }
+        while !signals.stopping {
+            session.waitForWork(orStop: signals.doorbell)
+            if !signals.stopping { session.tick() }
+        }
         let summary = session.stop()
         print("pulsejack: stopped after \(summary); stopped by \(signals.name)")
         reportHeldBackWarnings()

@@ -43,6 +43,8 @@ void pj_eventfd_ring(int fd);
 /// Waits until `fd` is rung (and takes its rings), `other` (if not -1) is readable, or
 /// `timeout_ns` (relative; negative: no limit) has passed. Bit 1: rung; bit 2: `other` ready.
 int pj_eventfd_wait(int fd, int other, int64_t timeout_ns);
+/// The same beside `count` (at most 7) other descriptors: bit 0 rung, bit 1 + i `others[i]` readable.
+int pj_eventfd_wait_any(int fd, const int *others, int count, int64_t timeout_ns);
 /// Names the calling thread for top -H, ps and gdb (pthread_setname_np; at most 15 bytes are kept).
 void pj_name_thread(const char *name);
 /// Names the calling thread `pj-process`. Real-time safe: one prctl(PR_SET_NAME), which never

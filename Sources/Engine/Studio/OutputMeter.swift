@@ -45,7 +45,20 @@ public final class OutputMeter: Sendable {
     /// Real-time safe. A full ring drops the period's block. From half full on, the meter thread
     /// is rung every 256 periods: it drains the ring even while nobody watches.
     public func measure(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) {
-        _ = producer.push(MeterBlock.measure(left: left, right: right, frames: frames))
+        push(MeterBlock.measure(left: left, right: right, frames: frames))
+    }
+
+    /// Real-time safe. A period the engine left silent (`periodWasSilent`): its block without a scan.
+    public func measureSilence(frames: Int) {
+        var block = MeterBlock()
+        block.frames = Int32(frames)
+        push(block)
+    }
+
+    /// Real-time safe.
+    @inline(__always)
+    private func push(_ block: MeterBlock) {
+        _ = producer.push(block)
         let waiting = blocks.count - blocks.capacity / 2
         if waiting >= 0 && waiting % 256 == 0 { doorbell.ring() }
     }
