@@ -56,6 +56,9 @@ public final class LiveSession {
     private let requests = LockedBox<[OSCRequest]>([])
     /// The path latency last reported to JACK (and said).
     private var reportedLatency = 0
+    /// Whether the control thread ticks every 100 ms for good: a mood DJ picks tracks, or a plugin
+    /// runs in a child process it supervises.
+    private let watchesClosely: Bool
     private var stopped = false
     /// Whether `stop` gave up waiting for `jack_client_close` (the process should exit without
     /// running libjack's own teardown, which would wait on the same server).
@@ -144,6 +147,7 @@ public final class LiveSession {
         }
         self.server = server
         djs = Self.moodDJs(loaded: loaded, handle: handle, libraries: libraries)
+        watchesClosely = !djs.isEmpty || handle.supervisesPluginProcesses
         swapper = ClipSwapper(handle: handle, preset: loaded, offline: false)
     }
 
@@ -326,20 +330,11 @@ public final class LiveSession {
     /// Control thread, before each `tick`: sleeps until there is work — its bell rung (by the
     /// process thread at the end of a period that made some, by OSC's requests, JACK's rate and
     /// shutdown callbacks, a lost heart's data back), `stop` rung, the session manager's socket
-    /// readable — or until its next timer: a heart's dropout due, the server watch each second,
-    /// and every 100 ms while something needs a closer watch (a plugin's child process, a mood
-    /// DJ's next track, a reconnection under way). At rest that is one wake-up a second.
+    /// readable — or until its next timer (`ControlWait`). At rest that is one wake-up a second.
     public func waitForWork(orStop stop: Doorbell) {
-        let closeWatch = !djs.isEmpty || watch.isReconnecting || handle.supervisesPluginProcesses
-        var seconds = closeWatch ? Self.closeWatchSeconds : ServerWatch.interval
-        if let due = hearts.nextCheck() { seconds = min(seconds, max(0, due.timeIntervalSinceNow) + 0.002) }
-        var others = [stop.descriptor]
-        if let manager = configuration.sessionManager { others.append(manager.client.descriptor) }
-        handle.controlBell.wait(orReadable: others, seconds: seconds)
+        ControlWait.sleep(on: handle.controlBell, besides: [stop.descriptor] + (configuration.sessionManager.map { [$0.client.descriptor] } ?? []),
+                          closeWatch: watchesClosely || watch.isReconnecting, dropoutDue: hearts.nextCheck())
     }
-
-    /// The control thread's tick while something needs a close watch.
-    static let closeWatchSeconds = 0.1
 
     /// Each performer's dropout, whatever the source of their heart: said once, faded when the
     /// preset says so, and their return.
@@ -402,18 +397,6 @@ public final class LiveSession {
     public static func exitLeavingTheClient() -> Never {
         fflush(nil)  // every open output stream: stdout's last lines
         _exit(0)
-    }
-
-    /// What a run did, for its last line.
-    public struct Summary: CustomStringConvertible {
-        public var counts: EngineCounters.Snapshot
-        public var reconnects: Int
-        /// "; recorded N frames to PATH" (and its losses), or empty.
-        public var recorded: String
-
-        public var description: String {
-            "\(counts.framesProcessed + counts.framesSkipped) frames: \(counts.beats) beats, \(counts.voicesFired) voices fired, \(counts.xruns) xruns (\(counts.framesSkipped) frames skipped), \(counts.rejectedTempos) tempo updates rejected, \(counts.lateMessages) late messages, \(counts.clippedSamples) clipped samples" + (counts.recordingOverruns > 0 ? ", \(counts.recordingOverruns) messages lost to a full recording ring" : "") + (reconnects > 0 ? ", \(reconnects) reconnects" : "") + recorded
-        }
     }
 
     /// Stops the page and the inputs, deactivates the client, finishes every file (the

@@ -11,21 +11,19 @@ import Realtime
 /// finished first in a stop, so what the first signal began has usually saved them already.
 public final class StopSignals: Sendable {
     private let received = ManagedAtomic<Int32>(0)
-    private let semaphore = DispatchSemaphore(value: 0)
-    /// Rung by the first stop signal: a loop that sleeps on other work as well wakes for it.
+    /// Rung by the first stop signal: the run's loop sleeps on it beside its other work.
     public let doorbell = Doorbell()
     /// Kept alive for as long as this is; Dispatch's sources are not marked Sendable.
     private let sources: LockedBox<[DispatchSourceSignal]>
 
     public init(_ numbers: [Int32] = [SIGINT, SIGTERM, SIGHUP]) {
         var sources: [DispatchSourceSignal] = []
-        let received = received, semaphore = semaphore, doorbell = doorbell
+        let received = received, doorbell = doorbell
         for number in numbers {
             Glibc.signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 if received.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing).exchanged {
-                    semaphore.signal()
                     doorbell.ring()
                 } else {
                     Self.exitAtOnce(number)
@@ -52,12 +50,6 @@ public final class StopSignals: Sendable {
     }
 
     public var stopping: Bool { signal != nil }
-
-    /// Waits up to `milliseconds` for a stop signal; true once one has come.
-    public func wait(milliseconds: Int) -> Bool {
-        if stopping { return true }
-        return semaphore.wait(timeout: .now() + .milliseconds(milliseconds)) == .success || stopping
-    }
 
     /// The signal's name, for the summary line.
     public var name: String {
