@@ -2,6 +2,7 @@ import Inputs
 import Foundation
 import JackPeers
 import Presets
+import TestSupport
 
 /// Row 9: hosting LV2 plugins. The cost of hosting (pulsejack and jalv playing mda EPiano from
 /// the same JACK MIDI on one server, CPU per second of audio of each process), and the callback
@@ -10,7 +11,7 @@ enum PluginBench {
     static let epiano = "http://drobilla.net/plugins/mda/EPiano"
 
     static func run(runs: Int) throws -> [BenchRow] {
-        let hosting = try hostingCost(seconds: 30)
+        let hosting = try hostingCost(seconds: 10)
         let server = try PrivateJackServer(periodFrames: 64)
         defer { server.stop() }
         var costs: [CallbackCostBench.Cost] = []
@@ -18,7 +19,7 @@ enum PluginBench {
         let median = Statistics(costs.map(\.median)).median, p999 = Statistics(costs.map(\.p999)).median
         return [
             BenchRow(row: "9. Plugin hosting",
-                     measure: "mda EPiano played from one JACK MIDI pad (a note every 8 periods, held 4), 256-frame period, 30 s: CPU time per second of audio of the whole process",
+                     measure: "mda EPiano played from one JACK MIDI pad (a note every 8 periods, held 4), 256-frame period: CPU time per second of audio of the whole process (every thread's schedstat) over the same 10 s, median of 6 rounds in balanced orders: each process started in each place twice",
                      pulsejack: String(format: "%.2f ms/s (pulsejack with a click voice instead: %.2f ms/s)", hosting.ours, hosting.baseline),
                      reference: String(format: "jalv 1.6.6 (console) on the same server, same notes: %.2f ms/s", hosting.jalv),
                      command: ".build/release/pulsejack-bench --only plugins"),
@@ -43,10 +44,9 @@ enum PluginBench {
     }
 
     /// CPU milliseconds per second of audio: pulsejack hosting EPiano, pulsejack with a click
-    /// (its own cost without the plugin), and jalv hosting EPiano, all from the same pad.
+    /// (its own cost without the plugin), and jalv hosting EPiano, all from the same pad; the
+    /// median of six rounds in balanced orders (`ProcessLoad`).
     static func hostingCost(seconds: Double) throws -> (ours: Double, baseline: Double, jalv: Double) {
-        let server = try PrivateJackServer(periodFrames: 256)
-        defer { server.stop() }
         let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pulsejack").path
         let piano = BenchFixtures.folder.appendingPathComponent("hosted-piano.yaml").path
         try """
@@ -62,21 +62,31 @@ enum PluginBench {
         let click = BenchFixtures.folder.appendingPathComponent("hosted-click.yaml").path
         try "name: hosted-click\nvoices:\n  - name: pad\n    kind: click\n    on_beat: false\n    midi_note: 60\n"
             .write(toFile: click, atomically: true, encoding: .utf8)
-        let ours = try start(tool, ["run", "--name", "pj-piano", "--no-osc", "--preset", piano])
-        let baseline = try start(tool, ["run", "--name", "pj-click", "--no-osc", "--preset", click])
-        let jalvInput = Pipe()  // open for the run: jalv's console quits at the end of its input
-        let jalv = try start("/usr/bin/jalv", ["-x", "-n", "jalv-piano", epiano], input: jalvInput)
-        defer { for process in [ours, baseline, jalv] where process.isRunning { process.interrupt(); process.waitUntilExit() } }
-        usleep(2_000_000)
-        let pad = try MidiSender(name: "bench-pad", note: 60, everyPeriods: 8, noteLengthPeriods: 4)
-        defer { pad.close() }
-        for destination in ["pj-piano:midi_in", "pj-click:midi_in", "jalv-piano:event_in"] { try pad.connect(to: destination) }
-        usleep(1_000_000)
-        let before = [ours, baseline, jalv].map { cpuSeconds($0.processIdentifier) }
-        usleep(UInt32(seconds * 1_000_000))
-        let after = [ours, baseline, jalv].map { cpuSeconds($0.processIdentifier) }
-        let perSecond = zip(after, before).map { 1000 * ($0 - $1) / seconds }
-        return (perSecond[0], perSecond[1], perSecond[2])
+        let hosts = [(client: "pj-piano", arguments: ["run", "--name", "pj-piano", "--no-osc", "--preset", piano], input: "midi_in"),
+                     (client: "pj-click", arguments: ["run", "--name", "pj-click", "--no-osc", "--preset", click], input: "midi_in"),
+                     (client: "jalv-piano", arguments: ["-x", "-n", "jalv-piano", epiano], input: "event_in")]
+        let loads = try ProcessLoad.medians(of: hosts.count) { order in
+            let server = try PrivateJackServer(periodFrames: 256)
+            defer { server.stop() }
+            let jalvInput = Pipe()  // open for the run: jalv's console quits at the end of its input
+            var processes: [Process?] = Array(repeating: nil, count: hosts.count)
+            defer { for case let process? in processes where process.isRunning { process.interrupt(); process.waitUntilExit() } }
+            for index in order {
+                let host = hosts[index]
+                processes[index] = host.client.hasPrefix("jalv")
+                    ? try start("/usr/bin/jalv", host.arguments, input: jalvInput) : try start(tool, host.arguments)
+                // Joined before the next starts: the start order is the graph's order.
+                guard try Subprocess.waitForPorts(of: host.client, server: server.name, seconds: 20, port: host.input) else {
+                    throw BenchFailure("\(host.client) did not join \(server.name)")
+                }
+            }
+            let pad = try MidiSender(name: "bench-pad", note: 60, everyPeriods: 8, noteLengthPeriods: 4)
+            defer { pad.close() }
+            for host in hosts { try pad.connect(to: "\(host.client):\(host.input)") }
+            usleep(1_000_000)
+            return ProcessLoad.measure(processes.map { $0!.processIdentifier }, seconds: seconds)
+        }
+        return (loads[0].milliseconds, loads[1].milliseconds, loads[2].milliseconds)
     }
 
     private static func start(_ tool: String, _ arguments: [String], input: Pipe? = nil) throws -> Process {
@@ -88,15 +98,5 @@ enum PluginBench {
         if let input { process.standardInput = input }
         try process.run()
         return process
-    }
-
-    /// User and system CPU seconds of process `pid` (all its threads), from /proc.
-    private static func cpuSeconds(_ pid: Int32) -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // After the command: state is field 3, utime 14 and stime 15 (1-based, whole line).
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 }

@@ -90,8 +90,23 @@ enum Report {
         - **Plugin hosting**: the first row runs three processes on one dummy-driver server, all fed by
           the same JACK MIDI pad: `pulsejack run` hosting mda EPiano, `pulsejack run` with a click voice
           instead (the engine's own cost: its threads, status, meters), and jalv hosting EPiano. CPU is
-          each process's user + system time from /proc (10 ms ticks: ±0.3 ms/s over 30 s). The second
-          row is the process-callback cost (as row 3) with 16 EPiano instances fired by the heartbeat.
+          each process's run time from every thread's schedstat over the same 10 s, in six rounds that
+          start each in each place twice (see **At rest**). The second row is the process-callback cost (as
+          row 3) with 16 EPiano instances fired by the heartbeat.
+        - **At rest** and the first plugin row compare processes on one server, and where a client sits
+          in the server's graph moves its cost more than what it computes: jackd2 wakes clients that
+          share no connection one after another, in the order they joined, and on this 2-core machine
+          each client after the first is woken on the other core from its last and migrates nearly every
+          period (cold caches, a cross-core wake-up). jalv and the click run alone on one server, 8 s
+          each way, three times: first to join, jalv 0.9–1.4 and pulsejack 1.3–1.4 ms/s with 10–30
+          migrations; second, jalv 1.9–2.6 and pulsejack 2.0–2.2 ms/s with about 1300. Which client
+          runs just before another counts too. So these rows start the processes in balanced orders, a
+          round each on a new server (a Williams design: each process starts in each place, and after
+          each other process, equally often), and give each process's median over the rounds
+          (`ProcessLoad`). Before this (commit 5a00f79), jalv always joined first and pulsejack's runs
+          after it, which alone put pulsejack 1 ms/s above it. Even so, one figure moves by about
+          ±0.3 ms/s from one run of the row to the next: the click run and the `--web` run with no page
+          run the same process path and differed by up to 0.5 ms/s in one run.
         - **Ensemble across machines** (root only; `make bench` skips it otherwise and says so) builds
           three network namespaces (`scripts/ensemble-netns.sh`): the studio's jackd (dummy driver) with
           `netmanager` and a `--timebase` pulsejack at 100 BPM, and two `pulsejack run --start-server net

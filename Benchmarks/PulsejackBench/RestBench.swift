@@ -10,99 +10,73 @@ import TestSupport
 /// OSC on; then with `--web` and no page, with one page, and with eight (WebSocket clients that
 /// read every message, counting the meter frames).
 enum RestBench {
-    struct Load {
-        var milliseconds: Double
-        var wakeups: Double
-        var text: String { String(format: "%.2f ms/s, %.0f wake-ups/s", milliseconds, wakeups) }
-    }
-
-    /// One process's threads: run time (ns) and voluntary switches, summed.
-    static func sample(_ pid: Int32) -> (nanoseconds: Double, switches: Double) {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        var nanoseconds = 0.0, switches = 0.0
-        for task in tasks {
-            if let schedstat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8),
-               let ran = Double(schedstat.split(separator: " ").first ?? "") { nanoseconds += ran }
-            if let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8),
-               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("voluntary_ctxt_switches:") }),
-               let count = Double(line.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") { switches += count }
-        }
-        return (nanoseconds, switches)
-    }
-
-    /// Each process's load over `seconds`, sampled at the same moments.
-    static func load(of pids: [Int32], seconds: Double) -> [Load] {
-        let before = pids.map(sample)
-        usleep(UInt32(seconds * 1_000_000))
-        let after = pids.map(sample)
-        return zip(before, after).map { Load(milliseconds: ($1.nanoseconds - $0.nanoseconds) / 1e6 / seconds,
-                                             wakeups: ($1.switches - $0.switches) / seconds) }
-    }
-
     static func run(runs: Int) throws -> [BenchRow] {
-        var figures: [[Load]] = []
         var meterRates: [Double] = []
-        for _ in 0..<max(1, runs) {
-            let (loads, rates) = try measure(seconds: 10)
-            figures.append(loads)
+        let loads = try ProcessLoad.medians(of: 5) { order in
+            let (loads, rates) = try measure(order: order, seconds: 10)
             meterRates += rates
-        }
-        func median(_ index: Int) -> Load {
-            let loads = figures.map { $0[index] }
-            return Load(milliseconds: Statistics(loads.map(\.milliseconds)).median, wakeups: Statistics(loads.map(\.wakeups)).median)
+            return loads
         }
         let rates = Statistics(meterRates)
         let ours = String(format: "the click preset, OSC on: %@; with --web, no page: %@; one page: %@; eight pages: %@ "
                           + "(meter frames per page: median %.1f/s, lowest %.1f/s)",
-                          median(1).text, median(2).text, median(3).text, median(4).text, rates.median, rates.sorted.first ?? .nan)
+                          loads[1].text, loads[2].text, loads[3].text, loads[4].text, rates.median, rates.sorted.first ?? .nan)
         return [BenchRow(row: "14. At rest",
                          measure: "whole-process CPU time per second of wall time (every thread's schedstat) and wake-ups per second "
-                             + "(voluntary context switches), one dummy jackd at 256 frames, all measured over the same 10 s (median of \(max(1, runs)))",
+                             + "(voluntary context switches), one dummy jackd at 256 frames, all measured over the same 10 s; "
+                             + "median of 10 rounds in balanced orders: each process started in each place twice (see below)",
                          pulsejack: ours,
-                         reference: "jalv 1.6.6 (console) hosting eg-amp on the same server: \(median(0).text)",
+                         reference: "jalv 1.6.6 (console) hosting eg-amp on the same server: \(loads[0].text)",
                          command: ".build/release/pulsejack-bench --only rest")]
     }
 
-    /// jalv, then the four pulsejack runs; their loads and each page's meter frames a second.
-    static func measure(seconds: Double) throws -> ([Load], [Double]) {
+    /// One round on a server of its own: jalv and the four pulsejack runs started in `order`
+    /// (0 jalv, 1 the click run, 2 with --web, 3 with one page, 4 with eight); their loads by
+    /// process, and each page's meter frames a second.
+    static func measure(order: [Int], seconds: Double) throws -> ([ProcessLoad], [Double]) {
         let server = try PrivateJackServer(periodFrames: 256)
         defer { server.stop() }
         let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pulsejack").path
         let click = BenchFixtures.repository.appendingPathComponent("presets/click").path
         let jalvInput = Pipe()  // open for the run: jalv's console quits at the end of its input
-        let jalv = try start("/usr/bin/jalv", ["-x", "-n", "jalv-amp", "http://lv2plug.in/plugins/eg-amp"], input: jalvInput)
-        var runs = [jalv]
-        var pagePorts: [Int] = []
-        for (index, web) in [false, true, true, true].enumerated() {
-            let output = Pipe()
-            var arguments = ["run", "--preset", click, "--bpm", "73", "--name", "pj-rest-\(index)", "--osc-port", "\(OSCEncoder.freePort())"]
-            if web { arguments += ["--web", "127.0.0.1:0"] }
-            runs.append(try start(tool, arguments, output: output))
-            if web { pagePorts.append(try pagePort(output)) }
+        var runs: [Process?] = Array(repeating: nil, count: 5)
+        var pagePorts: [Int: Int] = [:]
+        defer { for case let process? in runs where process.isRunning { process.interrupt(); process.waitUntilExit() } }
+        for index in order {
+            if index == 0 {
+                runs[0] = try start("/usr/bin/jalv", ["-x", "-n", "jalv-amp", "http://lv2plug.in/plugins/eg-amp"], input: jalvInput)
+            } else {
+                let output = Pipe()
+                var arguments = ["run", "--preset", click, "--bpm", "73", "--name", "pj-rest-\(index)", "--osc-port", "\(OSCEncoder.freePort())"]
+                if index >= 2 { arguments += ["--web", "127.0.0.1:0"] }
+                runs[index] = try start(tool, arguments, output: output)
+                if index >= 2 { pagePorts[index] = try pagePort(output) }
+            }
+            // Joined before the next starts: the start order is the graph's order.
+            let (client, port) = index == 0 ? ("jalv-amp", "out") : ("pj-rest-\(index)", "out_L")
+            guard try Subprocess.waitForPorts(of: client, server: server.name, seconds: 20, port: port) else {
+                throw BenchFailure("\(client) did not join \(server.name)")
+            }
         }
-        defer { for process in runs where process.isRunning { process.interrupt(); process.waitUntilExit() } }
-        // One page on the second web run, eight on the third, each reading everything.
+        // One page on the third run, eight on the fourth, each reading everything.
         let reading = LockedBox(true)
         var counts: [LockedBox<Int>] = []
-        var readers: [Thread] = []
-        for (port, pages) in [(pagePorts[1], 1), (pagePorts[2], 8)] {
+        for (port, pages) in [(pagePorts[3]!, 1), (pagePorts[4]!, 8)] {
             for _ in 0..<pages {
                 let peer = try WebSocketPeer(port: port, path: "/ws")
                 let count = LockedBox(0)
                 counts.append(count)
-                let reader = Thread {
+                Thread {
                     while reading.withLockedValue({ $0 }), let text = try? peer.receiveText() {
                         if text.hasPrefix("{\"type\":\"meter\"") { count.withLockedValue { $0 += 1 } }
                     }
-                }
-                reader.start()
-                readers.append(reader)
+                }.start()
             }
         }
         defer { reading.withLockedValue { $0 = false } }
         usleep(3_000_000)
         let before = counts.map { $0.withLockedValue { $0 } }
-        let loads = load(of: runs.map(\.processIdentifier), seconds: seconds)
+        let loads = ProcessLoad.measure(runs.map { $0!.processIdentifier }, seconds: seconds)
         let rates = zip(counts, before).map { Double($0.withLockedValue { $0 } - $1) / seconds }
         return (loads, rates)
     }

@@ -4,6 +4,7 @@ import Voices
 import Foundation
 import Realtime
 import Plugins
+import Synchronization
 
 /// The engine as other threads hold it: the counters, the values the process thread publishes
 /// (its period's start, each heart's tempo, the path latency, the shared grid's beats), the
@@ -20,7 +21,7 @@ public final class EngineHandle: @unchecked Sendable {
     /// The rate of the engine that runs now (any thread): a rebuilt engine's after the server
     /// changed its rate (`adopt`).
     public var sampleRate: Int { rate.load(ordering: .relaxed) }
-    private let rate: ManagedAtomic<Int>
+    private let rate: Atomic<Int>
     public let maxFrames: Int
     public let counters = EngineCounters()
     /// Voice names, by index: what control messages and fired reports refer to.
@@ -32,15 +33,15 @@ public final class EngineHandle: @unchecked Sendable {
     /// The ensemble heart's rule (nil: no ensemble heart).
     public let ensemble: EnsembleTempo?
     /// Counts changes a session save would keep (voice settings); a session manager's dirty flag.
-    public let settingChanges = ManagedAtomic<Int>(0)
+    public let settingChanges = Atomic<Int>(0)
     /// The engine frame at the start of the current period (`JackFrameClock`).
-    public let publishedPeriodStart = ManagedAtomic<Int64>(0)
+    public let publishedPeriodStart = Atomic<Int64>(0)
     /// The largest path latency in frames (status, JACK's latency callback).
-    public let publishedLatency = ManagedAtomic<Int>(0)
+    public let publishedLatency = Atomic<Int>(0)
     /// A hosted plugin's share of the period, in percent: a period it takes longer in is its
     /// overrun (`PluginGuard`). 0: no limit (offline, where time is not the period's). A live
     /// run sets it (`--plugin-share`).
-    public let pluginSharePercent = ManagedAtomic<Int>(0)
+    public let pluginSharePercent = Atomic<Int>(0)
     /// The plugin trips `rescuePlugins` has already said and acted on (each once).
     let pluginNotes = LockedBox<Set<String>>([])
     /// The bits of each heart's last BPM applied, 0 until one is.
@@ -62,7 +63,7 @@ public final class EngineHandle: @unchecked Sendable {
 
     init(sampleRate: Int, maxFrames: Int, slots: ContiguousArray<VoiceSlot>, masterInserts: InsertChain?, regionNames: [String],
          performers: Int, ensemble: EnsembleTempo?) {
-        rate = ManagedAtomic(sampleRate)
+        rate = Atomic(sampleRate)
         self.maxFrames = maxFrames
         graph = LockedBox(VoiceGraph(slots: slots, masterInserts: masterInserts))
         self.regionNames = regionNames

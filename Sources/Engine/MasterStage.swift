@@ -1,4 +1,3 @@
-import Atomics
 import Foundation
 import Plugins
 
@@ -20,18 +19,16 @@ package final class MasterStage {
     }
 
     let settings: Settings
-    /// Samples (per channel) beyond ±1.0 at the output, counted on the process thread.
-    let clippedSamples: ManagedAtomic<Int>
-    /// Non-finite samples replaced by zero here.
-    let nonFiniteSamples: ManagedAtomic<Int>
+    /// Where it counts samples (per channel) beyond ±1.0 at the output (`clippedSamples`), and
+    /// non-finite samples it replaced by zero (`nonFiniteSamples`), on the process thread.
+    let counters: EngineCounters
     private let release: Float
     private var limiterGain: Float = 1
 
     /// Offline.
-    init(settings: Settings, sampleRate: Int, clippedSamples: ManagedAtomic<Int>, nonFiniteSamples: ManagedAtomic<Int>) {
+    init(settings: Settings, sampleRate: Int, counters: EngineCounters) {
         self.settings = settings
-        self.clippedSamples = clippedSamples
-        self.nonFiniteSamples = nonFiniteSamples
+        self.counters = counters
         release = 1 - exp(-1 / (settings.releaseSeconds * Float(sampleRate)))
     }
 
@@ -66,7 +63,7 @@ package final class MasterStage {
             if abs(left[frame]) > 1 { clipped += 1 }
             if abs(right[frame]) > 1 { clipped += 1 }
         }
-        if clipped > 0 { clippedSamples.wrappingIncrement(by: clipped, ordering: .relaxed) }
+        if clipped > 0 { counters.clippedSamples.wrappingIncrement(by: clipped, ordering: .relaxed) }
     }
 
     /// Real-time safe. A period of silence (zeros that nothing computed): nothing to scale, count
@@ -78,6 +75,6 @@ package final class MasterStage {
     /// Real-time safe.
     private func sanitize(_ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, frames: Int) {
         let found = PluginGuard.sanitize(left, frames: frames).nonFinite + PluginGuard.sanitize(right, frames: frames).nonFinite
-        if found > 0 { nonFiniteSamples.wrappingIncrement(by: found, ordering: .relaxed) }
+        if found > 0 { counters.nonFiniteSamples.wrappingIncrement(by: found, ordering: .relaxed) }
     }
 }

@@ -21,6 +21,8 @@ package struct Mixer: ~Copyable {
     /// Voices whose sound is finished per block (a hosted instrument, an insert chain): each
     /// has a bus of its own that its sub-blocks fill and `finishBlock` processes and mixes.
     private let blockSlots: ContiguousArray<Int>
+    /// The input voices, which run once per block whether or not anything fired.
+    private let inputSlots: ContiguousArray<Int>
     /// Per slot: its own bus's number in `blockBuses`, or −1.
     private let blockBusIndex: FixedBuffer<Int32>
     private let blockBuses: FixedBuffer<Float>
@@ -50,6 +52,7 @@ package struct Mixer: ~Copyable {
         gainSlewPerFrame = 1 / (0.010 * Float(sampleRate))
         let blockSlots = slots.indices.filter { slots[$0].inputVoice == nil && (slots[$0].blockVoice != nil || slots[$0].inserts != nil) }
         self.blockSlots = ContiguousArray(blockSlots)
+        inputSlots = ContiguousArray(slots.indices.filter { slots[$0].inputVoice != nil })
         blockBusIndex = FixedBuffer(capacity: slots.count, repeating: -1)
         for (number, index) in blockSlots.enumerated() { blockBusIndex[index] = Int32(number) }
         blockBuses = FixedBuffer(capacity: max(1, blockSlots.count) * 2 * maxFrames, repeating: 0)
@@ -70,6 +73,9 @@ package struct Mixer: ~Copyable {
         outputCount = count
         unbindOutputs()
     }
+
+    /// Whether an input voice reads the audio input.
+    var takesInput: Bool { !inputSlots.isEmpty }
 
     /// Real-time safe. Output `number`'s buffers for the period.
     @inline(__always)
@@ -187,7 +193,8 @@ package struct Mixer: ~Copyable {
     func processInput(frames: Int, inputLeft: UnsafePointer<Float>, inputRight: UnsafePointer<Float>,
                       left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) -> Bool {
         var ran = false
-        for index in 0..<slots.count {
+        for number in 0..<inputSlots.count {
+            let index = inputSlots[number]
             let slot = slots[index]
             guard let inputVoice = slot.inputVoice, !slot.silenced else { continue }
             ran = true

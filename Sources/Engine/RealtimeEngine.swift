@@ -24,6 +24,8 @@ public final class RealtimeEngine {
     /// How many outputs besides the master, and voice MIDI ports (the setup's layout).
     public let outputCount: Int
     public let voiceMIDIPortCount: Int
+    /// Whether an input voice reads the audio input (otherwise the input ports go unread).
+    public let takesInput: Bool
     /// Whether it sends and follows the shared grid (the setup's).
     public let sendsGrid: Bool
     public let followsGrid: Bool
@@ -61,6 +63,10 @@ public final class RealtimeEngine {
     private var controlWork = false
     /// Whether a hosted plugin runs in a child process (its deadline is set each period).
     private let hostsPluginProcesses: Bool
+    /// The voices that host a plugin (inserts or an instrument), and those that swap clips: only
+    /// these are visited each period, not every voice.
+    private let pluginSlots: ContiguousArray<Int>
+    private let clipSlots: ContiguousArray<Int>
 
     /// Absolute engine frame of the next frame to render (frames since the engine started).
     public internal(set) var framePosition: Int64 = 0
@@ -89,6 +95,7 @@ public final class RealtimeEngine {
         outputCount = layout.buses.count
         mixer = Mixer(slots: slots, active: active, sampleRate: sampleRate, maxFrames: maxFrames,
                       voiceOutputs: layout.voiceBus, count: layout.buses.count)
+        takesInput = mixer.takesInput
         hearts = EngineHearts(setup)
         firing = VoiceFiring(setup, active: active)
         voiceMIDIPortCount = firing.voiceMIDIPortCount
@@ -96,8 +103,7 @@ public final class RealtimeEngine {
         followsGrid = setup.followsGrid
         performance = TambourPerformance(targets: setup.regionTargets, skipRegion: setup.skipRegion, modeVoices: setup.modeVoices)
         midiInput = MIDIInputMap(setup.midi)
-        master = MasterStage(settings: setup.master, sampleRate: sampleRate, clippedSamples: counters.clippedSamples,
-                             nonFiniteSamples: counters.nonFiniteSamples)
+        master = MasterStage(settings: setup.master, sampleRate: sampleRate, counters: counters)
         sources = ContiguousArray(setup.sources.map(\.consumer))
         appliedReports = setup.appliedReports?.producer
         view = setup.view
@@ -105,6 +111,8 @@ public final class RealtimeEngine {
         silentInput = FixedBuffer(capacity: maxFrames, repeating: 0)
         retired = handle.retiredClips.producer
         hostsPluginProcesses = graph.hostsPluginProcesses
+        pluginSlots = ContiguousArray(slots.indices.filter { slots[$0].inserts != nil || slots[$0].instrumentVoice != nil })
+        clipSlots = ContiguousArray(slots.indices.filter { slots[$0].clipVoice != nil })
         for slot in slots { slot.voice.prepare(sampleRate: sampleRate, maxFrames: maxFrames) }
         firing.planEarly(clock: hearts.clock(0), start: 0, end: 0)
     }
@@ -168,10 +176,12 @@ public final class RealtimeEngine {
     /// of the period (`handle.pluginShare`; 0 offline, where time is no limit), its findings.
     /// True when a plugin was benched now (the control thread says so and renews it).
     private func closePluginPeriods(frames: Int) -> Bool {
+        guard !pluginSlots.isEmpty || masterInserts != nil else { return false }
         let share = handle.pluginSharePercent.load(ordering: .relaxed)
         let budget = share > 0 ? frames * 10_000_000 / sampleRate * share : 0
         var benched = false
-        for index in 0..<slots.count {
+        for number in 0..<pluginSlots.count {
+            let index = pluginSlots[number]
             if slots[index].inserts?.closePeriod(budgetNanoseconds: budget) == true { benched = true }
             if slots[index].instrumentVoice?.closePeriod(budgetNanoseconds: budget) == true { benched = true }
         }
@@ -245,8 +255,8 @@ public final class RealtimeEngine {
         if mixer.finishBlock(frames: frames, left: left, right: right) { sounded = true }
         hearts.advance(to: end)
         framePosition = end
-        for index in 0..<slots.count {
-            if let clipVoice = slots[index].clipVoice { clipVoice.reclaim(retire: retire) }
+        for number in 0..<clipSlots.count {
+            if let clipVoice = slots[clipSlots[number]].clipVoice { clipVoice.reclaim(retire: retire) }
         }
         return sounded
     }

@@ -1,5 +1,5 @@
-import Atomics
 import Realtime
+import Synchronization
 
 /// Who listens to the process thread's reports — each fired voice, heartbeat, region hit and
 /// mode change: the page's view while a page is open, the events log (`--events-out`). While
@@ -9,8 +9,8 @@ import Realtime
 public final class ReportListeners: Sendable {
     /// The listener's thread sleeps on it.
     public let doorbell = Doorbell()
-    private let listening = ManagedAtomic<Bool>(false)
-    private let reported = ManagedAtomic<Bool>(false)
+    private let listening = Atomic<Bool>(false)
+    private let reported = Atomic<Bool>(false)
 
     public init() {}
 

@@ -1,6 +1,6 @@
-import Atomics
 import Foundation
 import Realtime
+import Synchronization
 
 /// One asker's request for a copy that only the process thread may make — of settings it alone
 /// writes — and the copy's hand-over: idle → requested (the asker) → copying → done (the
@@ -10,7 +10,7 @@ import Realtime
 /// thread that was stalled (a NetJACK2 master away) and comes back finds nothing to serve.
 package final class SnapshotHandshake: Sendable {
     private static let idle: UInt8 = 0, requested: UInt8 = 1, copying: UInt8 = 2, done: UInt8 = 3
-    private let state = ManagedAtomic<UInt8>(SnapshotHandshake.idle)
+    private let state = Atomic<UInt8>(SnapshotHandshake.idle)
     /// Rung when a copy is made: the asker sleeps on it instead of looking again and again.
     let answered: Doorbell
 
@@ -52,7 +52,10 @@ package final class SnapshotHandshake: Sendable {
     /// Real-time safe. Whether a copy is asked for; true begins it (end it with `finish`).
     @inline(__always)
     func begin() -> Bool {
-        state.compareExchange(expected: Self.requested, desired: Self.copying, ordering: .acquiring).exchanged
+        // Asked every period, answered yes rarely: a plain load first, for a compare-exchange
+        // locks the cache line and takes it from the asker even when it fails.
+        guard state.load(ordering: .relaxed) == Self.requested else { return false }
+        return state.compareExchange(expected: Self.requested, desired: Self.copying, ordering: .acquiring).exchanged
     }
 
     /// Real-time safe. The copy begun is complete; the asker's doorbell rings.

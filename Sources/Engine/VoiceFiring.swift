@@ -26,24 +26,25 @@ package struct VoiceFiring: ~Copyable {
     /// Heart-driven voices with latent paths fire early.
     private var compensation: LatencyCompensation
     private let masterInserts: InsertChain?
-    private let publishedLatency: ManagedAtomic<Int>
+    /// Where the path latency is published (`publishedLatency`).
+    private let handle: EngineHandle
 
     init(_ setup: borrowing EngineSetup, active: ActiveVoices) {
         slots = setup.slots
         self.active = active
         counters = setup.handle.counters
         sampleRate = setup.sampleRate
-        midiOut = MIDIOutQueue(dropped: counters.midiNotesDropped)
+        midiOut = MIDIOutQueue(counters: counters)
         let voicePorts = setup.outputs.voiceBus.isEmpty ? [] : setup.outputs.voiceMIDIPort
         precondition(voicePorts.isEmpty || voicePorts.count == setup.slots.count)
         let count = Int(voicePorts.max() ?? -1) + 1
-        voiceMIDIOut = ContiguousArray((0..<count).map { _ in MIDIOutQueue(capacity: 256, dropped: setup.handle.counters.midiNotesDropped) })
+        voiceMIDIOut = ContiguousArray((0..<count).map { _ in MIDIOutQueue(capacity: 256, counters: setup.handle.counters) })
         voiceMIDIPort = ContiguousArray(voicePorts)
         firedReports = setup.firedReports?.producer
         observations = setup.observations?.producer
         listeners = setup.reportListeners
         masterInserts = setup.masterInserts
-        publishedLatency = setup.handle.publishedLatency
+        handle = setup.handle
         compensation = LatencyCompensation(slots: setup.slots, masterHasInserts: setup.masterInserts != nil)
     }
 
@@ -85,8 +86,8 @@ package struct VoiceFiring: ~Copyable {
     @discardableResult
     mutating func planEarly(clock: HeartbeatClock, start: Int64, end: Int64) -> Bool {
         compensation.plan(clock: clock, slots: slots, master: masterInserts, sampleRate: sampleRate, start: start, end: end)
-        guard compensation.largest != publishedLatency.load(ordering: .relaxed) else { return false }
-        publishedLatency.store(compensation.largest, ordering: .relaxed)
+        guard compensation.largest != handle.publishedLatency.load(ordering: .relaxed) else { return false }
+        handle.publishedLatency.store(compensation.largest, ordering: .relaxed)
         return true
     }
 

@@ -32,6 +32,8 @@ package final class ProcessHost {
     /// The transport's frame and state in this cycle, for the timebase callback after it.
     private var cycleTransportFrame: jack_nframes_t = 0
     private var cycleRolling = false
+    /// Silent frames not yet given to the meter (`measure`).
+    private var heldSilence = 0
     /// Whether this thread has been named `pj-process` (at its first period).
     private var threadNamed = false
     /// Lost cycles, told apart from late readings of JACK's frame time.
@@ -78,7 +80,6 @@ package final class ProcessHost {
             ThreadName.setProcess()
         }
         let started = periodTimings == nil ? 0 : Self.monotonicNanoseconds()
-        let count = Int(frames)
         let outLeft = jack_port_get_buffer(left, frames).assumingMemoryBound(to: Float.self)
         let outRight = jack_port_get_buffer(right, frames).assumingMemoryBound(to: Float.self)
         let reading = jack_last_frame_time(handle)
@@ -89,7 +90,20 @@ package final class ProcessHost {
             return
         }
         engineRanUntil = reading &+ frames
-        let engine = self.engine
+        // Held unretained for the period: only this thread replaces it (`followRate`, above), and
+        // a retain and release of it every period cost more than the rest of a quiet period's
+        // bookkeeping here.
+        Unmanaged.passUnretained(engine)._withUnsafeGuaranteedRef { engine in
+            run(engine, frames: frames, reading: reading, left: outLeft, right: outRight)
+        }
+        if let periodTimings { periodTimings.push(Self.monotonicNanoseconds() &- started) }
+    }
+
+    /// Real-time safe. The period on `engine` (the current one, held by the caller): the timeline
+    /// kept on JACK's, the MIDI and the ports in, the engine run, the MIDI, meters and recording out.
+    private func run(_ engine: RealtimeEngine, frames: jack_nframes_t, reading: jack_nframes_t,
+                     left outLeft: UnsafeMutablePointer<Float>, right outRight: UnsafeMutablePointer<Float>) {
+        let count = Int(frames)
         // Cycles JACK did not run us for: keep the engine's timeline (and the recording) on JACK's.
         switch gaps.cycle(reading: reading, frames: frames) {
         case .none: break
@@ -110,25 +124,43 @@ package final class ProcessHost {
             cycleRolling = state == JackTransportRolling || state == JackTransportLooping
             if followsTransport, position.valid.rawValue & JackPositionBBT.rawValue != 0 { engine.followTransport(bpm: position.beats_per_minute) }
         }
-        receiveMIDI(jack_port_get_buffer(midiIn, frames))
-        if let gridIn { receiveGrid(jack_port_get_buffer(gridIn, frames)) }
+        receiveMIDI(jack_port_get_buffer(midiIn, frames), into: engine)
+        if let gridIn { receiveGrid(jack_port_get_buffer(gridIn, frames), into: engine) }
         // The voices' and groups' ports are written straight by the mixer.
         for bus in 0..<busPorts.count / 2 {
             engine.bindOutput(bus, left: jack_port_get_buffer(busPorts[2 * bus], frames).assumingMemoryBound(to: Float.self),
                               right: jack_port_get_buffer(busPorts[2 * bus + 1], frames).assumingMemoryBound(to: Float.self))
         }
-        engine.process(frames: count, left: outLeft, right: outRight,
-                       inputLeft: jack_port_get_buffer(inLeft, frames).assumingMemoryBound(to: Float.self),
-                       inputRight: jack_port_get_buffer(inRight, frames).assumingMemoryBound(to: Float.self),
-                       keepsMIDI: true)
+        if engine.takesInput {
+            engine.process(frames: count, left: outLeft, right: outRight,
+                           inputLeft: jack_port_get_buffer(inLeft, frames).assumingMemoryBound(to: Float.self),
+                           inputRight: jack_port_get_buffer(inRight, frames).assumingMemoryBound(to: Float.self),
+                           keepsMIDI: true)
+        } else {
+            engine.process(frames: count, left: outLeft, right: outRight, keepsMIDI: true)
+        }
         for index in 0..<midiPorts.count {
             engine.flushMIDI(midiPorts[index].carries, into: jack_port_get_buffer(midiPorts[index].port, frames), frames: count)
         }
-        if let meter {
-            if engine.periodWasSilent { meter.measureSilence(frames: count) } else { meter.measure(left: outLeft, right: outRight, frames: count) }
-        }
+        if let meter { measure(meter, engine, left: outLeft, right: outRight, frames: count) }
         recorder?.write(left: outLeft, right: outRight, frames: count)
-        if let periodTimings { periodTimings.push(Self.monotonicNanoseconds() &- started) }
+    }
+
+    /// Real-time safe. The period's meter block. Silent periods (most, at rest) are held and
+    /// measured together once they make a meter frame's worth (a sixtieth of a second) or sound
+    /// comes: the ballistics give the same reading for one block of silence as for its parts, and
+    /// the ring takes a write every few periods instead of every one.
+    private func measure(_ meter: OutputMeter, _ engine: RealtimeEngine, left: UnsafeMutablePointer<Float>,
+                         right: UnsafeMutablePointer<Float>, frames: Int) {
+        if engine.periodWasSilent {
+            heldSilence += frames
+            guard heldSilence >= engine.sampleRate / 60 else { return }
+        }
+        if heldSilence > 0 {
+            meter.measureSilence(frames: heldSilence)
+            heldSilence = 0
+        }
+        if !engine.periodWasSilent { meter.measure(left: left, right: right, frames: frames) }
     }
 
     /// Real-time safe. The server runs at a rate the engine was not built for (it changed, or
@@ -189,7 +221,7 @@ package final class ProcessHost {
 
     /// Real-time safe. Hands each three-byte message on `midi_in` to the engine at its frame
     /// offset (JACK gives them in time order; shorter ones, sysex and realtime bytes are skipped).
-    private func receiveMIDI(_ buffer: UnsafeMutableRawPointer) {
+    private func receiveMIDI(_ buffer: UnsafeMutableRawPointer, into engine: RealtimeEngine) {
         var event = jack_midi_event_t()
         for index in 0..<jack_midi_get_event_count(buffer) {
             guard jack_midi_event_get(&event, buffer, index) == 0, event.size >= 3, let bytes = event.buffer else { continue }
@@ -198,7 +230,7 @@ package final class ProcessHost {
     }
 
     /// Real-time safe. Each grid beat on `grid_in` (a Song Position Pointer) to the engine at its offset.
-    private func receiveGrid(_ buffer: UnsafeMutableRawPointer) {
+    private func receiveGrid(_ buffer: UnsafeMutableRawPointer, into engine: RealtimeEngine) {
         var event = jack_midi_event_t()
         for index in 0..<jack_midi_get_event_count(buffer) {
             guard jack_midi_event_get(&event, buffer, index) == 0, event.size == 3, let bytes = event.buffer,

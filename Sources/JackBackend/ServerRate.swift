@@ -1,5 +1,6 @@
 import Atomics
 import Engine
+import Synchronization
 
 /// The server's sample rate, and an engine rebuilt for it on its way to the process thread.
 /// JACK's sample-rate callback stores the rate. The process thread, finding it differs from its
@@ -10,19 +11,19 @@ import Engine
 /// process thread. An engine parked but not yet claimed runs again if the server returns to its
 /// rate. Survives reconnects (a server back at another rate is followed the same way).
 package final class ServerRate: Sendable {
-    let rate: ManagedAtomic<Int>
+    let rate: Atomic<Int>
     /// Times the rate changed while we ran.
-    let changes = ManagedAtomic<Int>(0)
+    let changes = Atomic<Int>(0)
     /// The process thread's engine: `running`, `parked` (stopped by the process thread, which
     /// may resume it) or `claimed` (the control thread's, until a rebuilt engine is swapped in).
-    let engineState = ManagedAtomic<Int>(State.running)
+    let engineState = Atomic<Int>(State.running)
     enum State {
         static let running = 0, parked = 1, claimed = 2
     }
     private let offered = ManagedAtomic<Unmanaged<EngineSwap>?>(nil)
     private let replaced = ManagedAtomic<Unmanaged<EngineSwap>?>(nil)
 
-    init(_ rate: Int) { self.rate = ManagedAtomic(rate) }
+    init(_ rate: Int) { self.rate = Atomic(rate) }
 
     /// JACK's sample-rate callback (a JACK thread, not the process thread).
     func changed(to newRate: Int) {

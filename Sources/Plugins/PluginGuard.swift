@@ -1,6 +1,7 @@
 import Atomics
 import Foundation
 import Realtime
+import Synchronization
 
 /// One hosted plugin's guard, on the process thread: what the plugin wrote is checked before the
 /// next stage reads it, and its time is measured.
@@ -27,19 +28,19 @@ package final class PluginGuard: @unchecked Sendable {  // @unchecked: the plain
     package static let overrunTrip = 3
     package static let overrunWindow: Int64 = 256
 
-    package let nonFiniteSamples = ManagedAtomic<Int>(0)
-    package let subnormalSamples = ManagedAtomic<Int>(0)
-    package let overruns = ManagedAtomic<Int>(0)
+    package let nonFiniteSamples = Atomic<Int>(0)
+    package let subnormalSamples = Atomic<Int>(0)
+    package let overruns = Atomic<Int>(0)
     /// Times it was benched, and fresh instances put in its place.
-    package let trips = ManagedAtomic<Int>(0)
-    package let restarts = ManagedAtomic<Int>(0)
+    package let trips = Atomic<Int>(0)
+    package let restarts = Atomic<Int>(0)
     /// Why it is out now (`Reason`), 0: playing.
-    package let out = ManagedAtomic<Int>(0)
+    package let out = Atomic<Int>(0)
     /// The longest period's time and the periods it ran in.
-    package let maxNanoseconds = ManagedAtomic<Int>(0)
-    package let periods = ManagedAtomic<Int>(0)
+    package let maxNanoseconds = Atomic<Int>(0)
+    package let periods = Atomic<Int>(0)
     /// Whether its run is under way now (a watchdog names a plugin that never returns).
-    package let running = ManagedAtomic<Bool>(false)
+    package let running = Atomic<Bool>(false)
     /// A fresh instance set from a control thread (a retained `InsertChain.PluginSet`), taken at
     /// the next run.
     private let replacement = ManagedAtomic<UnsafeMutableRawPointer?>(nil)
@@ -106,19 +107,18 @@ package final class PluginGuard: @unchecked Sendable {  // @unchecked: the plain
     /// One pass over the exponent bits: all ones is NaN or ±Inf, all zeros a zero or a subnormal.
     @inline(__always)
     package static func sanitize(_ samples: UnsafeMutablePointer<Float>, frames: Int) -> (nonFinite: Int, subnormal: Int) {
-        var nonFinite = 0, subnormal = 0
+        // Branch-free, so that it vectorises: every sample is written back, a bad one as 0.
+        var nonFinite: UInt32 = 0, subnormal: UInt32 = 0
         for frame in 0..<frames {
             let bits = samples[frame].bitPattern
             let exponent = bits & 0x7F80_0000
-            if exponent == 0x7F80_0000 {
-                samples[frame] = 0
-                nonFinite += 1
-            } else if exponent == 0 && bits & 0x007F_FFFF != 0 {
-                samples[frame] = 0
-                subnormal += 1
-            }
+            let isNonFinite: UInt32 = exponent == 0x7F80_0000 ? 1 : 0
+            let isSubnormal: UInt32 = exponent == 0 && bits & 0x007F_FFFF != 0 ? 1 : 0
+            nonFinite &+= isNonFinite
+            subnormal &+= isSubnormal
+            samples[frame] = Float(bitPattern: isNonFinite | isSubnormal != 0 ? 0 : bits)
         }
-        return (nonFinite, subnormal)
+        return (Int(nonFinite), Int(subnormal))
     }
 
     /// Real-time safe. A replacement offered by a control thread, if any: the caller swaps it in

@@ -19,20 +19,40 @@ extension ThreadName {
     /// Control thread. The threads of this process, but the main one, that carry no name of their
     /// own (the process's), by id.
     public static func unnamed() -> Set<Int32> {
-        let own = (try? String(contentsOfFile: "/proc/self/comm", encoding: .utf8)) ?? ""
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return Set(tasks.compactMap { task -> Int32? in
-            guard let id = Int32(task), id != getpid(),
-                  (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) == own else { return nil }
-            return id
-        })
+        var threads = threads(named: (try? String(contentsOfFile: "/proc/self/comm", encoding: .utf8)) ?? "")
+        threads.remove(getpid())
+        return threads
     }
 
     /// Control thread. Names the unnamed threads that were not there in `before`: those a library
     /// just started for us (libjack's, which it gives no name), through /proc/self/task/ID/comm.
     public static func nameNew(since before: Set<Int32>, _ name: String) {
-        for id in unnamed().subtracting(before) {
-            try? name.write(toFile: "/proc/self/task/\(id)/comm", atomically: false, encoding: .utf8)
-        }
+        for id in unnamed().subtracting(before) { rename(id, name) }
+    }
+
+    /// Not the process thread. Runs `body`, and names `name` each thread it started (a library's
+    /// workers that carry no name of their own: zita-convolver's): a new thread inherits the name
+    /// of the thread that made it, so the new ones are those with the calling thread's name.
+    public static func naming<T>(_ name: String, threadsStartedBy body: () throws -> T) rethrows -> T {
+        let callers = threads(named: own())
+        let result = try body()
+        for id in threads(named: own()).subtracting(callers) { rename(id, name) }
+        return result
+    }
+
+    private static func rename(_ id: Int32, _ name: String) {
+        try? name.write(toFile: "/proc/self/task/\(id)/comm", atomically: false, encoding: .utf8)
+    }
+
+    /// The calling thread's name.
+    private static func own() -> String { (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "" }
+
+    /// This process's threads named `name` (as /proc/…/comm reads, with its newline), by id.
+    static func threads(named name: String) -> Set<Int32> {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return Set(tasks.compactMap { task -> Int32? in
+            guard let id = Int32(task), (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) == name else { return nil }
+            return id
+        })
     }
 }

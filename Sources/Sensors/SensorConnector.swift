@@ -39,6 +39,32 @@ final class SensorConnector {
         }
     }
 
+    /// The longest the sensor thread may sleep on the bus before its next step: nil while every
+    /// link streams (only the bus brings it work). Otherwise until the soonest deadline that no
+    /// bus message marks — a discovery window's end, a resolve timeout, a retry; a discovery that
+    /// failed to start is tried again — at least 0.1 s (a failing step is not tried at once
+    /// again) and at most 1 s (a change BlueZ announces late is still seen).
+    func sleepSeconds(now: Date) -> Double? {
+        guard links.contains(where: { $0.state != .connected || $0.wentAway }) else { return nil }
+        var soonest = now.addingTimeInterval(1)
+        for link in links {
+            var due: Date?
+            switch link.state {
+            case .searching where !link.discovering: due = now
+            case .searching:
+                if case .address = link.request.match {} else { due = link.since.addingTimeInterval(Self.discoverySeconds) }
+            case .connecting: due = link.since.addingTimeInterval(Self.resolveSeconds)
+            case .connected: due = link.wentAway ? now : nil
+            case .lost: due = link.retryAt
+            }
+            // A deadline already past was met by the step just taken: only the bus can move it on.
+            guard let due, due >= now, due < soonest else { continue }
+            soonest = due
+        }
+        // A millisecond past the deadline: a step a hair early would find it not yet due.
+        return min(1, max(0.1, soonest.timeIntervalSince(now) + 0.001))
+    }
+
     /// Every link's next move.
     func step(_ central: BLEAccess, now: Date) {
         for link in links { step(link, central, now: now) }

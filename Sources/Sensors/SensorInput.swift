@@ -35,6 +35,8 @@ public final class SensorInput: Sendable {
     private let say: @Sendable (String) -> Void
     private let running = ManagedAtomic<Bool>(false)
     private let finished = ManagedAtomic<Bool>(true)
+    /// Rung by `stop`: the sensor thread sleeps on the bus beside it.
+    private let stopBell = Doorbell()
     private let reports = WarningLimiter()
     /// For each recent notification: when (wall clock, seconds since 1970) the sensor thread got
     /// it from the bus and when its messages were in the ring (the bench's figures).
@@ -73,9 +75,10 @@ public final class SensorInput: Sendable {
         thread.start()
     }
 
-    /// Control thread. Stops the sensor thread (within about 200 ms: its links are disconnected).
+    /// Control thread. Stops the sensor thread (woken at once; its links are disconnected).
     public func stop() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        stopBell.ring()
         let deadline = Date().addingTimeInterval(5)
         while !finished.load(ordering: .acquiring) && Date() < deadline { usleep(10_000) }
     }
@@ -96,7 +99,7 @@ public final class SensorInput: Sendable {
         while running.load(ordering: .acquiring) {
             if central == nil {
                 guard Date() >= nextAttempt else {
-                    usleep(100_000)
+                    stopBell.wait(seconds: nextAttempt.timeIntervalSinceNow)
                     continue
                 }
                 do {
@@ -114,7 +117,7 @@ public final class SensorInput: Sendable {
             guard let bluetooth = central else { continue }
             connector.step(bluetooth, now: Date())
             do {
-                try bluetooth.pump(seconds: 0.1)
+                try bluetooth.pump(seconds: connector.sleepSeconds(now: Date()), orRung: stopBell)
             } catch {
                 log("sensors: \(error)")
                 central = nil

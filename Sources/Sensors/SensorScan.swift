@@ -1,4 +1,5 @@
 import Foundation
+import Realtime
 
 /// `pulsejack sensors`: a few seconds of discovery for devices offering the Heart Rate Service,
 /// Polar's measurement data or the Muse's service. Runs on the calling thread with its own bus.
@@ -16,7 +17,8 @@ public enum SensorScan {
         let central = try BLECentral(adapter: adapter, busAddress: busAddress)
         try central.startDiscovery(services: services)
         let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline { try central.pump(seconds: min(0.1, max(0, deadline.timeIntervalSinceNow))) }
+        let nobody = Doorbell()  // the scan ends at its deadline alone
+        while Date() < deadline { try central.pump(seconds: max(0, deadline.timeIntervalSinceNow), orRung: nobody) }
         central.stopDiscovery()
         return central.devices.filter { device in services.contains { device.uuids.contains($0) } }.map {
             Found(address: $0.address, name: $0.name, rssi: $0.rssi, offers: GATTNames.offers($0.uuids))

@@ -49,7 +49,8 @@ public final class DenseConvolutionVoice: InputVoice, ClipSwapping {
                 throw Failure(description: "zita-convolver refused the clip (error \(status))")
             }
         }
-        guard pj_convolver_start(convolver) == 0 else {
+        // zita-convolver's worker threads (one per partition level) say what they are in `top -H`.
+        guard ThreadName.naming("pj-convolver", threadsStartedBy: { pj_convolver_start(convolver) }) == 0 else {
             pj_convolver_destroy(convolver)
             throw Failure(description: "zita-convolver could not start its worker threads")
         }

@@ -5,8 +5,8 @@ import XCTest
 /// The MIDI out queue against a reference that sorts everything pending at once.
 final class MIDIOutQueueTests: XCTestCase {
     func testNotesLeaveInFrameOrderNoteOffsFirstAsAFullSortWouldGiveThem() {
-        let dropped = ManagedAtomic<Int>(0)
-        let queue = MIDIOutQueue(capacity: 4096, dropped: dropped)
+        let counters = EngineCounters()
+        let queue = MIDIOutQueue(capacity: 4096, counters: counters)
         var generator = SystemRandomNumberGenerator()
         // (frame, is a note-off, order of insertion, key): the reference sorts by the first three.
         var reference: [(frame: Int64, off: Bool, order: Int, key: UInt8)] = []
@@ -30,17 +30,17 @@ final class MIDIOutQueueTests: XCTestCase {
         }
         queue.drain(before: .max) { written.append(($0.frame, $0.status & 0xF0 == 0x80, $0.key)) }
         let expected = reference.sorted { ($0.frame, $0.off ? 0 : 1, $0.order) < ($1.frame, $1.off ? 0 : 1, $1.order) }
-        XCTAssertEqual(dropped.load(ordering: .relaxed), 0)
+        XCTAssertEqual(counters.midiNotesDropped.load(ordering: .relaxed), 0)
         XCTAssertEqual(written.count, expected.count)
         XCTAssertTrue(zip(written, expected).allSatisfy { $0.frame == $1.frame && $0.off == $1.off && $0.key == $1.key },
                       "order differs from the full sort")
     }
 
     func testAFullQueueDropsAndCountsTheNewestNotes() {
-        let dropped = ManagedAtomic<Int>(0)
-        let queue = MIDIOutQueue(capacity: 16, dropped: dropped)
+        let counters = EngineCounters()
+        let queue = MIDIOutQueue(capacity: 16, counters: counters)
         for index in 0..<20 { queue.noteOn(frame: Int64(index), channel: 0, key: 60, velocity: 1, length: 1000) }
         XCTAssertEqual(queue.count, 16)
-        XCTAssertEqual(dropped.load(ordering: .relaxed), 12)
+        XCTAssertEqual(counters.midiNotesDropped.load(ordering: .relaxed), 12)
     }
 }

@@ -32,16 +32,21 @@ final class QuietThreadsTests: XCTestCase {
         guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
         let folder = try TemporaryFolder("quiet")
         let take = folder.file("take.wav")
+        // The click, and a dense convolution of the (silent) input, whose zita-convolver workers
+        // are threads of a library's that would otherwise carry the process's name.
+        let uke = Subprocess.repository.appendingPathComponent("presets/sounds/uke.wav").path
         let preset = try String(contentsOf: Subprocess.repository.appendingPathComponent("presets/click/preset.yaml"), encoding: .utf8)
+            + "  - {name: room, kind: convolution, file: \(uke), input: true, gain: 0.1}\n"
         let run = try LiveWebRun(preset: preset, web: "127.0.0.1:0", server: server, arguments: ["--bpm", "73", "--record", take])
         defer { run.stop() }
         Thread.sleep(forTimeInterval: 1)
         let pid = run.processIdentifier
 
-        // Every thread says what it is: pulsejack's own `pj-…`, the main thread, libdispatch's
-        // signal worker and PipeWire's libjack's thread (`pw-<client>`) under their own names.
+        // Every thread says what it is: pulsejack's own `pj-…` (zita-convolver's workers
+        // included), the main thread, libdispatch's signal worker and PipeWire's libjack's thread
+        // (`pw-<client>`) under their own names.
         let names = threads(of: pid).map(\.name)
-        for expected in ["pj-process", "pj-osc", "pj-meters", "pj-view", "pj-recorder", "pj-web-1"] {
+        for expected in ["pj-process", "pj-osc", "pj-meters", "pj-view", "pj-recorder", "pj-web-1", "pj-convolver"] {
             XCTAssertTrue(names.contains(expected), "\(expected) missing from \(names)")
         }
         XCTAssertEqual(names.filter { $0 == "pulsejack" }.count, 1, "only the main thread keeps the process's name: \(names)")

@@ -112,4 +112,54 @@ final class SensorConnectorTests: XCTestCase {
         XCTAssertEqual(link.state, .lost)
         XCTAssertEqual(said, ["Polar H10 1A2B (A0:9E:1A:00:00:01) connected but BlueZ resolved no services in 15 s"])
     }
+
+    /// The sensor thread sleeps on the bus as long as `sleepSeconds` says. Stepped only when it
+    /// wakes — at that deadline, or at once when the bus brings something (here: the scripted
+    /// central's changes) — the strap is still chosen when discovery ends, retried 1, 2, 4 and 8 s
+    /// after each refusal, and streams again; while it streams, no timer wakes the thread at all.
+    func testTheSensorThreadSleepsUntilItsNextDeadlineAndNotAtAllWhileStreaming() {
+        let central = ScriptedCentral()
+        central.devices = [strap]
+        let link = SensorLink(index: 0, request: SensorRequest(kind: .heartRate), sampleRate: 48_000, predicts: false)
+        var attempts: [Double] = []
+        let start = Date(timeIntervalSinceReferenceDate: 1_000)
+        let connector = SensorConnector(links: [link], report: { _, _ in }, tell: { _, _, _ in },
+                                        attempted: { attempts.append($0.timeIntervalSince(start)) })
+        var now = 0.0, wakes: [Double] = []
+        /// Steps at `now`, then sleeps: until the deadline, or no later than the bus's next news.
+        func stepAndSleep(busNewsAt news: Double? = nil) -> Double? {
+            wakes.append(now)
+            let before = (link.state, central.devices.first?.connected)
+            connector.step(central, now: start.addingTimeInterval(now))
+            // The scripted central changed a device: BlueZ would say so on the bus at once.
+            let busNews = (link.state, central.devices.first?.connected) != before ? now : news
+            let sleep = connector.sleepSeconds(now: start.addingTimeInterval(now))
+            if let sleep, sleep < 0.1 || sleep > 1.001 { XCTFail("a sleep of \(sleep) s outside 0.1…1 s") }
+            guard let wake = [sleep.map { now + $0 }, busNews].compactMap({ $0 }).min() else { return nil }
+            now = wake
+            return sleep
+        }
+
+        // Discovery by kind lasts 3 s: its end wakes the thread, which chooses and connects.
+        while link.state != .connected, now < 10 { _ = stepAndSleep() }
+        XCTAssertEqual(link.state, .connected)
+        XCTAssertEqual(wakes.filter { $0 < 3 }.count, 3, "once at the start, then at most a second apart: \(wakes)")
+        XCTAssertEqual(attempts.first ?? -1, 3, accuracy: 0.01, "connected when discovery ended: \(wakes)")
+        XCTAssertNil(connector.sleepSeconds(now: start.addingTimeInterval(now)), "streaming: only the bus wakes the thread")
+
+        // At 10 s it goes away (the bus says so); BlueZ refuses three connections, then it is back.
+        now = 10
+        central.setConnected(strap.path, false)
+        connector.deviceWentAway(strap.path)
+        central.connectResults = ["Page Timeout", "Page Timeout", "Page Timeout", nil]
+        wakes = []
+        while link.state != .connected || attempts.count < 5, now < 40 { _ = stepAndSleep() }
+        XCTAssertEqual(link.state, .connected)
+        XCTAssertEqual(attempts.dropFirst().count, 4)
+        for (attempt, expected) in zip(attempts.dropFirst(), [11.0, 13.0, 17.0, 25.0]) {
+            XCTAssertEqual(attempt, expected, accuracy: 0.01, "1, 2, 4, 8 s after each refusal: \(attempts)")
+        }
+        XCTAssertLessThanOrEqual(wakes.count, 25, "about once a second over the 15 s of waiting, not ten times a second: \(wakes)")
+        XCTAssertNil(connector.sleepSeconds(now: start.addingTimeInterval(now)))
+    }
 }

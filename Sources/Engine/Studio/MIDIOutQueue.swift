@@ -1,5 +1,4 @@
 import Voices
-import Atomics
 import CJack
 import Realtime
 
@@ -58,11 +57,12 @@ package final class MIDIOutQueue {
     private var ons: SortedNotes
     private var offs: SortedNotes
     /// Notes the queue or the port had no room for (counted, never blocking).
-    private let dropped: ManagedAtomic<Int>
+    /// Where the notes it had no room for are counted (`midiNotesDropped`).
+    private let counters: EngineCounters
 
-    init(capacity: Int = 1024, dropped: ManagedAtomic<Int>) {
+    init(capacity: Int = 1024, counters: EngineCounters) {
         self.capacity = capacity
-        self.dropped = dropped
+        self.counters = counters
         perKind = capacity / 2
         ons = SortedNotes(capacity: perKind)
         offs = SortedNotes(capacity: perKind)
@@ -73,7 +73,7 @@ package final class MIDIOutQueue {
 
     /// Real-time safe. A note-on at `frame` and its note-off `length` frames later.
     func noteOn(frame: Int64, channel: UInt8, key: UInt8, velocity: Float, length: Int64) {
-        guard ons.count < perKind && offs.count < perKind else { dropped.wrappingIncrement(ordering: .relaxed); return }
+        guard ons.count < perKind && offs.count < perKind else { counters.midiNotesDropped.wrappingIncrement(ordering: .relaxed); return }
         let level = UInt8(min(max((velocity * 127).rounded(), 1), 127))
         ons.insert(Note(frame: frame, status: 0x90 | channel, key: key, velocity: level))
         offs.insert(Note(frame: frame + max(length, 1), status: 0x80 | channel, key: key, velocity: 0))
@@ -105,7 +105,7 @@ package final class MIDIOutQueue {
                 bytes[1] = note.key
                 bytes[2] = note.velocity
             } else {
-                dropped.wrappingIncrement(ordering: .relaxed)
+                counters.midiNotesDropped.wrappingIncrement(ordering: .relaxed)
             }
             written += 1
         }
@@ -129,10 +129,10 @@ package final class MIDIOutQueue {
             var note = note
             note.frame = moved(note.frame)
             if note.status & 0xF0 == 0x90 {
-                guard ons.count < perKind else { return dropped.wrappingIncrement(ordering: .relaxed) }
+                guard ons.count < perKind else { return counters.midiNotesDropped.wrappingIncrement(ordering: .relaxed) }
                 ons.insert(note)
             } else {
-                guard offs.count < perKind else { return dropped.wrappingIncrement(ordering: .relaxed) }
+                guard offs.count < perKind else { return counters.midiNotesDropped.wrappingIncrement(ordering: .relaxed) }
                 offs.insert(note)
             }
         }

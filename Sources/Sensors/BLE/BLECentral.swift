@@ -1,4 +1,5 @@
 import Foundation
+import Realtime
 
 /// A Bluetooth LE central over BlueZ's D-Bus API: BlueZ's object tree kept current from
 /// `GetManagedObjects` and its signals, one adapter, discovery with a service filter, connecting,
@@ -113,9 +114,10 @@ public final class BLECentral {
         (value.dictionary ?? [:]).mapValues { $0.dictionary ?? [:] }
     }
 
-    /// Handles what BlueZ has sent, waiting up to `seconds` for something.
-    public func pump(seconds: Double) throws(SensorError) {
-        do { try connection.dispatch(waitingUpTo: seconds) } catch { throw SensorError("lost the system D-Bus: \(error)") }
+    /// Handles what BlueZ has sent; when it has sent nothing, sleeps until it does, `bell`
+    /// rings, or `seconds` (nil: no limit) have passed.
+    public func pump(seconds: Double?, orRung bell: Doorbell) throws(SensorError) {
+        do { try connection.dispatch(waitingUpTo: seconds, orRung: bell) } catch { throw SensorError("lost the system D-Bus: \(error)") }
     }
 
     /// The devices BlueZ knows on our adapter.

@@ -1,5 +1,6 @@
 import CSystemd
 import Glibc
+import Realtime
 
 /// A connection to the system bus (BlueZ's), through sd-bus: method calls with replies, signal
 /// subscriptions, and a dispatch step for the owning thread's loop. sd-bus is not thread-safe:
@@ -97,15 +98,28 @@ public final class DBusConnection {
         subscriptions.append((slot, box))
     }
 
-    /// Handles what has arrived (signals to their handlers), waiting up to `timeout` seconds for
-    /// something when nothing has. Throws when the bus connection is lost.
-    public func dispatch(waitingUpTo timeout: Double) throws(Failure) {
-        var handled = try processPending()
-        if handled == 0 {
-            let result = sd_bus_wait(bus, UInt64(max(0, timeout) * 1_000_000))
-            guard result >= 0 || result == -EINTR else { throw local("waiting on the bus", result) }
-            handled = try processPending()
+    /// Handles what has arrived (signals to their handlers); when nothing has, sleeps until the
+    /// bus has something, `bell` rings, or `timeout` seconds (nil: no limit) have passed. Throws
+    /// when the bus connection is lost.
+    public func dispatch(waitingUpTo timeout: Double?, orRung bell: Doorbell) throws(Failure) {
+        guard try processPending() == 0 else { return }
+        // What is queued to send goes now, so that only the bus's input can wake us.
+        let flushed = sd_bus_flush(bus)
+        guard flushed >= 0 else { throw local("sending on the bus", flushed) }
+        let descriptor = sd_bus_get_fd(bus)
+        guard descriptor >= 0 else { throw local("the bus connection", descriptor) }
+        var seconds = timeout
+        // The bus's own deadline (a call's reply overdue), absolute on CLOCK_MONOTONIC.
+        var due: UInt64 = 0
+        if sd_bus_get_timeout(bus, &due) > 0, due != UInt64.max {
+            var clock = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &clock)
+            let now = UInt64(clock.tv_sec) * 1_000_000 + UInt64(clock.tv_nsec / 1000)
+            let left = due > now ? Double(due - now) / 1e6 : 0
+            seconds = min(seconds ?? left, left)
         }
+        _ = bell.wait(orReadable: descriptor, seconds: seconds)
+        _ = try processPending()
     }
 
     @discardableResult
