@@ -168,15 +168,16 @@ public final class SensorInput: Sendable {
         }
         update(link) { $0.notifications += 1 }
         guard let reading = link.eeg.add(packet.microvolts, channel: channel) else { return }
+        // The status first: whoever sees the mood change sees the band powers that changed it.
+        update(link) {
+            $0.bands = reading.absolute
+            $0.relativeBands = reading.relative
+        }
         let performer = UInt8(clamping: link.request.performer)
         for band in EEGBand.allCases {
             guard let value = reading.absolute[band] else { continue }
             push([ControlMessage(performer: performer, .bandPower(band, Float(value)))])
             moods?.observe(band, value, performer: link.request.performer)
-        }
-        update(link) {
-            $0.bands = reading.absolute
-            $0.relativeBands = reading.relative
         }
     }
 
@@ -186,14 +187,15 @@ public final class SensorInput: Sendable {
         do { ecg = try PolarECGFrame(bytes) } catch {
             return malformed(link, path: path, error)
         }
-        let performer = UInt8(clamping: link.request.performer)
-        push(link.ecg.messages(for: ecg, at: frame, performer: performer))
-        if link.contact != false { hearts?.heard(performer: link.request.performer) }
+        let messages = link.ecg.messages(for: ecg, at: frame, performer: UInt8(clamping: link.request.performer))
+        // The status first, as for every notification: whoever sees a beat sees the status behind it.
         update(link) {
             $0.notifications += 1
             $0.ecgBeats = link.ecg.beats
             $0.ecgLate = link.ecg.late
         }
+        push(messages)
+        if link.contact != false { hearts?.heard(performer: link.request.performer) }
     }
 
     /// The H10's answer to the start command: a refusal is said, with Polar's reason.
@@ -215,18 +217,18 @@ public final class SensorInput: Sendable {
         do { measurement = try HeartRateMeasurement(bytes) } catch {
             return malformed(link, path: path, error)
         }
-        let performer = UInt8(clamping: link.request.performer)
         link.contact = measurement.contact == .unsupported ? nil : measurement.contact == .detected
         // Beside its ECG, an H10's heart rate gives the status its BPM and contact: the beats are the ECG's.
-        if link.request.kind != .polarECG {
-            push(link.timeline.messages(for: measurement, at: frame, performer: performer))
-            if measurement.contact != .lost { hearts?.heard(performer: link.request.performer) }
-        }
+        let drives = link.request.kind != .polarECG
+        let messages = drives ? link.timeline.messages(for: measurement, at: frame, performer: UInt8(clamping: link.request.performer)) : []
         update(link) {
             $0.notifications += 1
             $0.bpm = measurement.bpm
             $0.contact = measurement.contact == .unsupported ? nil : measurement.contact == .detected
         }
+        guard drives else { return }
+        push(messages)
+        if measurement.contact != .lost { hearts?.heard(performer: link.request.performer) }
     }
 
     /// Into this input's ring; what it has no room for is counted.
