@@ -118,7 +118,7 @@ let package = Package(
         // empty under ThreadSanitizer (`make test-tsan`), whose own start-up the interposer breaks.
         .target(name: "CAllocCounter", dependencies: ["CProcessThread"], path: "Tests/CAllocCounter", linkerSettings: [.linkedLibrary("dl")]),
         // Independent references for tests: a WAV reader of our own, a private jackd, a process runner.
-        .target(name: "TestSupport", dependencies: ["Realtime", "Inputs", "CJack", "JackPeers"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Realtime", "Inputs", "CJack", "JackPeers", "CAllocCounter"], path: "Tests/TestSupport", swiftSettings: strict),
         // Real JACK peers in the same process: an ear that records onsets, a MIDI pad.
         .target(name: "JackPeers", dependencies: ["CJack", .product(name: "Atomics", package: "swift-atomics")],
                 path: "Tests/JackPeers", swiftSettings: strict),

@@ -32,6 +32,7 @@ extension RealtimeEngine {
             }
             chain.change(stage: 0, port: InsertChain.bypassPort, value: chain.stages[0].bypass ? 1 : 0, atOffset: 0)
         }
+        PluginProcess.prepare()
         performance.warmUp()
         // The fired-voice and observation pushes, before any voice fires.
         firing.warmUp()

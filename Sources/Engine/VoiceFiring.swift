@@ -136,7 +136,9 @@ package struct VoiceFiring: ~Copyable {
         counters.voicesFired.wrappingIncrement(ordering: .relaxed)
         let note = slot.midiOut
         midiOut.noteOn(frame: frame, channel: note.channel, key: note.key, velocity: velocity, length: note.length)
-        if !voiceMIDIPort.isEmpty, voiceMIDIPort[Int(index)] >= 0 {
+        // `count`, not `isEmpty`: ContiguousArray's isEmpty is Collection's, whose witness table
+        // an unspecialised build instantiates at the first call (an allocation).
+        if voiceMIDIPort.count > 0, voiceMIDIPort[Int(index)] >= 0 {
             voiceMIDIOut[Int(voiceMIDIPort[Int(index)])].noteOn(frame: frame, channel: note.channel, key: note.key,
                                                                 velocity: velocity, length: note.length)
         }

@@ -121,7 +121,9 @@ package final class ProcessHost {
             // jack_transport_query only copies the shared position: it never blocks.
             let state = jack_transport_query(handle, &position)
             cycleTransportFrame = position.frame
-            cycleRolling = state == JackTransportRolling || state == JackTransportLooping
+            // Raw values: `==` on an imported C enum asks for its type metadata, which the first
+            // call instantiates (an allocation and a lock) on this thread.
+            cycleRolling = state.rawValue == JackTransportRolling.rawValue || state.rawValue == JackTransportLooping.rawValue
             if followsTransport, position.valid.rawValue & JackPositionBBT.rawValue != 0 { engine.followTransport(bpm: position.beats_per_minute) }
         }
         receiveMIDI(jack_port_get_buffer(midiIn, frames), into: engine)
@@ -223,8 +225,10 @@ package final class ProcessHost {
     /// offset (JACK gives them in time order; shorter ones, sysex and realtime bytes are skipped).
     private func receiveMIDI(_ buffer: UnsafeMutableRawPointer, into engine: RealtimeEngine) {
         var event = jack_midi_event_t()
-        for index in 0..<jack_midi_get_event_count(buffer) {
-            guard jack_midi_event_get(&event, buffer, index) == 0, event.size >= 3, let bytes = event.buffer else { continue }
+        // Over Int: a Range of UInt32 has no prespecialised metadata, and a for-in over one
+        // instantiates it (an allocation) the first time.
+        for index in 0..<Int(jack_midi_get_event_count(buffer)) {
+            guard jack_midi_event_get(&event, buffer, UInt32(index)) == 0, event.size >= 3, let bytes = event.buffer else { continue }
             engine.receiveMIDI(status: bytes[0], key: bytes[1], value: bytes[2], offset: Int(event.time))
         }
     }
@@ -232,8 +236,8 @@ package final class ProcessHost {
     /// Real-time safe. Each grid beat on `grid_in` (a Song Position Pointer) to the engine at its offset.
     private func receiveGrid(_ buffer: UnsafeMutableRawPointer, into engine: RealtimeEngine) {
         var event = jack_midi_event_t()
-        for index in 0..<jack_midi_get_event_count(buffer) {
-            guard jack_midi_event_get(&event, buffer, index) == 0, event.size == 3, let bytes = event.buffer,
+        for index in 0..<Int(jack_midi_get_event_count(buffer)) {
+            guard jack_midi_event_get(&event, buffer, UInt32(index)) == 0, event.size == 3, let bytes = event.buffer,
                   let beat = SharedGrid.beat(status: bytes[0], lsb: bytes[1], msb: bytes[2]) else { continue }
             engine.receiveGridBeat(position: beat, offset: Int(event.time))
         }

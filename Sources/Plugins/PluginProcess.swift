@@ -1,6 +1,7 @@
 import Atomics
 import CProcessThread
 import Foundation
+import Synchronization
 
 /// An isolated plugin's child process (`pulsejack plugin-host`), seen from the engine: the child
 /// instantiates and runs the plugin; the engine's process thread hands it each run through shared
@@ -149,10 +150,17 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
     }
 
     /// Live: when this period's waits must end (CLOCK_MONOTONIC nanoseconds; 0: no period yet).
-    private static let periodEnd = ManagedAtomic<Int>(0)
+    private static let periodEnd = Atomic<Int>(0)
     /// The least budget left for a run to be posted: an eighth of the period (a run posted with
     /// less would fail its child for another's delay; it is skipped instead).
-    private static let leastBudget = ManagedAtomic<Int>(0)
+    private static let leastBudget = Atomic<Int>(0)
+
+    /// Control thread, before activation. The statics the process thread reads, initialised
+    /// here: a static's first read runs its initialiser (swift_once) on the reading thread.
+    package static func prepare() {
+        _ = periodEnd.load(ordering: .relaxed) + leastBudget.load(ordering: .relaxed)
+            + enginePriority.load(ordering: .relaxed) + periodsUntilPriority.load(ordering: .relaxed) + slice
+    }
 
     /// Real-time safe. At each period's start where the engine renders: isolated plugins may wait
     /// for their children until half of it has passed.
@@ -163,7 +171,7 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
         periodEnd.store(now.tv_sec * 1_000_000_000 + now.tv_nsec + period / 2, ordering: .relaxed)
         leastBudget.store(period / 8, ordering: .relaxed)
         // This thread's real-time priority, now and then (a system call that does not wait).
-        if periodsUntilPriority.wrappingDecrementThenLoad(ordering: .relaxed) <= 0 {
+        if periodsUntilPriority.wrappingSubtract(1, ordering: .relaxed).newValue <= 0 {
             periodsUntilPriority.store(4096, ordering: .relaxed)
             var policy: Int32 = 0
             var parameters = sched_param()
@@ -174,8 +182,8 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
     }
 
     /// The engine's process thread's real-time priority (0: none), for the children.
-    private static let enginePriority = ManagedAtomic<Int>(0)
-    private static let periodsUntilPriority = ManagedAtomic<Int>(0)
+    private static let enginePriority = Atomic<Int>(0)
+    private static let periodsUntilPriority = Atomic<Int>(0)
 
     /// Runs skipped because the period's budget was spent when they came.
     package let skipped = ManagedAtomic<Int>(0)

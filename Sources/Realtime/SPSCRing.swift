@@ -17,6 +17,9 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
         while size < minimumCapacity { size <<= 1 }
         capacity = size
         storage = Storage(capacity: size)
+        // Each end's generic metadata, made here: the first push or pop would make it, an
+        // allocation on whichever thread that is (unspecialised builds).
+        GenericMetadata.make(Producer.self, Consumer.self)
     }
 
     deinit { storage.deallocate() }

@@ -9,6 +9,8 @@
 #include <pthread.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
+#include <string.h>
 
 extern __thread int pj_rt_depth;
 
@@ -26,6 +28,7 @@ uint64_t pj_rt_allocation_count(void) { return 0; }
 uint64_t pj_rt_lock_count(void) { return 0; }
 uint64_t pj_total_allocation_count(void) { return 0; }
 void pj_rt_counters_reset(void) {}
+const char *pj_rt_first_allocation_trace(void) { return ""; }
 #else
 int pj_alloc_counter_live(void) { return 1; }
 
@@ -45,10 +48,23 @@ static _Atomic uint64_t total_allocations;
 static long trap_at = -1;
 static atomic_int trap_armed;
 
+// The first real-time allocation's call stack since the last reset, so that a failing test names
+// its caller even where it happened once in many runs.
+#define TRACE_DEPTH 48
+static void *first_trace[TRACE_DEPTH];
+static _Atomic int first_trace_depth;
+
 static inline void count(void) {
     atomic_fetch_add_explicit(&total_allocations, 1, memory_order_relaxed);
     if (pj_rt_depth > 0) {
         uint64_t made = atomic_fetch_add_explicit(&rt_allocations, 1, memory_order_relaxed) + 1;
+        if (made == 1) {
+            // backtrace's own allocations (none after the constructor's first call) are not counted.
+            int depth = pj_rt_depth;
+            pj_rt_depth = 0;
+            atomic_store(&first_trace_depth, backtrace(first_trace, TRACE_DEPTH));
+            pj_rt_depth = depth;
+        }
         if (trap_at < 0) { const char *trap = getenv("PJ_RT_ALLOC_TRAP"); trap_at = trap ? atol(trap) : 0; }
         if (trap_at > 0 && atomic_load(&trap_armed) && made == (uint64_t)trap_at) raise(SIGTRAP);
     }
@@ -84,6 +100,9 @@ int pthread_mutex_trylock(pthread_mutex_t *m) {
 }
 
 __attribute__((constructor)) static void resolve_real_locks(void) {
+    // glibc's backtrace loads libgcc_s at its first call: done here, not on a process thread.
+    void *warm[2];
+    backtrace(warm, 2);
     real_lock = (mutex_fn)dlsym(RTLD_NEXT, "pthread_mutex_lock");
     real_trylock = (mutex_fn)dlsym(RTLD_NEXT, "pthread_mutex_trylock");
 }
@@ -93,8 +112,31 @@ uint64_t pj_rt_lock_count(void) { return atomic_load(&rt_locks); }
 uint64_t pj_total_allocation_count(void) { return atomic_load(&total_allocations); }
 void pj_rt_counters_reset(void) {
     atomic_store(&trap_armed, 1);
+    atomic_store(&first_trace_depth, 0);
     atomic_store(&rt_allocations, 0);
     atomic_store(&rt_locks, 0);
+}
+
+const char *pj_rt_first_allocation_trace(void) {
+    static char text[TRACE_DEPTH * 1024];
+    text[0] = 0;
+    int depth = atomic_load(&first_trace_depth);
+    if (depth == 0) return text;
+    char **symbols = backtrace_symbols(first_trace, depth);
+    if (symbols == NULL) return text;
+    size_t used = 0;
+    strcpy(text, "first real-time allocation at:\n");
+    used = strlen(text);
+    for (int frame = 0; frame < depth && used + 2 < sizeof text; frame++) {
+        size_t length = strlen(symbols[frame]);
+        if (used + length + 2 >= sizeof text) length = sizeof text - used - 2;
+        memcpy(text + used, symbols[frame], length);
+        used += length;
+        text[used++] = '\n';
+        text[used] = 0;
+    }
+    free(symbols);
+    return text;
 }
 #endif
 

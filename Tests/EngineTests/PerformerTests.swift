@@ -293,7 +293,7 @@ final class PerformerTests: XCTestCase {
             }
             engine.process(frames: 256, left: buffer, right: buffer + 256)
         }
-        XCTAssertEqual(pj_rt_allocation_count(), 0)
+        XCTAssertEqual(pj_rt_allocation_count(), 0, RealtimeAllocationTrace.first)
         XCTAssertEqual(pj_rt_lock_count(), 0)
         XCTAssertGreaterThan(engine.handle.counters.snapshot().voicesFired, 150, "three hearts near 200 BPM for 10.7 s, four voices")
         XCTAssertNotNil(engine.handle.publishedTempo(of: 3), "the ensemble's heart ran")

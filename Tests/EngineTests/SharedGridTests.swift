@@ -115,7 +115,7 @@ final class SharedGridTests: XCTestCase {
             follower.process(frames: 256, left: buffer, right: buffer + 256)
             while ring.consumer.pop() != nil {}
         }
-        XCTAssertEqual(pj_rt_allocation_count(), 0)
+        XCTAssertEqual(pj_rt_allocation_count(), 0, RealtimeAllocationTrace.first)
         XCTAssertEqual(pj_rt_lock_count(), 0)
         XCTAssertEqual(follower.handle.gridBeatsReceived, 45, "10.7 s at 250 BPM: 45 beats from frame 0")
     }

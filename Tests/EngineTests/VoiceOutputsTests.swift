@@ -41,7 +41,7 @@ final class VoiceOutputsTests: XCTestCase {
                 loud = max(loud, abs(second.left[frame]))
             }
         }
-        XCTAssertEqual(pj_rt_allocation_count(), 0)
+        XCTAssertEqual(pj_rt_allocation_count(), 0, RealtimeAllocationTrace.first)
         XCTAssertEqual(pj_rt_lock_count(), 0)
         XCTAssertLessThanOrEqual(largest, 1e-6)
         XCTAssertGreaterThan(loud, 0.1, "the shared output carries sound")

@@ -13,6 +13,10 @@ uint64_t pj_rt_lock_count(void);
 /// Allocation calls made by the process, all threads: proves the interposer is live.
 uint64_t pj_total_allocation_count(void);
 void pj_rt_counters_reset(void);
+/// The call stack (raw symbols: demangle with `swift demangle`) of the first allocation counted
+/// in a real-time section since the last reset, or "" when there was none. Not thread-safe:
+/// read it after the counted section has ended.
+const char *pj_rt_first_allocation_trace(void);
 /// Pins the calling thread to one core (−1: all cores); for benchmarks.
 int pj_pin_thread(int core);
 
