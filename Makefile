@@ -32,8 +32,12 @@ demo: build
 	$(SWIFT) run --skip-build pulsejack demo
 
 # A failing run ends by listing its failures again, so the last lines of a long log name them.
-FAILURES = status=$${PIPESTATUS[0]}; if [ $$status -ne 0 ]; then echo "make: the failing tests (whole log: $(1)):"; \
-	grep -E "error: |' failed \(" $(1) | tail -20; fi; exit $$status
+# Each pass is bounded (scripts/bounded.sh, minutes): a test that hangs ends its pass, named,
+# long before CI's own limit.
+PASS_LIMIT = ./scripts/bounded.sh $(1)
+FAILURES = status=$${PIPESTATUS[0]}; if [ $$status -ne 0 ]; then \
+	if [ $$status -eq 124 ]; then echo "make: the tests did not finish in time; the last one started: $$(grep -E "^Test Case '.*' started" $(1) | tail -1)"; fi; \
+	echo "make: the failing tests (whole log: $(1)):"; grep -E "error: |' failed \(" $(1) | tail -20; fi; exit $$status
 
 # Every test against a private jackd2, then the live ones (real JACK peers and `pulsejack run`)
 # again against a private headless PipeWire through its libjack; those that cannot apply there
@@ -41,9 +45,9 @@ FAILURES = status=$${PIPESTATUS[0]}; if [ $$status -ne 0 ]; then echo "make: the
 LIVE_TESTS := IntegrationTests|JackBackendTests|RealtimeSafetyTests.testNoAllocationOnJacksProcessThreadThroughARateChange
 test: build ble-peers
 	$(SWIFT) build --build-tests
-	./scripts/with-private-jackd.sh $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log; \
+	./scripts/with-private-jackd.sh $(call PASS_LIMIT,30) $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log; \
 	$(call FAILURES,.build/test.log)
-	./scripts/with-private-pipewire.sh $(SWIFT) test --skip-build --disable-swift-testing --filter "$(LIVE_TESTS)" 2>&1 \
+	./scripts/with-private-pipewire.sh $(call PASS_LIMIT,15) $(SWIFT) test --skip-build --disable-swift-testing --filter "$(LIVE_TESTS)" 2>&1 \
 		| tee .build/test-pipewire.log; $(call FAILURES,.build/test-pipewire.log)
 
 # The suite under ThreadSanitizer (its own build folder; the allocation counter is built out, so
@@ -55,7 +59,7 @@ test-tsan: deps ble-peers
 	$(SWIFT) build --product pulsejack
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
 	PULSEJACK_TOOL="$(CURDIR)/.build/debug/pulsejack" TSAN_OPTIONS="$(TSAN_OPTIONS_PJ)" ./scripts/with-private-jackd.sh \
-		$(SWIFT) test --skip-build --disable-swift-testing --sanitize=thread --build-path .build-tsan 2>&1 | tee .build-tsan/test.log; \
+		$(call PASS_LIMIT,35) $(SWIFT) test --skip-build --disable-swift-testing --sanitize=thread --build-path .build-tsan 2>&1 | tee .build-tsan/test.log; \
 	$(call FAILURES,.build-tsan/test.log)
 
 # Speed, precision and real-time safety beside peers: prints a table and writes BENCHMARKS.md.

@@ -60,10 +60,15 @@ public final class PrivateJackd {
         log.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
     }
 
-    /// Stops the server (SIGTERM) and waits for it to exit.
+    /// Stops the server (SIGTERM) and waits for it to exit; one still running 10 s later is
+    /// killed, so a wedged server fails its test rather than hanging the suite.
     public func stop() {
         guard let process, process.isRunning else { return }
         process.terminate()
+        if !waitForExit(seconds: 10) {
+            FileHandle.standardError.write(Data("jackd -n \(name) did not stop within 10 s of SIGTERM: killed\n".utf8))
+            kill(process.processIdentifier, SIGKILL)
+        }
         process.waitUntilExit()
     }
 
