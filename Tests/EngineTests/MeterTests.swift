@@ -18,6 +18,33 @@ final class MeterTests: XCTestCase {
         XCTAssertEqual(measured.squaresRight, 1)
     }
 
+    /// The block against a plain sample-by-sample loop (the formula), on noise with NaN and ±Inf
+    /// in both channels, at lengths that end on and off its four-frame steps.
+    func testABlockEqualsTheSampleBySampleFormulaWithNonFiniteSamplesLeftOut() {
+        var generator = SystemRandomNumberGenerator()
+        for frames in [0, 1, 3, 4, 7, 64, 255, 256, 1024] {
+            var left = (0..<frames).map { _ in Float.random(in: -1...1, using: &generator) }
+            var right = (0..<frames).map { _ in Float.random(in: -0.3...0.3, using: &generator) }
+            for index in stride(from: 5, to: frames, by: 37) { left[index] = .nan }
+            for index in stride(from: 2, to: frames, by: 53) { right[index] = index % 2 == 0 ? .infinity : -.infinity }
+            var peak = (Float(0), Float(0)), squares = (0.0, 0.0), nonFinite = 0
+            for (l, r) in zip(left, right) {
+                for (sample, channel) in [(l, 0), (r, 1)] {
+                    guard sample.isFinite else { nonFinite += 1; continue }
+                    if channel == 0 { peak.0 = max(peak.0, abs(sample)); squares.0 += Double(sample * sample) }
+                    else { peak.1 = max(peak.1, abs(sample)); squares.1 += Double(sample * sample) }
+                }
+            }
+            let measured = block(left, right)
+            XCTAssertEqual(measured.peakLeft, peak.0, "\(frames) frames")
+            XCTAssertEqual(measured.peakRight, peak.1, "\(frames) frames")
+            XCTAssertEqual(Double(measured.squaresLeft), squares.0, accuracy: 1e-5 * max(squares.0, 1), "\(frames) frames")
+            XCTAssertEqual(Double(measured.squaresRight), squares.1, accuracy: 1e-5 * max(squares.1, 1), "\(frames) frames")
+            XCTAssertEqual(Int(measured.nonFinite), nonFinite, "\(frames) frames")
+            XCTAssertEqual(Int(measured.frames), frames)
+        }
+    }
+
     func testASteadySineReadsItsPeakAndMinusThreeDecibelsRMS() {
         var ballistics = MeterBallistics(sampleRate: 48_000)
         // A full-scale 1 kHz sine in the left channel, a 0.1 one in the right, for 3 s (10 time constants).
