@@ -110,4 +110,7 @@ void pj_name_thread(const char *name) {
     pthread_setname_np(pthread_self(), shortened);
 }
 
-void pj_name_process_thread(void) { pthread_setname_np(pthread_self(), "pj-process"); }
+int pj_name_process_thread(void) {
+    pthread_setname_np(pthread_self(), "pj-process");
+    return (int)gettid();
+}

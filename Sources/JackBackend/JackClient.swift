@@ -229,6 +229,9 @@ public final class JackClient: Sendable {
         let unnamed = ThreadName.unnamed()
         guard jack_activate(client) == 0 else { throw Failure.activateFailed }
         ThreadName.nameNew(since: unnamed, "pj-jack")
+        // PipeWire's process thread starts in jack_activate and can run its first period (and
+        // name itself) before the line above renamed it with libjack's others.
+        host.restoreProcessThreadName()
         return described
     }
 

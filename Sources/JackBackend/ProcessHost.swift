@@ -2,6 +2,7 @@ import CJack
 import Inputs
 import Realtime
 import Engine
+import Synchronization
 
 /// What the process callback reaches through its context pointer: the engine, our ports and
 /// what runs beside the engine on the process thread (MIDI out, meters, recording, transport).
@@ -36,6 +37,9 @@ package final class ProcessHost {
     private var heldSilence = 0
     /// Whether this thread has been named `pj-process` (at its first period).
     private var threadNamed = false
+    /// The process thread's id from its first period on (0 before), for the control thread to
+    /// give it its name back (`restoreProcessThreadName`).
+    private let processThreadID = Atomic<Int32>(0)
     /// Lost cycles, told apart from late readings of JACK's frame time.
     private var gaps: CycleGapDetector
     /// JACK's frame after the last cycle the engine ran.
@@ -67,6 +71,13 @@ package final class ProcessHost {
         gaps = CycleGapDetector(limit: engine.sampleRate)
     }
 
+    /// Control thread. Names the process thread `pj-process` again if it has run a period: after
+    /// activation, whose new threads were just named `pj-jack`, perhaps the process thread with them.
+    func restoreProcessThreadName() {
+        let id = processThreadID.load(ordering: .acquiring)
+        if id != 0 { ThreadName.restoreProcess(id) }
+    }
+
     /// Real-time safe. The JACK process callback.
     func process(frames: jack_nframes_t) {
         pj_process_order_begin()
@@ -77,7 +88,7 @@ package final class ProcessHost {
         }
         if !threadNamed {
             threadNamed = true
-            ThreadName.setProcess()
+            processThreadID.store(ThreadName.setProcess(), ordering: .releasing)
         }
         let started = periodTimings == nil ? 0 : Self.monotonicNanoseconds()
         let outLeft = jack_port_get_buffer(left, frames).assumingMemoryBound(to: Float.self)

@@ -11,8 +11,13 @@ public enum ThreadName {
     }
 
     /// Real-time safe. Names the calling thread `pj-process` (one prctl, which never waits; no
-    /// Swift string is made).
-    public static func setProcess() { pj_name_process_thread() }
+    /// Swift string is made) and returns its id (for `restoreProcess`).
+    @discardableResult
+    public static func setProcess() -> Int32 { pj_name_process_thread() }
+
+    /// Control thread. Names the thread `id` `pj-process` again (`nameNew` can rename a process
+    /// thread that named itself between its look and its renaming).
+    public static func restoreProcess(_ id: Int32) { rename(id, "pj-process") }
 }
 
 extension ThreadName {

@@ -47,8 +47,8 @@ int pj_eventfd_wait(int fd, int other, int64_t timeout_ns);
 int pj_eventfd_wait_any(int fd, const int *others, int count, int64_t timeout_ns);
 /// Names the calling thread for top -H, ps and gdb (pthread_setname_np; at most 15 bytes are kept).
 void pj_name_thread(const char *name);
-/// Names the calling thread `pj-process`. Real-time safe: one prctl(PR_SET_NAME), which never
-/// waits, and no string built in Swift.
-void pj_name_process_thread(void);
+/// Names the calling thread `pj-process` and returns its id. Real-time safe: one
+/// prctl(PR_SET_NAME) and one gettid, which never wait, and no string built in Swift.
+int pj_name_process_thread(void);
 
 #endif
