@@ -42,7 +42,7 @@ FAILURES = status=$${PIPESTATUS[0]}; if [ $$status -ne 0 ]; then \
 # Every test against a private jackd2, then the live ones (real JACK peers and `pulsejack run`)
 # again against a private headless PipeWire through its libjack; those that cannot apply there
 # skip, saying why.
-LIVE_TESTS := IntegrationTests|JackBackendTests|RealtimeSafetyTests.testNoAllocationOnJacksProcessThreadThroughARateChange
+LIVE_TESTS := IntegrationTests|JackBackendTests|RealtimeSafetyTests.testNoAllocationOnJacksProcessThreadThroughARateChange|RealtimeSafetyTests.testJacksProcessThreadCannotBeCancelledInsideAPeriod
 test: build ble-peers
 	$(SWIFT) build --build-tests
 	./scripts/with-private-jackd.sh $(call PASS_LIMIT,30) $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log; \

@@ -80,11 +80,19 @@ package final class ProcessHost {
 
     /// Real-time safe. The JACK process callback.
     func process(frames: jack_nframes_t) {
+        // PipeWire's libjack (0.3.65, Debian 12's) stops a client's process thread with
+        // pthread_cancel while it holds the lock around this callback: cancelled at a cancellation
+        // point in here (a doorbell's eventfd write), the thread died holding it, and the next
+        // callback that takes it waited for ever (seen once in jack_deactivate). Cancellation waits
+        // until the period is over: two flag updates, no system call.
+        var cancelState: Int32 = 0
+        pthread_setcancelstate(Int32(PTHREAD_CANCEL_DISABLE), &cancelState)
         pj_process_order_begin()
         ProcessThread.enter()
         defer {
             ProcessThread.exit()
             pj_process_order_end()
+            pthread_setcancelstate(cancelState, nil)
         }
         if !threadNamed {
             threadNamed = true

@@ -26,6 +26,28 @@ final class AllocatingVoice: Voice {
     func silence() {}
 }
 
+/// A voice that reads, as it renders in a period (not the engine's warm-up on the control
+/// thread), whether its thread could be cancelled there (its cancellation state, set and put back
+/// at once).
+final class CancellationProbeVoice: Voice, @unchecked Sendable {
+    private let counts = UnsafeMutablePointer<Int>.allocate(capacity: 2)
+    init() { counts.initialize(repeating: 0, count: 2) }
+    deinit { counts.deallocate() }
+    /// (renders, renders with cancellation enabled); read once the thread has stopped.
+    var seen: (renders: Int, cancellable: Int) { (counts[0], counts[1]) }
+    func prepare(sampleRate: Int, maxFrames: Int) {}
+    func trigger(atFrame offset: Int, velocity: Float) {}
+    func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        guard ProcessThread.isCurrent else { return }
+        var state: Int32 = 0
+        pthread_setcancelstate(Int32(PTHREAD_CANCEL_DISABLE), &state)
+        pthread_setcancelstate(state, nil)
+        counts[0] += 1
+        if state == Int32(PTHREAD_CANCEL_ENABLE) { counts[1] += 1 }
+    }
+    func silence() {}
+}
+
 final class RealtimeSafetyTests: XCTestCase {
     /// The allocation counter and ThreadSanitizer cannot share a process: `make test-tsan` builds
     /// the counter out, and these tests run in the plain `make test`.
@@ -391,6 +413,19 @@ final class RealtimeSafetyTests: XCTestCase {
         XCTAssertGreaterThan(engine.handle.counters.snapshot().beats, beatsBefore, "beats were played")
         XCTAssertEqual(allocations, 0, RealtimeAllocationTrace.first)
         XCTAssertEqual(pj_rt_lock_count(), 0)
+    }
+
+    /// PipeWire's libjack stops a process thread with pthread_cancel while holding the lock
+    /// around the process callback; a thread cancelled inside ours (at an eventfd write, a
+    /// cancellation point) would die holding it. Its voices render where it cannot be cancelled.
+    func testJacksProcessThreadCannotBeCancelledInsideAPeriod() throws {
+        let probe = CancellationProbeVoice()
+        let slot = VoiceSlot(name: "probe", voice: probe, enabled: true, gain: 1, pan: 0, rate: .everyBeat,
+                             followsHeart: true, silenced: false)
+        _ = try runUnderJack(extra: [slot], seconds: 1)
+        let seen = probe.seen
+        XCTAssertGreaterThan(seen.renders, 10, "the probe rendered on JACK's thread")
+        XCTAssertEqual(seen.cancellable, 0, "renders where the thread could have been cancelled")
     }
 
     func testTheCounterCatchesAnAllocationOnJacksProcessThread() throws {
