@@ -35,10 +35,8 @@ package final class ProcessHost {
     private var cycleRolling = false
     /// Silent frames not yet given to the meter (`measure`).
     private var heldSilence = 0
-    /// Whether this thread has been named `pj-process` (at its first period).
-    private var threadNamed = false
-    /// The process thread's id from its first period on (0 before), for the control thread to
-    /// give it its name back (`restoreProcessThreadName`).
+    /// The process thread's id from its first period on, when it names itself `pj-process` (0
+    /// before), for the control thread to give it its name back (`restoreProcessThreadName`).
     private let processThreadID = Atomic<Int32>(0)
     /// Lost cycles, told apart from late readings of JACK's frame time.
     private var gaps: CycleGapDetector
@@ -94,8 +92,7 @@ package final class ProcessHost {
             pj_process_order_end()
             pthread_setcancelstate(cancelState, nil)
         }
-        if !threadNamed {
-            threadNamed = true
+        if processThreadID.load(ordering: .relaxed) == 0 {
             processThreadID.store(ThreadName.setProcess(), ordering: .releasing)
         }
         let started = periodTimings == nil ? 0 : Self.monotonicNanoseconds()

@@ -133,8 +133,9 @@ final class IsolatedPluginLiveTests: XCTestCase {
         // Killed only once active: its ports appear before it sets their metadata, and a client
         // killed inside jack_set_property leaves jackd2's metadata store locked for good (every
         // later client's close then hangs the server).
-        for _ in 0..<250 where !Self.hasThread(named: "pj-process", in: engine) { Thread.sleep(forTimeInterval: 0.02) }
-        XCTAssertTrue(Self.hasThread(named: "pj-process", in: engine), "the engine never ran a period (no pj-process thread)")
+        let running = { ProcessThreads.of(engine).contains { $0.name == "pj-process" } }
+        for _ in 0..<250 where !running() { Thread.sleep(forTimeInterval: 0.02) }
+        XCTAssertTrue(running(), "the engine never ran a period (no pj-process thread)")
         live.stop(signal: SIGKILL)
         let deadline = Date().addingTimeInterval(2)
         while Date() < deadline && children.contains(where: Self.lives) { Thread.sleep(forTimeInterval: 0.02) }
@@ -152,15 +153,6 @@ final class IsolatedPluginLiveTests: XCTestCase {
                   pid_t(fields[2]) == engine,
                   let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
             return String(decoding: command, as: UTF8.self).contains("plugin-host")
-        }
-    }
-
-    /// Whether `pid` has a thread called `name` (the process thread names itself in its first period).
-    private static func hasThread(named name: String, in pid: pid_t) -> Bool {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        return tasks.contains { task in
-            (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?
-                .trimmingCharacters(in: .whitespacesAndNewlines) == name
         }
     }
 

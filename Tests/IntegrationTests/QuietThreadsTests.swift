@@ -8,23 +8,11 @@ import XCTest
 /// page and no `/meter` subscriber, the OSC thread with no datagram; with a page open the meters
 /// run at 60 frames a second, and the recorder wakes for disk blocks, not on a timer.
 final class QuietThreadsTests: XCTestCase {
-    /// Each thread's name and voluntary context switches (its wake-ups), from /proc.
-    private func threads(of pid: Int32) -> [(name: String, wakeups: Int)] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        return tasks.compactMap { task in
-            guard let name = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8),
-                  let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8),
-                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("voluntary_ctxt_switches:") }),
-                  let count = Int(line.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") else { return nil }
-            return (name.trimmingCharacters(in: .newlines), count)
-        }
-    }
-
     /// The wake-ups of each named thread over `seconds`.
     private func wakeups(of pid: Int32, over seconds: Double) -> [String: Int] {
-        let before = Dictionary(threads(of: pid).map { ($0.name, $0.wakeups) }, uniquingKeysWith: +)
+        let before = Dictionary(ProcessThreads.of(pid).map { ($0.name, $0.wakeups) }, uniquingKeysWith: +)
         Thread.sleep(forTimeInterval: seconds)
-        let after = Dictionary(threads(of: pid).map { ($0.name, $0.wakeups) }, uniquingKeysWith: +)
+        let after = Dictionary(ProcessThreads.of(pid).map { ($0.name, $0.wakeups) }, uniquingKeysWith: +)
         return after.reduce(into: [:]) { woken, pair in woken[pair.key] = pair.value - (before[pair.key] ?? 0) }
     }
 
@@ -45,7 +33,7 @@ final class QuietThreadsTests: XCTestCase {
         // Every thread says what it is: pulsejack's own `pj-…` (zita-convolver's workers
         // included), the main thread, libdispatch's signal worker and PipeWire's libjack's thread
         // (`pw-<client>`) under their own names.
-        let names = threads(of: pid).map(\.name)
+        let names = ProcessThreads.of(pid).map(\.name)
         for expected in ["pj-process", "pj-osc", "pj-meters", "pj-view", "pj-recorder", "pj-web-1", "pj-convolver"] {
             XCTAssertTrue(names.contains(expected), "\(expected) missing from \(names)")
         }
