@@ -10,11 +10,16 @@ import Realtime
 enum WebThreads {
     /// Once, before the server starts: the loops named, each having run a task.
     static let prepared: Void = {
-        // The tuple each loop's tick builds for its metrics (SelectableEventLoop.runOneLoopTick),
-        // made here before the loops start: made by a loop, its metadata can land in a pool of
-        // the runtime's that this thread allocated meanwhile, and ThreadSanitizer, blind to the
-        // runtime's atomics, then reports the loop's read of it against this thread's malloc.
-        GenericMetadata.make((metricsDelegate: any NIOEventLoopMetricsDelegate, tickStartTime: NIODeadline, sleepTime: TimeAmount)?.self)
+        // One loop runs alone first and stops: every generic metadata an event loop's start and
+        // tick need (SelectableEventLoop.runOneLoopTick's tuple of metrics, Optional.map over a
+        // private state of NIO's, …) is then made by that one thread, before two loops start
+        // together. Made by two loops at once, the runtime makes it under its own wait queue and
+        // publishes it with atomics ThreadSanitizer cannot see in uninstrumented libswiftCore,
+        // so TSan reports the second loop's read against the first loop's malloc (seen in
+        // LivePageSafetyTests; pre-making only the tuple's metadata here left it intermittent).
+        let warmUp = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        try? warmUp.next().submit {}.wait()
+        try? warmUp.syncShutdownGracefully()
         let named = MultiThreadedEventLoopGroup.singleton.makeIterator().enumerated().map { index, loop in
             loop.submit { ThreadName.set("pj-web-\(index + 1)") }
         }
