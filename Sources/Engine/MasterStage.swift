@@ -5,6 +5,10 @@ import Plugins
 /// peak limiter, and the count of samples that leave the engine beyond full scale (clipped in
 /// any DAC or fixed-point file).
 ///
+/// Its last pass is the only one over the finished output: it cleans it (nothing non-finite or
+/// subnormal leaves), counts what clips and measures the output's levels for the meters
+/// (`levels`), so that the output is read once a period rather than once for each of those.
+///
 /// The limiter has no look-ahead, so it adds no latency and every beat stays on its frame: its
 /// gain drops at once to what keeps the loudest channel at the ceiling, and recovers toward 1
 /// with a `releaseSeconds` time constant. A signal that never passes the ceiling leaves it
@@ -24,6 +28,8 @@ package final class MasterStage {
     let counters: EngineCounters
     private let release: Float
     private var limiterGain: Float = 1
+    /// The last `process`'s output levels (the meters' block for a period that sounded).
+    private(set) var levels = MeterBlock()
 
     /// Offline.
     init(settings: Settings, sampleRate: Int, counters: EngineCounters) {
@@ -33,12 +39,15 @@ package final class MasterStage {
     }
 
     /// Real-time safe. Bounded by `frames`. The last guard: non-finite samples (a voice that is not
-    /// a plugin, a file holding NaN) become 0 before the limiter can be poisoned by them, and
-    /// nothing non-finite or subnormal leaves it; they are counted.
+    /// a plugin, a file holding NaN) become 0 before the gain or the limiter can be poisoned by
+    /// them, and nothing non-finite or subnormal leaves it; they are counted. At unity gain without
+    /// a limiter nothing comes between the two guards, so the output is read once.
     func process(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
-        sanitize(left, right, frames: frames)
-        defer { sanitize(left, right, frames: frames) }
         let gain = settings.gain
+        var nonFinite = 0
+        if gain != 1 || settings.ceiling != nil {
+            nonFinite = PluginGuard.sanitize(left, frames: frames).nonFinite + PluginGuard.sanitize(right, frames: frames).nonFinite
+        }
         if gain != 1 {
             for frame in 0..<frames {
                 left[frame] *= gain
@@ -58,23 +67,20 @@ package final class MasterStage {
             }
             limiterGain = applied
         }
-        var clipped = 0
-        for frame in 0..<frames {
-            if abs(left[frame]) > 1 { clipped += 1 }
-            if abs(right[frame]) > 1 { clipped += 1 }
-        }
+        let leftFigures = OutputChannelPass.run(left, frames: frames)
+        let rightFigures = OutputChannelPass.run(right, frames: frames)
+        let clipped = leftFigures.clipped + rightFigures.clipped
         if clipped > 0 { counters.clippedSamples.wrappingIncrement(by: clipped, ordering: .relaxed) }
+        nonFinite += leftFigures.nonFinite + rightFigures.nonFinite
+        if nonFinite > 0 { counters.nonFiniteSamples.wrappingIncrement(by: nonFinite, ordering: .relaxed) }
+        levels = MeterBlock(peakLeft: leftFigures.peak, peakRight: rightFigures.peak,
+                            squaresLeft: leftFigures.squares, squaresRight: rightFigures.squares,
+                            frames: Int32(frames), nonFinite: Int32(truncatingIfNeeded: nonFinite))
     }
 
     /// Real-time safe. A period of silence (zeros that nothing computed): nothing to scale, count
     /// or clean; a limiter still holding the gain down recovers over it as over any zeros.
     func processSilence(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
         if settings.ceiling != nil && limiterGain < 1 { process(left: left, right: right, frames: frames) }
-    }
-
-    /// Real-time safe.
-    private func sanitize(_ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, frames: Int) {
-        let found = PluginGuard.sanitize(left, frames: frames).nonFinite + PluginGuard.sanitize(right, frames: frames).nonFinite
-        if found > 0 { counters.nonFiniteSamples.wrappingIncrement(by: found, ordering: .relaxed) }
     }
 }

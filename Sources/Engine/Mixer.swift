@@ -168,9 +168,14 @@ package struct Mixer: ~Copyable {
         for number in 0..<blockSlots.count {
             let slot = slots[blockSlots[number]]
             let (ownLeft, ownRight) = blockBus(number)
+            // A block voice overwrites its bus (`BlockVoice`); any other voice's renders added
+            // into it over the block, so it is cleared for the next once mixed.
+            let accumulated = slot.blockVoice == nil
             defer {
-                ownLeft.update(repeating: 0, count: frames)
-                ownRight.update(repeating: 0, count: frames)
+                if accumulated {
+                    ownLeft.update(repeating: 0, count: frames)
+                    ownRight.update(repeating: 0, count: frames)
+                }
             }
             if slot.silenced { continue }
             if let blockVoice = slot.blockVoice { blockVoice.renderBlock(left: ownLeft, right: ownRight, frames: frames) }

@@ -56,6 +56,9 @@ public final class RealtimeEngine {
     /// Whether the last period's output was silence without a sample computed: no voice, input
     /// voice, voice insert or master insert ran (the meter takes it as such).
     public private(set) var periodWasSilent = false
+    /// Real-time safe. The output's levels in the last period that sounded (measured by the
+    /// master stage's one pass over it).
+    public var periodLevels: MeterBlock { master.levels }
     /// Whether this period made work for the control thread (an object retired, a plugin benched,
     /// the path latency changed, a session-log report): its bell rings once at the period's end.
     /// The process thread's own flag, in this object it touches anyway: an atomic elsewhere would

@@ -160,16 +160,15 @@ package final class ProcessHost {
         for index in 0..<midiPorts.count {
             engine.flushMIDI(midiPorts[index].carries, into: jack_port_get_buffer(midiPorts[index].port, frames), frames: count)
         }
-        if let meter { measure(meter, engine, left: outLeft, right: outRight, frames: count) }
+        if let meter { measure(meter, engine, frames: count) }
         recorder?.write(left: outLeft, right: outRight, frames: count)
     }
 
-    /// Real-time safe. The period's meter block. Silent periods (most, at rest) are held and
+    /// Real-time safe. The period's meter block (the engine's master measured it). Silent periods (most, at rest) are held and
     /// measured together once they make a meter frame's worth (a sixtieth of a second) or sound
     /// comes: the ballistics give the same reading for one block of silence as for its parts, and
     /// the ring takes a write every few periods instead of every one.
-    private func measure(_ meter: OutputMeter, _ engine: RealtimeEngine, left: UnsafeMutablePointer<Float>,
-                         right: UnsafeMutablePointer<Float>, frames: Int) {
+    private func measure(_ meter: OutputMeter, _ engine: RealtimeEngine, frames: Int) {
         if engine.periodWasSilent {
             heldSilence += frames
             guard heldSilence >= engine.sampleRate / 60 else { return }
@@ -178,7 +177,7 @@ package final class ProcessHost {
             meter.measureSilence(frames: heldSilence)
             heldSilence = 0
         }
-        if !engine.periodWasSilent { meter.measure(left: left, right: right, frames: frames) }
+        if !engine.periodWasSilent { meter.record(engine.periodLevels) }
     }
 
     /// Real-time safe. The server runs at a rate the engine was not built for (it changed, or

@@ -141,7 +141,9 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
         if outputs.count >= 2 { plugin.connect(port: outputs[1], to: right) }
         pluginGuard.startRun()
         plugin.run(frames: frames)
-        if outputs.count == 1 { right.update(from: left, count: frames) }
+        // The block is overwritten whatever the plugin's outputs (`BlockVoice`).
+        if outputs.count == 0 { left.update(repeating: 0, count: frames) }
+        if outputs.count <= 1 { right.update(from: left, count: frames) }
         // Nothing non-finite or subnormal reaches the voice's gain, inserts or the mix.
         pluginGuard.endRun(left, right, frames: frames)
         cursor = 0

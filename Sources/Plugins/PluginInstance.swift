@@ -49,7 +49,9 @@ package final class PluginInstance {
     let instance: UnsafeMutablePointer<LilvInstance>?
     /// The child process hosting it, when isolated.
     package let isolation: PluginProcess?
-    /// Isolated: the buffers each port is connected to, and this run's MIDI, for the child.
+    /// The buffer each port is connected to: for the child when isolated; in this process, so
+    /// that a port already connected to the period's buffer is not connected again (the buffers
+    /// rarely move, and each connection is a call into the plugin's code).
     private let connected: FixedBuffer<UnsafeMutablePointer<Float>?>
     private let isolatedMIDI = FixedBuffer<UInt64>(capacity: PluginRegion.midiCapacity, repeating: 0)
     private var isolatedMIDICount = 0
@@ -122,7 +124,7 @@ package final class PluginInstance {
         name = described.name
         ports = described.ports
         instance = made
-        connected = FixedBuffer(capacity: isolate ? ports.count : 0, repeating: nil)
+        connected = FixedBuffer(capacity: ports.count, repeating: nil)
         coarseBlockLength = described.coarse
         latencyPort = described.latency
         audioInputs = ports.filter { $0.kind == .audio && $0.isInput }.map(\.index)
@@ -191,7 +193,7 @@ package final class PluginInstance {
         if latencyPort != nil {
             // A run on silence, as Ardour does, so the latency port holds the plugin's value.
             scratch.pointer.update(repeating: 0, count: maxFrames)
-            for port in ports where port.kind == .audio { lilv_instance_connect_port(instance, port.index, scratch.pointer) }
+            for port in ports where port.kind == .audio { connect(port: port.index, to: scratch.pointer) }
             run(frames: min(maxFrames, 256))
         }
     }
@@ -230,7 +232,9 @@ package final class PluginInstance {
     /// Real-time safe.
     @inline(__always)
     func connect(port: UInt32, to buffer: UnsafeMutablePointer<Float>) {
-        if isolation != nil { connected[Int(port)] = buffer } else { lilv_instance_connect_port(instance, port, buffer) }
+        guard connected[Int(port)] != buffer else { return }
+        connected[Int(port)] = buffer
+        if isolation == nil { lilv_instance_connect_port(instance, port, buffer) }
     }
 
     /// Real-time safe. The value of control port `port`.

@@ -77,10 +77,12 @@ public final class OutputMeter: Sendable {
 
     public init() { producer = blocks.producer }
 
-    /// Real-time safe. A full ring drops the period's block. From half full on, the meter thread
-    /// is rung every 256 periods: it drains the ring even while nobody watches.
-    public func measure(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) {
-        push(MeterBlock.measure(left: left, right: right, frames: frames))
+    /// Real-time safe. A period that sounded: its levels, measured by the master stage's pass
+    /// over the output (`RealtimeEngine.periodLevels`). A full ring drops the period's block.
+    /// From half full on, the meter thread is rung every 256 periods: it drains the ring even
+    /// while nobody watches.
+    public func record(_ block: MeterBlock) {
+        push(block)
     }
 
     /// Real-time safe. A period the engine left silent (`periodWasSilent`): its block without a scan.
