@@ -1,5 +1,4 @@
 import Atomics
-import Dispatch
 import Foundation
 import Glibc
 import Realtime
@@ -9,30 +8,38 @@ import Realtime
 /// session) is treated like SIGTERM. A second stop signal, while the first one's stop is still
 /// under way, exits at once (status 128 + its number), saying so in one line: the files are
 /// finished first in a stop, so what the first signal began has usually saved them already.
+///
+/// A thread of its own (`pj-signals`) takes them, asleep in sigwaitinfo until one comes. They
+/// are blocked in the thread that makes this — the first thing `run`, `render` and `study` do,
+/// before any other thread exists — and so in every thread started after it: none is ever
+/// interrupted by one (JACK's process thread least of all). An isolated plugin's process
+/// inherits the mask, as it inherited the ignored signals before: a Ctrl-C sent to the
+/// terminal's process group stops the engine, and the plugin's process ends with it.
 public final class StopSignals: Sendable {
     private let received = ManagedAtomic<Int32>(0)
     /// Rung by the first stop signal: the run's loop sleeps on it beside its other work.
     public let doorbell = Doorbell()
-    /// Kept alive for as long as this is; Dispatch's sources are not marked Sendable.
-    private let sources: LockedBox<[DispatchSourceSignal]>
 
     public init(_ numbers: [Int32] = [SIGINT, SIGTERM, SIGHUP]) {
-        var sources: [DispatchSourceSignal] = []
+        var stops = sigset_t()
+        sigemptyset(&stops)
+        for number in numbers { sigaddset(&stops, number) }
+        pthread_sigmask(SIG_BLOCK, &stops, nil)
         let received = received, doorbell = doorbell
-        for number in numbers {
-            Glibc.signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
+        let thread = Thread { [stops] in
+            ThreadName.set("pj-signals")
+            var waitedFor = stops
+            while true {
+                let number = sigwaitinfo(&waitedFor, nil)
+                guard number > 0 else { continue }  // EINTR: waits again
                 if received.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing).exchanged {
                     doorbell.ring()
                 } else {
                     Self.exitAtOnce(number)
                 }
             }
-            source.resume()
-            sources.append(source)
         }
-        self.sources = LockedBox(sources)
+        thread.start()
     }
 
     /// A second signal: one line on stderr, then `_exit` (no atexit handlers: libjack's would

@@ -30,16 +30,17 @@ final class QuietThreadsTests: XCTestCase {
         Thread.sleep(forTimeInterval: 1)
         let pid = run.processIdentifier
 
-        // Every thread says what it is: pulsejack's own `pj-…` (zita-convolver's workers
-        // included), the main thread, libdispatch's signal worker and PipeWire's libjack's thread
-        // (`pw-<client>`) under their own names.
+        // Every thread says what it is: pulsejack's own `pj-…` (zita-convolver's workers and the
+        // stop signals' included), the main thread, and under their own names PipeWire's libjack's
+        // thread (`pw-<client>`) and the pool of libdispatch's that runs the pages' tasks (this
+        // run has `--web`; without it the pool does not exist).
         let names = ProcessThreads.of(pid).map(\.name)
-        for expected in ["pj-process", "pj-osc", "pj-meters", "pj-view", "pj-recorder", "pj-web-1", "pj-convolver"] {
+        for expected in ["pj-process", "pj-osc", "pj-meters", "pj-view", "pj-recorder", "pj-web-1", "pj-convolver", "pj-signals"] {
             XCTAssertTrue(names.contains(expected), "\(expected) missing from \(names)")
         }
         XCTAssertEqual(names.filter { $0 == "pulsejack" }.count, 1, "only the main thread keeps the process's name: \(names)")
         for name in names where !name.hasPrefix("pj-") && !name.hasPrefix("pw-") && name != "pulsejack" {
-            XCTAssertTrue(name.hasSuffix("qos.overcommit") || name.hasSuffix("-qos"), "an unnamed thread: \(name) in \(names)")
+            XCTAssertTrue(name.hasSuffix("-qos") || name.hasSuffix("qos.overcommit"), "an unnamed thread: \(name) in \(names)")
         }
 
         // At rest, nobody watching: the view and OSC threads sleep through; the meters wake only
@@ -50,6 +51,7 @@ final class QuietThreadsTests: XCTestCase {
         XCTAssertLessThanOrEqual(resting["pulsejack", default: -1], 3 * 4, "\(resting)")
         XCTAssertLessThanOrEqual(resting["pj-view", default: -1], 1, "\(resting)")
         XCTAssertLessThanOrEqual(resting["pj-osc", default: -1], 1, "\(resting)")
+        XCTAssertEqual(resting["pj-signals", default: -1], 0, "\(resting)")
         XCTAssertLessThanOrEqual(resting["pj-meters", default: -1], 2, "\(resting)")
         XCTAssertLessThanOrEqual(resting["pj-recorder", default: -1], 3 * 15, "\(resting)")
         XCTAssertGreaterThanOrEqual(resting["pj-recorder", default: -1], 3 * 9, "\(resting)")
