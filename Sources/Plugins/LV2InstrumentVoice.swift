@@ -8,7 +8,12 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
     /// The instance the process thread runs: its set's, replaced whole when its guard hands a
     /// fresh one over.
     private var current: InsertChain.PluginSet
-    package var plugin: PluginInstance { current.instances[0] }
+    /// The instance itself, held beside its set: a period reaches it without going through the
+    /// set and its array (two objects fewer touched).
+    package private(set) var plugin: PluginInstance
+    /// Its audio outputs: how many, and the first two ports (read here rather than from the
+    /// instance's array each period).
+    private var outputs: (count: Int, left: UInt32, right: UInt32)
     /// The control thread's view: the instance it built last (saves and logs read this one).
     package var published: PluginInstance
     /// Its output checked and its time measured; benched, the voice is silent.
@@ -42,6 +47,8 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
 
     package init(plugin: PluginInstance, note: Int, lengthSeconds: Double, channel: UInt8 = 0) {
         current = InsertChain.PluginSet([plugin])
+        self.plugin = plugin
+        outputs = Self.outputs(of: plugin)
         published = plugin
         self.note = note
         self.lengthSeconds = lengthSeconds
@@ -121,6 +128,8 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
         if let fresh = pluginGuard.takeReplacement() {
             let old = Unmanaged.passRetained(current as AnyObject)
             current = fresh.takeRetainedValue()
+            plugin = current.instances[0]
+            outputs = Self.outputs(of: plugin)
             if let retire { retire(old) } else { old.release() }
         }
         guard !pluginGuard.benched else {
@@ -136,9 +145,8 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
             if !plugin.addMIDI(frame: min(event.frame, frames - 1), (event.status, event.key, event.velocity)) { droppedEvents += 1 }
         }
         eventCount = 0
-        let outputs = plugin.audioOutputs
-        if outputs.count >= 1 { plugin.connect(port: outputs[0], to: left) }
-        if outputs.count >= 2 { plugin.connect(port: outputs[1], to: right) }
+        if outputs.count >= 1 { plugin.connect(port: outputs.left, to: left) }
+        if outputs.count >= 2 { plugin.connect(port: outputs.right, to: right) }
         pluginGuard.startRun()
         plugin.run(frames: frames)
         // The block is overwritten whatever the plugin's outputs (`BlockVoice`).
@@ -147,6 +155,12 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
         // Nothing non-finite or subnormal reaches the voice's gain, inserts or the mix.
         pluginGuard.endRun(left, right, frames: frames)
         cursor = 0
+    }
+
+    /// Real-time safe (at a swap, as well as at setup): reads the instance's port list.
+    private static func outputs(of plugin: PluginInstance) -> (count: Int, left: UInt32, right: UInt32) {
+        let ports = plugin.audioOutputs
+        return (ports.count, ports.first ?? 0, ports.count >= 2 ? ports[1] : 0)
     }
 
     /// Real-time safe. At the end of each period (see `InsertChain.closePeriod`); true: benched now.

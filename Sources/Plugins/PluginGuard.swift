@@ -41,9 +41,10 @@ package final class PluginGuard: @unchecked Sendable {  // @unchecked: the plain
     package let periods = Atomic<Int>(0)
     /// Whether its run is under way now (a watchdog names a plugin that never returns).
     package let running = Atomic<Bool>(false)
-    /// A fresh instance set from a control thread (a retained `InsertChain.PluginSet`), taken at
-    /// the next run.
-    private let replacement = ManagedAtomic<UnsafeMutableRawPointer?>(nil)
+    /// A fresh instance set from a control thread (a retained `InsertChain.PluginSet`'s address,
+    /// 0: none), taken at the next run. Inline, beside the rest of the guard: the process thread
+    /// looks at it every period.
+    private let replacement = Atomic<UInt>(0)
 
     /// Period times in buckets of about 9 % (8 per octave of nanoseconds).
     private static let bucketsPerOctave = 8
@@ -68,7 +69,9 @@ package final class PluginGuard: @unchecked Sendable {  // @unchecked: the plain
     }
 
     deinit {
-        if let left = replacement.exchange(nil, ordering: .acquiring) { Unmanaged<AnyObject>.fromOpaque(left).release() }
+        if let left = UnsafeRawPointer(bitPattern: replacement.exchange(0, ordering: .acquiring)) {
+            Unmanaged<AnyObject>.fromOpaque(left).release()
+        }
         buckets.deinitialize(count: Self.bucketCount)
         buckets.deallocate()
     }
@@ -124,7 +127,8 @@ package final class PluginGuard: @unchecked Sendable {  // @unchecked: the plain
     /// Real-time safe. A replacement offered by a control thread, if any: the caller swaps it in
     /// (handing the old set back to be freed) and the plugin plays again.
     package func takeReplacement() -> Unmanaged<InsertChain.PluginSet>? {
-        guard replacement.load(ordering: .relaxed) != nil, let set = replacement.exchange(nil, ordering: .acquiring) else { return nil }
+        guard replacement.load(ordering: .relaxed) != 0,
+              let set = UnsafeRawPointer(bitPattern: replacement.exchange(0, ordering: .acquiring)) else { return nil }
         reinstate()
         restarts.wrappingIncrement(ordering: .relaxed)
         return Unmanaged<InsertChain.PluginSet>.fromOpaque(set)
@@ -188,7 +192,7 @@ package final class PluginGuard: @unchecked Sendable {  // @unchecked: the plain
     /// when one is already waiting.
     package func offer(_ set: InsertChain.PluginSet) -> Bool {
         let retained = Unmanaged.passRetained(set as AnyObject).toOpaque()
-        guard replacement.compareExchange(expected: nil, desired: retained, ordering: .releasing).exchanged else {
+        guard replacement.compareExchange(expected: 0, desired: UInt(bitPattern: retained), ordering: .releasing).exchanged else {
             Unmanaged<AnyObject>.fromOpaque(retained).release()
             return false
         }
@@ -196,7 +200,7 @@ package final class PluginGuard: @unchecked Sendable {  // @unchecked: the plain
     }
 
     /// Whether a replacement is still waiting to be taken.
-    package var offerPending: Bool { replacement.load(ordering: .acquiring) != nil }
+    package var offerPending: Bool { replacement.load(ordering: .acquiring) != 0 }
 
     /// Any thread. The period times' median and 99th percentile (each bucket's middle), and the
     /// longest, in microseconds; nil before the first period.
