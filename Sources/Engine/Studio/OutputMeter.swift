@@ -82,21 +82,15 @@ public final class OutputMeter: Sendable {
     /// From half full on, the meter thread is rung every 256 periods: it drains the ring even
     /// while nobody watches.
     public func record(_ block: MeterBlock) {
-        push(block)
+        _ = producer.push(block)
+        let waiting = blocks.count - blocks.capacity / 2
+        if waiting >= 0 && waiting % 256 == 0 { doorbell.ring() }
     }
 
     /// Real-time safe. A period the engine left silent (`periodWasSilent`): its block without a scan.
     public func measureSilence(frames: Int) {
         var block = MeterBlock()
         block.frames = Int32(frames)
-        push(block)
-    }
-
-    /// Real-time safe.
-    @inline(__always)
-    private func push(_ block: MeterBlock) {
-        _ = producer.push(block)
-        let waiting = blocks.count - blocks.capacity / 2
-        if waiting >= 0 && waiting % 256 == 0 { doorbell.ring() }
+        record(block)
     }
 }
