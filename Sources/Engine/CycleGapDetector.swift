@@ -20,6 +20,8 @@
 ///   (`skipAtPeriodChange`), never held for confirmation.
 /// - jackd2 runs every cycle, but its counter moves by the new size while the old period
 ///   passed: a jump of new − old with no frame lost. The timeline is re-anchored, nothing skipped.
+///   Read late, the jump is new − old plus a new period: re-anchored on the jump, the period is
+///   a gap to confirm like any other (taken as lost, it set every later pulse new − old early).
 ///
 /// Real-time safe throughout: a few integer operations a period.
 package struct CycleGapDetector {
@@ -56,13 +58,13 @@ package struct CycleGapDetector {
             expected = expected.map { $0 &+ frames }
             lastFrames = frames
         }
-        guard let start = expected else {
+        guard var start = expected else {
             expected = reading
             return .none
         }
         cyclesSinceSkip += 1
         if cyclesSinceSkip > 16 { outstanding = 0 }
-        let gap = Int(Int32(bitPattern: reading &- start))
+        var gap = Int(Int32(bitPattern: reading &- start))
         guard abs(gap) <= limit else {
             expected = reading
             pending = 0
@@ -82,6 +84,15 @@ package struct CycleGapDetector {
                 pending = 0
                 outstanding = 0
                 return .skipAtPeriodChange(gap)
+            }
+            let beyond = gap - (Int(frames) - Int(lastFrames))
+            if beyond > 0, beyond % Int(frames) == 0 {
+                // jackd2's jump, read late or with new periods lost after it: the jump is taken,
+                // the rest is a gap like any other, for the next reading to confirm.
+                start = start &+ UInt32(bitPattern: Int32(Int(frames) - Int(lastFrames)))
+                expected = start
+                pending = 0
+                gap = beyond
             }
         }
         if gap > 0 {

@@ -109,6 +109,19 @@ final class CycleGapDetectorTests: XCTestCase {
         XCTAssertEqual(decisions([(0, 1024), (1024, 1024), (1088, 64), (1152, 64), (1216, 64)]), Array(repeating: .none, count: 5))
     }
 
+    /// jackd2's jump read late, at the first cycle of the new size: the reading is a new period
+    /// past the jump. Only a second reading shows whether that period was lost.
+    func testJackd2sCounterJumpReadLateSkipsNothingAndALostPeriodAfterItIsSkipped() {
+        // 64 → 2048 at the cycle that truly starts at 128: the counter reads 64 + 2048, late 4160.
+        XCTAssertEqual(decisions([(0, 64), (64, 64), (4160, 2048), (4160, 2048), (6208, 2048)]), Array(repeating: .none, count: 5))
+        // 256 → 1024, read two periods late.
+        XCTAssertEqual(decisions([(0, 256), (256, 256), (512, 256), (3584, 1024), (2560, 1024), (3584, 1024)]),
+                       Array(repeating: .none, count: 6))
+        // The period after the jump truly lost: skipped once the next reading confirms it.
+        XCTAssertEqual(decisions([(0, 64), (64, 64), (4160, 2048), (6208, 2048), (8256, 2048)]),
+                       [.none, .none, .none, .skip(2048), .none])
+    }
+
     /// PipeWire runs no client in the first cycle of a new quantum: the counter jumps by old +
     /// new, and the unrun cycle is skipped at once (there is nothing to confirm it later).
     func testPipeWiresUnrunCycleAtAPeriodChangeIsSkippedAtOnce() {
