@@ -149,9 +149,16 @@ final class MisbehavingPluginLiveTests: XCTestCase {
         }
         // The clean voice: its clicks on the heart's frames (24 000 apart at 120 BPM, in JACK's
         // frame time) through every fault.
+        // A faulty plugin can still make a period late (an isolated one until its deadline, a
+        // restart), and jackd2's graph then runs the ear on our port's next or last period: a
+        // click heard a period early or late, or twice. Each such is an xrun pulsejack counts.
+        let xruns = LiveGrid.xruns(in: printed).xruns
         let heard = ear.onsetJackFrames
+        let timing = "\(xruns) xruns; the ear's gaps \(ear.gaps)"
         XCTAssertGreaterThan(heard.count, 6, printed)
-        for (earlier, later) in zip(heard, heard.dropFirst()) { XCTAssertEqual((later - earlier) % 24_000, 0, "the clean voice: \(heard)") }
+        let off = LiveGrid.offGrid(heard, spacing: 24_000)
+        XCTAssertNotNil(off, "the clean voice off its grid: \(heard); \(timing)")
+        XCTAssertLessThanOrEqual(off?.count ?? 0, xruns, "the clean voice a period off its grid: \(off ?? []) of \(heard); \(timing)")
         // Each plugin named in the log where it did wrong; the status, which `status --json`
         // writes as JSON, shows the spinning one benched and the NaN one's samples.
         for (index, behaviour) in Self.behaviours(at: place).enumerated() {

@@ -13,6 +13,26 @@ public enum LiveGrid {
         return (before, skipped)
     }
 
+    /// The onsets off a grid `spacing` frames apart (at the phase most onsets share) as jackd2's
+    /// graph places a sound around a late cycle (an xrun): a period early or late (a listener run
+    /// on the port's next or last period), or heard twice (the same period read again). Nil when
+    /// an onset is off the grid by anything else.
+    public static func offGrid(_ onsets: [Int64], spacing: Int64, period: Int64 = 256) -> [Int64]? {
+        func phase(_ frame: Int64) -> Int64 { (frame % spacing + spacing) % spacing }
+        let counts = Dictionary(grouping: onsets, by: phase).mapValues(\.count)
+        guard let grid = counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) })?.key else { return [] }
+        var off: [Int64] = [], heard: Set<Int64> = []
+        for onset in onsets {
+            let deviation = (phase(onset - grid) + spacing / 2) % spacing - spacing / 2
+            guard [0, period, -period].contains(deviation) else { return nil }
+            if deviation != 0 || !heard.insert(onset).inserted { off.append(onset) }
+            if deviation == 0 { continue }
+            // The grid frame it belongs to: heard there too, it is one sound heard twice.
+            heard.insert(onset - deviation)
+        }
+        return off
+    }
+
     /// Whether each interval between `onsets` is whole beats of `framesPerBeat` (±1 frame of
     /// rounding), give or take whole periods within the budget the stop line allows.
     public static func onGrid(_ onsets: [Int64], framesPerBeat: Double, period: Int64 = 256, output: String) -> Bool {
