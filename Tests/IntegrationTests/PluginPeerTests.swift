@@ -109,15 +109,15 @@ final class PluginPeerTests: XCTestCase {
         // A late cycle on the server (an xrun: on a loaded two-core machine the non-real-time
         // jalv or pulsejack can miss one) changes what one host played of the notes sounding
         // then, and mda Piano's decay carries that difference into the next notes, smaller each
-        // time (a tail, not a new difference); pulsejack counts every xrun on the server.
-        // Without xruns every note is the same.
+        // time (a tail, not a new difference). jackd2 tells pulsejack of every xrun; PipeWire's
+        // dummy driver of none, and a late host there shows as a cycle its ear, which waits for
+        // it, was not run for. Without either every note is the same.
         let xruns = LiveGrid.xruns(in: output).xruns
-        // What each side saw of the server's timing, for a failure to be read: PipeWire's dummy
-        // driver reports no xruns, so a late cycle there shows only as an ear's gap or our skip.
+        let lateCycles = xruns + (TestServer.isPipeWire ? ours.gaps.count + theirs.gaps.count : 0)
         let timing = "\(LiveGrid.xruns(in: output).skipped) frames skipped by pulsejack; our ear's gaps \(ours.gaps), jalv's ear's \(theirs.gaps)"
         let summary = "\(xruns) xruns; \(timing); differing: \(differing.joined(separator: "; "))"
-        XCTAssertLessThanOrEqual(disturbances, 2 * xruns, summary)
-        XCTAssertLessThanOrEqual(lateOnsets, 2 * xruns, summary)
+        XCTAssertLessThanOrEqual(disturbances, 2 * lateCycles, summary)
+        XCTAssertLessThanOrEqual(lateOnsets, 2 * lateCycles, summary)
         XCTAssertGreaterThanOrEqual(both.count - differing.count, 5, "notes identical in both hosts; \(summary)")
     }
 
