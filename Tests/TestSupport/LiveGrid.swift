@@ -33,6 +33,13 @@ public enum LiveGrid {
         return off
     }
 
+    /// Whether pulsejack's stop line shows neither an xrun (jackd2 tells of each) nor a cycle it
+    /// was not run for (all PipeWire's dummy driver shows of a late one): then the grid is exact.
+    public static func undisturbed(_ output: String) -> Bool {
+        let (xruns, skipped) = xruns(in: output)
+        return xruns == 0 && skipped == 0
+    }
+
     /// Whether each interval between `onsets` is whole beats of `framesPerBeat` (±1 frame of
     /// rounding), give or take whole periods within the budget the stop line allows.
     public static func onGrid(_ onsets: [Int64], framesPerBeat: Double, period: Int64 = 256, output: String) -> Bool {
