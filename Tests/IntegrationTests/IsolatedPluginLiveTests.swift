@@ -58,10 +58,17 @@ final class IsolatedPluginLiveTests: XCTestCase {
 
         // The clean voice: a click every 12 000 frames (240 BPM at 48 kHz) in JACK's frame time,
         // none moved, none missing (but where the ear itself was not run: a loaded machine may
-        // skip a capture client's cycle, and what played then was not heard).
+        // skip a capture client's cycle, and what played then was not heard; and around an
+        // xrun, where jackd2's graph may run the ear on our port's next or last period: a click
+        // a period early or late, or twice, once per xrun at most — `LiveGrid.offGrid`).
         let heard = bystander.onsetJackFrames
         XCTAssertGreaterThan(heard.count, 15, printed)
-        XCTAssertEqual(Self.unheard(heard, every: 12_000, by: bystander), [], "the clean voice: \(heard), the ear's gaps \(bystander.gaps)")
+        let xruns = LiveGrid.xruns(in: printed).xruns
+        let off = LiveGrid.offGrid(heard, spacing: 12_000) ?? heard
+        XCTAssertLessThanOrEqual(off.count, xruns, "the clean voice off its grid: \(off) of \(heard) with \(xruns) xruns")
+        let missing = Self.unheard(heard.filter { !off.contains($0) }, every: 12_000, by: bystander)
+            .filter { due in !off.contains { abs($0 - due) == 256 } }
+        XCTAssertEqual(missing, [], "the clean voice: \(heard), the ear's gaps \(bystander.gaps)")
         // The victim: crashed at least twice, named, restarted and counted, back within a second each time.
         XCTAssertTrue(printed.contains("plugin victim.insert1 (Misbehaving segfault), isolated: it crashed (signal 11"), printed)
         guard case .int(let restarts)? = value("plugin_restarts") else { return XCTFail("no plugin_restarts in \(status)") }
