@@ -58,7 +58,7 @@ package struct CycleGapDetector {
             expected = expected.map { $0 &+ frames }
             lastFrames = frames
         }
-        guard var start = expected else {
+        guard let start = expected else {
             expected = reading
             return .none
         }
@@ -72,7 +72,8 @@ package struct CycleGapDetector {
             return .none
         }
         if frames != lastFrames, lastFrames > 0, gap != 0 {
-            if gap == Int(frames) - Int(lastFrames) {
+            let jump = Int(frames) - Int(lastFrames)
+            if gap == jump {
                 // jackd2's counter jump: the old period passed, none was lost.
                 expected = reading
                 pending = 0
@@ -85,14 +86,12 @@ package struct CycleGapDetector {
                 outstanding = 0
                 return .skipAtPeriodChange(gap)
             }
-            let beyond = gap - (Int(frames) - Int(lastFrames))
-            if beyond > 0, beyond % Int(frames) == 0 {
+            if gap - jump > 0, (gap - jump) % Int(frames) == 0 {
                 // jackd2's jump, read late or with new periods lost after it: the jump is taken,
                 // the rest is a gap like any other, for the next reading to confirm.
-                start = start &+ UInt32(bitPattern: Int32(Int(frames) - Int(lastFrames)))
-                expected = start
+                expected = start &+ UInt32(bitPattern: Int32(jump))
                 pending = 0
-                gap = beyond
+                gap -= jump
             }
         }
         if gap > 0 {

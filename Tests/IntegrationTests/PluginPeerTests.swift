@@ -112,9 +112,9 @@ final class PluginPeerTests: XCTestCase {
         // time (a tail, not a new difference). jackd2 tells pulsejack of every xrun; PipeWire's
         // dummy driver of none, and a late host there shows as a cycle its ear, which waits for
         // it, was not run for. Without either every note is the same.
-        let xruns = LiveGrid.xruns(in: output).xruns
+        let (xruns, skipped) = LiveGrid.xruns(in: output)
         let lateCycles = xruns + (TestServer.isPipeWire ? ours.gaps.count + theirs.gaps.count : 0)
-        let timing = "\(LiveGrid.xruns(in: output).skipped) frames skipped by pulsejack; our ear's gaps \(ours.gaps), jalv's ear's \(theirs.gaps)"
+        let timing = "\(skipped) frames skipped by pulsejack; our ear's gaps \(ours.gaps), jalv's ear's \(theirs.gaps)"
         let summary = "\(xruns) xruns; \(timing); differing: \(differing.joined(separator: "; "))"
         XCTAssertLessThanOrEqual(disturbances, 2 * lateCycles, summary)
         XCTAssertLessThanOrEqual(lateOnsets, 2 * lateCycles, summary)

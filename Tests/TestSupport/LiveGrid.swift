@@ -25,10 +25,13 @@ public enum LiveGrid {
         for onset in onsets {
             let deviation = (phase(onset - grid) + spacing / 2) % spacing - spacing / 2
             guard [0, period, -period].contains(deviation) else { return nil }
-            if deviation != 0 || !heard.insert(onset).inserted { off.append(onset) }
-            if deviation == 0 { continue }
-            // The grid frame it belongs to: heard there too, it is one sound heard twice.
-            heard.insert(onset - deviation)
+            if deviation == 0 {
+                if !heard.insert(onset).inserted { off.append(onset) }
+            } else {
+                off.append(onset)
+                // The grid frame it belongs to: heard there too, it is one sound heard twice.
+                heard.insert(onset - deviation)
+            }
         }
         return off
     }
