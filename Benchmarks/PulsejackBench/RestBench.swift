@@ -8,7 +8,8 @@ import TestSupport
 /// `/proc/PID/task/*/schedstat`) and its wake-ups per second (every thread's voluntary context
 /// switches, from `/proc/PID/task/*/status`). pulsejack plays the click preset at 73 BPM with
 /// OSC on; then with `--web` and no page, with one page, and with eight (WebSocket clients that
-/// read every message, counting the meter frames).
+/// read every message, counting the meter frames). The pages open only after the processes at
+/// rest were measured, so their work does not share the machine with that measure.
 enum RestBench {
     static func run(runs: Int) throws -> [BenchRow] {
         var meterRates: [Double] = []
@@ -23,7 +24,8 @@ enum RestBench {
                           loads[1].text, loads[2].text, loads[3].text, loads[4].text, rates.median, rates.sorted.first ?? .nan)
         return [BenchRow(row: "14. At rest",
                          measure: "whole-process CPU time per second of wall time (every thread's schedstat) and wake-ups per second "
-                             + "(voluntary context switches), one dummy jackd at 256 frames, all measured over the same 10 s; "
+                             + "(voluntary context switches), one dummy jackd at 256 frames: every process over the same 10 s with no "
+                             + "page open, then the page runs over the next 10 s with their pages; "
                              + "median of 10 rounds in balanced orders: each process started in each place twice (see below)",
                          pulsejack: ours,
                          reference: "jalv 1.6.6 (console) hosting eg-amp on the same server: \(loads[0].text)",
@@ -32,7 +34,8 @@ enum RestBench {
 
     /// One round on a server of its own: jalv and the four pulsejack runs started in `order`
     /// (0 jalv, 1 the click run, 2 with --web, 3 with one page, 4 with eight); their loads by
-    /// process, and each page's meter frames a second.
+    /// process (0–2 at rest, no page open; 3 and 4 over the next seconds, their pages open), and
+    /// each page's meter frames a second.
     static func measure(order: [Int], seconds: Double) throws -> ([ProcessLoad], [Double]) {
         let server = try PrivateJackServer(periodFrames: 256)
         defer { server.stop() }
@@ -58,7 +61,12 @@ enum RestBench {
                 throw BenchFailure("\(client) did not join \(server.name)")
             }
         }
-        // One page on the third run, eight on the fourth, each reading everything.
+        // First every process at rest, no page anywhere: the pages' own work would share the two
+        // cores with what is measured.
+        usleep(3_000_000)
+        let pids = runs.map { $0!.processIdentifier }
+        let resting = ProcessLoad.measure(pids, seconds: seconds)
+        // Then one page on the fourth run, eight on the fifth, each reading everything.
         let reading = LockedBox(true)
         var counts: [LockedBox<Int>] = []
         for (port, pages) in [(pagePorts[3]!, 1), (pagePorts[4]!, 8)] {
@@ -76,7 +84,8 @@ enum RestBench {
         defer { reading.withLockedValue { $0 = false } }
         usleep(3_000_000)
         let before = counts.map { $0.withLockedValue { $0 } }
-        let loads = ProcessLoad.measure(runs.map { $0!.processIdentifier }, seconds: seconds)
+        let watched = ProcessLoad.measure([pids[3], pids[4]], seconds: seconds)
+        let loads = [resting[0], resting[1], resting[2], watched[0], watched[1]]
         let rates = zip(counts, before).map { Double($0.withLockedValue { $0 } - $1) / seconds }
         return (loads, rates)
     }

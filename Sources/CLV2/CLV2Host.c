@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <lv2/atom/atom.h>
 #include <lv2/buf-size/buf-size.h>
 #include <lv2/log/log.h>
@@ -191,7 +192,13 @@ static void *worker_main(void *argument) {
     return NULL;
 }
 
-/// Any thread. Formats into a slot of the log queue; never prints.
+static _Atomic int log_bell = -1;
+
+void pj_host_ring_on_log(int eventfd) { atomic_store_explicit(&log_bell, eventfd, memory_order_release); }
+
+void pj_host_stop_ringing(int eventfd) { atomic_compare_exchange_strong(&log_bell, &eventfd, -1); }
+
+/// Any thread. Formats into a slot of the log queue and rings the log bell; never prints.
 static int log_vprintf(LV2_Log_Handle handle, LV2_URID type, const char *format, va_list arguments) {
     PJPluginHost *host = handle;
     char line[LOG_LINE];
@@ -213,6 +220,12 @@ static int log_vprintf(LV2_Log_Handle handle, LV2_URID type, const char *format,
                                                       memory_order_relaxed)) {
                 memcpy(slot->text, line, length + 1);
                 atomic_store_explicit(&slot->sequence, position + 1, memory_order_release);
+                int bell = atomic_load_explicit(&log_bell, memory_order_acquire);
+                if (bell >= 0) {
+                    uint64_t one = 1;
+                    ssize_t rung = write(bell, &one, sizeof one);  // non-blocking eventfd: never waits
+                    (void)rung;
+                }
                 return written;
             }
         } else if (difference < 0) {

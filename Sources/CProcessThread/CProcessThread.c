@@ -103,6 +103,20 @@ int pj_eventfd_wait_any(int fd, const int *others, int count, int64_t timeout_ns
     return result;
 }
 
+#include <sys/timerfd.h>
+
+int pj_deadline(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC); }
+
+void pj_deadline_set(int fd, int64_t after_ns) {
+    struct itimerspec when = {{0, 0}, {(time_t)(after_ns / 1000000000), (long)(after_ns % 1000000000)}};
+    timerfd_settime(fd, 0, &when, NULL);
+}
+
+int pj_deadline_expired(int fd) {
+    uint64_t expiries = 0;
+    return read(fd, &expiries, sizeof expiries) == (ssize_t)sizeof expiries && expiries > 0;
+}
+
 void pj_name_thread(const char *name) {
     char shortened[16];
     strncpy(shortened, name, 15);

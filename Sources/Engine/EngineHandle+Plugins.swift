@@ -12,6 +12,12 @@ extension EngineHandle {
         current.hostedPlugins()
     }
 
+    /// Control thread. While `on`, a line any hosted plugin logs (from any thread, `run` too)
+    /// rings the control bell, so the control thread drains the logs without a timer.
+    public func ringsOnPluginLogs(_ on: Bool) {
+        if on { PluginInstance.ringOnLog(controlBell) } else { PluginInstance.stopRinging(controlBell) }
+    }
+
     /// Control thread. What the hosted plugins logged since the last call (LV2 log, through each
     /// instance's ring), each line with the plugin's place in the preset.
     public func drainPluginLogs() -> [String] {

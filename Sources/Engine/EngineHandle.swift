@@ -34,6 +34,8 @@ public final class EngineHandle: @unchecked Sendable {
     public let ensemble: EnsembleTempo?
     /// Counts changes a session save would keep (voice settings); a session manager's dirty flag.
     public let settingChanges = Atomic<Int>(0)
+    /// Whether a change to `settingChanges` rings the control bell (a session manager follows it).
+    public let ringsOnSettingChanges = Atomic<Bool>(false)
     /// The engine frame at the start of the current period (`JackFrameClock`).
     public let publishedPeriodStart = Atomic<Int64>(0)
     /// The largest path latency in frames (status, JACK's latency callback).

@@ -46,6 +46,17 @@ extension RealtimeEngine {
         }
     }
 
+    /// Real-time safe. After a `process(…, keepsMIDI: true)`, for a port nothing is connected to:
+    /// the period's events for `port` are dropped, not written.
+    public func dropMIDI(_ port: MIDIPort, frames: Int) {
+        let end = periodStart + Int64(frames)
+        switch port {
+        case .combined: firing.midiOut.discard(before: end)
+        case .voice(let number): firing.discardVoiceMIDI(number, before: end)
+        case .grid: break  // the grid's beats are kept for one period only
+        }
+    }
+
     /// Real-time safe. The grid heart's clock (the timebase publishes its tempo).
     package var gridClock: HeartbeatClock { hearts.clock(hearts.gridHeart) }
 

@@ -21,6 +21,8 @@ public final class RealtimeEngine {
     public let maxFrames: Int
     /// What other threads hold: counters, published values, snapshots, plugins.
     public let handle: EngineHandle
+    /// The handle's, held here: reached through the handle, it was retained and released every period.
+    private let stateSnapshot: VoiceStateSnapshot
     /// How many outputs besides the master, and voice MIDI ports (the setup's layout).
     public let outputCount: Int
     public let voiceMIDIPortCount: Int
@@ -89,6 +91,7 @@ public final class RealtimeEngine {
         sampleRate = setup.sampleRate
         maxFrames = setup.maxFrames
         handle = setup.handle
+        stateSnapshot = setup.handle.stateSnapshot
         counters = handle.counters
         graph = VoiceGraph(slots: setup.slots, masterInserts: setup.masterInserts)
         let slots = setup.slots
@@ -128,7 +131,7 @@ public final class RealtimeEngine {
         ProcessThread.enter()
         defer { ProcessThread.exit() }
         ProcessThread.flushDenormals()
-        handle.stateSnapshot.periodBegins()
+        stateSnapshot.periodBegins()
         if hostsPluginProcesses { PluginProcess.beginPeriod(frames: frames, sampleRate: sampleRate) }
         periodStart = framePosition
         handle.publishedPeriodStart.store(framePosition, ordering: .relaxed)
@@ -164,7 +167,7 @@ public final class RealtimeEngine {
         if closePluginPeriods(frames: frames) { controlWork = true }
         mixer.endOutputs()
         if !keepsMIDI { firing.discardMIDI(before: framePosition) }
-        handle.stateSnapshot.serve(slots, master: masterInserts)
+        stateSnapshot.serve(slots, master: masterInserts)
         view?.serve(graph, performance: performance)
         firing.wakeListeners()
         if controlWork {
@@ -322,7 +325,7 @@ public final class RealtimeEngine {
             firing.fireIfPlaying(voice, velocity: velocity, at: frame)
         case .voiceParameter(let voice, let parameter):
             guard let slot = slot(voice) else { return invalid() }
-            handle.settingChanges.wrappingIncrement(ordering: .relaxed)
+            settingChanged()
             switch parameter {
             case .enable(let on): slot.enabled = on
             case .gain(let gain):
@@ -353,7 +356,7 @@ public final class RealtimeEngine {
             hearts.presence(Int(performer), present)
         case .insertControl(let address, let value):
             guard let chain = graph.insertChain(address), Int(address.stage) < chain.stages.count, value.isFinite else { return invalid() }
-            handle.settingChanges.wrappingIncrement(ordering: .relaxed)
+            settingChanged()
             chain.change(stage: Int(address.stage), port: address.port, value: value, atOffset: Int(frame - blockStart))
         case .swapInsert(let address, let object):
             guard let chain = graph.insertChain(address), Int(address.stage) < chain.stages.count,
@@ -361,7 +364,7 @@ public final class RealtimeEngine {
                 retire(object.unmanaged)
                 return invalid()
             }
-            handle.settingChanges.wrappingIncrement(ordering: .relaxed)
+            settingChanged()
             // The message's strong reference moves into the stage at its frame; the old set's goes back.
             chain.swap(stage: Int(address.stage), to: Unmanaged<InsertChain.PluginSet>.fromOpaque(object.unmanaged.toOpaque()),
                        atOffset: Int(frame - blockStart))
@@ -370,6 +373,13 @@ public final class RealtimeEngine {
         case .framesSkipped:
             invalid()  // a session log's record of a lost cycle: the offline renderer replays it, no ring carries it
         }
+    }
+
+    /// Real-time safe. A voice setting or an insert's plugin set changed: counted for a session
+    /// save, and the control thread woken for it when a session manager follows the count.
+    private func settingChanged() {
+        handle.settingChanges.wrappingIncrement(ordering: .relaxed)
+        if handle.ringsOnSettingChanges.load(ordering: .relaxed) { controlWork = true }
     }
 
     /// Real-time safe. Into the session recording (`run --record-session`), when there is one.

@@ -171,6 +171,11 @@ package struct VoiceFiring: ~Copyable {
         voiceMIDIOut[number].flush(into: buffer, start: start, frames: frames)
     }
 
+    /// Real-time safe. Voice MIDI port `number`'s notes due before `end`, dropped (nothing is connected to it).
+    func discardVoiceMIDI(_ number: Int, before end: Int64) {
+        voiceMIDIOut[number].discard(before: end)
+    }
+
     /// Real-time safe. Offline, with no ports to write to: the notes due before `end` are dropped.
     func discardMIDI(before end: Int64) {
         midiOut.discard(before: end)

@@ -8,7 +8,7 @@ import Realtime
 /// shown, and with the preset's `dropout: {action: fade}` their voices faded — and whose is back.
 /// A heart that never sent anything is not in a dropout: `--bpm` alone plays steadily. Any
 /// thread reports; the control thread checks — when `nextCheck` says a dropout is due, and at
-/// once when a lost heart's data comes back (`bell`).
+/// once when a lost heart's data comes back or a heart is first heard (`bell`).
 public final class HeartWatch: Sendable {
     public enum Change: Equatable, Sendable {
         case lost(performer: Int)
@@ -39,8 +39,13 @@ public final class HeartWatch: Sendable {
     /// Any thread: heart data of `performer` (a tempo, a beat, RR intervals, a pulse wave).
     public func heard(performer: Int, at now: Date = Date()) {
         guard performer >= 0 && performer < lost.count else { return }
-        lastData.withLockedValue { $0[performer] = now }
-        if lost[performer].load(ordering: .relaxed) { bell?.ring() }
+        let first = lastData.withLockedValue { last in
+            defer { last[performer] = now }
+            return last[performer] == nil
+        }
+        // Back from a dropout; or heard for the first time, so a dropout can now come: the
+        // control thread, which may sleep with no timer, sets one (`nextCheck`).
+        if first || lost[performer].load(ordering: .relaxed) { bell?.ring() }
     }
 
     /// Control thread: when the next dropout can begin (the earliest heart still heard goes quiet

@@ -51,6 +51,8 @@ extension JackClient {
         public var recorder: OutputRecorder?
         /// The process thread pushes each period's cost (nanoseconds) into it.
         public var periodTimings: SPSCRing<UInt64>?
+        /// The process thread pushes it back while cycles run (a stall watch with no timer).
+        public var cycleDeadline: CycleDeadline?
         /// Ports per voice or group, and per voice MIDI (the engine configured to match).
         public var outputs = OutputLayout.masterOnly
         public init() {}

@@ -73,6 +73,9 @@ public final class JackClient: Sendable {
     /// Connections of our ports, as last seen while the server ran: restored after a reconnect.
     /// Control thread. Guarded by `handleLock`.
     public var knownConnections: [(String, String)] { connection.withLockedValue { $0.lastSeen } }
+    /// Set by JACK's port-connect callback (any connection on the server made or broken) and at
+    /// each activation: `knownConnections` is read again only then, not on a timer.
+    private let connectionsChanged = ManagedAtomic<Bool>(true)
     private let reconnectCount = ManagedAtomic<Int>(0)
     /// Times the client came back after the server went away (any thread).
     public var reconnects: Int { reconnectCount.load(ordering: .relaxed) }
@@ -226,8 +229,10 @@ public final class JackClient: Sendable {
         let host = ProcessHost(engine: engine, ports: registered, client: self, handle: client, options: options, serverRate: rate)
         attached.host = host
         attached.timebaseRefusal = host.installCallbacks(on: client, timebase: options.timebase)
+        connectionsChanged.store(true, ordering: .releasing)
         let unnamed = ThreadName.unnamed()
         guard jack_activate(client) == 0 else { throw Failure.activateFailed }
+        host.links.update()
         ThreadName.nameNew(since: unnamed, "pj-jack")
         // PipeWire's process thread starts in jack_activate and can run its first period (and
         // name itself) before the line above renamed it with libjack's others.
@@ -306,6 +311,21 @@ public final class JackClient: Sendable {
     public struct PortError: Error, CustomStringConvertible {
         public var description: String
         init(_ description: String) { self.description = description }
+    }
+
+    /// JACK's port-connect callback (its notification thread): the graph's connections changed.
+    func connectionsMayHaveChanged() {
+        connectionsChanged.store(true, ordering: .releasing)
+    }
+
+    /// Control thread. Reads our ports' connections again if they may have changed since the
+    /// last read (`knownConnections`); at rest, nothing.
+    public func followConnections() {
+        guard !serverGone, connectionsChanged.exchange(false, ordering: .acquiring) else { return }
+        // The callback has updated them already; again here, from the same notice, in case a
+        // notification came before the host was attached.
+        attachment.withLockedValue { $0.host }?.links.update()
+        connections()
     }
 
     /// Every connection of our ports, as (our port, other port); updates `knownConnections`.

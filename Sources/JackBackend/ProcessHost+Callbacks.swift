@@ -4,7 +4,7 @@ import Realtime
 import Engine
 
 /// JACK's callbacks, each handed the `ProcessHost` as its context: the process path, latency,
-/// xruns, the server's shutdown, period changes, freewheel and the timebase.
+/// xruns, the server's shutdown, period changes, connections, freewheel and the timebase.
 extension ProcessHost {
     private static func host(_ context: UnsafeMutableRawPointer?) -> ProcessHost {
         Unmanaged<ProcessHost>.fromOpaque(context!).takeUnretainedValue()
@@ -39,6 +39,15 @@ extension ProcessHost {
             host.serverRate.changed(to: Int(rate))
             host.engineHandle.controlBell.ring()
             return 0
+        }, context)
+        // Any connection made or broken on the server: which of our ports the process thread
+        // reads and writes (`PortLinks`), and the control thread reads ours again at its next
+        // wake-up (rung now, so a server that dies next still leaves them known).
+        jack_set_port_connect_callback(client, { _, _, _, context in
+            let host = ProcessHost.host(context)
+            host.links.update()
+            host.owner?.connectionsMayHaveChanged()
+            host.engineHandle.controlBell.ring()
         }, context)
         jack_set_freewheel_callback(client, { starting, context in ProcessHost.host(context).freewheel(starting != 0) }, context)
         guard mode != .off else { return nil }

@@ -24,6 +24,9 @@ package final class ProcessHost {
     /// Our client, for transport queries from the process thread.
     private let handle: OpaquePointer
     private let periodTimings: SPSCRing<UInt64>.Producer?
+    private let cycleDeadline: CycleDeadline?
+    /// Frames run since the deadline was last pushed back.
+    private var framesSinceDeadline = 0
     private let meter: OutputMeter?
     private var recorder: OutputRecorder.Writer?
     private let followsTransport: Bool
@@ -38,6 +41,11 @@ package final class ProcessHost {
     /// The process thread's id from its first period on, when it names itself `pj-process` (0
     /// before), for the control thread to give it its name back (`restoreProcessThreadName`).
     private let processThreadID = Atomic<Int32>(0)
+    /// Which of `midi_in`, `in_L`, `in_R`, `grid_in` and the MIDI outputs are connected (`linkBit`).
+    let links: PortLinks
+    /// MIDI outputs left empty since they lost their last connection (their `linkBit`s): not
+    /// written again until one comes back.
+    private var emptiedMIDIOutputs: UInt64 = 0
     /// Lost cycles, told apart from late readings of JACK's frame time.
     private var gaps: CycleGapDetector
     /// JACK's frame after the last cycle the engine ran.
@@ -57,9 +65,11 @@ package final class ProcessHost {
         busPorts = ContiguousArray((0..<options.outputs.audioPorts.count).map { _ in extra.next()! })
         let voiceMIDIPorts = (0..<options.outputs.midiPorts.count).map { (port: extra.next()!, carries: RealtimeEngine.MIDIPort.voice($0)) }
         midiPorts = ContiguousArray([(midiOut, .combined)] + (gridOut.map { [($0, .grid)] } ?? []) + voiceMIDIPorts)
+        links = PortLinks(ports: [midiIn, inLeft, inRight, gridIn ?? midiIn] + midiPorts.prefix(Self.watchedMIDIOutputs).map(\.port))
         owner = client
         self.handle = handle
         periodTimings = options.periodTimings?.producer
+        cycleDeadline = options.cycleDeadline
         meter = options.meter
         recorder = options.recorder?.makeWriter()
         followsTransport = options.followTransport
@@ -100,6 +110,13 @@ package final class ProcessHost {
         let outRight = jack_port_get_buffer(right, frames).assumingMemoryBound(to: Float.self)
         let reading = jack_last_frame_time(handle)
         let rate = serverRate.rate.load(ordering: .relaxed)
+        if let cycleDeadline {
+            framesSinceDeadline += Int(frames)
+            if framesSinceDeadline >= cycleDeadline.framesBetweenPushes(sampleRate: rate) {
+                framesSinceDeadline = 0
+                cycleDeadline.pushBack()
+            }
+        }
         let running = serverRate.engineState.load(ordering: .acquiring) == ServerRate.State.running
         if (rate != engine.sampleRate || !running) && !followRate(rate, reading: reading) {
             silence(frames: frames, left: outLeft, right: outRight)
@@ -142,36 +159,62 @@ package final class ProcessHost {
             cycleRolling = state.rawValue == JackTransportRolling.rawValue || state.rawValue == JackTransportLooping.rawValue
             if followsTransport, position.valid.rawValue & JackPositionBBT.rawValue != 0 { engine.followTransport(bpm: position.beats_per_minute) }
         }
-        receiveMIDI(jack_port_get_buffer(midiIn, frames), into: engine)
-        if let gridIn { receiveGrid(jack_port_get_buffer(gridIn, frames), into: engine) }
+        let linked = links.mask()
+        if linked & Self.midiInBit != 0 { receiveMIDI(jack_port_get_buffer(midiIn, frames), into: engine) }
+        if let gridIn, linked & Self.gridInBit != 0 { receiveGrid(jack_port_get_buffer(gridIn, frames), into: engine) }
         // The voices' and groups' ports are written straight by the mixer.
         for bus in 0..<busPorts.count / 2 {
             engine.bindOutput(bus, left: jack_port_get_buffer(busPorts[2 * bus], frames).assumingMemoryBound(to: Float.self),
                               right: jack_port_get_buffer(busPorts[2 * bus + 1], frames).assumingMemoryBound(to: Float.self))
         }
+        // An unconnected input is silence: the engine reads its own zeros rather than have JACK clear a buffer.
+        var inputLeft: UnsafePointer<Float>?, inputRight: UnsafePointer<Float>?
         if engine.takesInput {
-            engine.process(frames: count, left: outLeft, right: outRight,
-                           inputLeft: jack_port_get_buffer(inLeft, frames).assumingMemoryBound(to: Float.self),
-                           inputRight: jack_port_get_buffer(inRight, frames).assumingMemoryBound(to: Float.self),
-                           keepsMIDI: true)
-        } else {
-            engine.process(frames: count, left: outLeft, right: outRight, keepsMIDI: true)
+            if linked & Self.inLeftBit != 0 { inputLeft = UnsafePointer(jack_port_get_buffer(inLeft, frames).assumingMemoryBound(to: Float.self)) }
+            if linked & Self.inRightBit != 0 { inputRight = UnsafePointer(jack_port_get_buffer(inRight, frames).assumingMemoryBound(to: Float.self)) }
         }
-        for index in 0..<midiPorts.count {
-            engine.flushMIDI(midiPorts[index].carries, into: jack_port_get_buffer(midiPorts[index].port, frames), frames: count)
-        }
+        engine.process(frames: count, left: outLeft, right: outRight, inputLeft: inputLeft, inputRight: inputRight, keepsMIDI: true)
+        writeMIDI(engine, linked: linked, frames: frames)
         if let meter { measure(meter, engine, frames: count) }
         recorder?.write(left: outLeft, right: outRight, frames: count)
     }
 
+    /// `links`' bits: `midi_in`, `in_L`, `in_R`, `grid_in`, then each of `midiPorts` (the first
+    /// `watchedMIDIOutputs`; any after them are written as if connected).
+    private static let midiInBit: UInt64 = 1, inLeftBit: UInt64 = 2, inRightBit: UInt64 = 4, gridInBit: UInt64 = 8
+    private static let watchedMIDIOutputs = 60
+    private static func linkBit(midiOutput index: Int) -> UInt64 { index < watchedMIDIOutputs ? 1 << UInt64(4 + index) : 0 }
+
+    /// Real-time safe. Every MIDI output's events for the period: written where something is
+    /// connected; where nothing is, dropped, and the port's buffer cleared once (JACK keeps an
+    /// output's buffer as it was last written, and a reader that connects before we hear of it
+    /// would read those events again every period).
+    private func writeMIDI(_ engine: RealtimeEngine, linked: UInt64, frames: jack_nframes_t) {
+        for index in 0..<midiPorts.count {
+            let bit = Self.linkBit(midiOutput: index)
+            if bit == 0 || linked & bit != 0 {
+                engine.flushMIDI(midiPorts[index].carries, into: jack_port_get_buffer(midiPorts[index].port, frames), frames: Int(frames))
+                emptiedMIDIOutputs &= ~bit
+                continue
+            }
+            if emptiedMIDIOutputs & bit == 0 {
+                jack_midi_clear_buffer(jack_port_get_buffer(midiPorts[index].port, frames))
+                emptiedMIDIOutputs |= bit
+            }
+            engine.dropMIDI(midiPorts[index].carries, frames: Int(frames))
+        }
+    }
+
     /// Real-time safe. The period's meter block (the engine's master measured it). Silent periods (most, at rest) are held and
-    /// measured together once they make a meter frame's worth (a sixtieth of a second) or sound
-    /// comes: the ballistics give the same reading for one block of silence as for its parts, and
-    /// the ring takes a write every few periods instead of every one.
+    /// measured together once they make a meter frame's worth (a sixtieth of a second; a second
+    /// while nobody watches the meters) or sound comes: the ballistics give the same reading for
+    /// one block of silence as for its parts, and the ring takes a write every few periods (once
+    /// a second, unwatched) instead of every one.
     private func measure(_ meter: OutputMeter, _ engine: RealtimeEngine, frames: Int) {
         if engine.periodWasSilent {
             heldSilence += frames
-            guard heldSilence >= engine.sampleRate / 60 else { return }
+            // Watched: a meter frame's worth; unwatched, a second's (nobody reads it sooner).
+            guard heldSilence >= (meter.watched ? engine.sampleRate / 60 : engine.sampleRate) else { return }
         }
         if heldSilence > 0 {
             meter.measureSilence(frames: heldSilence)

@@ -216,6 +216,11 @@ package final class PluginInstance {
         ports.first { $0.symbol == symbol && $0.kind == .control && $0.isInput }
     }
 
+    /// Control thread. Every plugin's logged line, from any thread, rings `bell`, so the thread
+    /// that drains the logs (`drainLog`) sleeps until one comes; `stopRinging` before it closes.
+    package static func ringOnLog(_ bell: Doorbell) { pj_host_ring_on_log(bell.descriptor) }
+    package static func stopRinging(_ bell: Doorbell) { pj_host_stop_ringing(bell.descriptor) }
+
     /// Control thread. What the plugin logged since the last call.
     package func drainLog() -> [String] {
         var lines = warnings

@@ -26,6 +26,9 @@ final class CycleWatch: Sendable {
         case resumed(seconds: Double)
     }
 
+    /// Whether no cycle has run for `limit` seconds, as last observed.
+    var isStalled: Bool { state.withLockedValue { $0.stalled } }
+
     /// Control thread. Every tick: the engine's period count now.
     func observe(periods: Int, now: Date = Date()) -> Change? {
         state.withLockedValue { state in

@@ -272,6 +272,7 @@ public final class LiveSession {
         options.meter = meter
         options.recorder = recorder
         options.outputs = outputs
+        options.cycleDeadline = watch.deadline
         recorder?.start()
         handle.pluginSharePercent.store(configuration.pluginShare, ordering: .relaxed)
         do { try client.activate(engine: engine, options: options) } catch {
@@ -279,6 +280,8 @@ public final class LiveSession {
             configuration.sessionManager?.client.opened(error: "\(error)")
             throw error
         }
+        handle.ringsOnPluginLogs(true)
+        watch.deadline.pushBack()
         if let refusal = client.timebaseRefusal { log("--timebase: \(refusal)") }
         if !client.metadataAvailable {
             log("metadata unavailable: the server took no JACK metadata, so patchbays show plain port names"
@@ -290,6 +293,7 @@ public final class LiveSession {
         view?.start()
         publisher.start()
         watch.makeConnections()
+        handle.ringsOnSettingChanges.store(configuration.sessionManager != nil, ordering: .relaxed)
         configuration.sessionManager?.opened(changes: handle.settingChanges.load(ordering: .relaxed))
         if let address = configuration.web, let view {
             do {
@@ -328,12 +332,14 @@ public final class LiveSession {
     }
 
     /// Control thread, before each `tick`: sleeps until there is work — its bell rung (by the
-    /// process thread at the end of a period that made some, by OSC's requests, JACK's rate and
-    /// shutdown callbacks, a lost heart's data back), `stop` rung, the session manager's socket
-    /// readable — or until its next timer (`ControlWait`). At rest that is one wake-up a second.
+    /// process thread at the end of a period that made some, by OSC's requests, JACK's rate,
+    /// shutdown and connection callbacks, a plugin's log line, a lost heart's data back), `stop`
+    /// rung, the cycles' deadline expired (no cycle for a while), the session manager's socket
+    /// readable — or until its next timer (`ControlWait`). At rest it has none: no wake-up at all.
     public func waitForWork(orStop stop: Doorbell) {
-        ControlWait.sleep(on: handle.controlBell, besides: [stop.descriptor] + (configuration.sessionManager.map { [$0.client.descriptor] } ?? []),
-                          closeWatch: watchesClosely || watch.isReconnecting, dropoutDue: hearts.nextCheck())
+        ControlWait.sleep(on: handle.controlBell,
+                          besides: [stop.descriptor, watch.deadline.descriptor] + (configuration.sessionManager.map { [$0.client.descriptor] } ?? []),
+                          closeWatch: watchesClosely || watch.isReconnecting, watchTicks: watch.needsTicks, dropoutDue: hearts.nextCheck())
     }
 
     /// Each performer's dropout, whatever the source of their heart: said once, faded when the
@@ -421,6 +427,7 @@ public final class LiveSession {
             : handle.publishedPeriodStart.load(ordering: .relaxed) + Int64(client.bufferSize)
         logs.drain(view: view)
         logs.finish(endFrame: endFrame)
+        handle.ringsOnPluginLogs(false)
         var takes = rates.finishedTakes
         if let recorder = rates.take.withLockedValue({ $0 }) {
             do { takes.append(try FinishedTake(recorder)) } catch { log("\(error)") }

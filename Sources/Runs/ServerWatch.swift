@@ -1,6 +1,7 @@
 import Foundation
 import Inputs
 import JackBackend
+import Realtime
 
 /// A live run's watch over its JACK server, each tick: a server gone (keep the engine and its
 /// state, reconnect when one is back, restore the connections), cycles stalled and back (a
@@ -21,6 +22,11 @@ final class ServerWatch {
     private(set) var reconnection = Reconnection()
     private var lastConnectionCheck = Date.distantPast
     let cycles = CycleWatch()
+    /// Expires only when JACK's cycles stop (the process thread pushes it back while they run):
+    /// the control thread sleeps on it, and needs no timer for the cycles at rest.
+    let deadline = CycleDeadline(seconds: CycleWatch.limit)
+    /// Ticks still to look at the cycles, a second apart, since the deadline expired.
+    private var cycleChecks = 0
 
     init(client: JackClient, configuration: LiveSession.Configuration, startedNetSlave: Bool,
          log: @escaping @Sendable (String) -> Void, say: @escaping @Sendable (String) -> Void) {
@@ -37,8 +43,14 @@ final class ServerWatch {
     /// Whether the JACK server is gone and a reconnection is being tried.
     var isReconnecting: Bool { reconnection.isWaiting }
 
-    /// Seconds between watches when nothing else wakes the control thread: the connections
-    /// are read (and a net slave wired) about this often.
+    /// Whether the control thread must wake each `interval` for the watch: cycles stopped or
+    /// being looked at, a net slave to wire, connections lost in a restart to make again. At
+    /// rest none is: it sleeps until `deadline` expires or its bell rings.
+    var needsTicks: Bool { cycleChecks > 0 || cycles.isStalled || !netWiring.isEmpty || !reconnection.pending.isEmpty }
+
+    /// Seconds between watches when nothing else wakes the control thread: a net slave is wired
+    /// and connections lost in a restart are tried again about this often. Our connections are
+    /// read only when JACK says the graph's changed (`JackClient.followConnections`).
     static let interval = 1.0
 
     /// Each tick, with the engine's period count now.
@@ -49,14 +61,20 @@ final class ServerWatch {
             client.releaseDeadClient()
         }
         if reconnection.isWaiting && reconnection.due { reconnect(periods: periods) }
-        if !reconnection.isWaiting { watchCycles(periods: periods()) }
+        // Expired: the cycles are looked at now and a second later (a stall is a second
+        // without a period counted between two looks).
+        if deadline.expired() { cycleChecks = 2 }
+        if !reconnection.isWaiting {
+            watchCycles(periods: periods())
+            cycleChecks = max(0, cycleChecks - 1)
+        }
         // A little early counts: the control thread's timer wakes it after about `interval`.
         if !reconnection.isWaiting, Date().timeIntervalSince(lastConnectionCheck) >= Self.interval - 0.05 {
             lastConnectionCheck = Date()
             wireNetSlave()
             if !reconnection.pending.isEmpty { reconnection.pending = client.restoreConnections(reconnection.pending) }
-            client.connections()
         }
+        if !reconnection.isWaiting { client.followConnections() }
     }
 
     private func reconnect(periods: () -> Int) {
@@ -65,6 +83,7 @@ final class ServerWatch {
             say("pulsejack: reconnected to \(client.server.described) as '\(client.name)' after \(reconnection.attempts) attempt(s)")
             reconnection.succeeded()
             cycles.restart(periods: periods())
+            deadline.pushBack()
             makeConnections()
         } catch {
             if let line = reconnection.failed(error) { log(line) }

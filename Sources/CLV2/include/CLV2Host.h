@@ -34,6 +34,11 @@ void pj_host_attach_worker(PJPluginHost *host, const LV2_Worker_Interface *iface
 void pj_host_after_run(PJPluginHost *host);
 /// Control thread. The next logged line (without a newline) into `buffer`; 0 when none waits.
 int pj_host_next_log(PJPluginHost *host, char *buffer, size_t capacity);
+/// An eventfd every plugin's logged line rings (-1: none), so the thread that drains the logs
+/// sleeps until there is one. Any thread; the ring is one non-blocking write, safe in `run`.
+void pj_host_ring_on_log(int eventfd);
+/// No bell any more, if `eventfd` is still the one rung (another may have been set since).
+void pj_host_stop_ringing(int eventfd);
 /// Counters: worker requests refused because the ring was full, log lines dropped likewise.
 uint64_t pj_host_worker_overflows(PJPluginHost *host);
 /// Work the plugin scheduled, ever.

@@ -45,6 +45,14 @@ void pj_eventfd_ring(int fd);
 int pj_eventfd_wait(int fd, int other, int64_t timeout_ns);
 /// The same beside `count` (at most 7) other descriptors: bit 0 rung, bit 1 + i `others[i]` readable.
 int pj_eventfd_wait_any(int fd, const int *others, int count, int64_t timeout_ns);
+/// A deadline: a timerfd on CLOCK_MONOTONIC (non-blocking, closed on exec), -1 on failure.
+int pj_deadline(void);
+/// Sets it `after_ns` from now (one shot), clearing any expiry not yet read. Real-time safe:
+/// timerfd_settime only reprograms a kernel timer under the kernel's own spinlock; it never
+/// sleeps, allocates or does I/O.
+void pj_deadline_set(int fd, int64_t after_ns);
+/// Whether it expired since it was last set or read (the expiry is taken). Never waits.
+int pj_deadline_expired(int fd);
 /// Names the calling thread for top -H, ps and gdb (pthread_setname_np; at most 15 bytes are kept).
 void pj_name_thread(const char *name);
 /// Names the calling thread `pj-process` and returns its id. Real-time safe: one

@@ -8,7 +8,8 @@ import Realtime
 /// its own thread (`pj-meters`) and hands each reading to `publish`. While nobody watches, the
 /// thread sleeps: the process thread rings it only when its ring of blocks is half full (every
 /// few seconds), to be drained so no block — and no count of non-finite samples — is lost, and
-/// a status read drains what is there for an up-to-date reading.
+/// a status read drains what is there for an up-to-date reading (silence then up to a second
+/// behind: unwatched, the process thread measures silent periods a second at a time).
 public final class MeterPublisher: Sendable {
     public static let rate = 60.0
     private let meter: OutputMeter
@@ -54,10 +55,12 @@ public final class MeterPublisher: Sendable {
             while running.load(ordering: .acquiring) {
                 guard watchers() > 0 else {
                     next = 0
+                    meter.setWatched(false)
                     _ = drain()
                     meter.doorbell.wait()
                     continue
                 }
+                meter.setWatched(true)
                 let now = DispatchTime.now().uptimeNanoseconds
                 if now >= next {
                     publish(drain())

@@ -1,5 +1,6 @@
 import Inputs
 import Realtime
+import Synchronization
 
 /// One period's raw levels per output channel, measured on the process thread.
 public struct MeterBlock: Sendable, BitwiseCopyable {
@@ -74,8 +75,17 @@ public final class OutputMeter: Sendable {
     private let producer: SPSCRing<MeterBlock>.Producer
     /// The meter thread sleeps on it while nobody watches the meters.
     public let doorbell = Doorbell()
+    /// Whether someone watches the meters (the meter thread says so): while nobody does, the
+    /// process thread holds silent periods for a second, not a meter frame, before measuring them.
+    private let watchedNow = Atomic<Bool>(false)
 
     public init() { producer = blocks.producer }
+
+    /// Real-time safe. Whether someone watches the meters now.
+    public var watched: Bool { watchedNow.load(ordering: .relaxed) }
+
+    /// The meter thread: someone watches the meters now, or nobody does.
+    public func setWatched(_ watched: Bool) { watchedNow.store(watched, ordering: .relaxed) }
 
     /// Real-time safe. A period that sounded: its levels, measured by the master stage's pass
     /// over the output (`RealtimeEngine.periodLevels`). A full ring drops the period's block.
