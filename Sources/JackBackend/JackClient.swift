@@ -322,9 +322,6 @@ public final class JackClient: Sendable {
     /// last read (`knownConnections`); at rest, nothing.
     public func followConnections() {
         guard !serverGone, connectionsChanged.exchange(false, ordering: .acquiring) else { return }
-        // The callback has updated them already; again here, from the same notice, in case a
-        // notification came before the host was attached.
-        attachment.withLockedValue { $0.host }?.links.update()
         connections()
     }
 

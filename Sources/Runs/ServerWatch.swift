@@ -101,7 +101,7 @@ final class ServerWatch {
         case .resumed(let seconds)?:
             say("pulsejack: JACK runs cycles again after \(String(format: "%.1f", seconds)) s" + (netWiring.isEmpty ? "" : " (the NetJACK2 master is back)"))
         case nil:
-            if cycles.state.withLockedValue({ $0.stalled }), Date().timeIntervalSince(lastProbe) >= Self.probeInterval {
+            if cycles.isStalled, Date().timeIntervalSince(lastProbe) >= Self.probeInterval {
                 lastProbe = Date()
                 probeServer()
             }
