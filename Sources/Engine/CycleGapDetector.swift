@@ -14,14 +14,17 @@
 ///
 /// A period change is told apart at its first cycle (the callback's `frames` differs from the
 /// last), where each server moves its counter its own way (both call the buffer-size callback
-/// first):
+/// first), so the detector is told which server it reads (`PeriodChangeCounter`):
 /// - PipeWire runs no JACK client in the first cycle of a new quantum: the counter jumps by
 ///   whole new periods. Nothing will contradict that, so it is skipped at once
 ///   (`skipAtPeriodChange`), never held for confirmation.
 /// - jackd2 runs every cycle, but its counter moves by the new size while the old period
-///   passed: a jump of new − old with no frame lost. The timeline is re-anchored, nothing skipped.
-///   Read late, the jump is new − old plus a new period: re-anchored on the jump, the period is
-///   a gap to confirm like any other (taken as lost, it set every later pulse new − old early).
+///   passed: a jump of new − old with no frame lost. The timeline is re-anchored on the jump,
+///   nothing skipped. Whatever the reading shows beyond the jump — a new period when read late,
+///   old periods lost just before the change — is a gap to confirm like any other. The two
+///   servers cannot be told apart by the numbers: 64 → 2048 with the last 64-frame cycle lost
+///   reads jump + 64 = 2048, one whole new period. Taken for PipeWire's unrun cycle, 2048
+///   frames were skipped for 64 lost, and every later pulse sounded 1984 frames early.
 ///
 /// Real-time safe throughout: a few integer operations a period.
 package struct CycleGapDetector {
@@ -47,8 +50,12 @@ package struct CycleGapDetector {
     private var lastFrames: UInt32 = 0
     /// A jump beyond this (frames) is a new clock, a restarted server: no skip.
     let limit: Int
+    package let periodChange: PeriodChangeCounter
 
-    package init(limit: Int) { self.limit = limit }
+    package init(limit: Int, periodChange: PeriodChangeCounter) {
+        self.limit = limit
+        self.periodChange = periodChange
+    }
 
     /// Real-time safe. `reading` is `jack_last_frame_time` at the callback's start, `frames`
     /// the period.
@@ -58,7 +65,7 @@ package struct CycleGapDetector {
             expected = expected.map { $0 &+ frames }
             lastFrames = frames
         }
-        guard let start = expected else {
+        guard var start = expected else {
             expected = reading
             return .none
         }
@@ -72,25 +79,20 @@ package struct CycleGapDetector {
             return .none
         }
         if frames != lastFrames, lastFrames > 0, gap != 0 {
-            let jump = Int(frames) - Int(lastFrames)
-            if gap == jump {
-                // jackd2's counter jump: the old period passed, none was lost.
-                expected = reading
-                pending = 0
-                return .none
-            }
-            if gap > 0, gap % Int(frames) == 0 {
-                // PipeWire's unrun cycle(s) at the new quantum.
-                expected = reading
-                pending = 0
-                outstanding = 0
-                return .skipAtPeriodChange(gap)
-            }
-            if gap - jump > 0, (gap - jump) % Int(frames) == 0 {
-                // jackd2's jump, read late or with new periods lost after it: the jump is taken,
-                // the rest is a gap like any other, for the next reading to confirm.
-                expected = start &+ UInt32(bitPattern: Int32(jump))
-                pending = 0
+            switch periodChange {
+            case .skipsUnrunCycles:
+                if gap > 0, gap % Int(frames) == 0 {
+                    expected = reading
+                    pending = 0
+                    outstanding = 0
+                    return .skipAtPeriodChange(gap)
+                }
+            case .jumpsByTheDifference:
+                // The jump is taken; the rest is a gap like any other: lost frames, confirmed
+                // by the next reading (or already by the last), or a late reading, not.
+                let jump = Int(frames) - Int(lastFrames)
+                start = start &+ UInt32(bitPattern: Int32(jump))
+                expected = start
                 gap -= jump
             }
         }
@@ -115,4 +117,12 @@ package struct CycleGapDetector {
         expected = start &- UInt32(-gap)
         return undo > 0 ? .rewind(undo) : .none
     }
+}
+
+/// How a server's frame counter moves at the first cycle of a new period size.
+package enum PeriodChangeCounter: Sendable {
+    /// jackd2: by new − old, every cycle run.
+    case jumpsByTheDifference
+    /// PipeWire: by whole new periods, the cycles it ran for no client.
+    case skipsUnrunCycles
 }

@@ -76,7 +76,8 @@ package final class ProcessHost {
         leadsTransport = options.timebase != .off
         timebase = TransportTimebase(sampleRate: engine.sampleRate)
         // A jump of more than a second is not a lost cycle but a new clock (a restarted server).
-        gaps = CycleGapDetector(limit: engine.sampleRate)
+        gaps = CycleGapDetector(limit: engine.sampleRate,
+                                periodChange: JackServerIdentity.current.isPipeWire ? .skipsUnrunCycles : .jumpsByTheDifference)
     }
 
     /// Control thread. Names the process thread `pj-process` again if it has run a period: after
@@ -261,7 +262,7 @@ package final class ProcessHost {
     private func resume(_ rate: Int, reading: jack_nframes_t) -> Int {
         let waited = min(Int(reading &- parkedAt!), 60 * rate)
         parkedAt = nil
-        gaps = CycleGapDetector(limit: rate)
+        gaps = CycleGapDetector(limit: rate, periodChange: gaps.periodChange)
         timebase.rateChanged(to: rate)
         serverRate.engineState.store(ServerRate.State.running, ordering: .releasing)
         engine.skip(frames: waited)

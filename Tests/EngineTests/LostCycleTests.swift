@@ -35,7 +35,7 @@ final class LostCycleTests: XCTestCase {
 /// the beat grid; real lost cycles must.
 final class CycleGapDetectorTests: XCTestCase {
     private func decisions(_ readings: [UInt32], period: UInt32 = 256) -> [CycleGapDetector.Decision] {
-        var detector = CycleGapDetector(limit: 48_000)
+        var detector = CycleGapDetector(limit: 48_000, periodChange: .jumpsByTheDifference)
         return readings.map { detector.cycle(reading: $0, frames: period) }
     }
 
@@ -71,18 +71,13 @@ final class CycleGapDetectorTests: XCTestCase {
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 8)
         let engine = Fixtures.clickEngine(maxFrames: 256, sources: [ring])
         ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 73)))
-        var detector = CycleGapDetector(limit: 48_000)
+        var detector = CycleGapDetector(limit: 48_000, periodChange: .jumpsByTheDifference)
         let late: Set<Int> = [40, 90, 91], lost: Set<Int> = [150]
         var heard: [Int] = []
         for period in 0..<300 {
             guard !lost.contains(period) else { continue }
             let reading = UInt32(period * 256 + (late.contains(period) ? 256 : 0))
-            switch detector.cycle(reading: reading, frames: 256) {
-            case .none: break
-            case .skip(let frames): engine.skip(frames: frames)
-            case .rewind(let frames): engine.rewind(frames: frames)
-            case .skipAtPeriodChange(let frames): engine.skip(frames: frames, soundingLate: true)
-            }
+            apply(detector.cycle(reading: reading, frames: 256), to: engine)
             let run = Fixtures.run(engine, sizes: [256], periods: 1)
             heard += WavFile.onsets(run.left).map { period * 256 + $0 }
         }
@@ -94,8 +89,9 @@ final class CycleGapDetectorTests: XCTestCase {
         XCTAssertEqual(engine.handle.counters.snapshot().framesSkipped, 256, "only the lost cycle counts as skipped")
     }
 
-    private func decisions(_ cycles: [(reading: UInt32, frames: UInt32)]) -> [CycleGapDetector.Decision] {
-        var detector = CycleGapDetector(limit: 48_000)
+    private func decisions(_ cycles: [(reading: UInt32, frames: UInt32)],
+                           on server: PeriodChangeCounter = .jumpsByTheDifference) -> [CycleGapDetector.Decision] {
+        var detector = CycleGapDetector(limit: 48_000, periodChange: server)
         return cycles.map { detector.cycle(reading: $0.reading, frames: $0.frames) }
     }
 
@@ -122,14 +118,30 @@ final class CycleGapDetectorTests: XCTestCase {
                        [.none, .none, .none, .skip(2048), .none])
     }
 
+    /// jackd2 with the last cycle before a change lost: the reading is the jump plus the lost
+    /// old period, which at 64 → 2048 is one whole new period, PipeWire's pattern. Read as
+    /// PipeWire's unrun cycle (CI's TSan run of b93b4f6), 2048 frames were skipped for 64 lost.
+    func testJackd2sCounterJumpAfterALostCycleSkipsOnlyTheLostFrames() {
+        // 64 → 2048: the cycle at 128 lost, the next (truly at 192) reads 128 + 2048.
+        XCTAssertEqual(decisions([(0, 64), (64, 64), (2176, 2048), (4224, 2048), (6272, 2048)]),
+                       [.none, .none, .none, .skip(64), .none])
+        // The loss already seen by the last cycle before the change: the change confirms it.
+        XCTAssertEqual(decisions([(0, 256), (256, 256), (768, 256), (1792, 1024), (2816, 1024)]),
+                       [.none, .none, .none, .skip(256), .none])
+        // The last 64-frame cycle read late, in the first 2048-frame one: nothing lost.
+        XCTAssertEqual(decisions([(0, 64), (64, 64), (2176, 64), (2176, 2048), (4224, 2048)]),
+                       Array(repeating: .none, count: 5))
+    }
+
     /// PipeWire runs no client in the first cycle of a new quantum: the counter jumps by old +
     /// new, and the unrun cycle is skipped at once (there is nothing to confirm it later).
     func testPipeWiresUnrunCycleAtAPeriodChangeIsSkippedAtOnce() {
-        XCTAssertEqual(decisions([(0, 256), (256, 256), (512, 256), (1792, 1024), (2816, 1024)]),
+        XCTAssertEqual(decisions([(0, 256), (256, 256), (512, 256), (1792, 1024), (2816, 1024)], on: .skipsUnrunCycles),
                        [.none, .none, .none, .skipAtPeriodChange(1024), .none])
-        XCTAssertEqual(decisions([(0, 2048), (2048, 2048), (4160, 64), (4224, 64)]), [.none, .none, .skipAtPeriodChange(64), .none])
+        XCTAssertEqual(decisions([(0, 2048), (2048, 2048), (4160, 64), (4224, 64)], on: .skipsUnrunCycles),
+                       [.none, .none, .skipAtPeriodChange(64), .none])
         // An ordinary gap at an unchanged period still waits for its confirmation.
-        XCTAssertEqual(decisions([(0, 64), (192, 64), (256, 64)]), [.none, .none, .skip(128)])
+        XCTAssertEqual(decisions([(0, 64), (192, 64), (256, 64)], on: .skipsUnrunCycles), [.none, .none, .skip(128)])
     }
 
     /// A 300-BPM click on four pulses a beat (every 2,400 frames) through ten period changes,
@@ -142,7 +154,7 @@ final class CycleGapDetectorTests: XCTestCase {
             let ring = SPSCRing<ControlMessage>(minimumCapacity: 8)
             let engine = Fixtures.clickEngine(maxFrames: 64, rates: [BeatRate(subdivision: 4)], sources: [ring])
             ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 300)))
-            var detector = CycleGapDetector(limit: 48_000)
+            var detector = CycleGapDetector(limit: 48_000, periodChange: pipeWire ? .skipsUnrunCycles : .jumpsByTheDifference)
             var heard: [Int] = [], unrun: [Range<Int>] = []
             var truth = 0, reading: UInt32 = 0, last = sizes[0]
             for size in sizes {
@@ -157,12 +169,7 @@ final class CycleGapDetectorTests: XCTestCase {
                             reading = reading &- UInt32(last) &+ UInt32(size)
                         }
                     }
-                    switch detector.cycle(reading: reading, frames: UInt32(size)) {
-                    case .none: break
-                    case .skip(let frames): engine.skip(frames: frames)
-                    case .rewind(let frames): engine.rewind(frames: frames)
-                    case .skipAtPeriodChange(let frames): engine.skip(frames: frames, soundingLate: true)
-                    }
+                    apply(detector.cycle(reading: reading, frames: UInt32(size)), to: engine)
                     heard += WavFile.onsets(Fixtures.run(engine, sizes: [size], periods: 1).left).map { truth + $0 }
                     truth += size
                     reading = reading &+ UInt32(size)
@@ -176,6 +183,51 @@ final class CycleGapDetectorTests: XCTestCase {
             XCTAssertEqual(engine.handle.counters.snapshot().latePulses, late.count)
             XCTAssertEqual(engine.handle.counters.snapshot().framesSkipped, unrun.map(\.count).reduce(0, +))
             if pipeWire { XCTAssertFalse(late.isEmpty, "some pulse fell in an unrun cycle: the test tests the late path") }
+        }
+    }
+
+    /// jackd2, the last cycle before each change lost (so the reading at 64 → 2048 looks like
+    /// PipeWire's unrun cycle): only the lost frames are skipped, and every pulse away from the
+    /// disturbed periods sounds on its contract frame in the sample stream.
+    func testALostCycleBeforeEachPeriodChangeKeepsTheGridOnJackd2() {
+        let sizes = [64, 2048, 64, 2048, 64, 1024, 64]
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 8)
+        let engine = Fixtures.clickEngine(maxFrames: 64, rates: [BeatRate(subdivision: 4)], sources: [ring])
+        ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 300)))
+        var detector = CycleGapDetector(limit: 48_000, periodChange: .jumpsByTheDifference)
+        var heard: [Int] = [], disturbed: [Range<Int>] = [], lostFrames = 0
+        var truth = 0, counter: UInt32 = 0
+        for (index, size) in sizes.enumerated() {
+            let cycles = 48_000 / size / 2
+            for cycle in 0..<cycles {
+                // The counter moves by each cycle's own size: new − old ahead at a change.
+                if truth > 0 { counter &+= UInt32(size) }
+                if cycle == cycles - 1 && index < sizes.count - 1 {
+                    // Lost: the next period renders these frames late, the one after skips them.
+                    disturbed.append(truth..<truth + size + 2 * sizes[index + 1])
+                    lostFrames += size
+                    truth += size
+                    continue
+                }
+                apply(detector.cycle(reading: counter, frames: UInt32(size)), to: engine)
+                heard += WavFile.onsets(Fixtures.run(engine, sizes: [size], periods: 1).left).map { truth + $0 }
+                truth += size
+            }
+        }
+        let contract = Array(stride(from: 0, to: truth, by: 2400))
+        let calm = { (frame: Int) in !disturbed.contains { $0.contains(frame) } }
+        XCTAssertEqual(heard.filter(calm), contract.filter(calm), "on the grid away from the lost cycles")
+        XCTAssertEqual(engine.handle.counters.snapshot().framesSkipped, lostFrames)
+        XCTAssertGreaterThan(contract.filter(calm).count, 50)
+    }
+
+    /// As `ProcessHost.run` acts on a decision.
+    private func apply(_ decision: CycleGapDetector.Decision, to engine: RealtimeEngine) {
+        switch decision {
+        case .none: break
+        case .skip(let frames): engine.skip(frames: frames)
+        case .rewind(let frames): engine.rewind(frames: frames)
+        case .skipAtPeriodChange(let frames): engine.skip(frames: frames, soundingLate: true)
         }
     }
 }
