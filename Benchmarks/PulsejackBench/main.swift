@@ -2,7 +2,7 @@ import Foundation
 import JackBackend
 
 // pulsejack-bench: measures the engine beside its peers and writes BENCHMARKS.md.
-// Usage: pulsejack-bench [--runs N] [--only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|web|rest|ensemble|daw|sensors|safety] [--safety-seconds S] [--out FILE]
+// Usage: pulsejack-bench [--runs N] [--only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|host|web|rest|ensemble|daw|sensors|safety] [--safety-seconds S] [--out FILE]
 var runs = 5
 var only: String?
 var safetySeconds = 60.0
@@ -15,7 +15,7 @@ while let argument = arguments.popFirst() {
     case "--safety-seconds": safetySeconds = Double(arguments.popFirst() ?? "") ?? safetySeconds
     case "--out": out = arguments.popFirst() ?? out
     default:
-        FileHandle.standardError.write(Data("usage: pulsejack-bench [--runs N] [--only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|web|rest|ensemble|daw|sensors|safety] [--safety-seconds S] [--out FILE]\n".utf8))
+        FileHandle.standardError.write(Data("usage: pulsejack-bench [--runs N] [--only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|host|web|rest|ensemble|daw|sensors|safety] [--safety-seconds S] [--out FILE]\n".utf8))
         exit(64)
     }
 }
@@ -33,6 +33,7 @@ let sections: [(String, () throws -> [BenchRow])] = [
     ("scsynth", { try ScsynthBench.run(runs: runs) }),
     ("plugins", { try PluginBench.run(runs: runs) }),
     ("guards", { try PluginGuardBench.run(runs: runs) }),
+    ("host", { try HostCostBench.run(runs: runs) }),
     ("web", { try WebBench.run(runs: runs) }),
     ("rest", { try RestBench.run(runs: runs) }),
     ("ensemble", { try EnsembleBench.run(runs: runs) }),

@@ -1,12 +1,14 @@
+import Realtime
+
 /// The one pass over a channel of the finished output (`MasterStage`): a non-finite or subnormal
 /// sample becomes 0 (a non-finite one counted), a sample beyond full scale is counted as clipped, and the
 /// channel's peak and sum of squares are measured for the meters — what took five passes and the
 /// meter's sixth before.
 ///
-/// Branch-free, four samples a step with four partial sums, so that it vectorises: every sample
-/// is written back. It works on the bits: exponent all ones is NaN or ±Inf, all zeros with a
-/// fraction a subnormal; for non-negative floats the bits order as the values do, so the peak is
-/// an integer maximum and "beyond full scale" a comparison with 1.0's bits.
+/// Four samples a step in SIMD lanes (`SampleLanes`), every sample written back. For
+/// non-negative floats the bits order as the values do, so the peak is an integer maximum and
+/// "beyond full scale" a comparison with 1.0's bits. The lanes are the four partial sums of
+/// squares a scalar loop kept (sample index mod 4).
 enum OutputChannelPass {
     struct Figures {
         var peak: Float
@@ -17,37 +19,33 @@ enum OutputChannelPass {
 
     /// Real-time safe. Bounded by `frames`.
     static func run(_ samples: UnsafeMutablePointer<Float>, frames: Int) -> Figures {
-        var peak: UInt32 = 0, nonFinite: UInt32 = 0, clipped: UInt32 = 0
-        var squares0: Float = 0, squares1: Float = 0, squares2: Float = 0, squares3: Float = 0
+        var peak = SampleLanes.Bits(repeating: 0), nonFinite = SampleLanes.Bits(repeating: 0), clipped = SampleLanes.Bits(repeating: 0)
+        var squares = SIMD4<Float>(repeating: 0)
         let whole = frames & ~3
         var frame = 0
         while frame < whole {
-            let s0 = clean(samples[frame]), s1 = clean(samples[frame + 1])
-            let s2 = clean(samples[frame + 2]), s3 = clean(samples[frame + 3])
-            samples[frame] = s0.sample
-            samples[frame + 1] = s1.sample
-            samples[frame + 2] = s2.sample
-            samples[frame + 3] = s3.sample
-            peak = max(peak, max(max(s0.magnitude, s1.magnitude), max(s2.magnitude, s3.magnitude)))
-            nonFinite &+= s0.nonFinite &+ s1.nonFinite &+ s2.nonFinite &+ s3.nonFinite
-            clipped &+= s0.clipped &+ s1.clipped &+ s2.clipped &+ s3.clipped
-            squares0 += s0.sample * s0.sample
-            squares1 += s1.sample * s1.sample
-            squares2 += s2.sample * s2.sample
-            squares3 += s3.sample * s3.sample
-            frame += 4
+            let lanes = SampleLanes.clean(samples, at: frame)
+            let magnitude = lanes.kept & 0x7FFF_FFFF
+            peak = pointwiseMax(peak, magnitude)
+            nonFinite &+= SampleLanes.ones(lanes.nonFinite)
+            clipped &+= SampleLanes.ones(magnitude .> 0x3F80_0000)
+            let value = unsafeBitCast(lanes.kept, to: SIMD4<Float>.self)
+            squares += value * value
+            frame &+= 4
         }
+        var figures = (peak: peak.max(), nonFinite: nonFinite.wrappedSum(), clipped: clipped.wrappedSum())
+        var squares0 = squares[0]
         while frame < frames {
             let s = clean(samples[frame])
             samples[frame] = s.sample
-            peak = max(peak, s.magnitude)
-            nonFinite &+= s.nonFinite
-            clipped &+= s.clipped
+            figures.peak = max(figures.peak, s.magnitude)
+            figures.nonFinite &+= s.nonFinite
+            figures.clipped &+= s.clipped
             squares0 += s.sample * s.sample
-            frame += 1
+            frame &+= 1
         }
-        return Figures(peak: Float(bitPattern: peak), squares: (squares0 + squares1) + (squares2 + squares3),
-                       nonFinite: Int(nonFinite), clipped: Int(clipped))
+        return Figures(peak: Float(bitPattern: figures.peak), squares: (squares0 + squares[1]) + (squares[2] + squares[3]),
+                       nonFinite: Int(figures.nonFinite), clipped: Int(figures.clipped))
     }
 
     /// Real-time safe. One sample cleaned, its magnitude's bits, and whether it was non-finite or beyond full scale.

@@ -41,6 +41,10 @@ extension RealtimeEngine {
         if scratchRing.producer.push(RetainedObject(retaining: scratchRing)) { scratchRing.consumer.pop()?.release() }
         _ = VoiceSlot.gainRange.contains(1) && VoiceSlot.panRange.contains(0)
         left.update(repeating: 0, count: 2 * maxFrames)
+        // The SIMD passes (the master's, a plugin guard's) with a whole step of four frames: a
+        // debug build instantiates their vector types' metadata on first use.
+        _ = OutputChannelPass.run(left, frames: 4)
+        _ = PluginGuard.sanitize(left, frames: 4)
         mixer.finishBlock(frames: 1, left: left, right: right)
         masterInserts?.process(left: left, right: right, frames: 1)
         _ = handle.counters.snapshot()

@@ -236,7 +236,7 @@ package final class PluginInstance {
 
     /// Real-time safe.
     @inline(__always)
-    func connect(port: UInt32, to buffer: UnsafeMutablePointer<Float>) {
+    package func connect(port: UInt32, to buffer: UnsafeMutablePointer<Float>) {
         guard connected[Int(port)] != buffer else { return }
         connected[Int(port)] = buffer
         if isolation == nil { lilv_instance_connect_port(instance, port, buffer) }
@@ -266,7 +266,7 @@ package final class PluginInstance {
 
     /// Real-time safe. A MIDI message at `frame` of the next run (frames in order); false when
     /// the sequence is full or the plugin takes no MIDI.
-    func addMIDI(frame: Int, _ bytes: (UInt8, UInt8, UInt8)) -> Bool {
+    package func addMIDI(frame: Int, _ bytes: (UInt8, UInt8, UInt8)) -> Bool {
         guard isolation != nil else { return midiInput?.sequence.append(frame: Int64(frame), type: midiType, bytes: bytes, count: 3) ?? false }
         guard midiInput != nil, isolatedMIDICount < isolatedMIDI.capacity else { return false }
         isolatedMIDI[isolatedMIDICount] = PluginRegion.packMIDI(frame: frame, bytes)
@@ -276,7 +276,7 @@ package final class PluginInstance {
 
     /// Real-time safe. Runs the plugin for `frames` frames on the connected buffers, delivers the
     /// worker's responses and ends the run, then empties the MIDI input for the next.
-    func run(frames: Int) {
+    package func run(frames: Int) {
         if let isolation { return runIsolated(isolation, frames: frames) }
         for index in 0..<otherAtoms.count { otherAtoms[index].reset() }
         lilv_instance_run(instance, UInt32(frames))
