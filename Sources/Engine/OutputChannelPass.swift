@@ -36,27 +36,15 @@ enum OutputChannelPass {
         var figures = (peak: peak.max(), nonFinite: nonFinite.wrappedSum(), clipped: clipped.wrappedSum())
         var squares0 = squares[0]
         while frame < frames {
-            let s = clean(samples[frame])
-            samples[frame] = s.sample
-            figures.peak = max(figures.peak, s.magnitude)
-            figures.nonFinite &+= s.nonFinite
-            figures.clipped &+= s.clipped
-            squares0 += s.sample * s.sample
+            let one = SampleLanes.cleanOne(samples, at: frame)
+            let magnitude = one.kept & 0x7FFF_FFFF
+            figures.peak = max(figures.peak, magnitude)
+            figures.nonFinite &+= one.nonFinite
+            figures.clipped &+= magnitude > 0x3F80_0000 ? 1 : 0
+            squares0 += samples[frame] * samples[frame]
             frame &+= 1
         }
         return Figures(peak: Float(bitPattern: figures.peak), squares: (squares0 + squares[1]) + (squares[2] + squares[3]),
                        nonFinite: Int(figures.nonFinite), clipped: Int(figures.clipped))
-    }
-
-    /// Real-time safe. One sample cleaned, its magnitude's bits, and whether it was non-finite or beyond full scale.
-    @inline(__always)
-    private static func clean(_ sample: Float) -> (sample: Float, magnitude: UInt32, nonFinite: UInt32, clipped: UInt32) {
-        let bits = sample.bitPattern
-        let exponent = bits & 0x7F80_0000
-        let nonFinite: UInt32 = exponent == 0x7F80_0000 ? 1 : 0
-        let subnormal: UInt32 = exponent == 0 && bits & 0x007F_FFFF != 0 ? 1 : 0
-        let kept = nonFinite | subnormal != 0 ? 0 : bits
-        let magnitude = kept & 0x7FFF_FFFF
-        return (Float(bitPattern: kept), magnitude, nonFinite, magnitude > 0x3F80_0000 ? 1 : 0)
     }
 }

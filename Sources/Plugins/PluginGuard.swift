@@ -121,13 +121,9 @@ package final class PluginGuard: @unchecked Sendable {  // @unchecked: the plain
         }
         var found = (nonFinite: Int(nonFinite.wrappedSum()), subnormal: Int(subnormal.wrappedSum()))
         while frame < frames {
-            let bits = samples[frame].bitPattern
-            let exponent = bits & 0x7F80_0000
-            let isNonFinite = exponent == 0x7F80_0000
-            let isSubnormal = exponent == 0 && bits & 0x007F_FFFF != 0
-            if isNonFinite { found.nonFinite += 1 }
-            if isSubnormal { found.subnormal += 1 }
-            if isNonFinite || isSubnormal { samples[frame] = 0 }
+            let one = SampleLanes.cleanOne(samples, at: frame)
+            found.nonFinite += Int(one.nonFinite)
+            found.subnormal += Int(one.subnormal)
             frame &+= 1
         }
         return found

@@ -22,4 +22,17 @@ public enum SampleLanes {
     /// Real-time safe. 1 in each lane `mask` holds, else 0: to count with.
     @inlinable @inline(__always)
     public static func ones(_ mask: Mask) -> Bits { Bits(repeating: 0).replacing(with: 1, where: mask) }
+
+    /// Real-time safe. One sample, cleaned as `clean` cleans four (a period's last frames short
+    /// of a whole step): its bits as kept, and 1 where it was non-finite or subnormal.
+    @inlinable @inline(__always)
+    public static func cleanOne(_ samples: UnsafeMutablePointer<Float>, at frame: Int) -> (kept: UInt32, nonFinite: UInt32, subnormal: UInt32) {
+        let bits = samples[frame].bitPattern
+        let exponent = bits & 0x7F80_0000
+        let nonFinite: UInt32 = exponent == 0x7F80_0000 ? 1 : 0
+        let subnormal: UInt32 = exponent == 0 && bits & 0x007F_FFFF != 0 ? 1 : 0
+        let kept = nonFinite | subnormal != 0 ? 0 : bits
+        samples[frame] = Float(bitPattern: kept)
+        return (kept, nonFinite, subnormal)
+    }
 }
