@@ -2,7 +2,7 @@ import Foundation
 import JackBackend
 
 // pulsejack-bench: measures the engine beside its peers and writes BENCHMARKS.md.
-// Usage: pulsejack-bench [--runs N] [--only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|host|web|rest|ensemble|daw|sensors|safety] [--safety-seconds S] [--out FILE]
+// Usage: pulsejack-bench [--runs N] [--only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|host|footprint|web|rest|ensemble|daw|sensors|safety] [--safety-seconds S] [--out FILE]
 var runs = 5
 var only: String?
 var safetySeconds = 60.0
@@ -15,12 +15,21 @@ while let argument = arguments.popFirst() {
     case "--safety-seconds": safetySeconds = Double(arguments.popFirst() ?? "") ?? safetySeconds
     case "--out": out = arguments.popFirst() ?? out
     default:
-        FileHandle.standardError.write(Data("usage: pulsejack-bench [--runs N] [--only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|host|web|rest|ensemble|daw|sensors|safety] [--safety-seconds S] [--out FILE]\n".utf8))
+        FileHandle.standardError.write(Data("usage: pulsejack-bench [--runs N] [--only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|host|footprint|web|rest|ensemble|daw|sensors|safety] [--safety-seconds S] [--out FILE]\n".utf8))
         exit(64)
     }
 }
 
 JackClient.silenceLibraryMessages()
+if only == "footprint" {
+    // Not a section of its own: its figure comes from callgrind (scripts/callgrind-footprint.sh).
+    do { try HostCostBench.footprint(periods: Int(ProcessInfo.processInfo.environment["FOOTPRINT_PERIODS"] ?? "") ?? 64) } catch {
+        FileHandle.standardError.write(Data("pulsejack-bench: footprint: \(error)\n".utf8))
+        exit(1)
+    }
+    BenchFixtures.cleanUp()
+    exit(0)
+}
 let sections: [(String, () throws -> [BenchRow])] = [
     ("precision", { try PrecisionBench.run(runs: runs) }),
     ("latency", { try LatencyBench.run(runs: runs) }),
@@ -61,9 +70,9 @@ if let only {
         print("updated the \(only) rows of \(out)")
     }
 } else {
-    // Rows other tools write (the reliability row of `make soak`, callgrind's counts) stay.
+    // Rows other tools write (the reliability row of `make soak`, callgrind's counts and footprint) stay.
     let kept = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").components(separatedBy: "\n")
-        .filter { $0.hasSuffix("`make soak` |") || $0.hasSuffix("`scripts/callgrind-render.sh` |") }
+        .filter { $0.hasSuffix("`make soak` |") || $0.hasSuffix("`scripts/callgrind-render.sh` |") || $0.hasSuffix("`scripts/callgrind-footprint.sh` |") }
     try Report.markdown(rows: rows, runs: runs, keeping: kept).write(toFile: out, atomically: true, encoding: .utf8)
     print("wrote \(out)")
 }

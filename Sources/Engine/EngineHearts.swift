@@ -49,6 +49,11 @@ package struct EngineHearts: ~Copyable {
         gridHeart = ensemble == nil ? 0 : performerCount
     }
 
+    /// Real-time safe. Heart `index`, for what reads its clock only sometimes: `clock(_:)`
+    /// returns a copy of the clock.
+    @inline(__always)
+    func heart(_ index: Int) -> PerformerHeart { hearts[index] }
+
     /// Real-time safe. Heart `index`'s clock.
     @inline(__always)
     func clock(_ index: Int) -> HeartbeatClock { hearts[index].clock }

@@ -76,7 +76,7 @@ package struct LatencyCompensation: ~Copyable {
 
     /// Real-time safe. Before a block [`start`, `end`): re-reads the latencies and lists the
     /// firings due in it. Bounded by the firings' capacity and the pulses in the look-ahead.
-    mutating func plan(clock: HeartbeatClock, slots: ContiguousArray<VoiceSlot>, master: InsertChain?, sampleRate: Int,
+    mutating func plan(hearts: borrowing EngineHearts, slots: ContiguousArray<VoiceSlot>, master: InsertChain?, sampleRate: Int,
                        start: Int64, end: Int64) {
         count = 0
         next = 0
@@ -87,9 +87,10 @@ package struct LatencyCompensation: ~Copyable {
             early[index] = Self.latency(of: slots[index], master: master)
             largest = max(largest, early[index])
         }
-        guard largest > 0, clock.isRunning else { return }
-        var ahead = clock
-        let framesPerBeat = 60 * Double(sampleRate) / clock.bpm
+        // The clock is read only now: copied every period, it cost a memcpy into cold stack lines.
+        guard largest > 0, hearts.heart(0).clock.isRunning else { return }
+        var ahead = hearts.clock(0)
+        let framesPerBeat = 60 * Double(sampleRate) / ahead.bpm
         while let frame = ahead.nextPulseFrame, frame < end + Int64(largest), count < firings.capacity {
             let position = ahead.nextPulsePosition
             for number in 0..<latentSlots.count where count < firings.capacity {

@@ -9,6 +9,9 @@ import Realtime
 /// play (separate memory per voice cost a quarter of the 64-frame polyphony and a third at 256:
 /// BENCHMARKS.md row 3). Only sounding voices cost anything: a voice joins the active set when it
 /// fires and leaves it when it reports silence (`Voice.isSounding`), so silent voices are free.
+/// A hosted instrument that is the first voice to finish a block skips its bus and renders
+/// straight into the output (`renderDirect`): one instrument alone costs no memory a bare host
+/// would not touch.
 package struct Mixer: ~Copyable {
     let slots: ContiguousArray<VoiceSlot>
     let maxFrames: Int
@@ -42,6 +45,10 @@ package struct Mixer: ~Copyable {
     /// whether this period fills them (bound, or it fits in `maxFrames`).
     var outputOffset = 0
     var fillsOutputs = false
+    /// Whether a voice was mixed into the current block's output yet: until one is, the output
+    /// holds the period's zeros, and the first block voice renders straight into it
+    /// (`finishBlock`).
+    private var blockMixed = false
 
     /// Control thread.
     init(slots: ContiguousArray<VoiceSlot>, active: ActiveVoices, sampleRate: Int, maxFrames: Int) {
@@ -123,7 +130,7 @@ package struct Mixer: ~Copyable {
     /// Real-time safe. Renders every active voice that plays (not the input voices) for `frames`
     /// frames into the output at `offset`. False when none did (the output is as it was).
     @discardableResult
-    func renderVoices(offset: Int, frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) -> Bool {
+    mutating func renderVoices(offset: Int, frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) -> Bool {
         var rendered = false
         let words = active.words
         for word in 0..<active.wordCount {
@@ -152,6 +159,7 @@ package struct Mixer: ~Copyable {
                 slot.voice.render(left: busLeft, right: busRight, frames: frames)
                 mix(slot, index, busLeft, busRight, into: left + offset, right + offset, at: offset, frames: frames,
                     target: ActiveVoices.target(slot))
+                blockMixed = true
                 if !slot.voice.isSounding { words[word] = words[word] & ~bit }
             }
         }
@@ -161,12 +169,18 @@ package struct Mixer: ~Copyable {
     /// Real-time safe. After a block's sub-blocks: each hosted instrument runs over the whole
     /// block, each insert chain processes its voice's bus, and those buses are mixed. A chain
     /// runs even while its voice is silent, so a reverb's tail rings on. False when there is no
-    /// such voice (the output is as it was).
+    /// such voice (the output is as it was). The first hosted instrument of a block whose output
+    /// nothing was mixed into yet renders straight into it (`renderDirect`).
     @discardableResult
-    func finishBlock(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) -> Bool {
+    mutating func finishBlock(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) -> Bool {
+        defer { blockMixed = false }
         guard frames > 0, !blockSlots.isEmpty else { return false }
         for number in 0..<blockSlots.count {
             let slot = slots[blockSlots[number]]
+            if !blockMixed, renderDirect(slot, blockSlots[number], into: left, right, frames: frames) {
+                blockMixed = true
+                continue
+            }
             let (ownLeft, ownRight) = blockBus(number)
             // A block voice overwrites its bus (`BlockVoice`); any other voice's renders added
             // into it over the block, so it is cleared for the next once mixed.
@@ -181,7 +195,26 @@ package struct Mixer: ~Copyable {
             if let blockVoice = slot.blockVoice { blockVoice.renderBlock(left: ownLeft, right: ownRight, frames: frames) }
             if let inserts = slot.inserts { inserts.process(left: ownLeft, right: ownRight, frames: frames) }
             mix(slot, blockSlots[number], ownLeft, ownRight, into: left, right, at: 0, frames: frames, target: ActiveVoices.target(slot))
+            blockMixed = true
         }
+        return true
+    }
+
+    /// Real-time safe. A block voice with no inserts, no output of its own and steady gains, into
+    /// a block output that still holds zeros: it overwrites the output and its gains apply there,
+    /// which is what its bus would have added (0 + x·g), without the bus — a period of one
+    /// hosted instrument touches the output's memory only, as a bare host does. False when the
+    /// voice does not qualify (nothing was done).
+    @inline(__always)
+    private func renderDirect(_ slot: VoiceSlot, _ index: Int, into left: UnsafeMutablePointer<Float>,
+                              _ right: UnsafeMutablePointer<Float>, frames: Int) -> Bool {
+        guard let blockVoice = slot.blockVoice, slot.inserts == nil, !slot.silenced,
+              !fillsOutputs || outputIndex[index] < 0 else { return false }
+        let target = ActiveVoices.target(slot)
+        guard slot.appliedLeft == target.left, slot.appliedRight == target.right else { return false }
+        blockVoice.renderBlock(left: left, right: right, frames: frames)
+        if target.left != 1 { VectorMath.scale(left, by: target.left, count: frames) }
+        if target.right != 1 { VectorMath.scale(right, by: target.right, count: frames) }
         return true
     }
 

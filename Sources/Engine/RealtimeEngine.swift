@@ -120,7 +120,7 @@ public final class RealtimeEngine {
         pluginSlots = ContiguousArray(slots.indices.filter { slots[$0].inserts != nil || slots[$0].instrumentVoice != nil })
         clipSlots = ContiguousArray(slots.indices.filter { slots[$0].clipVoice != nil })
         for slot in slots { slot.voice.prepare(sampleRate: sampleRate, maxFrames: maxFrames) }
-        firing.planEarly(clock: hearts.clock(0), start: 0, end: 0)
+        firing.planEarly(hearts: hearts, start: 0, end: 0)
     }
 
     /// Real-time safe. Renders `frames` frames into `left` and `right` (overwriting them), with
@@ -236,7 +236,7 @@ public final class RealtimeEngine {
         blockStart = start
         drainSources(periodStart: start, periodEnd: end)
         hearts.fade(frames: frames)
-        if firing.planEarly(clock: hearts.clock(0), start: start, end: end) { controlWork = true }
+        if firing.planEarly(hearts: hearts, start: start, end: end) { controlWork = true }
         var cursor = start
         // Bounded: each pass either ends the chunk or consumes one queued event, one pulse or one
         // early firing, all finite within a chunk (queue and firing capacity; at most 60 pulses a second).

@@ -84,8 +84,8 @@ package struct VoiceFiring: ~Copyable {
     /// planned from the first performer's clock, and the path latency published when it changed
     /// (true then: the control thread reports it to JACK and says it).
     @discardableResult
-    mutating func planEarly(clock: HeartbeatClock, start: Int64, end: Int64) -> Bool {
-        compensation.plan(clock: clock, slots: slots, master: masterInserts, sampleRate: sampleRate, start: start, end: end)
+    mutating func planEarly(hearts: borrowing EngineHearts, start: Int64, end: Int64) -> Bool {
+        compensation.plan(hearts: hearts, slots: slots, master: masterInserts, sampleRate: sampleRate, start: start, end: end)
         guard compensation.largest != handle.publishedLatency.load(ordering: .relaxed) else { return false }
         handle.publishedLatency.store(compensation.largest, ordering: .relaxed)
         return true

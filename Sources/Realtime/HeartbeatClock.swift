@@ -13,17 +13,17 @@ public struct HeartbeatClock: Sendable, BitwiseCopyable {
     public let ticksPerPulse: Int64
 
     /// Ticks per frame (the tempo in micro-BPM); 0 before the first tempo update.
-    private var ticksPerFrame: Int64 = 0
+    @usableFromInline private(set) var ticksPerFrame: Int64 = 0
     /// The frame the segment below is measured from (the last tempo change or rebase).
-    private var segmentStart: Int64 = 0
+    @usableFromInline private(set) var segmentStart: Int64 = 0
     /// Whole pulses of phase at `segmentStart`, and the ticks beyond them (0 ..< ticksPerPulse).
-    private var pulsesAtStart: Int64 = 0
-    private var ticksAtStart: Int64 = 0
+    @usableFromInline private(set) var pulsesAtStart: Int64 = 0
+    @usableFromInline private(set) var ticksAtStart: Int64 = 0
     /// Index of the next pulse to fire.
     public private(set) var nextPulse: Int64 = 0
     /// The next pulse's frame, fixed once the phase has passed it but its (rounded) frame has
     /// not come yet; a tempo change after the exact time must not move it.
-    private var committedFrame: Int64?
+    @usableFromInline private(set) var committedFrame: Int64?
 
     public private(set) var bpm: Double = 0
 
@@ -33,7 +33,7 @@ public struct HeartbeatClock: Sendable, BitwiseCopyable {
         ticksPerPulse = 60 * Int64(sampleRate) * 1_000_000 / Int64(BeatRate.pulsesPerBeat)
     }
 
-    public var isRunning: Bool { ticksPerFrame > 0 }
+    @inlinable public var isRunning: Bool { ticksPerFrame > 0 }
 
     /// Real-time safe. Whether `bpm` is a tempo the clock accepts: finite, above 0, at most 300.
     public static func accepts(bpm: Double) -> Bool {
@@ -81,7 +81,8 @@ public struct HeartbeatClock: Sendable, BitwiseCopyable {
     }
 
     /// Real-time safe. The frame of the next pulse, or nil while no tempo is known.
-    public var nextPulseFrame: Int64? {
+    /// Inlinable: read from a class's stored clock, a call would copy the whole clock first.
+    @inlinable public var nextPulseFrame: Int64? {
         guard ticksPerFrame > 0 else { return nil }
         if let committedFrame { return committedFrame }
         return segmentStart + Self.nearestFrame(ticks: max(0, pendingTicks), ticksPerFrame: ticksPerFrame)
@@ -101,12 +102,12 @@ public struct HeartbeatClock: Sendable, BitwiseCopyable {
     }
 
     /// Ticks from `segmentStart` until the phase reaches pulse `nextPulse`.
-    private var pendingTicks: Int64 {
+    @inlinable var pendingTicks: Int64 {
         (nextPulse - pulsesAtStart) * ticksPerPulse - ticksAtStart
     }
 
     /// round(ticks / ticksPerFrame), halves rounded up, for ticks ≥ 0.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func nearestFrame(ticks: Int64, ticksPerFrame: Int64) -> Int64 {
         (2 * ticks + ticksPerFrame) / (2 * ticksPerFrame)
     }

@@ -23,4 +23,11 @@ public enum VectorMath {
             destination[index] += scaled
         }
     }
+
+    /// Real-time safe. `buffer[i] *= gain` for i in 0..<count.
+    @inlinable
+    @_noLocks @_noAllocation
+    public static func scale(_ buffer: UnsafeMutablePointer<Float>, by gain: Float, count: Int) {
+        for index in 0..<count { buffer[index] *= gain }
+    }
 }

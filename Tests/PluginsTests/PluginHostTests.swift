@@ -216,6 +216,56 @@ final class PluginHostTests: XCTestCase {
         }
     }
 
+    /// A hosted instrument alone in a block renders straight into the output, its gains applied
+    /// there; in a block where another voice was mixed first, or while its gain slews, it goes
+    /// through its own bus. Both ways give the same samples: the sampler's click.wav times the
+    /// pan law's gains (the reference), and with a click voice sounding alongside, exactly the
+    /// sum of the two rendered apart.
+    func testAnInstrumentStraightIntoTheOutputSoundsAsThroughItsBus() throws {
+        let click = try WavFile(path: "/usr/lib/lv2/eg-sampler.lv2/click.wav").channels[0]
+        let period = 256, frames = 12_288
+        let instrument = "  - name: sampler\n    kind: lv2\n    plugin: http://lv2plug.in/plugins/eg-sampler\n" +
+            "    on_beat: false\n    length: 0.2\n    gain: 0.5\n    pan: 0.25\n"
+        let tick = "  - {name: tick, kind: click, on_beat: false, gain: 0.5, pan: -0.5}\n"
+        func render(_ voices: String, _ triggers: [(frame: Int64, voice: Int32)], gainAt: Int64? = nil) throws -> (left: [Float], right: [Float]) {
+            let preset = folder.appendingPathComponent("direct-\(UUID().uuidString).yaml")
+            try ("name: direct\nvoices:\n" + voices).write(to: preset, atomically: true, encoding: .utf8)
+            let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+            let engine = try EngineGraph.build(preset: LoadedPreset.load(path: preset.path), sampleRate: 48_000, maxFrames: period,
+                                               offline: true) { $0.sources = [ring] }
+            for trigger in triggers { XCTAssertTrue(ring.producer.push(ControlMessage(frame: trigger.frame, .voiceTrigger(voice: trigger.voice, velocity: 1)))) }
+            if let gainAt { XCTAssertTrue(ring.producer.push(ControlMessage(frame: gainAt, .voiceParameter(voice: 0, .gain(1))))) }
+            return Fixtures.run(engine, sizes: [period], periods: frames / period)
+        }
+        // Alone: every block straight into the output (two notes, the second across a block's end).
+        let notes: [Int64] = [1_000, 5_000]
+        let alone = try render(instrument, notes.map { ($0, 0) })
+        var expected = [Float](repeating: 0, count: frames)
+        for note in notes.map(Int.init) { for (index, sample) in click.dropLast().enumerated() { expected[note + index] += sample } }
+        for frame in 0..<frames {
+            XCTAssertEqual(alone.left[frame], expected[frame] * 0.5 * 0.75, accuracy: 1e-6, "left at \(frame)")
+            XCTAssertEqual(alone.right[frame], expected[frame] * 0.5, accuracy: 1e-6, "right at \(frame)")
+        }
+        // With the click voice in the same blocks (mixed first: the instrument goes through its bus).
+        let ticks: [(frame: Int64, voice: Int32)] = [(1_100, 1), (5_200, 1)]
+        let both = try render(instrument + tick, notes.map { ($0, 0) } + ticks)
+        let tickAlone = try render(tick + instrument, ticks.map { ($0.frame, 0) })
+        for frame in 0..<frames {
+            XCTAssertEqual(both.left[frame], alone.left[frame] + tickAlone.left[frame], accuracy: 1e-6, "left with the click at \(frame)")
+            XCTAssertEqual(both.right[frame], alone.right[frame] + tickAlone.right[frame], accuracy: 1e-6, "right with the click at \(frame)")
+        }
+        XCTAssertGreaterThan(tickAlone.left[1_100..<1_400].map(abs).max()!, 0.01, "the click sounded where the instrument did")
+        // The gain moved to 1 at a block's start during the second note: it slews there by 1/480
+        // a frame (10 ms for full scale), in its bus, then plays straight into the output again.
+        let change: Int64 = 5_120
+        let slewed = try render(instrument, notes.map { ($0, 0) }, gainAt: change)
+        var gain: Float = 0.5
+        for frame in 0..<frames {
+            if frame >= Int(change) { gain += min(max(1 - gain, -1 / Float(480)), 1 / Float(480)) }
+            XCTAssertEqual(slewed.right[frame], expected[frame] * gain, accuracy: 1e-6, "right at \(frame), gain \(gain)")
+        }
+    }
+
     /// avldrums loads its kit through the worker: at once inside the run offline (deterministic),
     /// on the worker thread live. A note a second later sounds the same both ways.
     func testAVLDrumsLoadsItsKitThroughTheWorkerAndPlays() throws {
