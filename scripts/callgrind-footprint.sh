@@ -3,9 +3,9 @@
 # BENCHMARKS.md's row 9), each measured period after 96 MB were written, so every cache line it
 # touches comes from memory, as it does live after the process thread slept while other processes
 # ran. valgrind's callgrind simulates this machine's caches (64 KiB L1i, 48 KiB L1d, 32 MiB
-# last level) and counts, inside the measured periods only, the instructions and the data lines
-# fetched from memory, split into the plugin's own (EPiano and the libm it calls) and the rest,
-# pulsejack's. A count that does not depend on the machine's load, where timing a cold period
+# last level) and counts, inside the measured periods only, the instructions, the data lines
+# fetched from memory and the lines of code run, split into the plugin's own (EPiano and the libm
+# it calls) and the rest, pulsejack's. A count that does not depend on the machine's load, where timing a cold period
 # moves by ±50 % from one run to the next on this VM.
 # Usage: scripts/callgrind-footprint.sh [path/to/pulsejack-bench]   (default .build/release/pulsejack-bench)
 set -euo pipefail
@@ -18,20 +18,41 @@ command -v valgrind >/dev/null || ./scripts/install-debs.sh valgrind
 objcopy --strip-debug "$binary" "$work/bench"
 symbol=$(nm "$work/bench" | awk '/HostCostBench.*15footprintPeriod/ && ($2 == "t" || $2 == "T") && !found { found = $3 } END { print found }')
 [ -n "$symbol" ] || { echo "callgrind-footprint: no footprintPeriod in $binary" >&2; exit 1; }
-FOOTPRINT_PERIODS=$periods valgrind --tool=callgrind --cache-sim=yes \
+FOOTPRINT_PERIODS=$periods valgrind --tool=callgrind --cache-sim=yes --dump-instr=yes \
     --I1=65536,8,64 --D1=49152,12,64 --LL=33554432,16,64 \
     --collect-atstart=no "--toggle-collect=$symbol" --callgrind-out-file="$work/callgrind.out" \
     "$work/bench" --only footprint >/dev/null 2>"$work/valgrind.log" || { cat "$work/valgrind.log" >&2; exit 1; }
-# Self costs by object: Ir, and the data lines missed in the last level (DLmr + DLmw).
-callgrind_annotate --show=Ir,DLmr,DLmw --threshold=100 "$work/callgrind.out" 2>/dev/null | awk -v periods="$periods" '
-    /\[.*\]$/ && $1 ~ /^[0-9,]+$/ {
-        gsub(",", "", $1); ir = $1 + 0
-        n = 0; for (i = 2; i <= NF; i++) if ($i ~ /^[0-9,]+$/ || $i == ".") { v = $i; gsub(",", "", v); cost[++n] = (v == "." ? 0 : v + 0) }
-        lines = cost[1] + cost[2]
-        plugin = ($NF ~ /EPiano\.so|libm\.so/)
-        if (plugin) { pir += ir; plines += lines } else { oir += ir; olines += lines }
-    }
-    END {
-        printf "per cold period (%d periods): pulsejack %d instructions, %.1f data lines from memory; the plugin (EPiano, libm) %d instructions, %.1f lines\n",
-            periods, oir / periods, olines / periods, pir / periods, plines / periods
-    }'
+# Self costs per instruction address, by object: instructions, the data lines missed in the last
+# level (DLmr + DLmw), and the distinct 64-byte lines of code run (over all the measured periods:
+# those with a note-on and those without). The plugin's: EPiano and the libm it calls.
+python3 - "$work/callgrind.out" "$periods" <<'PARSE'
+import re, sys
+path, periods = sys.argv[1], int(sys.argv[2])
+names, current, address, call = {}, None, 0, False
+instructions, lines, code = {True: 0, False: 0}, {True: 0, False: 0}, {True: set(), False: set()}
+def position(token, last):
+    if token == "*": return last
+    if token[0] in "+-": return last + int(token, 0) if token[0] == "+" else last - int(token[1:], 0)
+    return int(token, 0)
+with open(path) as profile:
+    for raw in profile:
+        line = raw.strip()
+        named = re.match(r"^(c?)ob=\((\d+)\)(?: (.*))?$", line)
+        if named:
+            if named.group(3): names[named.group(2)] = named.group(3)
+            if not named.group(1): current = names[named.group(2)]
+            continue
+        if line.startswith("calls="): call = True; continue
+        if not line or not (line[0].isdigit() or line[0] in "+-*"): continue
+        fields = line.split()
+        address = position(fields[0], address)
+        if call: call = False; continue  # a call's inclusive cost, not this object's own
+        costs = [int(field) for field in fields[2:]] + [0] * 9
+        plugin = bool(re.search(r"EPiano\.so|libm\.so", current or ""))
+        instructions[plugin] += costs[0]
+        lines[plugin] += costs[7] + costs[8]
+        if costs[0]: code[plugin].add((current, address >> 6))
+for plugin, name in ((False, "pulsejack"), (True, "the plugin (EPiano, libm)")):
+    print("%s: %d instructions, %.1f data lines from memory a cold period; %d lines of code run (%d periods)"
+          % (name, instructions[plugin] // periods, lines[plugin] / periods, len(code[plugin]), periods))
+PARSE
