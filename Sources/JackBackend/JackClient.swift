@@ -353,7 +353,13 @@ public final class JackClient: Sendable {
     /// Real-time safe. Any thread reads it: frames since the current cycle began (0 while disconnected).
     public var framesSinceCycleStart: Int {
         guard !serverGone else { return 0 }
-        return withClient { client, _ in Int(jack_frames_since_cycle_start(client)) } ?? 0
+        let frames = withClient { client, _ in Int(jack_frames_since_cycle_start(client)) } ?? 0
+        // jackd2 computes it as (now − the time it recorded for the cycle's callback) in unsigned
+        // microseconds, through a float: with the clock read earlier than that time the difference
+        // wraps, and the result is any value up to 2³² (the likely cause of CI's one bundle an
+        // hour ahead counted late). Beyond a second the cycle would be a stall, which the period
+        // start already shows: the cycle's start then.
+        return frames <= sampleRate ? frames : 0
     }
 
     /// Real-time safe. Any thread reads it: frames from `out_L`/`out_R` to where they are heard, the larger of the two

@@ -158,7 +158,12 @@ final class MisbehavingPluginLiveTests: XCTestCase {
         XCTAssertGreaterThan(heard.count, 6, printed)
         let off = LiveGrid.offGrid(heard, spacing: 24_000)
         XCTAssertNotNil(off, "the clean voice off its grid: \(heard); \(timing)")
-        XCTAssertLessThanOrEqual(off?.count ?? 0, xruns, "the clean voice a period off its grid: \(off ?? []) of \(heard); \(timing)")
+        // The ear itself not run for the cycle a click started in hears its tail at the next
+        // cycle's first frame: late by the period it missed, no fault of pulsejack's (CI, once:
+        // 3206656 after the ear's gap 3206400..<3206656, 0 xruns).
+        let gaps = ear.gaps
+        let unexcused = (off ?? []).filter { onset in !gaps.contains { $0.upperBound == onset && $0.contains(onset - 256) } }
+        XCTAssertLessThanOrEqual(unexcused.count, xruns, "the clean voice a period off its grid: \(unexcused) of \(heard); \(timing)")
         // Each plugin named in the log where it did wrong; the status, which `status --json`
         // writes as JSON, shows the spinning one benched and the NaN one's samples.
         for (index, behaviour) in Self.behaviours(at: place).enumerated() {
