@@ -5,10 +5,14 @@
 # ran. valgrind's callgrind simulates this machine's caches (64 KiB L1i, 48 KiB L1d, 32 MiB
 # last level) and counts, inside the measured periods only, the instructions, the data lines
 # fetched from memory and the lines of code run, split into the plugin's own (EPiano and the libm
-# it calls) and the rest, pulsejack's. A count that does not depend on the machine's load, where timing a cold period
-# moves by ±50 % from one run to the next on this VM.
-# Usage: scripts/callgrind-footprint.sh [path/to/pulsejack-bench]   (default .build/release/pulsejack-bench)
+# it calls) and the rest, pulsejack's. Counts that do not depend on the machine's load, where
+# timing a cold period moves by ±50 % from one run to the next on this VM; with Swift's hashing
+# seeded and no address randomisation (which moved the data lines by ±3), the same every run.
+# With --functions, pulsejack's functions that run the most lines of code follow, with their data lines.
+# Usage: scripts/callgrind-footprint.sh [--functions] [path/to/pulsejack-bench]   (default .build/release/pulsejack-bench)
 set -euo pipefail
+functions=0
+if [ "${1:-}" = --functions ]; then functions=1; shift; fi
 binary="${1:-.build/release/pulsejack-bench}"
 periods="${FOOTPRINT_PERIODS:-64}"
 work="$(mktemp -d -t pulsejack-footprint.XXXXXX)"
@@ -18,17 +22,20 @@ command -v valgrind >/dev/null || ./scripts/install-debs.sh valgrind
 objcopy --strip-debug "$binary" "$work/bench"
 symbol=$(nm "$work/bench" | awk '/HostCostBench.*15footprintPeriod/ && ($2 == "t" || $2 == "T") && !found { found = $3 } END { print found }')
 [ -n "$symbol" ] || { echo "callgrind-footprint: no footprintPeriod in $binary" >&2; exit 1; }
-FOOTPRINT_PERIODS=$periods valgrind --tool=callgrind --cache-sim=yes --dump-instr=yes \
+SWIFT_DETERMINISTIC_HASHING=1 FOOTPRINT_PERIODS=$periods setarch "$(uname -m)" --addr-no-randomize valgrind --tool=callgrind --cache-sim=yes --dump-instr=yes \
     --I1=65536,8,64 --D1=49152,12,64 --LL=33554432,16,64 \
     --collect-atstart=no "--toggle-collect=$symbol" --callgrind-out-file="$work/callgrind.out" \
     "$work/bench" --only footprint >/dev/null 2>"$work/valgrind.log" || { cat "$work/valgrind.log" >&2; exit 1; }
 # Self costs per instruction address, by object: instructions, the data lines missed in the last
 # level (DLmr + DLmw), and the distinct 64-byte lines of code run (over all the measured periods:
 # those with a note-on and those without). The plugin's: EPiano and the libm it calls.
-python3 - "$work/callgrind.out" "$periods" <<'PARSE'
+python3 - "$work/callgrind.out" "$periods" "$functions" <<'PARSE'
 import re, sys
-path, periods = sys.argv[1], int(sys.argv[2])
+import subprocess
+path, periods, functions = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
 names, current, address, call = {}, None, 0, False
+function_names, function = {}, None
+by_function = {}  # pulsejack's: name -> [code lines, data lines]
 instructions, lines, code = {True: 0, False: 0}, {True: 0, False: 0}, {True: set(), False: set()}
 def position(token, last):
     if token == "*": return last
@@ -42,6 +49,11 @@ with open(path) as profile:
             if named.group(3): names[named.group(2)] = named.group(3)
             if not named.group(1): current = names[named.group(2)]
             continue
+        named = re.match(r"^(c?)fn=\((\d+)\)(?: (.*))?$", line)
+        if named:
+            if named.group(3): function_names[named.group(2)] = named.group(3)
+            if not named.group(1): function = function_names[named.group(2)]
+            continue
         if line.startswith("calls="): call = True; continue
         if not line or not (line[0].isdigit() or line[0] in "+-*"): continue
         fields = line.split()
@@ -51,8 +63,18 @@ with open(path) as profile:
         plugin = bool(re.search(r"EPiano\.so|libm\.so", current or ""))
         instructions[plugin] += costs[0]
         lines[plugin] += costs[7] + costs[8]
-        if costs[0]: code[plugin].add((current, address >> 6))
+        if costs[0] and (current, address >> 6) not in code[plugin]:
+            code[plugin].add((current, address >> 6))
+            if not plugin: by_function.setdefault(function, [0, 0])[0] += 1
+        if not plugin and costs[7] + costs[8]: by_function.setdefault(function, [0, 0])[1] += costs[7] + costs[8]
 for plugin, name in ((False, "pulsejack"), (True, "the plugin (EPiano, libm)")):
     print("%s: %d instructions, %.1f data lines from memory a cold period; %d lines of code run (%d periods)"
           % (name, instructions[plugin] // periods, lines[plugin] / periods, len(code[plugin]), periods))
+if functions:
+    top = sorted(by_function.items(), key=lambda item: -item[1][0])[:20]
+    readable = subprocess.run(["swift", "demangle", "--simplified"], input="\n".join(name or "?" for name, _ in top),
+                              capture_output=True, text=True).stdout.splitlines()
+    print("pulsejack's functions by lines of code run (and data lines from memory a cold period):")
+    for (name, (lines_run, missed)), shown in zip(top, readable):
+        print("  %4d  %6.1f  %s" % (lines_run, missed / periods, shown[:140]))
 PARSE

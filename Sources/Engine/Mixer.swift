@@ -11,7 +11,8 @@ import Realtime
 /// fires and leaves it when it reports silence (`Voice.isSounding`), so silent voices are free.
 /// A hosted instrument that is the first voice to finish a block skips its bus and renders
 /// straight into the output (`renderDirect`): one instrument alone costs no memory a bare host
-/// would not touch.
+/// would not touch. Its process-path methods are `mutating` even where they change nothing: a
+/// non-mutating call on the engine's stored mixer copied all of it to the stack first.
 package struct Mixer: ~Copyable {
     let slots: ContiguousArray<VoiceSlot>
     let maxFrames: Int
@@ -114,7 +115,7 @@ package struct Mixer: ~Copyable {
     }
 
     /// Real-time safe. The voices' and groups' own outputs get the master's last guard too.
-    func sanitizeOutputs(frames: Int, counters: EngineCounters) {
+    mutating func sanitizeOutputs(frames: Int, counters: EngineCounters) {
         guard fillsOutputs else { return }
         var found = 0
         for index in 0..<2 * outputCount { found += PluginGuard.sanitize(outputBuffers[index], frames: frames).nonFinite }
@@ -228,7 +229,7 @@ package struct Mixer: ~Copyable {
     /// Real-time safe. Input voices run once per block: their output depends on the input only.
     /// False when none ran (the output is as it was).
     @discardableResult
-    func processInput(frames: Int, inputLeft: UnsafePointer<Float>, inputRight: UnsafePointer<Float>,
+    mutating func processInput(frames: Int, inputLeft: UnsafePointer<Float>, inputRight: UnsafePointer<Float>,
                       left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) -> Bool {
         var ran = false
         for number in 0..<inputSlots.count {

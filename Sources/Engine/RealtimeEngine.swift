@@ -39,7 +39,7 @@ public final class RealtimeEngine {
     var firing: VoiceFiring
     var performance: TambourPerformance
     let midiInput: MIDIInputMap
-    private var master: MasterStage
+    private let master: MasterStage
     /// LV2 effects on the whole mix (the graph's).
     var masterInserts: InsertChain? { graph.masterInserts }
     /// The voices and the master's inserts: what an insert address names.
