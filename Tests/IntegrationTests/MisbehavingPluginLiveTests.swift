@@ -158,11 +158,12 @@ final class MisbehavingPluginLiveTests: XCTestCase {
         XCTAssertGreaterThan(heard.count, 6, printed)
         let off = LiveGrid.offGrid(heard, spacing: 24_000)
         XCTAssertNotNil(off, "the clean voice off its grid: \(heard); \(timing)")
-        // The ear itself not run for the cycle a click started in hears its tail at the next
-        // cycle's first frame: late by the period it missed, no fault of pulsejack's (CI, once:
-        // 3206656 after the ear's gap 3206400..<3206656, 0 xruns).
+        // The ear itself not run for the cycle a click was due in hears it a period late, no
+        // fault of pulsejack's: jackd2 gives it the click's tail at the next cycle's first frame
+        // (CI: 3206656 after the ear's gap 3206400..<3206656, 0 xruns), PipeWire the click itself
+        // a period on (CI: 3485824, due 3485568 in the ear's gap 3485440..<3485696, 0 xruns).
         let gaps = ear.gaps
-        let unexcused = (off ?? []).filter { onset in !gaps.contains { $0.upperBound == onset && $0.contains(onset - 256) } }
+        let unexcused = (off ?? []).filter { onset in !gaps.contains { $0.contains(onset - 256) } }
         XCTAssertLessThanOrEqual(unexcused.count, xruns, "the clean voice a period off its grid: \(unexcused) of \(heard); \(timing)")
         // Each plugin named in the log where it did wrong; the status, which `status --json`
         // writes as JSON, shows the spinning one benched and the NaN one's samples.
