@@ -97,7 +97,7 @@ public final class JackClient: Sendable {
 
     /// Runs `body` with the live client while holding the lock, so the client cannot be closed
     /// under it; nil when there is none. `body` must not read `name` (same lock).
-    private func withClient<Result>(_ body: (OpaquePointer, String) throws -> Result) rethrows -> Result? {
+    func withClient<Result>(_ body: (OpaquePointer, String) throws -> Result) rethrows -> Result? {
         try connection.withLockedValue { state in
             guard let handle = state.handle else { return nil }
             return try body(handle, state.name)
@@ -342,40 +342,6 @@ public final class JackClient: Sendable {
             state.lastSeen = found
             return found
         }
-    }
-
-    /// The server's DSP load, in percent (0 while disconnected).
-    public var dspLoad: Double {
-        guard !serverGone else { return 0 }
-        return withClient { client, _ in Double(jack_cpu_load(client)) } ?? 0
-    }
-
-    /// Real-time safe. Any thread reads it: frames since the current cycle began (0 while disconnected).
-    public var framesSinceCycleStart: Int {
-        guard !serverGone else { return 0 }
-        let frames = withClient { client, _ in Int(jack_frames_since_cycle_start(client)) } ?? 0
-        // jackd2 computes it as (now − the time it recorded for the cycle's callback) in unsigned
-        // microseconds, through a float: with the clock read earlier than that time the difference
-        // wraps, and the result is any value up to 2³² (the likely cause of CI's one bundle an
-        // hour ahead counted late). Beyond a second the cycle would be a stall, which the period
-        // start already shows: the cycle's start then.
-        return frames <= sampleRate ? frames : 0
-    }
-
-    /// Real-time safe. Any thread reads it: frames from `out_L`/`out_R` to where they are heard, the larger of the two
-    /// (JACK's playback latency as the graph reports it); 0 while disconnected.
-    public var playbackLatency: Int {
-        guard !serverGone else { return 0 }
-        return withClient { client, name in
-            var largest: jack_nframes_t = 0
-            for port in ["out_L", "out_R"] {
-                guard let handle = jack_port_by_name(client, name + ":" + port) else { continue }
-                var range = jack_latency_range_t()
-                jack_port_get_latency_range(handle, JackPlaybackLatency, &range)
-                largest = max(largest, range.max)
-            }
-            return Int(largest)
-        } ?? 0
     }
 
     public func deactivate() {
