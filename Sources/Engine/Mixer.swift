@@ -201,6 +201,13 @@ package struct Mixer: ~Copyable {
         return true
     }
 
+    /// Real-time safe. The engine's one voice, a block voice (`RealtimeEngine.playsQuietPeriods`),
+    /// in a period with nothing due: straight into the output (`renderDirect`) with no sub-block
+    /// pass. False when it does not qualify now (nothing was done).
+    mutating func renderSoleBlockVoice(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) -> Bool {
+        renderDirect(slots[blockSlots[0]], blockSlots[0], into: left, right, frames: frames)
+    }
+
     /// Real-time safe. A block voice with no inserts, no output of its own and steady gains, into
     /// a block output that still holds zeros: it overwrites the output and its gains apply there,
     /// which is what its bus would have added (0 + x·g), without the bus — a period of one

@@ -72,6 +72,12 @@ public final class RealtimeEngine {
     /// these are visited each period, not every voice.
     private let pluginSlots: ContiguousArray<Int>
     private let clipSlots: ContiguousArray<Int>
+    /// Whether the engine's one voice is a block voice (a hosted instrument) with no inserts, no
+    /// output or input of its own and no master inserts, so its quiet periods take
+    /// `playQuietPeriod`. Tests turn it off to compare the two paths.
+    package var playsQuietPeriods: Bool
+    /// Periods `playQuietPeriod` rendered (tests).
+    package internal(set) var quietPeriods = 0
 
     /// Absolute engine frame of the next frame to render (frames since the engine started).
     public internal(set) var framePosition: Int64 = 0
@@ -119,6 +125,8 @@ public final class RealtimeEngine {
         hostsPluginProcesses = graph.hostsPluginProcesses
         pluginSlots = ContiguousArray(slots.indices.filter { slots[$0].inserts != nil || slots[$0].instrumentVoice != nil })
         clipSlots = ContiguousArray(slots.indices.filter { slots[$0].clipVoice != nil })
+        playsQuietPeriods = slots.count == 1 && slots[0].blockVoice != nil && slots[0].inserts == nil && slots[0].clipVoice == nil
+            && setup.masterInserts == nil && layout.buses.isEmpty && !takesInput
         for slot in slots { slot.voice.prepare(sampleRate: sampleRate, maxFrames: maxFrames) }
         firing.planEarly(hearts: hearts, start: 0, end: 0)
     }
@@ -136,24 +144,30 @@ public final class RealtimeEngine {
         periodStart = framePosition
         handle.publishedPeriodStart.store(framePosition, ordering: .relaxed)
         hearts.grid.outCount = 0
-        left.update(repeating: 0, count: frames)
-        right.update(repeating: 0, count: frames)
         mixer.startOutputs(frames: frames)
-        var done = 0
         var sounded = masterInserts != nil
-        while done < frames {
-            let chunk = min(maxFrames, frames - done)
-            mixer.outputOffset = done
-            if processChunk(frames: chunk, left: left + done, right: right + done) { sounded = true }
-            // No Optional.map here: its generic closure would instantiate metadata on first use.
-            var chunkLeft = UnsafePointer(silentInput.pointer), chunkRight = UnsafePointer(silentInput.pointer)
-            if let inputLeft { chunkLeft = inputLeft + done }
-            if let inputRight { chunkRight = inputRight + done }
-            if mixer.processInput(frames: chunk, inputLeft: chunkLeft, inputRight: chunkRight, left: left + done, right: right + done) {
-                sounded = true
+        // Most periods of a hosted instrument have nothing due in them: one call renders those.
+        let begun = playsQuietPeriods && frames <= maxFrames
+        if begun && playQuietPeriod(frames: frames, left: left, right: right) {
+            sounded = true
+        } else {
+            left.update(repeating: 0, count: frames)
+            right.update(repeating: 0, count: frames)
+            var done = 0
+            while done < frames {
+                let chunk = min(maxFrames, frames - done)
+                mixer.outputOffset = done
+                if processChunk(frames: chunk, left: left + done, right: right + done, begun: begun && done == 0) { sounded = true }
+                // No Optional.map here: its generic closure would instantiate metadata on first use.
+                var chunkLeft = UnsafePointer(silentInput.pointer), chunkRight = UnsafePointer(silentInput.pointer)
+                if let inputLeft { chunkLeft = inputLeft + done }
+                if let inputRight { chunkRight = inputRight + done }
+                if mixer.processInput(frames: chunk, inputLeft: chunkLeft, inputRight: chunkRight, left: left + done, right: right + done) {
+                    sounded = true
+                }
+                masterInserts?.process(left: left + done, right: right + done, frames: chunk)
+                done += chunk
             }
-            masterInserts?.process(left: left + done, right: right + done, frames: chunk)
-            done += chunk
         }
         // A period nothing rendered into holds the zeros written above: nothing to scale, limit,
         // count or clean (most periods at rest, between the beats).
@@ -228,15 +242,13 @@ public final class RealtimeEngine {
     }
 
     /// Real-time safe. False when no voice rendered into the chunk (it holds what it held).
+    /// `begun`: `beginChunk` already ran for it.
     @discardableResult
-    func processChunk(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) -> Bool {
+    func processChunk(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, begun: Bool = false) -> Bool {
         var sounded = false
         let start = framePosition
         let end = start + Int64(frames)
-        blockStart = start
-        drainSources(periodStart: start, periodEnd: end)
-        hearts.fade(frames: frames)
-        if firing.planEarly(hearts: hearts, start: start, end: end) { controlWork = true }
+        if !begun { beginChunk(frames: frames) }
         var cursor = start
         // Bounded: each pass either ends the chunk or consumes one queued event, one pulse or one
         // early firing, all finite within a chunk (queue and firing capacity; at most 60 pulses a second).
@@ -259,12 +271,30 @@ public final class RealtimeEngine {
             }
         }
         if mixer.finishBlock(frames: frames, left: left, right: right) { sounded = true }
+        endChunk(at: end)
+        return sounded
+    }
+
+    /// Real-time safe. A chunk of `frames` from `framePosition` begins: the rings drained into
+    /// the queue, the hearts' levels faded, the latent voices' early firings planned. Its end.
+    @discardableResult
+    func beginChunk(frames: Int) -> Int64 {
+        let start = framePosition
+        let end = start + Int64(frames)
+        blockStart = start
+        drainSources(periodStart: start, periodEnd: end)
+        hearts.fade(frames: frames)
+        if firing.planEarly(hearts: hearts, start: start, end: end) { controlWork = true }
+        return end
+    }
+
+    /// Real-time safe. The chunk rendered: the clocks and the timeline move on to `end`.
+    func endChunk(at end: Int64) {
         hearts.advance(to: end)
         framePosition = end
         for number in 0..<clipSlots.count {
             if let clipVoice = slots[clipSlots[number]].clipVoice { clipVoice.reclaim(retire: retire) }
         }
-        return sounded
     }
 
     /// Real-time safe. Reads only what each ring held when the drain began.

@@ -201,6 +201,31 @@ final class RealtimeSafetyTests: XCTestCase {
         XCTAssertEqual(pj_rt_lock_count(), 0)
     }
 
+    /// A hosted instrument alone: its quiet periods (`RealtimeEngine.playQuietPeriod`) and the
+    /// periods with a note or a beat due in them allocate nothing and take no lock.
+    func testAnInstrumentsQuietPeriodsAllocateNothing() throws {
+        let preset = FileManager.default.temporaryDirectory.appendingPathComponent("pulsejack-rt-quiet-\(getpid()).yaml")
+        defer { try? FileManager.default.removeItem(at: preset) }
+        try "name: quiet\nvoices:\n  - {name: piano, kind: lv2, plugin: 'http://drobilla.net/plugins/mda/EPiano', length: 0.05}\n"
+            .write(to: preset, atomically: true, encoding: .utf8)
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 64)
+        let engine = try EngineGraph.build(preset: LoadedPreset.load(path: preset.path), sampleRate: 48_000, maxFrames: 256) { $0.sources = [ring] }
+        ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 150)))
+        engine.warmUp()
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: 256), right = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+        defer { left.deallocate(); right.deallocate() }
+        pj_rt_counters_reset()
+        for step in 0..<2000 {
+            if step % 8 == 3 { ring.producer.push(ControlMessage(frame: engine.framePosition + 40, .voiceTrigger(voice: 0, velocity: 0.8))) }
+            engine.process(frames: 256, left: left, right: right)
+        }
+        let allocations = pj_rt_allocation_count()
+        XCTAssertGreaterThan(engine.quietPeriods, 1000, "most periods were quiet")
+        XCTAssertGreaterThanOrEqual(engine.handle.counters.voicesFired.load(ordering: .relaxed), 250 + 26, "the 250 triggers and the 26 beats of 10.7 s at 150 BPM played it")
+        XCTAssertEqual(allocations, 0, RealtimeAllocationTrace.first)
+        XCTAssertEqual(pj_rt_lock_count(), 0)
+    }
+
     /// The runs the isolated master insert's process answered.
     private func isolatedRuns(_ engine: RealtimeEngine) -> Int {
         let isolated = engine.handle.hostedPlugins().first { $0.place == "master.insert2" }?.instances[0].isolation

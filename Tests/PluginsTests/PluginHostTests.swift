@@ -266,6 +266,63 @@ final class PluginHostTests: XCTestCase {
         }
     }
 
+    /// The quiet period (`RealtimeEngine.playQuietPeriod`): an engine whose one voice is mda
+    /// EPiano, fired by triggers and (or not) by its heart at 73 BPM, with a gain change slewing,
+    /// in periods of 256 and 100 frames and some longer than a block, renders sample for sample
+    /// what the general path renders with it turned off, and its heart beats at the same frames.
+    /// Most periods took it; those with something due (a note, a beat, the slew) or longer than a
+    /// block did not.
+    func testTheInstrumentsQuietPeriodSoundsAsTheGeneralPath() throws {
+        // Every beat (0, 39452, 78904, 118356, 157808) falls in a period of at most a block.
+        let sizes = [256, 100, 256, 256, 512], periods = 600
+        let frames = periods / sizes.count * sizes.reduce(0, +), beats = Int((Double(frames - 1) / (60 * 48_000 / 73.0)).rounded(.down)) + 1
+        for onBeat in [true, false] {
+            let preset = folder.appendingPathComponent("quiet-\(onBeat).yaml")
+            try """
+            name: quiet
+            voices:
+              - name: piano
+                kind: lv2
+                plugin: http://drobilla.net/plugins/mda/EPiano
+                on_beat: \(onBeat)
+                length: 0.1
+                gain: 0.8
+            """.write(to: preset, atomically: true, encoding: .utf8)
+            func render(quiet: Bool) throws -> (output: (left: [Float], right: [Float]), beatFrames: [Int64], quietPeriods: Int) {
+                let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+                let observations = SPSCRing<EngineObservation>(minimumCapacity: 64)
+                let engine = try EngineGraph.build(preset: LoadedPreset.load(path: preset.path), sampleRate: 48_000, maxFrames: 256,
+                                                   offline: true) { $0.sources = [ring]; $0.observations = observations }
+                XCTAssertTrue(engine.playsQuietPeriods, "one hosted instrument qualifies")
+                engine.playsQuietPeriods = quiet
+                // 1635: the last frame of a 256-frame period.
+                for frame in [1_635, 3_000, 20_017, 45_500] as [Int64] {
+                    XCTAssertTrue(ring.producer.push(ControlMessage(frame: frame, .voiceTrigger(voice: 0, velocity: 0.7))))
+                }
+                XCTAssertTrue(ring.producer.push(ControlMessage(frame: 30_000, .voiceParameter(voice: 0, .gain(0.3)))))
+                XCTAssertTrue(ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 73))))
+                var beatFrames: [Int64] = []
+                func drain() { while let observation = observations.consumer.pop() { if observation.kind == .beat { beatFrames.append(observation.frame) } } }
+                let output = Fixtures.run(engine, sizes: sizes, periods: periods) { _ in drain() }
+                drain()
+                XCTAssertEqual(engine.handle.counters.voicesFired.load(ordering: .relaxed), 4 + (onBeat ? beats : 0),
+                               "four triggers, and a note on each beat from frame 0 when on the beat")
+                return (output, beatFrames, engine.quietPeriods)
+            }
+            let quiet = try render(quiet: true), general = try render(quiet: false)
+            XCTAssertGreaterThan(general.output.left.map(abs).max()!, 0.05, "the piano sounded")
+            XCTAssertEqual(general.beatFrames.count, beats, "every beat observed")
+            XCTAssertEqual(quiet.beatFrames, general.beatFrames, "the heart beats at the same frames (on the beat: \(onBeat))")
+            XCTAssertEqual(general.quietPeriods, 0)
+            XCTAssertGreaterThan(quiet.quietPeriods, periods / 2, "most periods are quiet")
+            XCTAssertLessThan(quiet.quietPeriods, periods * 4 / 5, "a period longer than a block (a fifth of them), or with a note or a beat due, is not")
+            XCTAssertEqual(quiet.output.left.count, general.output.left.count)
+            let quietSamples = quiet.output.left + quiet.output.right, generalSamples = general.output.left + general.output.right
+            XCTAssertNil(quietSamples.indices.first { quietSamples[$0] != generalSamples[$0] },
+                         "the first sample that differs (on the beat: \(onBeat))")
+        }
+    }
+
     /// avldrums loads its kit through the worker: at once inside the run offline (deterministic),
     /// on the worker thread live. A note a second later sounds the same both ways.
     func testAVLDrumsLoadsItsKitThroughTheWorkerAndPlays() throws {
