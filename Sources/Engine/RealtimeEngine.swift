@@ -68,9 +68,10 @@ public final class RealtimeEngine {
     private var controlWork = false
     /// Whether a hosted plugin runs in a child process (its deadline is set each period).
     private let hostsPluginProcesses: Bool
-    /// The voices that host a plugin (inserts or an instrument), and those that swap clips: only
-    /// these are visited each period, not every voice.
-    private let pluginSlots: ContiguousArray<Int>
+    /// The voices' insert chains and hosted instruments, whose guards close each period, and the
+    /// voices that swap clips: only these are visited each period, not every voice.
+    private let voiceInserts: ContiguousArray<InsertChain>
+    private let instrumentVoices: ContiguousArray<LV2InstrumentVoice>
     private let clipSlots: ContiguousArray<Int>
     /// Whether the engine's one voice is a block voice (a hosted instrument) with no inserts, no
     /// output or input of its own and no master inserts, so its quiet periods take
@@ -123,8 +124,9 @@ public final class RealtimeEngine {
         silentInput = FixedBuffer(capacity: maxFrames, repeating: 0)
         retired = handle.retiredClips.producer
         hostsPluginProcesses = graph.hostsPluginProcesses
-        pluginSlots = ContiguousArray(slots.indices.filter { slots[$0].inserts != nil || slots[$0].instrumentVoice != nil })
         clipSlots = ContiguousArray(slots.indices.filter { slots[$0].clipVoice != nil })
+        voiceInserts = ContiguousArray(slots.compactMap(\.inserts))
+        instrumentVoices = ContiguousArray(slots.compactMap(\.instrumentVoice))
         playsQuietPeriods = slots.count == 1 && slots[0].blockVoice != nil && slots[0].inserts == nil && slots[0].clipVoice == nil
             && setup.masterInserts == nil && layout.buses.isEmpty && !takesInput
         for slot in slots { slot.voice.prepare(sampleRate: sampleRate, maxFrames: maxFrames) }
@@ -144,7 +146,8 @@ public final class RealtimeEngine {
         periodStart = framePosition
         handle.publishedPeriodStart.store(framePosition, ordering: .relaxed)
         hearts.grid.outCount = 0
-        mixer.startOutputs(frames: frames)
+        // A mix with no outputs of its own (most) skips the calls on them.
+        if outputCount > 0 { mixer.startOutputs(frames: frames) }
         var sounded = masterInserts != nil
         // Most periods of a hosted instrument have nothing due in them: one call renders those.
         let begun = playsQuietPeriods && frames <= maxFrames
@@ -174,12 +177,12 @@ public final class RealtimeEngine {
         periodWasSilent = !sounded
         if sounded {
             master.process(left: left, right: right, frames: frames)
-            mixer.sanitizeOutputs(frames: frames, counters: counters)
+            if outputCount > 0 { mixer.sanitizeOutputs(frames: frames, counters: counters) }
         } else {
             master.processSilence(left: left, right: right, frames: frames)
         }
         if closePluginPeriods(frames: frames) { controlWork = true }
-        mixer.endOutputs()
+        if outputCount > 0 { mixer.endOutputs() }
         if !keepsMIDI { firing.discardMIDI(before: framePosition) }
         stateSnapshot.serve(slots, master: masterInserts)
         view?.serve(graph, performance: performance)
@@ -196,14 +199,15 @@ public final class RealtimeEngine {
     /// of the period (`handle.pluginShare`; 0 offline, where time is no limit), its findings.
     /// True when a plugin was benched now (the control thread says so and renews it).
     private func closePluginPeriods(frames: Int) -> Bool {
-        guard !pluginSlots.isEmpty || masterInserts != nil else { return false }
+        guard voiceInserts.count + instrumentVoices.count > 0 || masterInserts != nil else { return false }
         let share = handle.pluginSharePercent.load(ordering: .relaxed)
         let budget = share > 0 ? frames * 10_000_000 / sampleRate * share : 0
         var benched = false
-        for number in 0..<pluginSlots.count {
-            let index = pluginSlots[number]
-            if slots[index].inserts?.closePeriod(budgetNanoseconds: budget) == true { benched = true }
-            if slots[index].instrumentVoice?.closePeriod(budgetNanoseconds: budget) == true { benched = true }
+        for index in 0..<voiceInserts.count {
+            if voiceInserts[index].closePeriod(budgetNanoseconds: budget) { benched = true }
+        }
+        for index in 0..<instrumentVoices.count {
+            if instrumentVoices[index].closePeriod(budgetNanoseconds: budget) { benched = true }
         }
         if masterInserts?.closePeriod(budgetNanoseconds: budget) == true { benched = true }
         return benched
