@@ -46,14 +46,14 @@ public final class RealtimeEngine {
     let graph: VoiceGraph
     private let sources: ContiguousArray<SPSCRing<ControlMessage>.Consumer>
     /// Every applied control message with its frame (`run --record-session`), when set.
-    private let appliedReports: SPSCRing<ControlMessage>.Producer?
+    let appliedReports: SPSCRing<ControlMessage>.Producer?
     /// The settings a live picture asked to see, when set.
     let view: EngineView?
     var queue: EventQueue
     /// Silence, for input voices when the engine has no audio input (offline without --input).
     private let silentInput: FixedBuffer<Float>
-    private let counters: EngineCounters
-    private let retired: SPSCRing<RetainedObject>.Producer
+    let counters: EngineCounters
+    let retired: SPSCRing<RetainedObject>.Producer
 
     /// Whether the last period's output was silence without a sample computed: no voice, input
     /// voice, voice insert or master insert ran (the meter takes it as such).
@@ -65,7 +65,7 @@ public final class RealtimeEngine {
     /// the path latency changed, a session-log report): its bell rings once at the period's end.
     /// The process thread's own flag, in this object it touches anyway: an atomic elsewhere would
     /// be one more cold cache line read every period.
-    private var controlWork = false
+    var controlWork = false
     /// Whether a hosted plugin runs in a child process (its deadline is set each period).
     private let hostsPluginProcesses: Bool
     /// The voices' insert chains and hosted instruments, whose guards close each period, and the
@@ -338,128 +338,5 @@ public final class RealtimeEngine {
         }
         firing.fireHeartVoices(performer: performer, beat: pulse.beat, pulse: pulse.pulse, velocity: 1,
                                framesPerBeat: pulse.framesPerBeat, fromClock: true, at: frame)
-    }
-
-    /// Real-time safe. One control message at its frame.
-    private func apply(_ event: ControlMessage.Event, at frame: Int64, performer: UInt8 = 0) {
-        counters.messagesApplied.wrappingIncrement(ordering: .relaxed)
-        reportApplied(ControlMessage(frame: frame, performer: performer, event))
-        switch event {
-        case .tempo(let bpm):
-            guard Int(performer) < hearts.performerCount else { return invalid() }
-            guard !hearts.followsGrid(Int(performer)) else { return counters.ignoredTempos.wrappingIncrement(ordering: .relaxed) }
-            hearts.setTempo(bpm, at: frame, performer: Int(performer))
-        case .heartbeat(let strength):
-            if performer == SharedGrid.performer { return hearts.gridBeat(at: frame, firing: firing) }
-            guard strength.isFinite, Int(performer) < hearts.performerCount else { return invalid() }
-            guard !hearts.followsGrid(Int(performer)) else { return counters.ignoredTempos.wrappingIncrement(ordering: .relaxed) }
-            hearts.explicitBeat(Int(performer), strength: strength, at: frame, firing: firing)
-        case .voiceTrigger(let voice, let velocity):
-            guard slot(voice) != nil, velocity.isFinite else { return invalid() }
-            firing.fireIfPlaying(voice, velocity: velocity, at: frame)
-        case .voiceParameter(let voice, let parameter):
-            guard let slot = slot(voice) else { return invalid() }
-            settingChanged()
-            switch parameter {
-            case .enable(let on): slot.enabled = on
-            case .gain(let gain):
-                guard gain.isFinite, VoiceSlot.gainRange.contains(gain) else { return invalid() }
-                slot.gain = gain
-            case .pan(let pan):
-                guard pan.isFinite, VoiceSlot.panRange.contains(pan) else { return invalid() }
-                slot.pan = pan
-            case .rate(let rate):
-                guard rate.isValid else { return invalid() }
-                slot.rate = rate
-            }
-        case .regionHit(let region, let velocity):
-            guard velocity.isFinite else { return invalid() }
-            if region >= 0 && Int(region) < handle.regionNames.count { firing.observed(.regionHit, region, at: frame, value: velocity) }
-            switch performance.hit(region: region) {
-            case .invalid: invalid()
-            case .silent: break
-            case .enter(let newMode): enter(newMode, at: frame)
-            case .play(let voice): firing.fireIfPlaying(voice, velocity: velocity, at: frame)
-            }
-        case .modeChange(let newMode):
-            enter(newMode, at: frame)
-        case .pose, .bandPower, .rrIntervals:
-            break  // the region and mood models, and the RR beats, consume these before the ring
-        case .heartPresence(let present):
-            guard Int(performer) < hearts.performerCount else { return invalid() }
-            hearts.presence(Int(performer), present)
-        case .insertControl(let address, let value):
-            guard let chain = graph.insertChain(address), Int(address.stage) < chain.stages.count, value.isFinite else { return invalid() }
-            settingChanged()
-            chain.change(stage: Int(address.stage), port: address.port, value: value, atOffset: Int(frame - blockStart))
-        case .swapInsert(let address, let object):
-            guard let chain = graph.insertChain(address), Int(address.stage) < chain.stages.count,
-                  object.unmanaged.takeUnretainedValue() is InsertChain.PluginSet else {
-                retire(object.unmanaged)
-                return invalid()
-            }
-            settingChanged()
-            // The message's strong reference moves into the stage at its frame; the old set's goes back.
-            chain.swap(stage: Int(address.stage), to: Unmanaged<InsertChain.PluginSet>.fromOpaque(object.unmanaged.toOpaque()),
-                       atOffset: Int(frame - blockStart))
-        case .swapClip(let voice, let clip):
-            swapClip(voice, clip.unmanaged)
-        case .framesSkipped:
-            invalid()  // a session log's record of a lost cycle: the offline renderer replays it, no ring carries it
-        }
-    }
-
-    /// Real-time safe. A voice setting or an insert's plugin set changed: counted for a session
-    /// save, and the control thread woken for it when a session manager follows the count.
-    private func settingChanged() {
-        handle.settingChanges.wrappingIncrement(ordering: .relaxed)
-        if handle.ringsOnSettingChanges.load(ordering: .relaxed) { controlWork = true }
-    }
-
-    /// Real-time safe. Into the session recording (`run --record-session`), when there is one.
-    private func reportApplied(_ message: ControlMessage) {
-        guard let appliedReports else { return }
-        if appliedReports.push(message) {
-            controlWork = true
-        } else {
-            counters.recordingOverruns.wrappingIncrement(ordering: .relaxed)
-        }
-    }
-
-    /// Real-time safe. A convolution voice's new clip; a refused or misaddressed one goes back.
-    private func swapClip(_ voice: Int32, _ offered: Unmanaged<AnyObject>) {
-        guard let clipVoice = slot(voice)?.clipVoice else {
-            retire(offered)
-            return invalid()
-        }
-        if clipVoice.swapClip(offered, retire: retire) {
-            firing.wake(voice)
-        } else {
-            counters.swapsRefused.wrappingIncrement(ordering: .relaxed)
-            retire(offered)
-        }
-    }
-
-    /// Real-time safe. Sends an object a swap no longer needs back to the control thread. The
-    /// ring holds 256; were it full, the object would leak rather than be released here.
-    private func retire(_ object: Unmanaged<AnyObject>) {
-        retired.push(RetainedObject(handingOver: object))
-        controlWork = true
-    }
-
-    /// Real-time safe. Changes the performance mode and announces it with its voice.
-    private func enter(_ newMode: PerformanceMode, at frame: Int64) {
-        firing.observed(.mode, Int32(newMode.rawValue), at: frame, value: 1)
-        if let announce = performance.enter(newMode), let slot = slot(announce), !slot.silenced {
-            firing.fire(announce, velocity: 1, at: frame)
-        }
-    }
-
-    @inline(__always)
-    private func invalid() { counters.invalidMessages.wrappingIncrement(ordering: .relaxed) }
-
-    @inline(__always)
-    private func slot(_ index: Int32) -> VoiceSlot? {
-        index >= 0 && Int(index) < slots.count ? slots[Int(index)] : nil
     }
 }
