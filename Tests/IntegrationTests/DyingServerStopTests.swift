@@ -1,5 +1,6 @@
 import Foundation
 import JackPeers
+import Realtime
 import TestSupport
 import XCTest
 
@@ -18,27 +19,59 @@ final class DyingServerStopTests: XCTestCase {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    /// jackd and pulsejack sent SIGTERM together, twenty times in a row: every run exits within
-    /// 5 s, and every take's header says exactly the length of the data behind it.
+    /// jackd and pulsejack sent SIGTERM together, twenty times: every run exits within 5 s, and
+    /// every take's header says exactly the length of the data behind it. Four servers take five
+    /// attempts each side by side (most of an attempt is waiting for jackd to start and to die),
+    /// each attempt with its own delay between the ports appearing and the signals. The servers
+    /// start one at a time: jackd2 instances starting together race for its shared registry,
+    /// and one fails to start.
     func testServerAndPulsejackTerminatedTogetherExitWithAWholeTakeEveryTime() throws {
-        let jackd = try PrivateJackd.forTest(name: "pulsejack-dying")
-        for attempt in 1...20 {
-            try jackd.start()
-            let wav = folder.appendingPathComponent("take-\(attempt).wav").path
-            let (run, output) = try startRecording(to: wav, name: "pj-dying", on: jackd)
-            defer { if run.isRunning { kill(run.processIdentifier, SIGKILL) } }
-            usleep(useconds_t(200_000 + 30_000 * attempt))
-            let server = try XCTUnwrap(jackd.processIdentifier)
-            kill(server, SIGTERM)
-            kill(run.processIdentifier, SIGTERM)
-            let exited = Self.waitForExit(run, seconds: 5)
-            let printed = exited ? String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) : ""
-            XCTAssertTrue(exited, "attempt \(attempt): pulsejack still runs 5 s after SIGTERM beside its server's")
-            XCTAssertTrue(jackd.waitForExit(), "attempt \(attempt): jackd exits")
-            guard exited else { break }
-            XCTAssertEqual(run.terminationStatus, 0, "attempt \(attempt): \(printed)")
-            try Self.assertWholeTake(wav, printed: printed, attempt: attempt)
+        try TestServer.requireJackd2("the test starts jackd servers of its own")
+        let lanes = 4, attempts = 5
+        let problems = LockedBox([String]()), folder = self.folder!, starting = NSLock()
+        let finished = DispatchGroup()
+        for lane in 0..<lanes {
+            finished.enter()
+            // Threads of their own: concurrentPerform would run only as many lanes as cores.
+            Thread {
+                defer { finished.leave() }
+                do {
+                    let jackd = try starting.withLock { try PrivateJackd(name: "pulsejack-dying-\(lane + 1)") }
+                    defer { jackd.stop() }
+                    for round in 0..<attempts {
+                        let attempt = round * lanes + lane + 1
+                        if let problem = try Self.terminateTogether(jackd, attempt: attempt, folder: folder, starting: starting) {
+                            problems.withLockedValue { $0.append(problem) }
+                            break
+                        }
+                    }
+                } catch {
+                    problems.withLockedValue { $0.append("server \(lane + 1): \(error)") }
+                }
+            }.start()
         }
+        finished.wait()
+        XCTAssertEqual(problems.withLockedValue { $0 }, [])
+    }
+
+    /// One attempt: the server (started if it is not running) and a recording run, signalled
+    /// together 230–800 ms after the run's ports appear. What went wrong, or nil.
+    private static func terminateTogether(_ jackd: PrivateJackd, attempt: Int, folder: URL, starting: NSLock) throws -> String? {
+        try starting.withLock { try jackd.start() }
+        let wav = folder.appendingPathComponent("take-\(attempt).wav").path
+        let name = "pj-dying-\(attempt)"
+        let (run, output) = try Self.startProcess(recordingTo: wav, name: name, on: jackd)
+        defer { if run.isRunning { kill(run.processIdentifier, SIGKILL) } }
+        guard try Subprocess.waitForPorts(of: name, server: jackd.name) else { return "attempt \(attempt): no ports" }
+        usleep(useconds_t(200_000 + 30_000 * attempt))
+        guard let server = jackd.processIdentifier else { return "attempt \(attempt): jackd died early" }
+        kill(server, SIGTERM)
+        kill(run.processIdentifier, SIGTERM)
+        guard waitForExit(run, seconds: 5) else { return "attempt \(attempt): pulsejack still runs 5 s after SIGTERM beside its server's" }
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        guard jackd.waitForExit() else { return "attempt \(attempt): jackd did not exit" }
+        guard run.terminationStatus == 0 else { return "attempt \(attempt): exit status \(run.terminationStatus): \(printed)" }
+        return try wholeTakeProblem(wav, printed: printed, attempt: attempt)
     }
 
     /// A stopped server (SIGSTOP: hung, or its machine suspended) never answers the client's
@@ -66,11 +99,16 @@ final class DyingServerStopTests: XCTestCase {
 
     /// `run` of the click preset recording to `wav`, its ports up on `jackd`.
     private func startRecording(to wav: String, name: String, on jackd: PrivateJackd) throws -> (Process, Pipe) {
+        let started = try Self.startProcess(recordingTo: wav, name: name, on: jackd)
+        XCTAssertTrue(try Subprocess.waitForPorts(of: name, server: jackd.name), "\(name)'s ports")
+        return started
+    }
+
+    private static func startProcess(recordingTo wav: String, name: String, on jackd: PrivateJackd) throws -> (Process, Pipe) {
         let output = Pipe()
         let run = try Subprocess.startPulsejack(["run", "--preset", Subprocess.repository.appendingPathComponent("presets/click").path,
                                                  "--bpm", "120", "--no-osc", "--name", name, "--record", wav],
                                                 server: jackd.name, output: output)
-        XCTAssertTrue(try Subprocess.waitForPorts(of: name, server: jackd.name), "\(name)'s ports")
         return (run, output)
     }
 
@@ -83,11 +121,20 @@ final class DyingServerStopTests: XCTestCase {
     /// The take's `data` chunk, as its header declares it, ends exactly where the file does, and
     /// holds the frames the stop line reports.
     private static func assertWholeTake(_ path: String, printed: String, attempt: Int) throws {
+        if let problem = try wholeTakeProblem(path, printed: printed, attempt: attempt) { XCTFail(problem) }
+    }
+
+    private static func wholeTakeProblem(_ path: String, printed: String, attempt: Int) throws -> String? {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        let (offset, size) = try XCTUnwrap(dataChunk(bytes), "attempt \(attempt): no data chunk in \(path)")
-        XCTAssertEqual(offset + size, bytes.count, "attempt \(attempt): the header's data size matches the file's length")
+        guard let (offset, size) = dataChunk(bytes) else { return "attempt \(attempt): no data chunk in \(path)" }
+        guard offset + size == bytes.count else {
+            return "attempt \(attempt): the header's data size \(size) at \(offset) does not match the file's length \(bytes.count)"
+        }
         let reported = printed.components(separatedBy: "recorded ").dropFirst().first?.split(separator: " ").first.flatMap { Int($0) }
-        XCTAssertEqual(reported, size / 8, "attempt \(attempt): stereo 32-bit float frames, as the stop line says: \(printed)")
+        guard reported == size / 8 else {
+            return "attempt \(attempt): the stop line reports \(reported.map(String.init) ?? "no") frames, the file holds \(size / 8) stereo 32-bit float frames: \(printed)"
+        }
+        return nil
     }
 
     private static func dataFrames(_ path: String) throws -> Int {

@@ -45,7 +45,7 @@ public final class PrivateJackd {
         let log = Pipe()
         process.standardOutput = log
         process.standardError = log
-        try process.run()
+        try Subprocess.launch(process)
         self.process = process
         let waited = try Subprocess.run("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "15"], environment: ["JACK_NO_START_SERVER": "1"])
         guard waited.status == 0 else {

@@ -40,6 +40,13 @@ public struct Subprocess {
 
     public static func keepForTheSuite(_ process: Process) { kept.withLockedValue { $0.append(process) } }
 
+    /// Foundation's `Process.run` on Linux registers the child with a run-loop source array that
+    /// two launching threads update unguarded (ThreadSanitizer caught it when a test started
+    /// servers side by side): the tests' launches take turns.
+    private static let launching = NSLock()
+
+    public static func launch(_ process: Process) throws { try launching.withLock { try process.run() } }
+
     /// The repository root (for shipped presets).
     public static var repository: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -68,7 +75,7 @@ public struct Subprocess {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try launch(process)
         // The timer thread gets only the pid (Process itself is not for two threads), and is
         // cancelled once the program has exited.
         let pid = process.processIdentifier
@@ -94,7 +101,7 @@ public struct Subprocess {
             .merging(environment) { $1 }
         process.standardOutput = output ?? FileHandle.nullDevice
         process.standardError = output ?? FileHandle.nullDevice
-        try process.run()
+        try launch(process)
         return process
     }
 
