@@ -29,28 +29,21 @@ final class DyingServerStopTests: XCTestCase {
         try TestServer.requireJackd2("the test starts jackd servers of its own")
         let lanes = 4, attempts = 5
         let problems = LockedBox([String]()), folder = self.folder!, starting = NSLock()
-        let finished = DispatchGroup()
-        for lane in 0..<lanes {
-            finished.enter()
-            // Threads of their own: concurrentPerform would run only as many lanes as cores.
-            Thread {
-                defer { finished.leave() }
-                do {
-                    let jackd = try starting.withLock { try PrivateJackd(name: "pulsejack-dying-\(lane + 1)") }
-                    defer { jackd.stop() }
-                    for round in 0..<attempts {
-                        let attempt = round * lanes + lane + 1
-                        if let problem = try Self.terminateTogether(jackd, attempt: attempt, folder: folder, starting: starting) {
-                            problems.withLockedValue { $0.append(problem) }
-                            break
-                        }
+        JoinedThreads.run(lanes) { lane in
+            do {
+                let jackd = try starting.withLock { try PrivateJackd(name: "pulsejack-dying-\(lane + 1)") }
+                defer { jackd.stop() }
+                for round in 0..<attempts {
+                    let attempt = round * lanes + lane + 1
+                    if let problem = try Self.terminateTogether(jackd, attempt: attempt, folder: folder, starting: starting) {
+                        problems.withLockedValue { $0.append(problem) }
+                        break
                     }
-                } catch {
-                    problems.withLockedValue { $0.append("server \(lane + 1): \(error)") }
                 }
-            }.start()
+            } catch {
+                problems.withLockedValue { $0.append("server \(lane + 1): \(error)") }
+            }
         }
-        finished.wait()
         XCTAssertEqual(problems.withLockedValue { $0 }, [])
     }
 
