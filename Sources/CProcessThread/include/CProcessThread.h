@@ -5,15 +5,33 @@
 /// while the calling thread runs the process callback or an offline period. The test-only malloc
 /// interposer reads pj_rt_depth to count allocations made there; debug builds assert against
 /// pj_rt_active where locks and setup must never run. Real-time safe.
-void pj_rt_enter(void);
-void pj_rt_exit(void);
-int pj_rt_active(void);
+///
+/// Inline, as is the denormal switch below: every period calls them, and a call out to a
+/// one-line function elsewhere in the binary costs a period a cold line of code (and its page)
+/// for a single increment.
 extern __thread int pj_rt_depth;
+static inline void pj_rt_enter(void) { pj_rt_depth++; }
+static inline void pj_rt_exit(void) { pj_rt_depth--; }
+static inline int pj_rt_active(void) { return pj_rt_depth > 0; }
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
 
 /// Flush-to-zero and denormals-are-zero on the calling thread (MXCSR's FTZ and DAZ on x86-64,
 /// FPCR's FZ on arm64): no subnormal number slows its arithmetic or leaves it. Set where a
 /// thread renders, each period (a plugin may have cleared them). Real-time safe: one register write.
-void pj_flush_denormals(void);
+static inline void pj_flush_denormals(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    // MXCSR: FTZ (bit 15) flushes subnormal results to zero, DAZ (bit 6) reads subnormal inputs as zero.
+    _mm_setcsr(_mm_getcsr() | 0x8040);
+#elif defined(__aarch64__)
+    // FPCR: FZ (bit 24) flushes subnormal inputs and results to zero.
+    unsigned long fpcr;
+    __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+    __asm__ volatile("msr fpcr, %0" : : "r"(fpcr | (1UL << 24)));
+#endif
+}
 /// Whether the calling thread flushes them (for tests). Real-time safe.
 int pj_denormals_flushed(void);
 
