@@ -22,20 +22,18 @@ final class DyingServerStopTests: XCTestCase {
     /// jackd and pulsejack sent SIGTERM together, twenty times: every run exits within 5 s, and
     /// every take's header says exactly the length of the data behind it. Four servers take five
     /// attempts each side by side (most of an attempt is waiting for jackd to start and to die),
-    /// each attempt with its own delay between the ports appearing and the signals. The servers
-    /// start one at a time: jackd2 instances starting together race for its shared registry,
-    /// and one fails to start.
+    /// each attempt with its own delay between the ports appearing and the signals.
     func testServerAndPulsejackTerminatedTogetherExitWithAWholeTakeEveryTime() throws {
         try TestServer.requireJackd2("the test starts jackd servers of its own")
         let lanes = 4, attempts = 5
-        let problems = LockedBox([String]()), folder = self.folder!, starting = NSLock()
+        let problems = LockedBox([String]()), folder = self.folder!
         JoinedThreads.run(lanes) { lane in
             do {
-                let jackd = try starting.withLock { try PrivateJackd(name: "pulsejack-dying-\(lane + 1)") }
+                let jackd = try PrivateJackd(name: "pulsejack-dying-\(lane + 1)")
                 defer { jackd.stop() }
                 for round in 0..<attempts {
                     let attempt = round * lanes + lane + 1
-                    if let problem = try Self.terminateTogether(jackd, attempt: attempt, folder: folder, starting: starting) {
+                    if let problem = try Self.terminateTogether(jackd, attempt: attempt, folder: folder) {
                         problems.withLockedValue { $0.append(problem) }
                         break
                     }
@@ -49,11 +47,11 @@ final class DyingServerStopTests: XCTestCase {
 
     /// One attempt: the server (started if it is not running) and a recording run, signalled
     /// together 230–800 ms after the run's ports appear. What went wrong, or nil.
-    private static func terminateTogether(_ jackd: PrivateJackd, attempt: Int, folder: URL, starting: NSLock) throws -> String? {
-        try starting.withLock { try jackd.start() }
+    private static func terminateTogether(_ jackd: PrivateJackd, attempt: Int, folder: URL) throws -> String? {
+        try jackd.start()
         let wav = folder.appendingPathComponent("take-\(attempt).wav").path
         let name = "pj-dying-\(attempt)"
-        let (run, output) = try Self.startProcess(recordingTo: wav, name: name, on: jackd)
+        let (run, output) = try startProcess(recordingTo: wav, name: name, on: jackd)
         defer { if run.isRunning { kill(run.processIdentifier, SIGKILL) } }
         guard try Subprocess.waitForPorts(of: name, server: jackd.name) else { return "attempt \(attempt): no ports" }
         usleep(useconds_t(200_000 + 30_000 * attempt))

@@ -36,7 +36,15 @@ public final class PrivateJackd {
         return !isRunning
     }
 
+    /// Servers start one at a time: jackd2 servers starting together race for JACK's shared
+    /// registry, and one fails to start (a test that runs several side by side saw it).
+    private static let starting = NSLock()
+
     public func start() throws {
+        try Self.starting.withLock { try startAlone() }
+    }
+
+    private func startAlone() throws {
         guard !isRunning else { return }
         let process = Process()
         Subprocess.keepForTheSuite(process)
