@@ -46,9 +46,14 @@ final class IsolatedPluginLiveTests: XCTestCase {
         try bystander.connect(from: "\(client):bystander_L")
         let victim = try CaptureClient(name: "pj-iso-victim-\(getpid())", threshold: 0.05)
         try victim.connect(from: "\(client):victim_L")
+        // Judged from half a second after both connects returned: PipeWire makes a link active
+        // some cycles after the call, and in a cycle between it may run the ear before our
+        // client, so the ear reads the port's last period (a click heard 256 frames late, seen
+        // once in CI as the victim's first click); jackd2 orders them before the call returns.
+        let listening = max(bystander.frameTime, victim.frameTime) + 24_000
         // The performer halves the insert's gain: the state a restart must keep.
         OSCEncoder.send(OSCEncoder.message("/voice/victim/insert/1/gain", [.float(0.5)]), port: oscPort)
-        Thread.sleep(forTimeInterval: 5)
+        Thread.sleep(forTimeInterval: 5.5)
         let reply = try XCTUnwrap(OSCEncoder.send(OSCEncoder.message("/pulse/status"), port: oscPort, awaitReply: true))
         let status = try XCTUnwrap(OSCPacket.decode(reply).first).arguments
         func value(_ name: String) -> OSCMessage.Argument? { status.firstIndex(of: .string(name)).map { status[$0 + 1] } }
@@ -61,7 +66,7 @@ final class IsolatedPluginLiveTests: XCTestCase {
         // skip a capture client's cycle, and what played then was not heard; and around an
         // xrun, where jackd2's graph may run the ear on our port's next or last period: a click
         // a period early or late, or twice, once per xrun at most — `LiveGrid.offGrid`).
-        let heard = bystander.onsetJackFrames
+        let heard = bystander.onsetJackFrames.filter { $0 >= listening }
         XCTAssertGreaterThan(heard.count, 15, printed)
         let xruns = LiveGrid.xruns(in: printed).xruns
         let off = LiveGrid.offGrid(heard, spacing: 12_000) ?? heard
@@ -81,12 +86,13 @@ final class IsolatedPluginLiveTests: XCTestCase {
         // process is down, fewer than 16 in a row (back within a second). A click through the
         // plugin after a dry one is a restarted process that kept the performer's gain (without
         // it, it would be full).
-        let clicks = victim.onsetJackFrames, levels = victim.onsetLevels, full = try XCTUnwrap(bystander.onsetLevels.first)
+        let listened = zip(victim.onsetJackFrames, victim.onsetLevels).filter { $0.0 >= listening }
+        let clicks = listened.map(\.0), levels = listened.map(\.1), full = try XCTUnwrap(bystander.onsetLevels.first)
         XCTAssertGreaterThan(clicks.count, 60, "\(clicks)")
         // A period JACK ran late (an xrun: the server counts it) may lose one of its clicks too.
         guard case .int(let xruns)? = value("xruns") else { return XCTFail("no xruns in \(status)") }
         let lost: [Int64] = Self.unheard(clicks, every: 3_000, by: victim)
-        XCTAssertLessThanOrEqual(lost.count, Int(xruns), "the victim's clicks: \(clicks), lost \(lost), the ear's gaps \(victim.gaps), \(xruns) xruns")
+        XCTAssertLessThanOrEqual(lost.count, Int(xruns), "the victim's clicks: \(clicks), lost or off the grid \(lost), the ear's gaps \(victim.gaps), \(xruns) xruns")
         var dryInARow = 0, keptAfterRestart = 0
         for (index, level) in levels.enumerated().dropFirst() {
             let dry = abs(level - full) < full * 0.02
