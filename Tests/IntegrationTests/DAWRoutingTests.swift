@@ -39,11 +39,10 @@ final class DAWRoutingTests: XCTestCase {
 
     /// The first frame of a capture where every port is heard. jack_capture connects its ports one
     /// by one after it starts recording, and a cycle can run between two connects: its first
-    /// period may lack a port. PipeWire makes the links active some cycles after the connect calls
-    /// return (seen at frames 97 and 228); jackd2 before they return, yet a cycle between two of
-    /// them left the group port empty in one CI run (master − group 0.21). The first half second
-    /// is left out on both.
-    private static let linksSettled = 24_000
+    /// period may lack a port. Besides PipeWire's late links (`LiveGrid.linksSettle`), on jackd2 a
+    /// cycle between two connects left the group port empty in one CI run (master − group 0.21).
+    /// The first half second is left out on both.
+    private static let linksSettled = Int(LiveGrid.linksSettle)
 
     private func stop() throws -> String {
         guard let run else { return "" }

@@ -46,11 +46,8 @@ final class IsolatedPluginLiveTests: XCTestCase {
         try bystander.connect(from: "\(client):bystander_L")
         let victim = try CaptureClient(name: "pj-iso-victim-\(getpid())", threshold: 0.05)
         try victim.connect(from: "\(client):victim_L")
-        // Judged from half a second after both connects returned: PipeWire makes a link active
-        // some cycles after the call, and in a cycle between it may run the ear before our
-        // client, so the ear reads the port's last period (a click heard 256 frames late, seen
-        // once in CI as the victim's first click); jackd2 orders them before the call returns.
-        let listening = max(bystander.frameTime, victim.frameTime) + 24_000
+        // Judged once both links have settled (`LiveGrid.linksSettle`).
+        let listening = max(bystander.frameTime, victim.frameTime) + LiveGrid.linksSettle
         // The performer halves the insert's gain: the state a restart must keep.
         OSCEncoder.send(OSCEncoder.message("/voice/victim/insert/1/gain", [.float(0.5)]), port: oscPort)
         Thread.sleep(forTimeInterval: 5.5)

@@ -5,6 +5,13 @@ import Foundation
 /// look like a lost cycle and the reverse), an interval may be off the grid by whole periods,
 /// and by no more in all than the frames pulsejack reported skipping plus one period an xrun.
 public enum LiveGrid {
+    /// How long after a connect a listener's first reliable period comes (half a second at
+    /// 48 kHz): PipeWire makes a link active some cycles after `jack_connect` returns (seen at
+    /// frames 97 and 228), and in a cycle between it may run the listener before our client,
+    /// which then reads the port's last period (a click heard 256 frames late, seen once in CI);
+    /// jackd2 orders them before the call returns. Tests judge what was heard from then on.
+    public static let linksSettle: Int64 = 24_000
+
     /// The xruns and skipped frames in pulsejack's stop line ("… 3 xruns (512 frames skipped) …").
     public static func xruns(in output: String) -> (xruns: Int, skipped: Int) {
         guard let range = output.range(of: " xruns (") else { return (0, 0) }
