@@ -19,4 +19,14 @@ final class LiveGridTests: XCTestCase {
         XCTAssertNil(LiveGrid.offGrid([10_000, 34_000, 58_100, 82_000], spacing: 24_000))
         XCTAssertNil(LiveGrid.offGrid([10_000, 34_000, 58_512, 82_000], spacing: 24_000))
     }
+
+    /// CI's runs: the last click heard two periods late, our client late by as much (113 xruns):
+    /// off, as a click a period late is, while the xruns' budget covers the period beyond the
+    /// first; without it, no grid.
+    func testAClickHeardPeriodsLateWithinTheXrunsBudgetIsOff() {
+        let heard: [Int64] = [23_953_472, 23_977_472, 24_001_984]
+        XCTAssertEqual(LiveGrid.offGrid(heard, spacing: 24_000, lateBudget: 256), [24_001_984])
+        XCTAssertNil(LiveGrid.offGrid(heard, spacing: 24_000))
+        XCTAssertNil(LiveGrid.offGrid(heard, spacing: 24_000, lateBudget: 255))
+    }
 }
