@@ -15,7 +15,7 @@ public final class MoodWatch: Sendable {
 
     private let performers: LockedBox<[Performer]>
     private let names: [String]
-    private let started = Date()
+    private let started = MonotonicClock.seconds
     private let log: @Sendable (String) -> Void
     /// Mood changes said at most once a second (EEG flickering between two moods must not flood).
     private let lines = WarningLimiter()
@@ -31,7 +31,7 @@ public final class MoodWatch: Sendable {
     /// Mind Monitor give it, or any value the preset's ranges are written for).
     public func observe(_ band: EEGBand, _ value: Double, performer: Int = 0) {
         guard value.isFinite else { return }
-        let at = Date().timeIntervalSince(started)
+        let at = MonotonicClock.seconds - started
         let change = performers.withLockedValue { performers -> String?? in
             guard performer >= 0 && performer < performers.count else { return nil }
             performers[performer].latest[band] = value

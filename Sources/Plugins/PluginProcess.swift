@@ -1,6 +1,7 @@
 import Atomics
 import CProcessThread
 import Foundation
+import Realtime
 import Synchronization
 
 /// An isolated plugin's child process (`pulsejack plugin-host`), seen from the engine: the child
@@ -55,7 +56,8 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
     /// phase is `failed` (the process thread does not run then).
     private var childEnded: Int32 = -1
     private var commands: Int32 = -1, replies: Int32 = -1
-    private var startedAt = Date.distantPast
+    /// When the child was started (`MonotonicClock` seconds).
+    private var startedAt = -Double.infinity
     /// Seconds to wait before the next start: 0 after a child that lived `grownUp` seconds,
     /// doubling (0.5 s to 8 s) for one that died younger (a plugin that crashes in `instantiate`
     /// is not restarted in a loop).
@@ -130,6 +132,9 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
         region.request.store(number, ordering: .releasing)
         region.wake(.request)
         // Bounded by the deadline: each pass waits for the rest of it, or sees the answer.
+        // Offline, a pass counts at most `longestOfflinePass`: one far longer than its slice is
+        // time this process did not run (the machine paused or suspended), not the child's.
+        var elapsed = 0, last = start
         while true {
             let done = region.done.load(ordering: .acquiring)
             if done == number {
@@ -138,7 +143,9 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
                 return true
             }
             clock_gettime(CLOCK_MONOTONIC, &now)
-            let elapsed = (now.tv_sec - start.tv_sec) * 1_000_000_000 + (now.tv_nsec - start.tv_nsec)
+            let pass = (now.tv_sec - last.tv_sec) * 1_000_000_000 + (now.tv_nsec - last.tv_nsec)
+            last = now
+            elapsed += plugin.offline ? min(pass, Self.longestOfflinePass) : pass
             let ended = elapsed > 0 && pj_pidfd_exited(childEnded) != 0
             if elapsed >= deadline || ended {
                 if !ended { missedDeadline.store(true, ordering: .relaxed) }
@@ -159,7 +166,7 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
     /// here: a static's first read runs its initialiser (swift_once) on the reading thread.
     package static func prepare() {
         _ = periodEnd.load(ordering: .relaxed) + leastBudget.load(ordering: .relaxed)
-            + enginePriority.load(ordering: .relaxed) + periodsUntilPriority.load(ordering: .relaxed) + slice
+            + enginePriority.load(ordering: .relaxed) + periodsUntilPriority.load(ordering: .relaxed) + slice + longestOfflinePass
     }
 
     /// Real-time safe. At each period's start where the engine renders: isolated plugins may wait
@@ -190,6 +197,8 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
 
     /// The longest a run waits before it looks whether the child is still there.
     private static let slice = 2_000_000
+    /// Offline, the most one pass of a run's wait counts against the child's deadline (fifty slices).
+    private static let longestOfflinePass = 100_000_000
 
     /// Real-time safe. Whether runs reach the child now.
     package var isPlaying: Bool {
@@ -207,8 +216,9 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
             phase.store(Phase.failed.rawValue, ordering: .releasing)
             return problem
         }
-        let limit = Date().addingTimeInterval(timeout)
-        while Date() < limit {
+        // The time this process ran: a pause of the machine is not the child's slowness.
+        var waited = RunningTime(longestStep: 0.5)
+        while waited.look() < timeout {
             if region.ready.load(ordering: .acquiring) == 1 {
                 childWasReady = true
                 return nil
@@ -248,11 +258,11 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
             if let failedAt, isPlaying {
                 self.failedAt = nil
                 childWasReady = true
-                turns.append(.back(milliseconds: Int((Date().timeIntervalSince(failedAt) * 1000).rounded())))
+                turns.append(.back(milliseconds: Int(((MonotonicClock.seconds - failedAt) * 1000).rounded())))
             }
             return turns
         }
-        if failedAt == nil { failedAt = Date() }
+        if failedAt == nil { failedAt = MonotonicClock.seconds }
         if child != 0 {
             // Alive but failed: it hung or missed its deadline — or is still dying of a crash,
             // which it is given a moment to finish, so the log says which.
@@ -274,8 +284,8 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
         // sounds, and is not started in a loop).
         // A child that lived a second is replaced at once (at most one start a second); one
         // that died younger waits its backoff.
-        let lived = (failedAt ?? Date()).timeIntervalSince(startedAt)
-        guard (plugin.offline && childWasReady) || lived >= Self.grownUp || Date().timeIntervalSince(startedAt) >= backoff else { return turns }
+        let lived = (failedAt ?? MonotonicClock.seconds) - startedAt
+        guard (plugin.offline && childWasReady) || lived >= Self.grownUp || MonotonicClock.seconds - startedAt >= backoff else { return turns }
         backoff = lived < Self.grownUp ? min(max(backoff * 2, 0.5), 8) : 0
         missedDeadline.store(false, ordering: .relaxed)
         let problem = plugin.offline ? start(waiting: 10) : spawn()
@@ -286,7 +296,7 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
 
     private var failedEarlier: String?
     /// When this control thread first saw the current failure (nil: none, or the child is back).
-    private var failedAt: Date?
+    private var failedAt: Double?
     private var childWasReady = false
 
     /// A new child on a fresh region header; `phase` is `starting` when it is under way.
@@ -332,7 +342,7 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
         childEnded = pj_pidfd_open(pid)
         commands = commandPipe[1]
         replies = replyPipe[0]
-        startedAt = Date()
+        startedAt = MonotonicClock.seconds
         phase.store(Phase.starting.rawValue, ordering: .releasing)
         return nil
     }
@@ -379,9 +389,9 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
         let written = line.utf8CString.withUnsafeBufferPointer { write(commands, $0.baseAddress, $0.count - 1) }
         guard written == line.utf8.count else { throw PluginError("\(plugin.uri): its process did not take the save request") }
         var answer = [UInt8]()
-        let limit = Date().addingTimeInterval(5)
+        let limit = MonotonicClock.seconds + 5
         while !answer.contains(10) {
-            let left = Int32(max(0, limit.timeIntervalSinceNow * 1000))
+            let left = Int32(max(0, (limit - MonotonicClock.seconds) * 1000))
             var poller = pollfd(fd: replies, events: Int16(POLLIN), revents: 0)
             guard left > 0, poll(&poller, 1, left) == 1 else { throw PluginError("\(plugin.uri): its process did not answer the save request") }
             var byte: UInt8 = 0

@@ -12,9 +12,9 @@ final class CycleWatch: Sendable {
         /// Stalls so far, and the last one's length in seconds (0 while one goes on).
         var stalls = 0
         var lastStallSeconds = 0.0
-        /// The period count last seen to change, and when.
+        /// The period count last seen to change, and when (`MonotonicClock` seconds).
         var periods = 0
-        var since = Date()
+        var since = MonotonicClock.seconds
     }
 
     /// Seconds without a cycle that count as a stall (a period is milliseconds).
@@ -30,17 +30,17 @@ final class CycleWatch: Sendable {
     var isStalled: Bool { state.withLockedValue { $0.stalled } }
 
     /// Control thread. Every tick: the engine's period count now.
-    func observe(periods: Int, now: Date = Date()) -> Change? {
+    func observe(periods: Int, now: Double = MonotonicClock.seconds) -> Change? {
         state.withLockedValue { state in
             if periods != state.periods {
-                let (wasStalled, seconds) = (state.stalled, now.timeIntervalSince(state.since))
+                let (wasStalled, seconds) = (state.stalled, now - state.since)
                 (state.periods, state.since) = (periods, now)
                 guard wasStalled else { return nil }
                 state.stalled = false
                 state.lastStallSeconds = seconds
                 return .resumed(seconds: seconds)
             }
-            guard now.timeIntervalSince(state.since) >= Self.limit, !state.stalled else { return nil }
+            guard now - state.since >= Self.limit, !state.stalled else { return nil }
             state.stalled = true
             state.stalls += 1
             return .stalled
@@ -48,7 +48,7 @@ final class CycleWatch: Sendable {
     }
 
     /// After a reconnection (a new server): counting starts again from now.
-    func restart(periods: Int, now: Date = Date()) {
+    func restart(periods: Int, now: Double = MonotonicClock.seconds) {
         state.withLockedValue { state in
             (state.periods, state.since) = (periods, now)
             state.stalled = false

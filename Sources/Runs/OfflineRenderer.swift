@@ -118,7 +118,7 @@ public final class OfflineRenderer {
         let buffers = FixedBuffer<Float>(capacity: 4 * periodFrames, repeating: 0)
         let left = buffers.pointer, right = buffers.pointer + periodFrames
         let inputLeft = buffers.pointer + 2 * periodFrames, inputRight = buffers.pointer + 3 * periodFrames
-        let started = Date()
+        let started = MonotonicClock.seconds
         var done: Int64 = 0
         var lastProgress = -1
         let reports = fired.consumer
@@ -162,7 +162,7 @@ public final class OfflineRenderer {
         let counters = engine.handle.counters.snapshot()
         return Summary(frames: done, sampleRate: engine.sampleRate, beats: counters.beats,
                        voicesFired: counters.voicesFired, rejectedTempos: counters.rejectedTempos,
-                       secondsTaken: Date().timeIntervalSince(started), counters: counters)
+                       secondsTaken: MonotonicClock.seconds - started, counters: counters)
     }
 
     /// Feeds the messages due before `end`, as far as the ring holds them (a lost cycle waits its turn).

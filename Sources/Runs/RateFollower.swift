@@ -82,7 +82,7 @@ final class RateFollower {
     /// (the preset's sounds and plugins at the new rate, the next take's file) comes before
     /// anything is carried over, so a failed rebuild leaves the parked engine as it was.
     private func rebuild(at rate: Int) {
-        let began = Date()
+        let began = MonotonicClock.seconds
         let from = source ?? engine
         say("pulsejack: the JACK server runs at \(rate) Hz, the engine at \(from.sampleRate) Hz: silent while it is rebuilt at \(rate) Hz")
         do {
@@ -99,7 +99,7 @@ final class RateFollower {
                 return
             }
             failedRate = nil
-            offered = (swap, Date().timeIntervalSince(began))
+            offered = (swap, MonotonicClock.seconds - began)
         } catch {
             failedRate = rate
             if source == nil {

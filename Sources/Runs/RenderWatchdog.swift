@@ -9,24 +9,32 @@ import Realtime
 /// it names the plugin that is running, and the process exits: 70 when stuck, 128 + the signal
 /// when stopped. The WAV file's header is kept current as it is written (`WavWriter`), so the
 /// file holds the audio up to its last second.
+///
+/// The stall is the time this process ran (`RunningTime`), not the clock's: a machine paused or
+/// suspended mid-render stops the render thread with the watchdog, and on waking the watchdog
+/// may look before the render thread has run at all. That pause is nobody's stall.
 final class RenderWatchdog: Sendable {
     private let done = ManagedAtomic<Bool>(false)
+    /// How often it looks, and the most one look counts (five looks' worth: a look later than
+    /// that means the process did not run in between).
+    static let lookMicroseconds: UInt32 = 100_000
+    static let longestLook = 0.5
 
     init(handle: EngineHandle, seconds: Double, finish: LockedBox<(@Sendable () -> Void)?>, stopSignal: @escaping @Sendable () -> Int32?) {
         let done = done
         let thread = Thread {
             ThreadName.set("pj-watchdog")
             var periods = handle.counters.periods.load(ordering: .relaxed)
-            var lastProgress = Date()
+            var stall = RunningTime(longestStep: Self.longestLook)
             while !done.load(ordering: .relaxed) {
-                usleep(100_000)
+                usleep(Self.lookMicroseconds)
                 let now = handle.counters.periods.load(ordering: .relaxed)
                 if now != periods {
                     periods = now
-                    lastProgress = Date()
+                    stall.restart()
                     continue
                 }
-                let stalled = Date().timeIntervalSince(lastProgress)
+                let stalled = stall.look()
                 let signal = stopSignal()
                 guard stalled > seconds || (signal != nil && stalled > 1), !done.load(ordering: .relaxed) else { continue }
                 let running = handle.pluginsRunning()

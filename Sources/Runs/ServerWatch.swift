@@ -20,7 +20,7 @@ final class ServerWatch {
     private let connections: [ConnectRequest]
     private let makesConnections: Bool
     private(set) var reconnection = Reconnection()
-    private var lastConnectionCheck = Date.distantPast
+    private var lastConnectionCheck = -Double.infinity
     let cycles = CycleWatch()
     /// Expires only when JACK's cycles stop (the process thread pushes it back while they run):
     /// the control thread sleeps on it, and needs no timer for the cycles at rest.
@@ -69,8 +69,8 @@ final class ServerWatch {
             cycleChecks = max(0, cycleChecks - 1)
         }
         // A little early counts: the control thread's timer wakes it after about `interval`.
-        if !reconnection.isWaiting, Date().timeIntervalSince(lastConnectionCheck) >= Self.interval - 0.05 {
-            lastConnectionCheck = Date()
+        if !reconnection.isWaiting, MonotonicClock.seconds - lastConnectionCheck >= Self.interval - 0.05 {
+            lastConnectionCheck = MonotonicClock.seconds
             wireNetSlave()
             if !reconnection.pending.isEmpty { reconnection.pending = client.restoreConnections(reconnection.pending) }
         }
@@ -96,13 +96,13 @@ final class ServerWatch {
             log(netWiring.isEmpty ? "JACK has run no cycle for \(CycleWatch.limit) s; keeping the voices and their state"
                 : "the NetJACK2 link to the master is down (no cycle for \(CycleWatch.limit) s); keeping the voices and their state, "
                     + "rejoining when it is back")
-            lastProbe = Date()
+            lastProbe = MonotonicClock.seconds
             probeServer()
         case .resumed(let seconds)?:
             say("pulsejack: JACK runs cycles again after \(String(format: "%.1f", seconds)) s" + (netWiring.isEmpty ? "" : " (the NetJACK2 master is back)"))
         case nil:
-            if cycles.isStalled, Date().timeIntervalSince(lastProbe) >= Self.probeInterval {
-                lastProbe = Date()
+            if cycles.isStalled, MonotonicClock.seconds - lastProbe >= Self.probeInterval {
+                lastProbe = MonotonicClock.seconds
                 probeServer()
             }
         }
@@ -110,7 +110,7 @@ final class ServerWatch {
 
     /// Seconds between probes of a server that runs no cycle.
     static let probeInterval = 3.0
-    private var lastProbe = Date.distantPast
+    private var lastProbe = -Double.infinity
 
     /// A stall may be a server that died without telling us (a shutdown callback the library
     /// never calls): a new client that cannot reach the server proves it gone, and the stall is

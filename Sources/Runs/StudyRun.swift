@@ -104,14 +104,14 @@ public struct StudyRun {
         let session = try LiveSession(configuration: configuration, log: warn, say: { _ in })
         try session.activate()
         say("study: recording the heart rate (OSC on 127.0.0.1:\(session.osc?.boundPort ?? oscPort)); the clip starts in \(Int(baseline)) s")
-        let start = Date()
+        let start = MonotonicClock.seconds
         var clipStarted = false
-        while !shouldStop(), Date().timeIntervalSince(start) < baseline + duration {
-            if !clipStarted, Date().timeIntervalSince(start) >= baseline {
+        while !shouldStop(), MonotonicClock.seconds - start < baseline + duration {
+            if !clipStarted, MonotonicClock.seconds - start >= baseline {
                 clipStarted = session.send(ControlMessage(.voiceTrigger(voice: 0, velocity: 1)))
             }
             session.tick()
-            usleep(UInt32(min(100_000, max(1_000, (baseline + duration - Date().timeIntervalSince(start)) * 1_000_000))))
+            usleep(UInt32(min(100_000, max(1_000, (baseline + duration - (MonotonicClock.seconds - start)) * 1_000_000))))
         }
         _ = session.stop()
         let recorded = try SessionLog.parse(String(contentsOfFile: log, encoding: .utf8), path: log)

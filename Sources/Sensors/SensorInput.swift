@@ -79,8 +79,8 @@ public final class SensorInput: Sendable {
     public func stop() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
         stopBell.ring()
-        let deadline = Date().addingTimeInterval(5)
-        while !finished.load(ordering: .acquiring) && Date() < deadline { usleep(10_000) }
+        let deadline = MonotonicClock.seconds + 5
+        while !finished.load(ordering: .acquiring) && MonotonicClock.seconds < deadline { usleep(10_000) }
     }
 
     // MARK: The sensor thread
@@ -94,12 +94,12 @@ public final class SensorInput: Sendable {
                                         tell: { [self] link, text, problem in tell(link, text, problem: problem) },
                                         attempted: { [attempts] at in attempts.withLockedValue { $0.append(at) } })
         var central: BLECentral?
-        var nextAttempt = Date.distantPast
+        var nextAttempt = -Double.infinity
         var lastProblem: String?
         while running.load(ordering: .acquiring) {
             if central == nil {
-                guard Date() >= nextAttempt else {
-                    stopBell.wait(seconds: nextAttempt.timeIntervalSinceNow)
+                guard MonotonicClock.seconds >= nextAttempt else {
+                    stopBell.wait(seconds: nextAttempt - MonotonicClock.seconds)
                     continue
                 }
                 do {
@@ -110,7 +110,7 @@ public final class SensorInput: Sendable {
                     if error.description != lastProblem { log("sensors: \(error)") }
                     lastProblem = error.description
                     for link in links { update(link) { $0.problem = error.description; $0.state = .searching } }
-                    nextAttempt = Date().addingTimeInterval(3)
+                    nextAttempt = MonotonicClock.seconds + 3
                     continue
                 }
             }

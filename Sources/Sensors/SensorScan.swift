@@ -16,9 +16,9 @@ public enum SensorScan {
     public static func run(seconds: Double, adapter: String?, busAddress: String? = nil) throws(SensorError) -> [Found] {
         let central = try BLECentral(adapter: adapter, busAddress: busAddress)
         try central.startDiscovery(services: services)
-        let deadline = Date().addingTimeInterval(seconds)
+        let deadline = MonotonicClock.seconds + seconds
         let nobody = Doorbell()  // the scan ends at its deadline alone
-        while Date() < deadline { try central.pump(seconds: max(0, deadline.timeIntervalSinceNow), orRung: nobody) }
+        while MonotonicClock.seconds < deadline { try central.pump(seconds: max(0, deadline - MonotonicClock.seconds), orRung: nobody) }
         central.stopDiscovery()
         return central.devices.filter { device in services.contains { device.uuids.contains($0) } }.map {
             Found(address: $0.address, name: $0.name, rssi: $0.rssi, offers: GATTNames.offers($0.uuids))

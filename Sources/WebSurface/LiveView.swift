@@ -206,18 +206,18 @@ public final class LiveView: Sendable {
     /// The view's thread: what woke it, then asleep until the next ring (or, while a copy is
     /// awaited, at most until it is given up on).
     private func run() {
-        var waiting: (reading: MeterBallistics.Reading, since: Date)?
+        var waiting: (reading: MeterBallistics.Reading, since: Double)?
         while running.load(ordering: .acquiring) {
             drainReports()
             if waiting == nil, let reading = pendingMeter.withLockedValue({ pending in defer { pending = nil }; return pending }) {
                 view.request()
-                waiting = (reading, Date())
+                waiting = (reading, MonotonicClock.seconds)
             }
             if let (reading, since) = waiting {
                 if let picture = view.take() {
                     publishFrame(reading: reading, picture: picture)
                     waiting = nil
-                } else if Date().timeIntervalSince(since) > 0.05 {
+                } else if MonotonicClock.seconds - since > 0.05 {
                     // The process thread is not running (server gone): the request is withdrawn
                     // and the meters still go out.
                     let picture = view.cancel()
@@ -229,7 +229,7 @@ public final class LiveView: Sendable {
             // A reading that came while a copy was awaited is taken at once; a ring that comes
             // while this thread works stays counted in the eventfd, so none is lost.
             if waiting == nil && pendingMeter.withLockedValue({ $0 != nil }) { continue }
-            doorbell.wait(seconds: waiting.map { max(0, 0.05 - Date().timeIntervalSince($0.since)) })
+            doorbell.wait(seconds: waiting.map { max(0, 0.05 - (MonotonicClock.seconds - $0.since)) })
         }
     }
 

@@ -252,11 +252,11 @@ public final class WebServer: Sendable {
     /// Reads the page's messages until it leaves (nil) or breaks a rule.
     private func read(_ inbound: WebSocketInboundStream, replyingThrough connection: PageConnection) async -> Breach? {
         var allowance = Self.rateBurst
-        var last = Date()
+        var last = MonotonicClock.seconds
         do {
             for try await message in inbound.messages(maxSize: 1 << 16) {
-                let now = Date()
-                allowance = min(Self.rateBurst, allowance + now.timeIntervalSince(last) * Self.messagesPerSecond)
+                let now = MonotonicClock.seconds
+                allowance = min(Self.rateBurst, allowance + (now - last) * Self.messagesPerSecond)
                 last = now
                 allowance -= 1
                 guard allowance >= 0 else {
