@@ -22,8 +22,8 @@ public final class HeartWatch: Sendable {
     /// Dropouts so far, all performers.
     public let dropouts = ManagedAtomic<Int>(0)
     private let lost: [ManagedAtomic<Bool>]
-    /// When each performer's heart data last came (nil: never).
-    private let lastData: LockedBox<[Date?]>
+    /// When each performer's heart data last came (`MonotonicClock` seconds; nil: never).
+    private let lastData: LockedBox<[Double?]>
     /// Rung when a lost heart's data comes back (the control thread fades its voices in).
     private let bell: Doorbell?
 
@@ -37,7 +37,7 @@ public final class HeartWatch: Sendable {
     }
 
     /// Any thread: heart data of `performer` (a tempo, a beat, RR intervals, a pulse wave).
-    public func heard(performer: Int, at now: Date = Date()) {
+    public func heard(performer: Int, at now: Double = MonotonicClock.seconds) {
         guard performer >= 0 && performer < lost.count else { return }
         let first = lastData.withLockedValue { last in
             defer { last[performer] = now }
@@ -49,25 +49,25 @@ public final class HeartWatch: Sendable {
     }
 
     /// Control thread: when the next dropout can begin (the earliest heart still heard goes quiet
-    /// then); nil while no heart can drop out.
-    public func nextCheck() -> Date? {
+    /// then, in `MonotonicClock` seconds); nil while no heart can drop out.
+    public func nextCheck() -> Double? {
         let last = lastData.withLockedValue { $0 }
-        var next: Date?
+        var next: Double?
         for (performer, heard) in last.enumerated() {
             guard let heard, !lost[performer].load(ordering: .relaxed) else { continue }
-            let due = heard.addingTimeInterval(seconds)
+            let due = heard + seconds
             if next.map({ due < $0 }) ?? true { next = due }
         }
         return next
     }
 
     /// Control thread: whose heart went quiet and whose came back since the last check.
-    public func check(at now: Date = Date()) -> [Change] {
+    public func check(at now: Double = MonotonicClock.seconds) -> [Change] {
         let last = lastData.withLockedValue { $0 }
         var changes: [Change] = []
         for (performer, heard) in last.enumerated() {
             guard let heard else { continue }
-            let quiet = now.timeIntervalSince(heard) > seconds
+            let quiet = now - heard > seconds
             guard quiet != lost[performer].load(ordering: .relaxed) else { continue }
             lost[performer].store(quiet, ordering: .relaxed)
             if quiet { dropouts.wrappingIncrement(ordering: .relaxed) }

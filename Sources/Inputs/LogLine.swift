@@ -22,12 +22,13 @@ public enum LogLine {
 /// the line with its numbers taken out, so "bpm nan rejected at line 7" and "… line 8" are one
 /// kind. Any thread.
 public final class WarningLimiter: Sendable {
-    private struct Kind { var last: Date; var held: Int }
+    private struct Kind { var last: Double; var held: Int }
     private let kinds = LockedBox<[String: Kind]>([:])
     private let interval: TimeInterval
-    private let now: @Sendable () -> Date
+    /// The clock, in seconds (`MonotonicClock`: a wall clock set back would hold a kind back until it caught up).
+    private let now: @Sendable () -> Double
 
-    public init(interval: TimeInterval = 1, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(interval: TimeInterval = 1, now: @escaping @Sendable () -> Double = { MonotonicClock.seconds }) {
         self.interval = interval
         self.now = now
     }
@@ -39,7 +40,7 @@ public final class WarningLimiter: Sendable {
         let time = now()
         return kinds.withLockedValue { kinds in
             if var seen = kinds[kind] {
-                guard time.timeIntervalSince(seen.last) >= interval else {
+                guard time - seen.last >= interval else {
                     seen.held += 1
                     kinds[kind] = seen
                     return nil

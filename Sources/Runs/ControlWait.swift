@@ -11,9 +11,9 @@ enum ControlWait {
     /// track, a reconnection under way).
     static let closeWatchSeconds = 0.1
 
-    static func sleep(on bell: Doorbell, besides descriptors: [Int32], closeWatch: Bool, watchTicks: Bool, dropoutDue: Date?) {
+    static func sleep(on bell: Doorbell, besides descriptors: [Int32], closeWatch: Bool, watchTicks: Bool, dropoutDue: Double?) {
         var seconds: Double? = closeWatch ? closeWatchSeconds : watchTicks ? ServerWatch.interval : nil
-        if let dropoutDue { seconds = min(seconds ?? .infinity, max(0, dropoutDue.timeIntervalSinceNow) + 0.002) }
+        if let dropoutDue { seconds = min(seconds ?? .infinity, max(0, dropoutDue - MonotonicClock.seconds) + 0.002) }
         bell.wait(orReadable: descriptors, seconds: seconds)
     }
 }

@@ -11,7 +11,7 @@ final class SensorConnector {
     /// A line to say: (link, text, whether it is a problem).
     private let tell: (SensorLink, String, Bool) -> Void
     /// Each connection tried, when.
-    private let attempted: (Date) -> Void
+    private let attempted: (Double) -> Void
 
     /// Seconds of discovery before a device is chosen by name, or the strongest of any.
     static let discoverySeconds = 3.0
@@ -19,7 +19,7 @@ final class SensorConnector {
     static let resolveSeconds = 15.0
 
     init(links: [SensorLink], report: @escaping (SensorLink, (inout SensorStatus) -> Void) -> Void,
-         tell: @escaping (SensorLink, String, Bool) -> Void, attempted: @escaping (Date) -> Void = { _ in }) {
+         tell: @escaping (SensorLink, String, Bool) -> Void, attempted: @escaping (Double) -> Void = { _ in }) {
         self.links = links
         self.report = report
         self.tell = tell
@@ -32,7 +32,7 @@ final class SensorConnector {
     }
 
     /// The bus itself is gone: every link starts again (once a bus is back).
-    func busLost(at now: Date) {
+    func busLost(at now: Double) {
         for link in links {
             link.lose(at: now)
             link.search()
@@ -44,16 +44,16 @@ final class SensorConnector {
     /// bus message marks — a discovery window's end, a resolve timeout, a retry; a discovery that
     /// failed to start is tried again — at least 0.1 s (a failing step is not tried at once
     /// again) and at most 1 s (a change BlueZ announces late is still seen).
-    func sleepSeconds(now: Date) -> Double? {
+    func sleepSeconds(now: Double) -> Double? {
         guard links.contains(where: { $0.state != .connected || $0.wentAway }) else { return nil }
-        var soonest = now.addingTimeInterval(1)
+        var soonest = now + 1
         for link in links {
-            var due: Date?
+            var due: Double?
             switch link.state {
             case .searching where !link.discovering: due = now
             case .searching:
-                if case .address = link.request.match {} else { due = link.since.addingTimeInterval(Self.discoverySeconds) }
-            case .connecting: due = link.since.addingTimeInterval(Self.resolveSeconds)
+                if case .address = link.request.match {} else { due = link.since + Self.discoverySeconds }
+            case .connecting: due = link.since + Self.resolveSeconds
             case .connected: due = link.wentAway ? now : nil
             case .lost: due = link.retryAt
             }
@@ -62,15 +62,15 @@ final class SensorConnector {
             soonest = due
         }
         // A millisecond past the deadline: a step a hair early would find it not yet due.
-        return min(1, max(0.1, soonest.timeIntervalSince(now) + 0.001))
+        return min(1, max(0.1, soonest - now + 0.001))
     }
 
     /// Every link's next move.
-    func step(_ central: BLEAccess, now: Date) {
+    func step(_ central: BLEAccess, now: Double) {
         for link in links { step(link, central, now: now) }
     }
 
-    private func step(_ link: SensorLink, _ central: BLEAccess, now: Date) {
+    private func step(_ link: SensorLink, _ central: BLEAccess, now: Double) {
         if link.wentAway {
             link.wentAway = false
             if link.state == .connected || link.state == .connecting {
@@ -91,7 +91,7 @@ final class SensorConnector {
             }
             // An address names one device; a name or none waits a few seconds of discovery, so
             // that every device answering to it is seen before one is chosen.
-            if case .address = link.request.match {} else if now.timeIntervalSince(link.since) < Self.discoverySeconds { return }
+            if case .address = link.request.match {} else if now - link.since < Self.discoverySeconds { return }
             let candidates = link.request.candidates(central.devices)
             if candidates.count > 1, link.request.match != .any {
                 return problem(link, "\(candidates.count) devices match \(link.request.match): "
@@ -114,7 +114,7 @@ final class SensorConnector {
                 return
             }
             guard device.servicesResolved else {
-                if now.timeIntervalSince(link.since) > Self.resolveSeconds {
+                if now - link.since > Self.resolveSeconds {
                     problem(link, "\(device.label) connected but BlueZ resolved no services in \(Int(Self.resolveSeconds)) s")
                     lose(link, at: now)
                 }
@@ -138,7 +138,7 @@ final class SensorConnector {
     }
 
     /// Subscribes to what the sensor's kind streams and starts it; the battery level when offered.
-    private func subscribe(_ link: SensorLink, _ device: BLECentral.Device, _ central: BLEAccess, now: Date) {
+    private func subscribe(_ link: SensorLink, _ device: BLECentral.Device, _ central: BLEAccess, now: Double) {
         let profile = SensorProfile.of(link.request.kind)
         var subscribed: [String: String] = [:]
         for uuid in profile.notify + profile.optionalNotify {
@@ -174,7 +174,7 @@ final class SensorConnector {
         tell(link, "\(link.request.kind.role) sensor: connected to \(device.label)" + (battery.map { ", battery \($0)%" } ?? ""), false)
     }
 
-    private func lose(_ link: SensorLink, at now: Date) {
+    private func lose(_ link: SensorLink, at now: Double) {
         link.lose(at: now)
         report(link) { $0.state = .lost }
     }

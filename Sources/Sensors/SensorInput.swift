@@ -42,8 +42,8 @@ public final class SensorInput: Sendable {
     /// it from the bus and when its messages were in the ring (the bench's figures).
     public let handled = LockedBox<[(received: Double, pushed: Double)]>([])
     /// When each connection was tried (the back-off shows in them).
-    private let attempts = LockedBox<[Date]>([])
-    public var connectionAttempts: [Date] { attempts.withLockedValue { $0 } }
+    private let attempts = LockedBox<[Double]>([])
+    public var connectionAttempts: [Double] { attempts.withLockedValue { $0 } }
 
     /// Control thread.
     /// `log` takes problems (a warning each), `say` the news (a device connected).
@@ -115,13 +115,13 @@ public final class SensorInput: Sendable {
                 }
             }
             guard let bluetooth = central else { continue }
-            connector.step(bluetooth, now: Date())
+            connector.step(bluetooth, now: MonotonicClock.seconds)
             do {
-                try bluetooth.pump(seconds: connector.sleepSeconds(now: Date()), orRung: stopBell)
+                try bluetooth.pump(seconds: connector.sleepSeconds(now: MonotonicClock.seconds), orRung: stopBell)
             } catch {
                 log("sensors: \(error)")
                 central = nil
-                connector.busLost(at: Date())
+                connector.busLost(at: MonotonicClock.seconds)
             }
         }
         if let central {

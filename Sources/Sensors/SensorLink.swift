@@ -1,4 +1,5 @@
 import Foundation
+import Realtime
 
 /// One requested sensor's life on the sensor thread (only there): which device, which
 /// characteristics, its state and back-off, and its heart's beat timeline.
@@ -11,8 +12,9 @@ final class SensorLink {
     var deviceLabel: String?
     /// Subscribed characteristics: object path → UUID.
     var characteristics: [String: String] = [:]
-    var since = Date()
-    var retryAt = Date.distantPast
+    /// When its state last changed, and when it may be tried again (`MonotonicClock` seconds).
+    var since = MonotonicClock.seconds
+    var retryAt = -Double.infinity
     /// Seconds to wait before the next reconnection: 1, 2, 4 … 30.
     var backOff = 1.0
     /// The problem last said (said once while it lasts).
@@ -34,7 +36,7 @@ final class SensorLink {
         ecg = ECGBeatTimeline(sampleRate: sampleRate, predicts: predicts, delay: ecgDelay)
     }
 
-    func choose(_ device: BLECentral.Device, at now: Date) {
+    func choose(_ device: BLECentral.Device, at now: Double) {
         devicePath = device.path
         deviceLabel = device.label
         state = .connecting
@@ -46,11 +48,11 @@ final class SensorLink {
         backOff = 1
     }
 
-    func lose(at now: Date) {
+    func lose(at now: Double) {
         state = .lost
         characteristics = [:]
         discovering = false
-        retryAt = now.addingTimeInterval(backOff)
+        retryAt = now + backOff
         backOff = min(30, backOff * 2)
     }
 

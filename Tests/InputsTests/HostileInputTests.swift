@@ -68,7 +68,7 @@ final class HostileInputTests: XCTestCase {
     }
 
     func testRepeatedWarningsAreHeldBackAndCounted() {
-        let clock = LockedBox(Date(timeIntervalSince1970: 0))
+        let clock = LockedBox(0.0)
         let limiter = WarningLimiter(now: { clock.withLockedValue { $0 } })
         var said: [String] = []
         for line in 1...10_000 {

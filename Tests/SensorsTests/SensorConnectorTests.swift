@@ -50,12 +50,12 @@ final class SensorConnectorTests: XCTestCase {
         var states: [SensorStatus.State] = [], said: [String] = []
         var status = SensorStatus(request: link.request)
         var attempts: [Double] = []
-        let start = Date(timeIntervalSinceReferenceDate: 1_000)
+        let start = 1_000.0
         let connector = SensorConnector(links: [link], report: { _, change in
             change(&status)
             if states.last != status.state { states.append(status.state) }
-        }, tell: { _, text, _ in said.append(text) }, attempted: { attempts.append($0.timeIntervalSince(start)) })
-        func step(at seconds: Double) { connector.step(central, now: start.addingTimeInterval(seconds)) }
+        }, tell: { _, text, _ in said.append(text) }, attempted: { attempts.append($0 - start) })
+        func step(at seconds: Double) { connector.step(central, now: start + seconds) }
 
         // Discovery for 3 s, then the strap is chosen, connected, subscribed.
         step(at: 0)
@@ -103,12 +103,12 @@ final class SensorConnectorTests: XCTestCase {
                               sampleRate: 48_000, predicts: false)
         var said: [String] = []
         let connector = SensorConnector(links: [link], report: { _, _ in }, tell: { _, text, _ in said.append(text) })
-        let start = Date(timeIntervalSinceReferenceDate: 0)
+        let start = 0.0
         connector.step(central, now: start)
         XCTAssertEqual(link.state, .connecting, "an address is chosen at once")
-        for second in 1...15 { connector.step(central, now: start.addingTimeInterval(Double(second))) }
+        for second in 1...15 { connector.step(central, now: start + Double(second)) }
         XCTAssertEqual(link.state, .connecting)
-        connector.step(central, now: start.addingTimeInterval(15.5))
+        connector.step(central, now: start + 15.5)
         XCTAssertEqual(link.state, .lost)
         XCTAssertEqual(said, ["Polar H10 1A2B (A0:9E:1A:00:00:01) connected but BlueZ resolved no services in 15 s"])
     }
@@ -122,18 +122,18 @@ final class SensorConnectorTests: XCTestCase {
         central.devices = [strap]
         let link = SensorLink(index: 0, request: SensorRequest(kind: .heartRate), sampleRate: 48_000, predicts: false)
         var attempts: [Double] = []
-        let start = Date(timeIntervalSinceReferenceDate: 1_000)
+        let start = 1_000.0
         let connector = SensorConnector(links: [link], report: { _, _ in }, tell: { _, _, _ in },
-                                        attempted: { attempts.append($0.timeIntervalSince(start)) })
+                                        attempted: { attempts.append($0 - start) })
         var now = 0.0, wakes: [Double] = []
         /// Steps at `now`, then sleeps: until the deadline, or no later than the bus's next news.
         func stepAndSleep(busNewsAt news: Double? = nil) -> Double? {
             wakes.append(now)
             let before = (link.state, central.devices.first?.connected)
-            connector.step(central, now: start.addingTimeInterval(now))
+            connector.step(central, now: start + now)
             // The scripted central changed a device: BlueZ would say so on the bus at once.
             let busNews = (link.state, central.devices.first?.connected) != before ? now : news
-            let sleep = connector.sleepSeconds(now: start.addingTimeInterval(now))
+            let sleep = connector.sleepSeconds(now: start + now)
             if let sleep, sleep < 0.1 || sleep > 1.001 { XCTFail("a sleep of \(sleep) s outside 0.1…1 s") }
             guard let wake = [sleep.map { now + $0 }, busNews].compactMap({ $0 }).min() else { return nil }
             now = wake
@@ -145,7 +145,7 @@ final class SensorConnectorTests: XCTestCase {
         XCTAssertEqual(link.state, .connected)
         XCTAssertEqual(wakes.filter { $0 < 3 }.count, 3, "once at the start, then at most a second apart: \(wakes)")
         XCTAssertEqual(attempts.first ?? -1, 3, accuracy: 0.01, "connected when discovery ended: \(wakes)")
-        XCTAssertNil(connector.sleepSeconds(now: start.addingTimeInterval(now)), "streaming: only the bus wakes the thread")
+        XCTAssertNil(connector.sleepSeconds(now: start + now), "streaming: only the bus wakes the thread")
 
         // At 10 s it goes away (the bus says so); BlueZ refuses three connections, then it is back.
         now = 10
@@ -160,6 +160,6 @@ final class SensorConnectorTests: XCTestCase {
             XCTAssertEqual(attempt, expected, accuracy: 0.01, "1, 2, 4, 8 s after each refusal: \(attempts)")
         }
         XCTAssertLessThanOrEqual(wakes.count, 25, "about once a second over the 15 s of waiting, not ten times a second: \(wakes)")
-        XCTAssertNil(connector.sleepSeconds(now: start.addingTimeInterval(now)))
+        XCTAssertNil(connector.sleepSeconds(now: start + now))
     }
 }
