@@ -112,7 +112,7 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
     /// and waits at most the deadline. False when the child did not answer in time (then it is
     /// marked failed, and the caller plays its fallback).
     func run(frames: Int) -> Bool {
-        var start = timespec(), now = timespec()
+        var start = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
         var deadline = deadlineNanoseconds
         let left = Self.periodEnd.load(ordering: .relaxed) - (start.tv_sec * 1_000_000_000 + start.tv_nsec)
@@ -132,9 +132,10 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
         region.request.store(number, ordering: .releasing)
         region.wake(.request)
         // Bounded by the deadline: each pass waits for the rest of it, or sees the answer.
-        // Offline, a pass counts at most `longestOfflinePass`: one far longer than its slice is
-        // time this process did not run (the machine paused or suspended), not the child's.
-        var elapsed = 0, last = start
+        // Offline, a pass counts at most `longestOfflinePass` (`RunningTime`): one far longer
+        // than its slice is time this process did not run (the machine paused), not the child's.
+        var waited = RunningTime(longestStep: plugin.offline ? Self.longestOfflinePass : .infinity,
+                                 now: Double(start.tv_sec) + Double(start.tv_nsec) * 1e-9)
         while true {
             let done = region.done.load(ordering: .acquiring)
             if done == number {
@@ -142,10 +143,7 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
                 phase.store(Phase.ready.rawValue, ordering: .releasing)
                 return true
             }
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            let pass = (now.tv_sec - last.tv_sec) * 1_000_000_000 + (now.tv_nsec - last.tv_nsec)
-            last = now
-            elapsed += plugin.offline ? min(pass, Self.longestOfflinePass) : pass
+            let elapsed = Int(waited.look() * 1e9)
             let ended = elapsed > 0 && pj_pidfd_exited(childEnded) != 0
             if elapsed >= deadline || ended {
                 if !ended { missedDeadline.store(true, ordering: .relaxed) }
@@ -166,7 +164,7 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
     /// here: a static's first read runs its initialiser (swift_once) on the reading thread.
     package static func prepare() {
         _ = periodEnd.load(ordering: .relaxed) + leastBudget.load(ordering: .relaxed)
-            + enginePriority.load(ordering: .relaxed) + periodsUntilPriority.load(ordering: .relaxed) + slice + longestOfflinePass
+            + enginePriority.load(ordering: .relaxed) + periodsUntilPriority.load(ordering: .relaxed) + slice + Int(longestOfflinePass)
     }
 
     /// Real-time safe. At each period's start where the engine renders: isolated plugins may wait
@@ -197,8 +195,9 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
 
     /// The longest a run waits before it looks whether the child is still there.
     private static let slice = 2_000_000
-    /// Offline, the most one pass of a run's wait counts against the child's deadline (fifty slices).
-    private static let longestOfflinePass = 100_000_000
+    /// Offline, the most one pass of a run's wait counts against the child's deadline, in
+    /// seconds (fifty slices).
+    private static let longestOfflinePass = 0.1
 
     /// Real-time safe. Whether runs reach the child now.
     package var isPlaying: Bool {

@@ -28,7 +28,8 @@ public struct RunningTime: Sendable {
         last = now
     }
 
-    /// Counts the time since the last look (at most `longestStep` of it); the total.
+    /// Real-time safe (a vDSO clock read). Counts the time since the last look (at most
+    /// `longestStep` of it); the total.
     @discardableResult
     public mutating func look(now: Double = MonotonicClock.seconds) -> Double {
         seconds += min(max(now - last, 0), longestStep)

@@ -69,8 +69,9 @@ final class ServerWatch {
             cycleChecks = max(0, cycleChecks - 1)
         }
         // A little early counts: the control thread's timer wakes it after about `interval`.
-        if !reconnection.isWaiting, MonotonicClock.seconds - lastConnectionCheck >= Self.interval - 0.05 {
-            lastConnectionCheck = MonotonicClock.seconds
+        let now = MonotonicClock.seconds
+        if !reconnection.isWaiting, now - lastConnectionCheck >= Self.interval - 0.05 {
+            lastConnectionCheck = now
             wireNetSlave()
             if !reconnection.pending.isEmpty { reconnection.pending = client.restoreConnections(reconnection.pending) }
         }
@@ -101,8 +102,9 @@ final class ServerWatch {
         case .resumed(let seconds)?:
             say("pulsejack: JACK runs cycles again after \(String(format: "%.1f", seconds)) s" + (netWiring.isEmpty ? "" : " (the NetJACK2 master is back)"))
         case nil:
-            if cycles.isStalled, MonotonicClock.seconds - lastProbe >= Self.probeInterval {
-                lastProbe = MonotonicClock.seconds
+            let now = MonotonicClock.seconds
+            if cycles.isStalled, now - lastProbe >= Self.probeInterval {
+                lastProbe = now
                 probeServer()
             }
         }

@@ -106,8 +106,10 @@ public struct StudyRun {
         say("study: recording the heart rate (OSC on 127.0.0.1:\(session.osc?.boundPort ?? oscPort)); the clip starts in \(Int(baseline)) s")
         let start = MonotonicClock.seconds
         var clipStarted = false
-        while !shouldStop(), MonotonicClock.seconds - start < baseline + duration {
-            if !clipStarted, MonotonicClock.seconds - start >= baseline {
+        while !shouldStop() {
+            let elapsed = MonotonicClock.seconds - start
+            guard elapsed < baseline + duration else { break }
+            if !clipStarted, elapsed >= baseline {
                 clipStarted = session.send(ControlMessage(.voiceTrigger(voice: 0, velocity: 1)))
             }
             session.tick()

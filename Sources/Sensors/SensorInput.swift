@@ -41,9 +41,6 @@ public final class SensorInput: Sendable {
     /// For each recent notification: when (wall clock, seconds since 1970) the sensor thread got
     /// it from the bus and when its messages were in the ring (the bench's figures).
     public let handled = LockedBox<[(received: Double, pushed: Double)]>([])
-    /// When each connection was tried (the back-off shows in them).
-    private let attempts = LockedBox<[Double]>([])
-    public var connectionAttempts: [Double] { attempts.withLockedValue { $0 } }
 
     /// Control thread.
     /// `log` takes problems (a warning each), `say` the news (a device connected).
@@ -91,15 +88,15 @@ public final class SensorInput: Sendable {
                        ecgDelay: configuration.ecgDelay)
         }
         let connector = SensorConnector(links: links, report: { [self] link, change in update(link, change) },
-                                        tell: { [self] link, text, problem in tell(link, text, problem: problem) },
-                                        attempted: { [attempts] at in attempts.withLockedValue { $0.append(at) } })
+                                        tell: { [self] link, text, problem in tell(link, text, problem: problem) })
         var central: BLECentral?
         var nextAttempt = -Double.infinity
         var lastProblem: String?
         while running.load(ordering: .acquiring) {
             if central == nil {
-                guard MonotonicClock.seconds >= nextAttempt else {
-                    stopBell.wait(seconds: nextAttempt - MonotonicClock.seconds)
+                let wait = nextAttempt - MonotonicClock.seconds
+                guard wait <= 0 else {
+                    stopBell.wait(seconds: wait)
                     continue
                 }
                 do {

@@ -134,10 +134,10 @@ final class IsolatedPluginLiveTests: XCTestCase {
         run = live
         XCTAssertTrue(try Subprocess.waitForPorts(of: client, server: server, port: "out_R"), "the ports never appeared")
         let engine = live.process.processIdentifier
-        var children = Self.pluginHosts(of: engine)
+        var children = ChildProcesses.pluginHosts(of: engine)
         for _ in 0..<100 where children.count < 2 {
             Thread.sleep(forTimeInterval: 0.02)
-            children = Self.pluginHosts(of: engine)
+            children = ChildProcesses.pluginHosts(of: engine)
         }
         XCTAssertGreaterThanOrEqual(children.count, 2, "plugin-host children of \(engine)")
         // Killed only once active: its ports appear before it sets their metadata, and a client
@@ -152,18 +152,6 @@ final class IsolatedPluginLiveTests: XCTestCase {
         let left = children.filter(Self.lives)
         for pid in left { kill(pid, SIGKILL) }
         XCTAssertEqual(left, [], "plugin processes left behind by the killed engine")
-    }
-
-    /// The `plugin-host` processes whose parent is `engine`, from /proc.
-    private static func pluginHosts(of engine: pid_t) -> [pid_t] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap(pid_t.init).filter { pid in
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let fields = stat.split(separator: ")").last?.split(separator: " "), fields.count > 2,
-                  pid_t(fields[2]) == engine,
-                  let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
-            return String(decoding: command, as: UTF8.self).contains("plugin-host")
-        }
     }
 
     /// Whether `pid` still runs (a zombie that nobody reaps has ended).

@@ -63,9 +63,9 @@ extension MisbehavingPluginTests {
         var seen: [pid_t: [(at: Date, ticks: Int)]] = [:]
         while Date() < limit, kill(pid, 0) == 0 {
             usleep(10_000)
-            guard threadNames(of: pid).contains("pj-watchdog") else { continue }
-            for child in children(of: pid) {
-                guard let ticks = cpuTicks(of: child) else { continue }
+            guard ProcessThreads.of(pid).contains(where: { $0.name == "pj-watchdog" }) else { continue }
+            for child in ChildProcesses.of(pid) {
+                guard let ticks = ChildProcesses.cpuTicks(of: child) else { continue }
                 let now = Date()
                 seen[child, default: []].append((now, ticks))
                 seen[child]!.removeAll { now.timeIntervalSince($0.at) > 0.1 }
@@ -73,25 +73,5 @@ extension MisbehavingPluginTests {
             }
         }
         return nil
-    }
-
-    private static func threadNames(of pid: pid_t) -> [String] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        return tasks.compactMap { try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) }
-    }
-
-    private static func children(of pid: pid_t) -> [pid_t] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        return tasks.flatMap { task in
-            ((try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? "").split(separator: " ").compactMap { pid_t($0) }
-        }
-    }
-
-    /// User and system CPU time of `pid`, in clock ticks (`/proc/PID/stat` fields 14 and 15).
-    private static func cpuTicks(of pid: pid_t) -> Int? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let end = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(after: end)...].split(separator: " ")
-        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
-        return user + system
     }
 }
