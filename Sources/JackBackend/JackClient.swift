@@ -95,6 +95,13 @@ public final class JackClient: Sendable {
         withClient { handle, _ in _ = jack_recompute_total_latencies(handle) }
     }
 
+    /// Control thread, at each wake-up: under PipeWire, sets our ports' latencies if JACK's
+    /// latency callback asked since the last time (see `ProcessHost.reportLatency`).
+    public func setRequestedLatencies() {
+        guard let host = attachment.withLockedValue({ $0.host }) else { return }
+        withClient { _, _ in host.setRequestedLatencies() }
+    }
+
     /// Runs `body` with the live client while holding the lock, so the client cannot be closed
     /// under it; nil when there is none. `body` must not read `name` (same lock).
     func withClient<Result>(_ body: (OpaquePointer, String) throws -> Result) rethrows -> Result? {

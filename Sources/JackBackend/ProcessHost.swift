@@ -23,6 +23,10 @@ package final class ProcessHost {
     weak var owner: JackClient?
     /// Our client, for transport queries from the process thread.
     private let handle: OpaquePointer
+    /// Under PipeWire, JACK's latency callback leaves setting our ports' latencies to the
+    /// control thread (`LatencyReport`), and marks here that it asked.
+    let setsLatenciesOnTheControlThread = JackServerIdentity.current.isPipeWire
+    let latenciesRequested = Atomic<Bool>(false)
     private let periodTimings: SPSCRing<UInt64>.Producer?
     private let cycleDeadline: CycleDeadline?
     /// Frames run since the deadline was last pushed back.

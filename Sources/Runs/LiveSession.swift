@@ -318,6 +318,7 @@ public final class LiveSession {
         for line in handle.rescuePlugins() { log(line) }
         for request in requests.withLockedValue({ pending in defer { pending.removeAll() }; return pending }) { perform(request) }
         reportLatency()
+        client.setRequestedLatencies()
         for (dj, performer) in djs {
             do {
                 if let message = try dj.tick(mood: moods.mood(of: performer)) { controlRing.producer.push(message) }
