@@ -12,9 +12,9 @@ extension ProcessHost {
     /// thread, outside that lock: sent while a call of ours sent another (a deactivation), the
     /// two shared one message builder and PipeWire's protocol aborted the process
     /// ("assert_single_pod()", seen in CI in a stop while a plugin's latency flipped). Set there,
-    /// it also runs a recompute we asked for inside this callback, which then waits on a lock
-    /// its outer call holds, for ever. Set from the control thread, each latency waits for
-    /// PipeWire's thread, which sends it holding its lock.
+    /// it can also run a recompute we had queued inside this callback, which then waits for
+    /// ever on a lock its outer call holds. Set from the control thread, each latency is queued
+    /// for PipeWire's thread, which sends it holding its lock.
     func reportLatency(_ mode: jack_latency_callback_mode_t) {
         guard !setsLatenciesOnTheControlThread else {
             latenciesRequested.store(true, ordering: .releasing)
