@@ -12,7 +12,7 @@ let processPath: [SwiftSetting] = strict + [.unsafeFlags(["-enforce-exclusivity=
 
 /// What a library target's tests may use: the library, the fixtures and the real peers.
 let libraryTestDependencies: [Target.Dependency] = [
-    "Engine", "Presets", "Plugins", "JackBackend", "SoundFiles", "Runs", "Reports", "Realtime", "Inputs", "Voices", "CJack", "CAllocCounter",
+    "Engine", "Presets", "Plugins", "JackBackend", "SoundFiles", "Runs", "Reports", "Realtime", "UserFiles", "Inputs", "Voices", "CJack", "CAllocCounter",
     "TestSupport", "JackPeers", "EngineFixtures", "WebSurface", "Sensors",
 ]
 
@@ -50,44 +50,48 @@ let package = Package(
 
         // Real-time primitives: the rings, the control messages, the clock, fixed buffers, the locked box.
         .target(name: "Realtime", dependencies: ["CProcessThread", .product(name: "Atomics", package: "swift-atomics")], swiftSettings: processPath),
+        // A user's files: the one error that names a file, line and field, and the regular-file rule.
+        .target(name: "UserFiles", swiftSettings: strict),
         .target(name: "Inputs", dependencies: [
-            "CLiblo", "Realtime",
+            "CLiblo", "Realtime", "UserFiles",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         // The body sensors: a Bluetooth LE central over BlueZ (sd-bus) on one sensor thread, the
         // devices' notifications decoded and turned into control messages in its own ring.
         .target(name: "Sensors", dependencies: [
-            "CSystemd", "Realtime", "Inputs",
+            "CSystemd", "Realtime", "Inputs", "UserFiles",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         // The voices: DSP only, no I/O.
         .target(name: "Voices", dependencies: ["Realtime", "CZitaConvolver", "CRubberBand"], swiftSettings: processPath),
         // Sound files: reading samples and tracks, writing WAV (libsndfile, libsamplerate).
-        .target(name: "SoundFiles", dependencies: ["CSndfile", "CSamplerate", "Realtime", "Inputs", "Voices"], swiftSettings: strict),
+        .target(name: "SoundFiles", dependencies: ["CSndfile", "CSamplerate", "Realtime", "UserFiles", "Voices"], swiftSettings: strict),
         // LV2 plugins through lilv: the world, instances, insert chains, the instrument voice, state.
-        .target(name: "Plugins", dependencies: ["CLilv", "CLV2", "CProcessThread", "Realtime", "Inputs", "Voices"], swiftSettings: processPath),
+        .target(name: "Plugins", dependencies: ["CLilv", "CLV2", "CProcessThread", "Realtime", "UserFiles", "Voices"], swiftSettings: processPath),
         // The engine: its setup value, the process path and its parts, the handle other threads
-        // hold, the mixer, meters, recorder and MIDI-out queues.
+        // hold, the mixer, meters and MIDI-out queues. It links neither libjack nor liblo: an
+        // offline render needs neither.
         .target(name: "Engine", dependencies: [
-            "CJack", "Realtime", "Inputs", "Voices", "Plugins", "SoundFiles",
+            "Realtime", "UserFiles", "Voices", "Plugins", "SoundFiles",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: processPath),
         // Presets: the YAML, the voice-kind descriptors and field tables, the graph that makes a
         // setup from a preset, session sources.
         .target(name: "Presets", dependencies: [
-            "Realtime", "Inputs", "Voices", "Plugins", "SoundFiles", "Engine", "Sensors",
+            "Realtime", "UserFiles", "Inputs", "Voices", "Plugins", "SoundFiles", "Engine", "Sensors",
             .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "Yams", package: "Yams"),
         ], swiftSettings: strict),
-        // The JACK backend: the client, the process host, the server, the frame clock, the timebase.
+        // The JACK backend: the client, the process host, the server, the frame clock, the timebase,
+        // the MIDI ports' writer and the take's recorder.
         .target(name: "JackBackend", dependencies: [
-            "CJack", "Realtime", "Inputs", "Voices", "Engine",
+            "CJack", "Realtime", "UserFiles", "Inputs", "Voices", "Engine", "SoundFiles",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: processPath),
         // The live page: the session's live picture, and an HTTP and WebSocket server on it; the
         // page's HTML, CSS and JavaScript are its resources.
         .target(name: "WebSurface", dependencies: [
-            "Engine", "Presets", "JackBackend", "Realtime", "Inputs",
+            "Engine", "Presets", "JackBackend", "Realtime", "UserFiles", "Inputs",
             .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -98,19 +102,19 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], resources: [.copy("Page")], swiftSettings: strict),
         // Reports: the radial meters plot (SVG) and the render's web report (HTML).
-        .target(name: "Reports", dependencies: ["Engine", "Inputs"], swiftSettings: strict),
+        .target(name: "Reports", dependencies: ["Engine", "UserFiles"], swiftSettings: strict),
         // Runs: a live run's life cycle (the page's included), an offline render, the study.
         .target(name: "Runs", dependencies: [
-            "Engine", "Presets", "Sensors", "JackBackend", "Plugins", "SoundFiles", "Realtime", "Inputs", "Voices", "Reports", "WebSurface",
+            "Engine", "Presets", "Sensors", "JackBackend", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "Voices", "Reports", "WebSurface",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         .executableTarget(name: "pulsejack", dependencies: [
-            "Runs", "Sensors", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Inputs", "CJack", "WebSurface",
+            "Runs", "Sensors", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "UserFiles", "Inputs", "CJack", "WebSurface",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
 
         .executableTarget(name: "pulsejack-bench", dependencies: [
-            "Runs", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "Inputs", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface", "Sensors",
+            "Runs", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface", "Sensors",
             .product(name: "Atomics", package: "swift-atomics"),
         ], path: "Benchmarks/PulsejackBench", swiftSettings: strict),
 
@@ -118,27 +122,27 @@ let package = Package(
         // empty under ThreadSanitizer (`make test-tsan`), whose own start-up the interposer breaks.
         .target(name: "CAllocCounter", dependencies: ["CProcessThread"], path: "Tests/CAllocCounter", linkerSettings: [.linkedLibrary("dl")]),
         // Independent references for tests: a WAV reader of our own, a private jackd, a process runner.
-        .target(name: "TestSupport", dependencies: ["Realtime", "Inputs", "CJack", "JackPeers", "CAllocCounter"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Realtime", "UserFiles", "Inputs", "CJack", "JackPeers", "CAllocCounter"], path: "Tests/TestSupport", swiftSettings: strict),
         // Real JACK peers in the same process: an ear that records onsets, a MIDI pad.
         .target(name: "JackPeers", dependencies: ["CJack", .product(name: "Atomics", package: "swift-atomics")],
                 path: "Tests/JackPeers", swiftSettings: strict),
         // Engines built without a preset, and a driver that runs one period by period.
-        .target(name: "EngineFixtures", dependencies: ["Engine", "Plugins", "Voices", "Realtime", "Inputs", "TestSupport"],
+        .target(name: "EngineFixtures", dependencies: ["Engine", "Plugins", "Voices", "Realtime", "Inputs", "UserFiles", "TestSupport"],
                 path: "Tests/EngineFixtures", swiftSettings: strict),
         .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "InputsTests", dependencies: [
-            "Realtime", "Inputs", "TestSupport", "Engine", "Presets", "EngineFixtures",
+            "Realtime", "UserFiles", "Inputs", "TestSupport", "Engine", "Presets", "EngineFixtures",
         ], swiftSettings: strict),
         .testTarget(name: "VoicesTests", dependencies: ["Realtime", "Voices"], swiftSettings: strict),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Realtime", "Inputs", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Realtime", "UserFiles", "Inputs", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "EngineTests", dependencies: libraryTestDependencies, swiftSettings: strict),
         .testTarget(name: "PresetsTests", dependencies: libraryTestDependencies, swiftSettings: strict),
         .testTarget(name: "PluginsTests", dependencies: libraryTestDependencies, swiftSettings: strict),
         .testTarget(name: "JackBackendTests", dependencies: libraryTestDependencies, swiftSettings: strict),
         .testTarget(name: "SoundFilesTests", dependencies: libraryTestDependencies, swiftSettings: strict),
         .testTarget(name: "RunsTests", dependencies: [
-            "Runs", "Reports", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "Inputs", "Voices", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface", "EngineFixtures",
+            "Runs", "Reports", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "Voices", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface", "EngineFixtures",
         ], swiftSettings: strict),
-        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Realtime", "Inputs", "JackPeers", "Reports"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Realtime", "UserFiles", "Inputs", "JackPeers", "Reports"], swiftSettings: strict),
     ]
 )

@@ -1,3 +1,4 @@
+import UserFiles
 import Foundation
 import Inputs
 import Plugins

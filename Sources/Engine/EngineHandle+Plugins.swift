@@ -1,4 +1,4 @@
-import Inputs
+import UserFiles
 import Foundation
 import Realtime
 import Plugins

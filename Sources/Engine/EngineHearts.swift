@@ -1,5 +1,4 @@
 import Atomics
-import Inputs
 import Voices
 import Realtime
 

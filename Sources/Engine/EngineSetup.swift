@@ -1,4 +1,3 @@
-import Inputs
 import Foundation
 import Voices
 import Realtime
@@ -10,6 +9,7 @@ import Plugins
 /// the shared grid. `EngineGraph` builds the musical part from a preset, a run adds the wiring,
 /// and `RealtimeEngine(setup)` takes it whole: nothing is configurable afterwards. What must
 /// change while it plays goes through the rings. Before activation.
+@dynamicMemberLookup
 public struct EngineSetup {
     public let sampleRate: Int
     /// The largest block rendered at once; longer periods are processed in chunks of it.
@@ -33,27 +33,9 @@ public struct EngineSetup {
     var skipRegion: Int32?
     var modeVoices: [PerformanceMode: Int32] = [:]
 
-    /// Rings the process thread drains every period, in this order.
-    public var sources: [SPSCRing<ControlMessage>] = []
-    /// Receives a report for every fired voice (the events log, the live page).
-    public var firedReports: SPSCRing<FiredVoice>?
-    /// Receives every applied control message with its frame (`run --record-session`).
-    public var appliedReports: SPSCRing<ControlMessage>?
-    /// Receives heartbeats, region hits and mode changes with their frames (a live picture).
-    public var observations: SPSCRing<EngineObservation>?
-    /// Whether fired voices and observations are wanted now, and whose doorbell rings for them
-    /// (nil: always reported, as offline).
-    public var reportListeners: ReportListeners?
-    /// The settings a live picture asks to see.
-    public var view: EngineView?
-    /// The buses and voice MIDI ports besides the master (stems, per-voice ports).
-    public var outputs = OutputLayout.masterOnly
-    /// `run --timebase`: each beat of the grid heart goes out on `grid_out`.
-    public var sendsGrid = false
-    /// `run --follow-transport`: the grid heart's tempo comes from the JACK transport, its beats
-    /// from `grid_in` once a grid beat has arrived; tempo and beat messages for it are counted
-    /// and ignored (the performers' own hearts still follow their own).
-    public var followsGrid = false
+    /// The engine's wiring to the world, which a run adds (`setup.sources`, `setup.outputs` … read
+    /// and write it directly): one value, so an engine rebuilt at a new rate takes all of it.
+    public var wiring = Wiring()
 
     /// `performers` hearts of their own (voices follow the one their slot names), and the
     /// ensemble's after them when `ensemble` says how it takes its tempo. `rebuilding`: the
@@ -80,30 +62,37 @@ public struct EngineSetup {
     }
 
     /// What a run adds to the musical part: the rings, the live picture, the outputs, the grid
-    /// role. A rebuilt engine takes the running one's.
+    /// role. A rebuilt engine takes the running one's whole.
     public struct Wiring {
-        var sources: [SPSCRing<ControlMessage>]
-        var firedReports: SPSCRing<FiredVoice>?
-        var appliedReports: SPSCRing<ControlMessage>?
-        var observations: SPSCRing<EngineObservation>?
-        var reportListeners: ReportListeners?
-        var view: EngineView?
-        var outputs: OutputLayout
-        var sendsGrid: Bool
-        var followsGrid: Bool
+        /// Rings the process thread drains every period, in this order.
+        public var sources: [SPSCRing<ControlMessage>] = []
+        /// Receives a report for every fired voice (the events log, the live page).
+        public var firedReports: SPSCRing<FiredVoice>?
+        /// Receives every applied control message with its frame (`run --record-session`).
+        public var appliedReports: SPSCRing<ControlMessage>?
+        /// Receives heartbeats, region hits and mode changes with their frames (a live picture).
+        public var observations: SPSCRing<EngineObservation>?
+        /// Whether fired voices and observations are wanted now, and whose doorbell rings for them
+        /// (nil: always reported, as offline).
+        public var reportListeners: ReportListeners?
+        /// The settings a live picture asks to see.
+        public var view: EngineView?
+        /// The buses and voice MIDI ports besides the master (stems, per-voice ports).
+        public var outputs = OutputLayout.masterOnly
+        /// `run --timebase`: each beat of the grid heart goes out on `grid_out`.
+        public var sendsGrid = false
+        /// `run --follow-transport`: the grid heart's tempo comes from the JACK transport, its beats
+        /// from `grid_in` once a grid beat has arrived; tempo and beat messages for it are counted
+        /// and ignored (the performers' own hearts still follow their own).
+        public var followsGrid = false
+
+        public init() {}
     }
 
-    public var wiring: Wiring {
-        get {
-            Wiring(sources: sources, firedReports: firedReports, appliedReports: appliedReports, observations: observations,
-                   reportListeners: reportListeners, view: view, outputs: outputs, sendsGrid: sendsGrid, followsGrid: followsGrid)
-        }
-        set {
-            (sources, firedReports, appliedReports, observations) = (newValue.sources, newValue.firedReports, newValue.appliedReports,
-                                                                     newValue.observations)
-            reportListeners = newValue.reportListeners
-            (view, outputs, sendsGrid, followsGrid) = (newValue.view, newValue.outputs, newValue.sendsGrid, newValue.followsGrid)
-        }
+    /// A field of the wiring, as if it were the setup's own.
+    public subscript<Value>(dynamicMember field: WritableKeyPath<Wiring, Value>) -> Value {
+        get { wiring[keyPath: field] }
+        set { wiring[keyPath: field] = newValue }
     }
 
     public var voiceNames: [String] { handle.voiceNames }

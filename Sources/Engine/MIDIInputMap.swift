@@ -1,4 +1,3 @@
-import Inputs
 import Voices
 import Realtime
 

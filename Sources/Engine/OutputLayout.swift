@@ -1,4 +1,3 @@
-import Inputs
 import Foundation
 
 /// Where the voices go besides the master, for a DAW: `outputs: master | voices | groups` (a

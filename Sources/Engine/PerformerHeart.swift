@@ -1,4 +1,3 @@
-import Inputs
 import Realtime
 
 /// One performer's heart as the process thread keeps it: their heartbeat clock (the exact

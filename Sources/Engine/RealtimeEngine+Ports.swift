@@ -1,5 +1,3 @@
-import CJack
-import Inputs
 import Realtime
 
 /// What the backend hands the engine before each period (MIDI, grid beats, the transport's
@@ -26,22 +24,21 @@ extension RealtimeEngine {
         case grid
     }
 
-    /// Real-time safe. After a `process(…, keepsMIDI: true)`: the period's events for `port`,
-    /// written into `buffer` (a JACK MIDI port buffer, cleared first) at their frames.
-    public func flushMIDI(_ port: MIDIPort, into buffer: UnsafeMutableRawPointer, frames: Int) {
+    /// Real-time safe. After a `process(…, keepsMIDI: true)`: the period's events for `port`, in
+    /// the order a port takes them (frame order, a note-off before a note-on at the same frame),
+    /// each handed to `write` with its offset into the period. The backend writes them into its
+    /// port (`JackBackend`'s `MIDIPortWriter`); `write` answers false when the port had no room
+    /// (counted, `midiNotesDropped`; a grid beat that finds none is simply not sent).
+    public func flushMIDI(_ port: MIDIPort, frames: Int, into write: (_ offset: Int, _ event: MIDIEvent) -> Bool) {
         let start = periodStart
         switch port {
-        case .combined: firing.midiOut.flush(into: buffer, start: start, frames: frames)
-        case .voice(let number): firing.flushVoiceMIDI(number, into: buffer, start: start, frames: frames)
+        case .combined: firing.midiOut.flush(start: start, frames: frames, into: write)
+        case .voice(let number): firing.flushVoiceMIDI(number, start: start, frames: frames, into: write)
         case .grid:
-            jack_midi_clear_buffer(buffer)
             let grid = hearts.grid
             for index in 0..<grid.outCount {
                 let (status, lsb, msb) = SharedGrid.message(beat: grid.outBeats[index])
-                guard let bytes = jack_midi_event_reserve(buffer, jack_nframes_t(grid.outFrames[index] - start), 3) else { continue }
-                bytes[0] = status
-                bytes[1] = lsb
-                bytes[2] = msb
+                _ = write(Int(grid.outFrames[index] - start), MIDIEvent(status: status, data1: lsb, data2: msb))
             }
         }
     }

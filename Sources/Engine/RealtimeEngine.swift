@@ -1,6 +1,4 @@
 import Atomics
-import CJack
-import Inputs
 import Foundation
 import Voices
 import Realtime

@@ -1,5 +1,4 @@
 import Atomics
-import Inputs
 import Voices
 import Realtime
 import Plugins
@@ -167,8 +166,8 @@ package struct VoiceFiring: ~Copyable {
 
     /// Real-time safe. After a period: voice MIDI port `number`'s notes due in it, written into
     /// `buffer` (a JACK MIDI port buffer, cleared first).
-    func flushVoiceMIDI(_ number: Int, into buffer: UnsafeMutableRawPointer, start: Int64, frames: Int) {
-        voiceMIDIOut[number].flush(into: buffer, start: start, frames: frames)
+    func flushVoiceMIDI(_ number: Int, start: Int64, frames: Int, into write: (Int, MIDIEvent) -> Bool) {
+        voiceMIDIOut[number].flush(start: start, frames: frames, into: write)
     }
 
     /// Real-time safe. Voice MIDI port `number`'s notes due before `end`, dropped (nothing is connected to it).

@@ -1,7 +1,6 @@
 import Atomics
 import Foundation
 import Voices
-import Inputs
 import Realtime
 import Plugins
 

@@ -1,3 +1,4 @@
+import UserFiles
 import Foundation
 
 /// A recorded heart session, replayed offline: tempo updates and explicit beats in time order.

@@ -198,7 +198,7 @@ package final class ProcessHost {
         for index in 0..<midiPorts.count {
             let bit = Self.linkBit(midiOutput: index)
             if bit == 0 || linked & bit != 0 {
-                engine.flushMIDI(midiPorts[index].carries, into: jack_port_get_buffer(midiPorts[index].port, frames), frames: Int(frames))
+                MIDIPortWriter.write(engine, midiPorts[index].carries, into: jack_port_get_buffer(midiPorts[index].port, frames), frames: frames)
                 emptiedMIDIOutputs &= ~bit
                 continue
             }

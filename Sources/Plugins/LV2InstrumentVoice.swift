@@ -45,7 +45,7 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
     /// Events that did not fit (this block's list, or the plugin's sequence).
     private(set) var droppedEvents = 0
 
-    package init(plugin: PluginInstance, note: Int, lengthSeconds: Double, channel: UInt8 = 0) {
+    package init(plugin: PluginInstance, note: Int, lengthSeconds: Double, channel: UInt8) {
         current = InsertChain.PluginSet([plugin])
         self.plugin = plugin
         outputs = Self.outputs(of: plugin)

@@ -1,4 +1,4 @@
-import Inputs
+import UserFiles
 import Foundation
 
 /// Builds hosted plugins from their URI, controls and state, off the real-time thread, turning a plugin's

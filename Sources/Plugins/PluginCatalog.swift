@@ -1,6 +1,6 @@
+import UserFiles
 import CLV2
 import CLilv
-import Inputs
 import Foundation
 
 /// One installed LV2 plugin as lilv describes it: what the `plugins` listing shows and what a

@@ -1,3 +1,4 @@
+import UserFiles
 import Plugins
 import Realtime
 import Foundation

@@ -1,5 +1,5 @@
+import UserFiles
 import Foundation
-import Inputs
 import Engine
 
 /// Radial Audio's picture: peak and average (RMS) level per channel, sampled 60 times a second

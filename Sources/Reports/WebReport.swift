@@ -1,5 +1,5 @@
+import UserFiles
 import Foundation
-import Inputs
 import Engine
 
 /// A rendered session as one self-contained page (`render --web-report`): the Radial Audio trace,

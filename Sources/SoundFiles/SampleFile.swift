@@ -1,6 +1,6 @@
+import UserFiles
 import CSamplerate
 import CSndfile
-import Inputs
 import Voices
 
 /// Reads sound files with libsndfile (WAV, FLAC, OGG …) and resamples them to the engine's rate

@@ -1,5 +1,5 @@
+import UserFiles
 import CSndfile
-import Inputs
 import Foundation
 
 /// A folder of audio files and their tags, read from each file's comment metadata with

@@ -1,5 +1,5 @@
+import UserFiles
 import CSndfile
-import Inputs
 
 /// Writes stereo 32-bit float WAV through libsndfile. Offline, or a disk thread: never the
 /// process thread.

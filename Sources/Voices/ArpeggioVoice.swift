@@ -9,7 +9,10 @@ public final class ArpeggioVoice: PulseVoice {
     public enum Waveform: String, CaseIterable, Sendable { case sine, saw, square }
 
     public struct Settings: Sendable {
-        public var chords: [[Int]] = Self.parse(["C", "G", "Am", "F"], baseNote: 60)!
+        /// The progression and the octave it starts in unless a preset says otherwise.
+        public static let defaultChordNames = ["C", "G", "Am", "F"]
+        public static let defaultBaseNote = 60
+        public var chords: [[Int]] = Self.parse(defaultChordNames, baseNote: defaultBaseNote)!
         public var order: Order = .up
         public var octaves = 1
         /// Fraction of a step the note is held before its release.

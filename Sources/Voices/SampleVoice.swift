@@ -29,7 +29,10 @@ public final class SampleVoice: Voice {
     private var retiring: Unmanaged<SampleBuffer>?
 
     /// Control thread.
-    public init(sample: SampleBuffer, maxPolyphony: Int = 16) {
+    /// Notes at once unless a preset says otherwise (the `sample` kind's `polyphony` default).
+    public static let defaultPolyphony = 16
+
+    public init(sample: SampleBuffer, maxPolyphony: Int = defaultPolyphony) {
         precondition(maxPolyphony > 0)
         self.maxPolyphony = maxPolyphony
         current = .passRetained(sample)

@@ -6,9 +6,13 @@ public final class SparseConvolutionVoice: Voice {
     /// The copies; its playheads are the impulses in flight.
     public let copies: SampleVoice
 
+    /// Copies of the clip in flight at once unless a preset says otherwise (the `convolution`
+    /// kind's `polyphony` default).
+    public static let defaultCopies = 64
+
     /// Control thread. `maxCopies` bounds the impulses in flight (the oldest is
     /// replaced beyond it): a 10 s clip at 180 BPM with lub-dub needs 60.
-    public init(clip: SampleBuffer, shape: HeartbeatShape, maxCopies: Int = 64) {
+    public init(clip: SampleBuffer, shape: HeartbeatShape, maxCopies: Int = defaultCopies) {
         self.shape = shape
         copies = SampleVoice(sample: clip, maxPolyphony: maxCopies)
     }

@@ -59,7 +59,11 @@ public final class TrackPlayerVoice: Voice, TempoFollowing, ClipSwapping {
                                  ordering: .releasing)
     }
 
-    public init(track: SampleBuffer, trackBPM: Double?, ratioRange: ClosedRange<Double> = 0.5...2) {
+    /// The time-stretch ratios allowed unless a preset says otherwise (the `track` kind's
+    /// `stretch_range` default).
+    public static let defaultRatioRange = 0.5...2.0
+
+    public init(track: SampleBuffer, trackBPM: Double?, ratioRange: ClosedRange<Double> = defaultRatioRange) {
         self.track = track
         self.trackBPM = trackBPM
         self.ratioRange = ratioRange

@@ -1,3 +1,4 @@
+import UserFiles
 import ArgumentParser
 import Runs
 import Inputs

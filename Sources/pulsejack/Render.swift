@@ -1,3 +1,4 @@
+import UserFiles
 import Runs
 import ArgumentParser
 import Inputs

@@ -1,3 +1,4 @@
+import UserFiles
 import ArgumentParser
 import Inputs
 import Presets

@@ -1,3 +1,4 @@
+import UserFiles
 import CAllocCounter
 import Inputs
 import Foundation

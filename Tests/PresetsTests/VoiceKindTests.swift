@@ -59,6 +59,34 @@ final class VoiceKindTests: XCTestCase {
         XCTAssertEqual(ArpeggioKind().field("chords")?.defaultValue, "[C, G, Am, F]")
     }
 
+    /// The other half of "written once": a voice made in code with its own defaults (no preset)
+    /// holds what the field table offers, so neither can drift from the other.
+    func testAVoiceMadeWithItsOwnDefaultsHoldsTheTablesDefaults() throws {
+        let sound = SampleBuffer(channelData: [[1, 0.5, 0.25]], sampleRate: 48_000)
+        let voices: [(any VoiceKindDescriptor, any Voice)] = [
+            (SampleKind(), SampleVoice(sample: sound)),
+            (ConvolutionKind(), SparseConvolutionVoice(clip: sound, shape: .single)),
+            (TrackKind(), TrackPlayerVoice(track: sound, trackBPM: nil)),
+            (ArpeggioKind(), ArpeggioVoice(settings: ArpeggioVoice.Settings())),
+        ]
+        var checked = 0
+        for (descriptor, voice) in voices {
+            let held = descriptor.parameters(of: voice)
+            XCTAssertFalse(held.isEmpty, "\(descriptor.kind) reports what it holds")
+            for (key, value) in held {
+                guard let expected = descriptor.field(key)?.defaultOption else { continue }
+                XCTAssertEqual(value, expected, "\(descriptor.kind).\(key): the voice's own default against the table's")
+                checked += 1
+            }
+        }
+        XCTAssertGreaterThanOrEqual(checked, 8, "polyphony twice, the stretch range, five of the arpeggio's")
+        // The arpeggio's progression, held as MIDI notes: the table's chord names parsed from its base note.
+        let arpeggio = ArpeggioKind()
+        let chords = try XCTUnwrap(arpeggio.field("chords")?.defaultOption?.texts)
+        let base = try XCTUnwrap(arpeggio.field("base_note")?.defaultOption?.whole)
+        XCTAssertEqual(ArpeggioVoice.Settings().chords, ArpeggioVoice.Settings.parse(chords, baseNote: base))
+    }
+
     func testEveryKindLoadsAndBuildsWithItsDefaults() throws {
         for descriptor in VoiceKinds.all {
             let loaded = try load(voiceYAML(descriptor))

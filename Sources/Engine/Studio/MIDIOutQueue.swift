@@ -1,5 +1,4 @@
 import Voices
-import CJack
 import Realtime
 
 /// The notes fired voices send to `midi_out`: a note-on at the frame the voice fires and its
@@ -92,19 +91,15 @@ package final class MIDIOutQueue {
         return on
     }
 
-    /// Real-time safe. Writes the notes due in [`start`, `start + frames`) into a JACK MIDI port
-    /// buffer (cleared first) at their offsets, and keeps the rest. Returns the number written.
+    /// Real-time safe. Hands the notes due in [`start`, `start + frames`) to `write` in the order a
+    /// port takes them, each at its offset into the period, and keeps the rest. A note `write`
+    /// has no room for (false) is counted. Returns the number handed over.
     @discardableResult
-    func flush(into buffer: UnsafeMutableRawPointer, start: Int64, frames: Int) -> Int {
-        jack_midi_clear_buffer(buffer)
+    func flush(start: Int64, frames: Int, into write: (_ offset: Int, _ event: MIDIEvent) -> Bool) -> Int {
         let end = start + Int64(frames)
         var written = 0
         while let note = popDue(before: end) {
-            if let bytes = jack_midi_event_reserve(buffer, jack_nframes_t(max(note.frame - start, 0)), 3) {
-                bytes[0] = note.status
-                bytes[1] = note.key
-                bytes[2] = note.velocity
-            } else {
+            if !write(Int(max(note.frame - start, 0)), MIDIEvent(status: note.status, data1: note.key, data2: note.velocity)) {
                 counters.midiNotesDropped.wrappingIncrement(ordering: .relaxed)
             }
             written += 1

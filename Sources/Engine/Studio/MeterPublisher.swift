@@ -1,6 +1,5 @@
 import Atomics
 import Foundation
-import Inputs
 import Realtime
 
 /// Publishes the output meters 60 times a second while someone watches them (an OSC `/meter`

@@ -1,4 +1,3 @@
-import Inputs
 import Realtime
 import Synchronization
 

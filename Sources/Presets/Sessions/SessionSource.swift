@@ -1,3 +1,4 @@
+import UserFiles
 import Inputs
 import Foundation
 import Realtime

@@ -6,16 +6,19 @@ extension Preset.VoiceKind {
 
 /// PulSonify's arpeggio: a synthesized note per step through a chord progression.
 package struct ArpeggioKind: VoiceKindDescriptor {
+    /// The voice's own defaults, which the fields offer: written once, in `ArpeggioVoice.Settings`.
+    private static let voice = ArpeggioVoice.Settings()
+
     package let kind = Preset.VoiceKind.arpeggio
     package let summary = "a synthesized arpeggio through a chord progression, one note per firing"
     package let fields = [
-        VoiceField("chords", .texts, default: .texts(["C", "G", "Am", "F"]), "chord names like C, G, Am, F#m, Bb7, Cmaj7"),
-        VoiceField("order", .choice(ArpeggioVoice.Order.allCases.map(\.rawValue)), default: .text(ArpeggioVoice.Order.up.rawValue), "the order of a chord's notes"),
-        VoiceField("octaves", .whole(1...4), default: .whole(1), "octaves the figure spans"),
-        VoiceField("gate", .number(0.05...1), default: .number(0.8), "fraction of a step each note is held"),
-        VoiceField("steps_per_chord", .whole(1...64), default: .whole(4), "steps before the next chord"),
-        VoiceField("waveform", .choice(ArpeggioVoice.Waveform.allCases.map(\.rawValue)), default: .text(ArpeggioVoice.Waveform.saw.rawValue), "the oscillator"),
-        VoiceField("base_note", .whole(24...96), default: .whole(60), "MIDI note whose octave the chords start in"),
+        VoiceField("chords", .texts, default: .texts(ArpeggioVoice.Settings.defaultChordNames), "chord names like C, G, Am, F#m, Bb7, Cmaj7"),
+        VoiceField("order", .choice(ArpeggioVoice.Order.allCases.map(\.rawValue)), default: .text(Self.voice.order.rawValue), "the order of a chord's notes"),
+        VoiceField("octaves", .whole(1...4), default: .whole(Self.voice.octaves), "octaves the figure spans"),
+        VoiceField("gate", .number(0.05...1), default: .number(Self.voice.gate), "fraction of a step each note is held"),
+        VoiceField("steps_per_chord", .whole(1...64), default: .whole(Self.voice.stepsPerChord), "steps before the next chord"),
+        VoiceField("waveform", .choice(ArpeggioVoice.Waveform.allCases.map(\.rawValue)), default: .text(Self.voice.waveform.rawValue), "the oscillator"),
+        VoiceField("base_note", .whole(24...96), default: .whole(ArpeggioVoice.Settings.defaultBaseNote), "MIDI note whose octave the chords start in"),
         VoiceField("instrument", .text, "an lv2 voice of this preset that plays the notes instead of the oscillators"),
     ]
 

@@ -16,7 +16,7 @@ package struct ConvolutionKind: VoiceKindDescriptor {
         VoiceField("shape", .choice(["single", "lub-dub"]), default: .text("single"), "one impulse per beat, or a lub-dub pair"),
         VoiceField("lub_dub_delay", .number(0.02...1.5), default: .number(0.3), "seconds from lub to dub"),
         VoiceField("lub_dub_gain", .number(0...1), default: .number(0.6), "the dub's level"),
-        VoiceField("polyphony", .whole(1...256), default: .whole(64), "copies of the clip in flight at once (sparse path)"),
+        VoiceField("polyphony", .whole(1...256), default: .whole(SparseConvolutionVoice.defaultCopies), "copies of the clip in flight at once (sparse path)"),
     ]
 
     package func followsHeartbeat(_ voice: Preset.VoiceDefinition) -> Bool { voice.option("input")?.flag != true }

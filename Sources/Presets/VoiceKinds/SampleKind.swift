@@ -10,7 +10,7 @@ package struct SampleKind: VoiceKindDescriptor {
     package let summary = "plays a sound file from the start on each firing (polyphonic one-shot)"
     package let fields = [
         VoiceField("file", .sound, "the sound file"),
-        VoiceField("polyphony", .whole(1...256), default: .whole(16), "notes that can sound at once (the oldest is stolen)"),
+        VoiceField("polyphony", .whole(1...256), default: .whole(SampleVoice.defaultPolyphony), "notes that can sound at once (the oldest is stolen)"),
     ]
 
     package func build(_ voice: LoadedVoice, in context: VoiceBuildContext) throws -> any Voice {

@@ -14,7 +14,7 @@ package struct TrackKind: VoiceKindDescriptor {
         VoiceField("file", .sound, "the track (or give a library)"),
         VoiceField("library", .folder, "a folder of tracks tagged #happy, #sad … in their comments"),
         VoiceField("track_bpm", .number(20...300), "the track's own tempo (else read from its tags)"),
-        VoiceField("stretch_range", .numbers, default: .numbers([0.5, 2]), "the time-stretch ratios allowed, [least, most]"),
+        VoiceField("stretch_range", .numbers, default: .numbers([TrackPlayerVoice.defaultRatioRange.lowerBound, TrackPlayerVoice.defaultRatioRange.upperBound]), "the time-stretch ratios allowed, [least, most]"),
     ]
 
     package func requiredSounds(_ voice: Preset.VoiceDefinition) -> [String] { voice.option("library") == nil ? ["file"] : [] }

@@ -1,6 +1,6 @@
+import UserFiles
 import Atomics
 import CJack
-import Inputs
 import Foundation
 import Voices
 import Realtime
