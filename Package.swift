@@ -12,7 +12,7 @@ let processPath: [SwiftSetting] = strict + [.unsafeFlags(["-enforce-exclusivity=
 
 /// What a library target's tests may use: the library, the fixtures and the real peers.
 let libraryTestDependencies: [Target.Dependency] = [
-    "Engine", "Presets", "Plugins", "JackBackend", "SoundFiles", "Runs", "Reports", "Realtime", "UserFiles", "Inputs", "Voices", "CJack", "CAllocCounter",
+    "Engine", "Presets", "Plugins", "JackBackend", "SoundFiles", "Runs", "Renders", "Reports", "Realtime", "UserFiles", "Inputs", "OSC", "Voices", "CJack", "CAllocCounter",
     "TestSupport", "JackPeers", "EngineFixtures", "WebSurface", "Sensors",
 ]
 
@@ -52,8 +52,16 @@ let package = Package(
         .target(name: "Realtime", dependencies: ["CProcessThread", .product(name: "Atomics", package: "swift-atomics")], swiftSettings: processPath),
         // A user's files: the one error that names a file, line and field, and the regular-file rule.
         .target(name: "UserFiles", swiftSettings: strict),
+        // What reaches the engine from outside, in no wire format: the address space and its routes,
+        // the page's commands, every heart and EEG source's watch, the sensor DSP, the session formats.
         .target(name: "Inputs", dependencies: [
-            "CLiblo", "Realtime", "UserFiles",
+            "Realtime", "UserFiles",
+            .product(name: "Atomics", package: "swift-atomics"),
+        ], swiftSettings: strict),
+        // OSC over UDP through liblo: the input's thread, replies, the meters, the status query, the
+        // session manager's protocol.
+        .target(name: "OSC", dependencies: [
+            "CLiblo", "Realtime", "UserFiles", "Inputs",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         // The body sensors: a Bluetooth LE central over BlueZ (sd-bus) on one sensor thread, the
@@ -103,18 +111,24 @@ let package = Package(
         ], resources: [.copy("Page")], swiftSettings: strict),
         // Reports: the radial meters plot (SVG) and the render's web report (HTML).
         .target(name: "Reports", dependencies: ["Engine", "UserFiles"], swiftSettings: strict),
-        // Runs: a live run's life cycle (the page's included), an offline render, the study.
+        // Renders: an offline render's life cycle (the engine period by period into files, stems,
+        // events, the meters plot, the report, the watchdog). It links neither libjack nor liblo.
+        .target(name: "Renders", dependencies: [
+            "Engine", "Presets", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "Voices", "Reports",
+            .product(name: "Atomics", package: "swift-atomics"),
+        ], swiftSettings: strict),
+        // Runs: a live run's life cycle (the page's included), the study.
         .target(name: "Runs", dependencies: [
-            "Engine", "Presets", "Sensors", "JackBackend", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "Voices", "Reports", "WebSurface",
+            "Renders", "Engine", "Presets", "Sensors", "JackBackend", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "OSC", "Voices", "Reports", "WebSurface",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         .executableTarget(name: "pulsejack", dependencies: [
-            "Runs", "Sensors", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "UserFiles", "Inputs", "CJack", "WebSurface",
+            "Runs", "Renders", "Sensors", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "UserFiles", "Inputs", "OSC", "CJack", "WebSurface",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
 
         .executableTarget(name: "pulsejack-bench", dependencies: [
-            "Runs", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface", "Sensors",
+            "Runs", "Renders", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "OSC", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface", "Sensors",
             .product(name: "Atomics", package: "swift-atomics"),
         ], path: "Benchmarks/PulsejackBench", swiftSettings: strict),
 
@@ -122,7 +136,7 @@ let package = Package(
         // empty under ThreadSanitizer (`make test-tsan`), whose own start-up the interposer breaks.
         .target(name: "CAllocCounter", dependencies: ["CProcessThread"], path: "Tests/CAllocCounter", linkerSettings: [.linkedLibrary("dl")]),
         // Independent references for tests: a WAV reader of our own, a private jackd, a process runner.
-        .target(name: "TestSupport", dependencies: ["Realtime", "UserFiles", "Inputs", "CJack", "JackPeers", "CAllocCounter"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Realtime", "UserFiles", "Inputs", "OSC", "CJack", "JackPeers", "CAllocCounter"], path: "Tests/TestSupport", swiftSettings: strict),
         // Real JACK peers in the same process: an ear that records onsets, a MIDI pad.
         .target(name: "JackPeers", dependencies: ["CJack", .product(name: "Atomics", package: "swift-atomics")],
                 path: "Tests/JackPeers", swiftSettings: strict),
@@ -131,7 +145,7 @@ let package = Package(
                 path: "Tests/EngineFixtures", swiftSettings: strict),
         .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "InputsTests", dependencies: [
-            "Realtime", "UserFiles", "Inputs", "TestSupport", "Engine", "Presets", "EngineFixtures",
+            "Realtime", "UserFiles", "Inputs", "OSC", "TestSupport", "Engine", "Presets", "EngineFixtures",
         ], swiftSettings: strict),
         .testTarget(name: "VoicesTests", dependencies: ["Realtime", "Voices"], swiftSettings: strict),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Realtime", "UserFiles", "Inputs", "TestSupport"], swiftSettings: strict),
@@ -141,8 +155,8 @@ let package = Package(
         .testTarget(name: "JackBackendTests", dependencies: libraryTestDependencies, swiftSettings: strict),
         .testTarget(name: "SoundFilesTests", dependencies: libraryTestDependencies, swiftSettings: strict),
         .testTarget(name: "RunsTests", dependencies: [
-            "Runs", "Reports", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "Voices", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface", "EngineFixtures",
+            "Runs", "Renders", "Reports", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "OSC", "Voices", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface", "EngineFixtures",
         ], swiftSettings: strict),
-        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Realtime", "UserFiles", "Inputs", "JackPeers", "Reports"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Realtime", "UserFiles", "Inputs", "OSC", "JackPeers", "Reports"], swiftSettings: strict),
     ]
 )

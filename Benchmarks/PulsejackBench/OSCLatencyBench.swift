@@ -1,3 +1,4 @@
+import OSC
 import CJack
 import Inputs
 import Foundation

@@ -96,7 +96,7 @@ enum SafetyBench {
         return [BenchRow(
             row: "7. Real-time safety",
             measure: String(format: "%.0f s live on dummy jackd, every voice kind active (sample, click, tap, arpeggio, sparse and dense convolution, track player), drum regions and modes, MIDI out, meters, a recording and the timebase: %d periods, %d voices fired, %d MIDI notes in, %d out, %d frames recorded",
-                            seconds, counts.periods, counts.voicesFired, pad.sentFrames.count, daw.received.filter(\.isNoteOn).count, recorded),
+                            seconds, counts[.periods], counts[.voicesFired], pad.sentFrames.count, daw.received.filter(\.isNoteOn).count, recorded),
             pulsejack: "\(allocations) allocations, \(locks) mutex locks on the process thread",
             reference: "control: a deliberate malloc in a marked section counts \(control)",
             command: ".build/release/pulsejack-bench --only safety")]

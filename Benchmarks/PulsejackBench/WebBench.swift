@@ -72,7 +72,7 @@ enum WebBench {
 
         // Meter frames per second per client, 1 and 8 clients reading everything.
         for clients in [1, 8] {
-            let dropsBefore = web.counters.meterFramesDropped.load(ordering: .relaxed)
+            let dropsBefore = web.counters.value(.meterFramesDropped)
             let pages = try (0..<clients).map { _ in try WebSocketPeer(port: web.boundPort, path: "/ws") }
             let counts = LockedBox([Int](repeating: 0, count: clients))
             let started = DispatchSemaphore(value: 0), done = DispatchGroup()
@@ -96,7 +96,7 @@ enum WebBench {
             for _ in 0..<clients { started.wait() }
             done.wait()
             result.meterRate[clients] = counts.withLockedValue { $0 }.map { Double($0) / window }
-            result.dropped[clients] = web.counters.meterFramesDropped.load(ordering: .relaxed) - dropsBefore
+            result.dropped[clients] = web.counters.value(.meterFramesDropped) - dropsBefore
         }
 
         // The page in chromium: when each beat's flash reached the screen.
@@ -116,7 +116,7 @@ enum WebBench {
             }
         }
         result.allocations = Int(pj_rt_allocation_count())
-        result.beats = session.engine.handle.counters.beats.load(ordering: .relaxed)
+        result.beats = session.engine.handle.counters.value(.beats)
         return result
     }
 

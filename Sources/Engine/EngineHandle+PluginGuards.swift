@@ -18,7 +18,7 @@ extension EngineHandle {
     /// Any thread. Each hosted plugin's figures.
     public func pluginHealth() -> [PluginHealth] {
         current.hosted().map { hosted in
-            let watch = hosted.pluginGuard
+            let watch = hosted.watch
             let timing = watch.timing()
             let restarting = hosted.published().contains { $0.isolation.map { !$0.isPlaying } ?? false }
             return PluginHealth(place: hosted.place,
@@ -33,7 +33,7 @@ extension EngineHandle {
 
     /// Any thread. The places of the plugins whose run is under way now.
     public func pluginsRunning() -> [String] {
-        current.hosted().filter { $0.pluginGuard.running.load(ordering: .relaxed) }.map(\.place)
+        current.hosted().filter { $0.watch.running.load(ordering: .relaxed) }.map(\.place)
     }
 
     static func stateName(_ reason: Int) -> String {
@@ -58,7 +58,7 @@ extension EngineHandle {
         ProcessThread.assertOutside("renewing plugins")
         var lines: [String] = []
         for hosted in current.hosted() {
-            let watch = hosted.pluginGuard
+            let watch = hosted.watch
             let instances = hosted.published()
             for instance in instances {
                 guard let isolation = instance.isolation else { continue }
@@ -112,7 +112,7 @@ extension EngineHandle {
     /// Control thread. A benched plugin's fresh instances with its last state, offered to the
     /// process thread (which takes them at its next run).
     private func renew(_ hosted: VoiceGraph.HostedPlugin, instances: [PluginInstance], into lines: inout [String]) {
-        let watch = hosted.pluginGuard
+        let watch = hosted.watch
         let folder = NSTemporaryDirectory() + "pulsejack-\(getpid())-renewed/\(hosted.place)/\(watch.trips.load(ordering: .relaxed))"
         do {
             let fresh = try instances.enumerated().map { number, instance in try instance.renewed(through: "\(folder)/\(number + 1)") }

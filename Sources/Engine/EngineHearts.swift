@@ -66,7 +66,7 @@ package struct EngineHearts: ~Copyable {
     func setTempo(_ bpm: Double, at frame: Int64, performer: Int) {
         let heart = hearts[performer]
         if !heart.clock.setTempo(bpm: bpm, atFrame: frame) {
-            counters.rejectedTempos.wrappingIncrement(ordering: .relaxed)
+            counters.add(.rejectedTempos)
             return
         }
         publishedBPMs[performer].store(heart.clock.bpm.bitPattern, ordering: .relaxed)
@@ -92,7 +92,7 @@ package struct EngineHearts: ~Copyable {
             heart.explicitBeatFrames = Double(frame - heart.lastExplicitBeatFrame)
         }
         heart.lastExplicitBeatFrame = frame
-        counters.beats.wrappingIncrement(ordering: .relaxed)
+        counters.add(.beats)
         let velocity = min(max(strength, 0), 1)
         firing.observed(.beat, Int32(index), at: frame, value: velocity)
         beatHeard(index, beat: beat, at: frame, firing: firing)
@@ -155,7 +155,7 @@ package struct EngineHearts: ~Copyable {
     /// Real-time safe. A beat of heart `performer` heard at `frame` (its clock's): counted,
     /// observed, paired for `together` voices, sent on the grid.
     func beatPassed(_ performer: Int, beat: Int64, at frame: Int64, firing: borrowing VoiceFiring) {
-        counters.beats.wrappingIncrement(ordering: .relaxed)
+        counters.add(.beats)
         firing.observed(.beat, Int32(performer), at: frame, value: 1)
         beatHeard(performer, beat: beat, at: frame, firing: firing)
     }
@@ -219,7 +219,7 @@ package struct EngineHearts: ~Copyable {
             } else {
                 while let pulseFrame = heart.clock.nextPulseFrame, pulseFrame < end {
                     if heart.clock.nextPulsePosition.pulse == 0 {
-                        counters.beats.wrappingIncrement(ordering: .relaxed)
+                        counters.add(.beats)
                         if performer == 0 { firstPerformersBeats += 1 }
                     }
                     heart.clock.consumePulse()

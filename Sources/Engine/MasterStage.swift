@@ -70,9 +70,9 @@ package final class MasterStage {
         let leftFigures = OutputChannelPass.run(left, frames: frames)
         let rightFigures = OutputChannelPass.run(right, frames: frames)
         let clipped = leftFigures.clipped + rightFigures.clipped
-        if clipped > 0 { counters.clippedSamples.wrappingIncrement(by: clipped, ordering: .relaxed) }
+        if clipped > 0 { counters.add(.clippedSamples, clipped) }
         nonFinite += leftFigures.nonFinite + rightFigures.nonFinite
-        if nonFinite > 0 { counters.nonFiniteSamples.wrappingIncrement(by: nonFinite, ordering: .relaxed) }
+        if nonFinite > 0 { counters.add(.nonFiniteSamples, nonFinite) }
         levels = MeterBlock(peakLeft: leftFigures.peak, peakRight: rightFigures.peak,
                             squaresLeft: leftFigures.squares, squaresRight: rightFigures.squares,
                             frames: Int32(frames), nonFinite: Int32(truncatingIfNeeded: nonFinite))

@@ -119,7 +119,7 @@ package struct Mixer: ~Copyable {
         guard fillsOutputs else { return }
         var found = 0
         for index in 0..<2 * outputCount { found += PluginGuard.sanitize(outputBuffers[index], frames: frames).nonFinite }
-        if found > 0 { counters.nonFiniteSamples.wrappingIncrement(by: found, ordering: .relaxed) }
+        if found > 0 { counters.add(.nonFiniteSamples, found) }
     }
 
     /// Real-time safe.

@@ -7,17 +7,17 @@ import Plugins
 extension RealtimeEngine {
     /// Real-time safe. One control message at its frame.
     func apply(_ event: ControlMessage.Event, at frame: Int64, performer: UInt8 = 0) {
-        counters.messagesApplied.wrappingIncrement(ordering: .relaxed)
+        counters.add(.messagesApplied)
         reportApplied(ControlMessage(frame: frame, performer: performer, event))
         switch event {
         case .tempo(let bpm):
             guard Int(performer) < hearts.performerCount else { return invalid() }
-            guard !hearts.followsGrid(Int(performer)) else { return counters.ignoredTempos.wrappingIncrement(ordering: .relaxed) }
+            guard !hearts.followsGrid(Int(performer)) else { return counters.add(.ignoredTempos) }
             hearts.setTempo(bpm, at: frame, performer: Int(performer))
         case .heartbeat(let strength):
             if performer == SharedGrid.performer { return hearts.gridBeat(at: frame, firing: firing) }
             guard strength.isFinite, Int(performer) < hearts.performerCount else { return invalid() }
-            guard !hearts.followsGrid(Int(performer)) else { return counters.ignoredTempos.wrappingIncrement(ordering: .relaxed) }
+            guard !hearts.followsGrid(Int(performer)) else { return counters.add(.ignoredTempos) }
             hearts.explicitBeat(Int(performer), strength: strength, at: frame, firing: firing)
         case .voiceTrigger(let voice, let velocity):
             guard slot(voice) != nil, velocity.isFinite else { return invalid() }
@@ -87,7 +87,7 @@ extension RealtimeEngine {
         if appliedReports.push(message) {
             controlWork = true
         } else {
-            counters.recordingOverruns.wrappingIncrement(ordering: .relaxed)
+            counters.add(.sessionLogOverruns)
         }
     }
 
@@ -100,7 +100,7 @@ extension RealtimeEngine {
         if clipVoice.swapClip(offered, retire: retire) {
             firing.wake(voice)
         } else {
-            counters.swapsRefused.wrappingIncrement(ordering: .relaxed)
+            counters.add(.swapsRefused)
             retire(offered)
         }
     }
@@ -121,7 +121,7 @@ extension RealtimeEngine {
     }
 
     @inline(__always)
-    private func invalid() { counters.invalidMessages.wrappingIncrement(ordering: .relaxed) }
+    private func invalid() { counters.add(.invalidMessages) }
 
     @inline(__always)
     private func slot(_ index: Int32) -> VoiceSlot? {

@@ -69,7 +69,7 @@ extension RealtimeEngine {
     /// coming period, at beat `position` of the timebase's grid.
     public func receiveGridBeat(position: Int64, offset: Int) {
         guard hearts.grid.follows else { return }
-        guard hearts.receiveGridBeat(position: position) else { return handle.counters.queueOverflows.wrappingIncrement(ordering: .relaxed) }
+        guard hearts.receiveGridBeat(position: position) else { return handle.counters.add(.queueOverflows) }
         schedule(.heartbeat(strength: 1), at: framePosition + Int64(offset), performer: SharedGrid.performer, periodEnd: .max)
     }
 

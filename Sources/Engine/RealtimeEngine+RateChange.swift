@@ -46,7 +46,7 @@ extension RealtimeEngine {
         while let pending = old.queue.popEarliest() {
             let at = pending.frame <= frame ? frame : moved(pending.frame)
             if !queue.insert(frame: at, pending.event, performer: pending.performer) {
-                handle.counters.queueOverflows.wrappingIncrement(ordering: .relaxed)
+                handle.counters.add(.queueOverflows)
             }
         }
         firing.takeOver(old.firing, moved: { $0 <= frame ? $0 : moved($0) })

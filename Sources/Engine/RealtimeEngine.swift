@@ -11,8 +11,8 @@ import Plugins
 /// so an event due at frame F sounds at frame F. The same engine runs under JACK and offline.
 /// Its parts: the hearts (`EngineHearts`), the firing (`VoiceFiring`), the mix (`Mixer`), the
 /// Tambour performance, the MIDI map and the master; other threads hold its `handle`.
-// @unchecked: its state is the process thread's alone; other threads reach it only through the
-// rings and the handle's atomics.
+/// Not `Sendable`: its state is the process thread's alone (the compiler keeps it there); other
+/// threads reach it only through the rings and its `handle`.
 public final class RealtimeEngine {
     public let sampleRate: Int
     /// The largest block rendered at once; longer periods are processed in chunks of it.
@@ -189,8 +189,8 @@ public final class RealtimeEngine {
             controlWork = false
             handle.controlBell.ring()
         }
-        counters.periods.wrappingIncrement(ordering: .relaxed)
-        counters.framesProcessed.wrappingIncrement(by: frames, ordering: .relaxed)
+        counters.add(.periods)
+        counters.add(.framesProcessed, frames)
     }
 
     /// Real-time safe. Every hosted plugin's guard closes the period: its time against its share
@@ -225,11 +225,11 @@ public final class RealtimeEngine {
         let end = framePosition + Int64(frames)
         let passed = hearts.skip(to: end, soundingLate: soundingLate)
         for _ in 0..<passed.firstPerformersBeats { _ = performance.beatPassed() }
-        if passed.late > 0 { counters.latePulses.wrappingIncrement(by: passed.late, ordering: .relaxed) }
+        if passed.late > 0 { counters.add(.latePulses, passed.late) }
         // Note-offs due in the gap stay queued: they go out at the next period's start, so no
         // note hangs.
         framePosition = end
-        counters.framesSkipped.wrappingIncrement(by: frames, ordering: .relaxed)
+        counters.add(.framesSkipped, frames)
     }
 
     /// Real-time safe. An earlier `skip` was wrong (JACK's frame time had been read late): the
@@ -239,8 +239,8 @@ public final class RealtimeEngine {
         guard frames > 0 else { return }
         reportApplied(ControlMessage(frame: framePosition, .framesSkipped(-Int32(frames))))
         framePosition -= Int64(frames)
-        counters.framesSkipped.wrappingDecrement(by: frames, ordering: .relaxed)
-        counters.framesRewound.wrappingIncrement(by: frames, ordering: .relaxed)
+        counters.subtract(.framesSkipped, frames)
+        counters.add(.framesRewound, frames)
     }
 
     /// Real-time safe. False when no voice rendered into the chunk (it holds what it held).
@@ -310,7 +310,7 @@ public final class RealtimeEngine {
                 if frame == ControlMessage.immediate {
                     frame = periodStart
                 } else if frame < periodStart {
-                    counters.lateMessages.wrappingIncrement(ordering: .relaxed)
+                    counters.add(.lateMessages)
                     frame = periodStart
                 }
                 schedule(message.event, at: frame, performer: message.performer, periodEnd: periodEnd)
@@ -321,7 +321,7 @@ public final class RealtimeEngine {
     /// Real-time safe. `periodEnd`: events before it are due now and may use the reserve.
     func schedule(_ event: ControlMessage.Event, at frame: Int64, performer: UInt8 = 0, periodEnd: Int64) {
         if !queue.insert(frame: frame, event, performer: performer, dueBefore: periodEnd) {
-            counters.queueOverflows.wrappingIncrement(ordering: .relaxed)
+            counters.add(.queueOverflows)
         }
     }
 

@@ -132,7 +132,7 @@ package struct VoiceFiring: ~Copyable {
             }
         }
         active.wake(Int(index))
-        counters.voicesFired.wrappingIncrement(ordering: .relaxed)
+        counters.add(.voicesFired)
         let note = slot.midiOut
         midiOut.noteOn(frame: frame, channel: note.channel, key: note.key, velocity: velocity, length: note.length)
         // `count`, not `isEmpty`: ContiguousArray's isEmpty is Collection's, whose witness table
@@ -142,14 +142,14 @@ package struct VoiceFiring: ~Copyable {
                                                                 velocity: velocity, length: note.length)
         }
         if let firedReports, wanted, !firedReports.push(FiredVoice(frame: frame, voice: index, velocity: velocity)) {
-            counters.firedReportsDropped.wrappingIncrement(ordering: .relaxed)
+            counters.add(.firedReportsDropped)
         }
     }
 
     /// Real-time safe. Tells the live picture; a full ring drops it (counted).
     func observed(_ kind: EngineObservation.Kind, _ index: Int32, at frame: Int64, value: Float) {
         if let observations, wanted, !observations.push(EngineObservation(kind: kind, index: index, frame: frame, value: value)) {
-            counters.firedReportsDropped.wrappingIncrement(ordering: .relaxed)
+            counters.add(.firedReportsDropped)
         }
     }
 

@@ -14,13 +14,13 @@ struct VoiceGraph {
     }
 
     /// One hosted plugin as the control thread sees it: its place in the preset — "piano" (an lv2
-    /// voice), "piano.insert1", "master.insert2" — its guard, the instances it built last (two for
+    /// voice), "piano.insert1", "master.insert2" — its guard's watch, the instances it built last (two for
     /// a mono insert), and how to publish a fresh set.
     struct HostedPlugin {
         let place: String
         /// An lv2 voice's instrument (silent when out), not an insert (dry when out).
         let isInstrument: Bool
-        let pluginGuard: PluginGuard
+        let watch: PluginWatch
         let published: () -> [PluginInstance]
         let publish: (InsertChain.PluginSet) -> Void
     }
@@ -31,12 +31,12 @@ struct VoiceGraph {
         for index in -1..<slots.count {
             let name = index < 0 ? "master" : slots[index].name
             if index >= 0, let voice = slots[index].instrumentVoice {
-                hosted.append(HostedPlugin(place: name, isInstrument: true, pluginGuard: voice.pluginGuard, published: { [voice.published] },
+                hosted.append(HostedPlugin(place: name, isInstrument: true, watch: voice.pluginGuard.watch, published: { [voice.published] },
                                            publish: { voice.published = $0.instances[0] }))
             }
             guard let chain = insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0)) else { continue }
             for (number, stage) in chain.stages.enumerated() {
-                hosted.append(HostedPlugin(place: "\(name).insert\(number + 1)", isInstrument: false, pluginGuard: stage.pluginGuard,
+                hosted.append(HostedPlugin(place: "\(name).insert\(number + 1)", isInstrument: false, watch: stage.pluginGuard.watch,
                                            published: { stage.published.instances }, publish: { stage.published = $0 }))
             }
         }

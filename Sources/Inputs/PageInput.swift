@@ -9,7 +9,7 @@ import Realtime
 /// PPG: those need the OSC input's detectors and come over OSC).
 public final class PageInput: Sendable {
     public let ring = SPSCRing<ControlMessage>(minimumCapacity: 4096)
-    public let counters = OSCInput.Counters()
+    public let counters = OSCCounters()
     private let routes: OSCRoutes
     private let producer: LockedBox<SPSCRing<ControlMessage>.Producer>
     /// The watch over every heart source: a tempo, beat or RR interval from the page is heart data.
@@ -23,12 +23,12 @@ public final class PageInput: Sendable {
 
     /// A page's command: nil when it went to the engine, else why not (counted).
     public func handle(_ message: OSCMessage) -> String? {
-        counters.received.wrappingIncrement(ordering: .relaxed)
+        counters.add(.received)
         var message = message
         var performer: UInt8 = 0
         if let split = routes.splitPerformer(message.address) {
             guard let index = split.performer else {
-                counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
+                counters.add(.unknownAddress)
                 return "unknown address \(message.address)"
             }
             performer = index
@@ -37,7 +37,7 @@ public final class PageInput: Sendable {
         // The table says what the page may send: not the sensor streams (they need the OSC
         // input's detectors), not file loads, not the replies an OSC sender asks for.
         if let entry = OSCAddresses.match(message.address)?.entry, !entry.fromPage {
-            counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
+            counters.add(.unknownAddress)
             switch entry.kind {
             case .insertState: return "\(message.address): loading files is not offered to the page"
             case .status, .meterSubscribe, .meterUnsubscribe: return "unknown address \(message.address)"
@@ -50,22 +50,22 @@ public final class PageInput: Sendable {
                 events.contains { !producer.push(ControlMessage(frame: ControlMessage.immediate, performer: performer, $0)) }
             }
             if refused {
-                counters.dropped.wrappingIncrement(ordering: .relaxed)
+                counters.add(.dropped)
                 return "\(message.address): the engine's ring is full"
             }
             if message.address.hasPrefix("/pulse/") { hearts?.heard(performer: Int(performer)) }
             return nil
         case .request:
-            counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
+            counters.add(.unknownAddress)
             return "\(message.address): loading files is not offered to the page"
         case .implausible(let what):
-            counters.implausible.wrappingIncrement(ordering: .relaxed)
+            counters.add(.implausible)
             return "\(message.address): \(what) rejected (not a plausible heart)"
         case .unknownAddress:
-            counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
+            counters.add(.unknownAddress)
             return "unknown address \(message.address)"
         case .badArguments(let why):
-            counters.badArguments.wrappingIncrement(ordering: .relaxed)
+            counters.add(.badArguments)
             return why
         }
     }

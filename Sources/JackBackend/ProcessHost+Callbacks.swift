@@ -22,7 +22,7 @@ extension ProcessHost {
         }, context)
         jack_set_latency_callback(client, { mode, context in ProcessHost.host(context).reportLatency(mode) }, context)
         jack_set_xrun_callback(client, { context in
-            ProcessHost.host(context).engineHandle.counters.xruns.wrappingIncrement(ordering: .relaxed)
+            ProcessHost.host(context).engineHandle.counters.add(.xruns)
             return 0
         }, context)
         // Both shutdown callbacks, one handler: jackd2 calls only the info one when both are

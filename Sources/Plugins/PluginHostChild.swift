@@ -28,11 +28,31 @@ package enum PluginHostChild {
         }
     }
 
-    /// The plugin and its region, handed to the thread that saves: it touches only the snapshot
-    /// of the controls and the plugin's save, which LV2 allows beside a run.
-    private struct Hosted: @unchecked Sendable {
-        let plugin: PluginInstance
-        let region: PluginRegion
+    /// What the save thread may do with the plugin the run thread runs: copy the engine's control
+    /// values into the instance's own snapshot, and save its state (LV2 allows a save beside a
+    /// run). Nothing else of the instance is reachable through it, so the compiler keeps that
+    /// thread to these.
+    // @unchecked: the instance is the run thread's; this reaches only its save-time snapshot (the
+    // save thread's alone) and its state save, which LV2 lets run beside `run`.
+    private struct StateSaver: @unchecked Sendable {
+        private let plugin: PluginInstance
+        private let region: PluginRegion
+
+        init(_ plugin: PluginInstance, region: PluginRegion) {
+            self.plugin = plugin
+            self.region = region
+        }
+
+        /// The plugin's state into `folder`, with the port values as the engine last sent them
+        /// (the engine's are the truth).
+        func save(to folder: String) throws {
+            for port in plugin.ports where port.kind == .control && port.isInput {
+                let bits = UnsafeAtomic<UInt32>(at: UnsafeMutableRawPointer(region.controls + Int(port.index))
+                    .assumingMemoryBound(to: UInt32.AtomicRepresentation.self)).load(ordering: .relaxed)
+                plugin.controlSnapshot[Int(port.index)] = Float(bitPattern: bits)
+            }
+            try plugin.saveState(to: folder)
+        }
     }
 
     /// The child's life; what to exit with when the plugin could not be set up.
@@ -65,12 +85,12 @@ package enum PluginHostChild {
         for (slot, port) in plugin.audioOutputs.prefix(2).enumerated() { plugin.connect(port: port, to: region.audio(2 + slot)) }
         // Its controls as restored, for the engine to read back (the latency among them).
         region.controls.update(from: plugin.controlValues.pointer, count: plugin.ports.count)
-        let hosted = Hosted(plugin: plugin, region: region)
-        let saver = Thread {
+        let saver = StateSaver(plugin, region: region)
+        let saving = Thread {
             ThreadName.set("pj-plugin-save")
-            answerRequests(hosted.plugin, region: hosted.region)
+            answerRequests(saver)
         }
-        saver.start()
+        saving.start()
         let start = region.request.load(ordering: .acquiring)
         region.done.store(start, ordering: .releasing)
         region.ready.store(1, ordering: .releasing)
@@ -133,21 +153,15 @@ package enum PluginHostChild {
     }
 
     /// The engine's requests, a line each on standard input; an answer line each on standard output.
-    private static func answerRequests(_ plugin: PluginInstance, region: PluginRegion) {
+    private static func answerRequests(_ saver: StateSaver) {
         while let line = readLine() {
             let parts = line.split(separator: "\t", maxSplits: 1).map(String.init)
             guard parts.count == 2, parts[0] == "save" else {
                 answer("unknown request: \(line)")
                 continue
             }
-            // The port values as the engine last sent them (the engine's are the truth).
-            for port in plugin.ports where port.kind == .control && port.isInput {
-                let bits = UnsafeAtomic<UInt32>(at: UnsafeMutableRawPointer(region.controls + Int(port.index))
-                    .assumingMemoryBound(to: UInt32.AtomicRepresentation.self)).load(ordering: .relaxed)
-                plugin.controlSnapshot[Int(port.index)] = Float(bitPattern: bits)
-            }
             do {
-                try plugin.saveState(to: parts[1])
+                try saver.save(to: parts[1])
                 answer("saved")
             } catch {
                 answer("\(error)")

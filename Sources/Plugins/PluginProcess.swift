@@ -20,7 +20,12 @@ import Synchronization
 /// so, `ready` to `running` and back around a run, and `running` to `failed` on a missed
 /// deadline; a control thread moves `ready` or `starting` to `failed` when the child died, and
 /// `failed` to `starting` when it starts a new one (`supervise`).
-package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child` and the pipes are the control thread's alone.
+///
+/// Shared by the process thread and the control threads, checked by the compiler: what the
+/// process thread touches is atomic or fixed, and the control threads' own state (the child, its
+/// pipes, the restart timing) is `supervision`, behind a lock that debug builds refuse on the
+/// process thread.
+package final class PluginProcess: Sendable {
     enum Phase: Int { case starting, ready, running, failed }
 
     /// What the child is asked to host.
@@ -47,22 +52,37 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
     /// Runs the child answered in time.
     package let answered = ManagedAtomic<Int>(0)
 
-    // The control thread's own.
-    /// The saved state the next child restores (the preset's, or the last save); nil: the plugin's default.
-    var stateFolder: String?
-    private var child: pid_t = 0
-    /// Readable once the child has ended: the process thread looks when an answer is late, so a
-    /// dead child costs one slice of the wait, not the whole deadline. Replaced only while the
-    /// phase is `failed` (the process thread does not run then).
-    private var childEnded: Int32 = -1
-    private var commands: Int32 = -1, replies: Int32 = -1
-    /// When the child was started (`MonotonicClock` seconds).
-    private var startedAt = -Double.infinity
-    /// Seconds to wait before the next start: 0 after a child that lived `grownUp` seconds,
-    /// doubling (0.5 s to 8 s) for one that died younger (a plugin that crashes in `instantiate`
-    /// is not restarted in a loop).
-    private var backoff = 0.0
+    /// A descriptor readable once the child has ended (a pidfd): the process thread looks when an
+    /// answer is late, so a dead child costs one slice of the wait, not the whole deadline.
+    /// Replaced only while the phase is `failed` (the process thread does not run then).
+    private let childEnded = Atomic<Int32>(-1)
+
+    /// The control threads' own: the child, its pipes, when it started and how long to wait before
+    /// the next. Every control-thread entry point takes the lock once and hands it down.
+    private struct Supervision {
+        /// The saved state the next child restores (the preset's, or the last save); nil: the plugin's default.
+        var stateFolder: String?
+        var child: pid_t = 0
+        var commands: Int32 = -1, replies: Int32 = -1
+        /// When the child was started (`MonotonicClock` seconds).
+        var startedAt = -Double.infinity
+        /// Seconds to wait before the next start: 0 after a child that lived `grownUp` seconds,
+        /// doubling (0.5 s to 8 s) for one that died younger (a plugin that crashes in
+        /// `instantiate` is not restarted in a loop).
+        var backoff = 0.0
+        var failedEarlier: String?
+        /// When this control thread first saw the current failure (nil: none, or the child is back).
+        var failedAt: Double?
+        var childWasReady = false
+    }
+    private let supervision = LockedBox(Supervision())
     private static let grownUp = 1.0
+
+    /// Control thread. The saved state the next child restores (the preset's, or the last save).
+    var stateFolder: String? {
+        get { supervision.withLockedValue { $0.stateFolder } }
+        set { supervision.withLockedValue { $0.stateFolder = newValue } }
+    }
 
     /// The executable the child runs: this one when it is `pulsejack`, else the `pulsejack`
     /// beside it (a test bundle, the bench), or `PULSEJACK_EXECUTABLE`.
@@ -91,7 +111,8 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
 
     deinit {
         stop()
-        if childEnded >= 0 { close(childEnded) }
+        let ended = childEnded.load(ordering: .acquiring)
+        if ended >= 0 { close(ended) }
         munmap(region.base, region.bytes)
         close(memory)
     }
@@ -144,7 +165,7 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
                 return true
             }
             let elapsed = Int(waited.look() * 1e9)
-            let ended = elapsed > 0 && pj_pidfd_exited(childEnded) != 0
+            let ended = elapsed > 0 && pj_pidfd_exited(childEnded.load(ordering: .acquiring)) != 0
             if elapsed >= deadline || ended {
                 if !ended { missedDeadline.store(true, ordering: .relaxed) }
                 phase.store(Phase.failed.rawValue, ordering: .releasing)
@@ -211,7 +232,11 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
     /// Starts a child and waits until it is ready (at most `timeout` seconds); nil when it is,
     /// else why not (it stays failed, and `supervise` tries again).
     func start(waiting timeout: Double) -> String? {
-        if let problem = spawn() {
+        supervision.withLockedValue { start(&$0, waiting: timeout) }
+    }
+
+    private func start(_ state: inout Supervision, waiting timeout: Double) -> String? {
+        if let problem = spawn(&state) {
             phase.store(Phase.failed.rawValue, ordering: .releasing)
             return problem
         }
@@ -219,16 +244,16 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
         var waited = RunningTime(longestStep: 0.5)
         while waited.look() < timeout {
             if region.ready.load(ordering: .acquiring) == 1 {
-                childWasReady = true
+                state.childWasReady = true
                 return nil
             }
-            if let ended = reap() {
+            if let ended = reap(&state) {
                 phase.store(Phase.failed.rawValue, ordering: .releasing)
                 return ended
             }
             region.wait(on: .ready, whileItIs: 0, nanoseconds: 20_000_000)
         }
-        stop()
+        stop(&state)
         phase.store(Phase.failed.rawValue, ordering: .releasing)
         return "it was not ready after \(timeout.plainText) s"
     }
@@ -245,37 +270,41 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
     /// and replaced by a new one restoring the plugin's last state, at once unless it keeps dying
     /// young. What happened, if anything.
     package func supervise() -> [Turn] {
+        supervision.withLockedValue { supervise(&$0) }
+    }
+
+    private func supervise(_ state: inout Supervision) -> [Turn] {
         var turns: [Turn] = []
-        if child != 0, let ended = reap() {
+        if state.child != 0, let ended = reap(&state) {
             // Dead while idle or while starting: failed (a run under way finds out by its deadline).
             _ = phase.compareExchange(expected: Phase.ready.rawValue, desired: Phase.failed.rawValue, ordering: .acquiringAndReleasing)
             _ = phase.compareExchange(expected: Phase.starting.rawValue, desired: Phase.failed.rawValue, ordering: .acquiringAndReleasing)
-            if phase.load(ordering: .acquiring) == Phase.failed.rawValue { turns.append(.failed(ended)) } else { failedEarlier = ended }
+            if phase.load(ordering: .acquiring) == Phase.failed.rawValue { turns.append(.failed(ended)) } else { state.failedEarlier = ended }
         }
         guard phase.load(ordering: .acquiring) == Phase.failed.rawValue else {
             // A failure seen and the phase no longer failed: a new child started; back once it plays.
-            if let failedAt, isPlaying {
-                self.failedAt = nil
-                childWasReady = true
+            if let failedAt = state.failedAt, isPlaying {
+                state.failedAt = nil
+                state.childWasReady = true
                 turns.append(.back(milliseconds: Int(((MonotonicClock.seconds - failedAt) * 1000).rounded())))
             }
             return turns
         }
-        if failedAt == nil { failedAt = MonotonicClock.seconds }
-        if child != 0 {
+        if state.failedAt == nil { state.failedAt = MonotonicClock.seconds }
+        if state.child != 0 {
             // Alive but failed: it hung or missed its deadline — or is still dying of a crash,
             // which it is given a moment to finish, so the log says which.
             var ended: String?
             for _ in 0..<10 where ended == nil {
                 usleep(5_000)
-                ended = reap()
+                ended = reap(&state)
             }
             let missed = missedDeadline.exchange(false, ordering: .relaxed)
-            stop()
+            stop(&state)
             let late = "it missed its deadline (\(String(format: "%.2f", Double(deadlineNanoseconds) / 1e6)) ms or its period's share): hung or too slow"
             turns.append(.failed(ended ?? (missed ? late : "it stopped answering")))
-        } else if let earlier = failedEarlier {
-            failedEarlier = nil
+        } else if let earlier = state.failedEarlier {
+            state.failedEarlier = nil
             turns.append(.failed(earlier))
         }
         // Offline, time is the render's: the new child is waited for, so a restart costs the same
@@ -283,24 +312,20 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
         // sounds, and is not started in a loop).
         // A child that lived a second is replaced at once (at most one start a second); one
         // that died younger waits its backoff.
-        let lived = (failedAt ?? MonotonicClock.seconds) - startedAt
-        guard (plugin.offline && childWasReady) || lived >= Self.grownUp || MonotonicClock.seconds - startedAt >= backoff else { return turns }
-        backoff = lived < Self.grownUp ? min(max(backoff * 2, 0.5), 8) : 0
+        let lived = (state.failedAt ?? MonotonicClock.seconds) - state.startedAt
+        guard (plugin.offline && state.childWasReady) || lived >= Self.grownUp || MonotonicClock.seconds - state.startedAt >= state.backoff
+        else { return turns }
+        state.backoff = lived < Self.grownUp ? min(max(state.backoff * 2, 0.5), 8) : 0
         missedDeadline.store(false, ordering: .relaxed)
-        let problem = plugin.offline ? start(waiting: 10) : spawn()
+        let problem = plugin.offline ? start(&state, waiting: 10) : spawn(&state)
         restarts.wrappingIncrement(ordering: .relaxed)
         if let problem { turns.append(.failed(problem)) }
         return turns
     }
 
-    private var failedEarlier: String?
-    /// When this control thread first saw the current failure (nil: none, or the child is back).
-    private var failedAt: Double?
-    private var childWasReady = false
-
     /// A new child on a fresh region header; `phase` is `starting` when it is under way.
-    private func spawn() -> String? {
-        stop()
+    private func spawn(_ state: inout Supervision) -> String? {
+        stop(&state)
         region.format()
         var commandPipe: [Int32] = [-1, -1], replyPipe: [Int32] = [-1, -1]
         guard pj_pipe(&commandPipe) == 0 else { return "no pipe (\(String(cString: strerror(errno))))" }
@@ -311,7 +336,7 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
         var arguments = [Self.executable, "plugin-host", "--region", "/proc/\(getpid())/fd/\(memory)", "--uri", plugin.uri,
                          "--rate", String(plugin.sampleRate)]
         if plugin.offline { arguments.append("--offline") }
-        if let stateFolder { arguments += ["--state", stateFolder] }
+        if let stateFolder = state.stateFolder { arguments += ["--state", stateFolder] }
         if let filesFolder = plugin.filesFolder { arguments += ["--files", filesFolder] }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -335,24 +360,24 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
             close(commandPipe[1]); close(replyPipe[0])
             return "\(Self.executable) could not be started (\(String(cString: strerror(status))))"
         }
-        child = pid
-        childWasReady = false
-        if childEnded >= 0 { close(childEnded) }
-        childEnded = pj_pidfd_open(pid)
-        commands = commandPipe[1]
-        replies = replyPipe[0]
-        startedAt = MonotonicClock.seconds
+        state.child = pid
+        state.childWasReady = false
+        let ended = childEnded.exchange(pj_pidfd_open(pid), ordering: .acquiringAndReleasing)
+        if ended >= 0 { close(ended) }
+        state.commands = commandPipe[1]
+        state.replies = replyPipe[0]
+        state.startedAt = MonotonicClock.seconds
         phase.store(Phase.starting.rawValue, ordering: .releasing)
         return nil
     }
 
     /// The child's end, if it has ended: how.
-    private func reap() -> String? {
-        guard child != 0 else { return nil }
+    private func reap(_ state: inout Supervision) -> String? {
+        guard state.child != 0 else { return nil }
         var status: Int32 = 0
-        guard waitpid(child, &status, WNOHANG) == child else { return nil }
-        child = 0
-        closePipes()
+        guard waitpid(state.child, &status, WNOHANG) == state.child else { return nil }
+        state.child = 0
+        closePipes(&state)
         let signal = status & 0x7F
         if signal != 0 { return "it crashed (signal \(signal), \(String(cString: strsignal(signal))))" }
         return "it exited with status \((status >> 8) & 0xFF)"
@@ -360,28 +385,39 @@ package final class PluginProcess: @unchecked Sendable {  // @unchecked: `child`
 
     /// Stops the child now (SIGKILL: it may be stuck in plugin code), if there is one.
     func stop() {
-        guard child != 0 else { return }
-        kill(child, SIGKILL)
-        var status: Int32 = 0
-        _ = waitpid(child, &status, 0)
-        child = 0
-        closePipes()
+        supervision.withLockedValue { stop(&$0) }
     }
 
-    private func closePipes() {
-        if commands >= 0 { close(commands) }
-        if replies >= 0 { close(replies) }
-        commands = -1
-        replies = -1
+    private func stop(_ state: inout Supervision) {
+        guard state.child != 0 else { return }
+        kill(state.child, SIGKILL)
+        var status: Int32 = 0
+        _ = waitpid(state.child, &status, 0)
+        state.child = 0
+        closePipes(&state)
+    }
+
+    private func closePipes(_ state: inout Supervision) {
+        if state.commands >= 0 { close(state.commands) }
+        if state.replies >= 0 { close(state.replies) }
+        state.commands = -1
+        state.replies = -1
     }
 
     /// Control thread. Whether a child is there to answer a save.
-    var canSave: Bool { child != 0 && isPlaying && commands >= 0 }
+    var canSave: Bool { supervision.withLockedValue { canSave($0) } }
+
+    private func canSave(_ state: Supervision) -> Bool { state.child != 0 && isPlaying && state.commands >= 0 }
 
     /// Control thread. Asks the child to save the plugin's state into `folder` (its own part;
     /// the port values are the engine's), waiting at most 5 s for its answer.
     func save(to folder: String) throws {
-        guard canSave else {
+        try supervision.withLockedValue { try save(to: folder, $0) }
+    }
+
+    private func save(to folder: String, _ state: Supervision) throws {
+        let (commands, replies) = (state.commands, state.replies)
+        guard canSave(state) else {
             throw PluginError("\(plugin.uri): its process is restarting; its state cannot be saved now")
         }
         let line = "save\t\(folder)\n"

@@ -9,7 +9,9 @@ import Foundation
 /// The engine posts a run by writing the inputs and `request` (the run's number) and waking the
 /// word; the child runs the plugin, writes the outputs and sets `done` to that number. Each side
 /// waits on the other's word with a futex, the engine with a deadline.
-struct PluginRegion {
+// @unchecked: a container of memory shared with the child; every word of it is ordered by the
+// header's atomics (`request`, `done`, `ready`), which the two sides signal through.
+struct PluginRegion: @unchecked Sendable {
     let base: UnsafeMutableRawPointer
     let bytes: Int
     let portCount: Int

@@ -1,3 +1,5 @@
+import Renders
+import OSC
 import Foundation
 import Inputs
 import Realtime

@@ -1,4 +1,5 @@
 import Engine
+import Realtime
 
 extension LiveSession {
     /// What a run did, for its last line.
@@ -8,8 +9,13 @@ extension LiveSession {
         /// "; recorded N frames to PATH" (and its losses), or empty.
         public var recorded: String
 
+        public init(counts: EngineCounters.Snapshot, reconnects: Int, recorded: String) {
+            (self.counts, self.reconnects, self.recorded) = (counts, reconnects, recorded)
+        }
+
         public var description: String {
-            "\(counts.framesProcessed + counts.framesSkipped) frames: \(counts.beats) beats, \(counts.voicesFired) voices fired, \(counts.xruns) xruns (\(counts.framesSkipped) frames skipped), \(counts.rejectedTempos) tempo updates rejected, \(counts.lateMessages) late messages, \(counts.clippedSamples) clipped samples" + (counts.recordingOverruns > 0 ? ", \(counts.recordingOverruns) messages lost to a full recording ring" : "") + (reconnects > 0 ? ", \(reconnects) reconnects" : "") + recorded
+            "\(counts[.framesProcessed] + counts[.framesSkipped]) frames: \(counts.summary)"
+                + (reconnects > 0 ? ", \(reconnects) reconnects" : "") + recorded
         }
     }
 }

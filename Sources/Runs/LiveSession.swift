@@ -1,3 +1,5 @@
+import Renders
+import OSC
 import Atomics
 import Foundation
 import Inputs
@@ -242,7 +244,7 @@ public final class LiveSession {
         guard configuration.keepsView, let fired else { return (osc, nil, publisher) }
         let view = LiveView(loaded: loaded, setup: &setup, client: client, moods: moods, hearts: hearts, routes: routes, fired: fired,
                             keepFiredForLog: configuration.eventsOut != nil, secondsPerRevolution: configuration.secondsPerRevolution) {
-            [osc] in (osc?.counters.all ?? []).map { ("osc_" + $0, StatusValue.int($1)) } + status.values(meters: publisher.reading)
+            [osc] in (osc?.counters.status ?? []).map { ("osc_" + $0, StatusValue.int($1)) } + status.values(meters: publisher.reading)
         }
         meterView.withLockedValue { $0 = view }
         view.onPagesChanged { publisher.watchersChanged() }
@@ -329,7 +331,7 @@ public final class LiveSession {
         if let view, let dj = djs.first?.dj { view.setTrack(dj.current) }
         swapper.releaseRetired()
         configuration.sessionManager?.poll(handle: handle, loaded: loaded, live: !watch.isReconnecting, log: log, say: say)
-        watch.watch { handle.counters.periods.load(ordering: .relaxed) }
+        watch.watch { handle.counters.value(.periods) }
     }
 
     /// Control thread, before each `tick`: sleeps until there is work — its bell rung (by the

@@ -1,3 +1,4 @@
+import OSC
 import Inputs
 import Realtime
 import Foundation
@@ -114,18 +115,12 @@ public final class LiveStatus: Sendable {
             ("jack", .text(client.server.product)), ("sample_rate", .int(client.sampleRate)),
             ("rate_changes", .int(client.rateChanges)), ("engine_rate", .int(handle.sampleRate)),
             ("period", .int(client.bufferSize)), ("period_changes", .int(client.periodChanges)),
-            ("late_pulses", .int(counts.latePulses)), ("freewheel", .int(client.freewheeling ? 1 : 0)),
+            ("freewheel", .int(client.freewheeling ? 1 : 0)),
             ("metadata", .text(client.metadataAvailable ? "written" : "unavailable")),
             ("dsp_load", .float(client.dspLoad)),
-            ("xruns", .int(counts.xruns)), ("frames_skipped", .int(counts.framesSkipped)),
-            ("frames_rewound", .int(counts.framesRewound)), ("reconnects", .int(client.reconnects)),
-            ("beats", .int(counts.beats)), ("bpm", .float(handle.publishedTempo ?? 0)),
+            ("reconnects", .int(client.reconnects)), ("bpm", .float(handle.publishedTempo ?? 0)),
             ("dropouts", .int(hearts?.dropouts.load(ordering: .relaxed) ?? 0)),
             ("dropout", .int(hearts?.inDropout(performer: 0) == true ? 1 : 0)),
-            ("voices_fired", .int(counts.voicesFired)), ("late_messages", .int(counts.lateMessages)),
-            ("rejected_tempos", .int(counts.rejectedTempos)), ("invalid_messages", .int(counts.invalidMessages)),
-            ("queue_overflows", .int(counts.queueOverflows)), ("midi_notes_dropped", .int(counts.midiNotesDropped)),
-            ("clipped_samples", .int(counts.clippedSamples)), ("nonfinite_samples", .int(counts.nonFiniteSamples)),
             // Heartbeat notes are sent this much early; pads, triggers and the audio input are this late.
             ("plugin_latency_frames", .int(handle.publishedLatency.load(ordering: .relaxed))),
             ("outputs", .text(outputs.mode.rawValue)), ("midi_out", .text(outputs.midi.rawValue)),
@@ -133,6 +128,8 @@ public final class LiveStatus: Sendable {
             ("connections", .int(connections.count)),
             ("connected", .text(connections.map { "\($0.0)>\($0.1)" }.joined(separator: ", "))),
         ]
+        // Every engine counter, by its description.
+        values += counts.status.map { ($0, StatusValue.int($1)) }
         // Each performer's heart rate, beside the first one's `bpm`.
         for (index, name) in performers.enumerated() { values.append(("bpm_" + name, .float(handle.publishedTempo(of: index) ?? 0))) }
         if handle.ensemble != nil { values.append(("bpm_ensemble", .float(handle.publishedTempo(of: performers.count) ?? 0))) }

@@ -1,3 +1,4 @@
+import OSC
 import Foundation
 import Inputs
 import Engine

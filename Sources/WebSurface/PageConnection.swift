@@ -30,7 +30,7 @@ final class PageConnection: Sendable {
             defer { batch.meter = meter }
             return batch.meter != nil
         }
-        if replaced { counters.meterFramesDropped.wrappingIncrement(ordering: .relaxed) }
+        if replaced { counters.add(.meterFramesDropped) }
         ring.yield()
     }
 
@@ -45,7 +45,7 @@ final class PageConnection: Sendable {
             batch.messages.append(message)
             return false
         }
-        if overflowed { counters.resnapshots.wrappingIncrement(ordering: .relaxed) }
+        if overflowed { counters.add(.resnapshots) }
         ring.yield()
     }
 

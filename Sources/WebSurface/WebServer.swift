@@ -67,7 +67,9 @@ public final class WebServer: Sendable {
         }
         // The page's commands, counted as OSC counts its messages.
         let page = view.page
-        view.setExtraStatus { counters.all + page.counters.all.map { ("page_" + $0, StatusValue.int($1)) } }
+        view.setExtraStatus {
+            (counters.status + page.counters.status.map { ("page_" + $0, $1) }).map { ($0, StatusValue.int($1)) }
+        }
     }
 
     /// The page's address, with the token when one is needed.
@@ -183,8 +185,8 @@ public final class WebServer: Sendable {
     }
 
     private func admitPage() throws {
-        guard counters.pagesOpen.load(ordering: .relaxed) < Self.maximumPages else {
-            counters.tooManyPages.wrappingIncrement(ordering: .relaxed)
+        guard counters.value(.pagesOpen) < Self.maximumPages else {
+            counters.add(.tooManyPages)
             throw HTTPError(.serviceUnavailable, message: "more than \(Self.maximumPages) pages are open")
         }
     }
@@ -192,13 +194,13 @@ public final class WebServer: Sendable {
     private func refuse(_ refusal: WebAccess.Refusal) -> HTTPError {
         switch refusal {
         case .unauthorized:
-            counters.unauthorized.wrappingIncrement(ordering: .relaxed)
+            counters.add(.unauthorized)
             return HTTPError(.unauthorized, message: "this page needs the token pulsejack printed at start (?token=…)")
         case .foreignOrigin(let origin):
-            counters.foreignOrigin.wrappingIncrement(ordering: .relaxed)
+            counters.add(.foreignOrigin)
             return HTTPError(.forbidden, message: "a WebSocket from \(origin) is not this page's")
         case .foreignHost(let host):
-            counters.foreignOrigin.wrappingIncrement(ordering: .relaxed)
+            counters.add(.foreignOrigin)
             return HTTPError(.forbidden, message: "\(host) does not name this machine")
         }
     }
@@ -212,12 +214,12 @@ public final class WebServer: Sendable {
             connection.offer(view.snapshot())
             pages[number] = connection
         }
-        counters.pagesOpen.wrappingIncrement(ordering: .relaxed)
-        counters.pagesTotal.wrappingIncrement(ordering: .relaxed)
+        counters.add(.pagesOpen)
+        counters.add(.pagesTotal)
         view.pageOpened()
         defer {
             _ = pages.withLockedValue { $0.removeValue(forKey: number) }
-            counters.pagesOpen.wrappingDecrement(ordering: .relaxed)
+            counters.subtract(.pagesOpen)
             view.pageClosed()
         }
         await withTaskGroup(of: Void.self) { group in
@@ -228,8 +230,7 @@ public final class WebServer: Sendable {
                         if batch.snapshot { try await outbound.write(.text(view.snapshot())) }
                         for message in batch.messages { try await outbound.write(.text(message)) }
                         if let meter = batch.meter { try await outbound.write(.text(meter)) }
-                        counters.messagesSent.wrappingIncrement(by: batch.messages.count + (batch.meter == nil ? 0 : 1),
-                                                                ordering: .relaxed)
+                        counters.add(.messagesSent, batch.messages.count + (batch.meter == nil ? 0 : 1))
                     }
                 } catch {}
             }
@@ -260,15 +261,15 @@ public final class WebServer: Sendable {
                 last = now
                 allowance -= 1
                 guard allowance >= 0 else {
-                    counters.rateLimited.wrappingIncrement(ordering: .relaxed)
+                    counters.add(.rateLimited)
                     return .tooFast("more than \(Int(Self.messagesPerSecond)) messages a second")
                 }
                 guard case .text(let text) = message else {
-                    counters.malformed.wrappingIncrement(ordering: .relaxed)
+                    counters.add(.malformed)
                     return .notCommand("commands are JSON text")
                 }
                 guard text.utf8.count <= Self.maximumMessageBytes else {
-                    counters.oversized.wrappingIncrement(ordering: .relaxed)
+                    counters.add(.oversized)
                     return .tooLarge("a command is at most \(Self.maximumMessageBytes) bytes")
                 }
                 switch PageCommand(json: text) {
@@ -283,13 +284,13 @@ public final class WebServer: Sendable {
                     connection.offer(JSONText.object([("type", "\"pong\""), ("t", JSONText.number(time)),
                                                       ("server", JSONText.number(server))]))
                 case nil:
-                    counters.malformed.wrappingIncrement(ordering: .relaxed)
+                    counters.add(.malformed)
                     return .notCommand("not a command: {\"type\":\"control\",\"address\":…,\"args\":[…]}")
                 }
             }
         } catch {
             // A protocol error or a message over the frame limit: the library closes it.
-            counters.malformed.wrappingIncrement(ordering: .relaxed)
+            counters.add(.malformed)
         }
         return nil
     }

@@ -1,3 +1,4 @@
+import Renders
 import UserFiles
 import ArgumentParser
 import Runs

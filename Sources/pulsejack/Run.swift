@@ -1,3 +1,5 @@
+import Renders
+import OSC
 import Runs
 import ArgumentParser
 import CJack

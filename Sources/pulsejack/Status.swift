@@ -1,3 +1,4 @@
+import OSC
 import ArgumentParser
 import Inputs
 

@@ -3,8 +3,8 @@ import TestSupport
 import XCTest
 
 /// The engine is the offline renderer's as much as the live run's: it names no layer above or
-/// beside it, and so links neither libjack nor liblo. Read from the package's own target graph
-/// (SwiftPM's `dump-package`) and from every source file's imports.
+/// beside it, and so links neither libjack nor liblo; nor does an offline render. Read from the
+/// package's own target graph (SwiftPM's `dump-package`) and from every source file's imports.
 final class EngineLayeringTests: XCTestCase {
     /// Each target's direct dependencies on other targets of the package, by name.
     private func targetGraph() throws -> [String: [String]] {
@@ -48,8 +48,21 @@ final class EngineLayeringTests: XCTestCase {
             let reached = closure(of: target, in: graph)
             XCTAssertTrue(reached.isDisjoint(with: ["CJack", "CLiblo", "Inputs"]), "\(target) reaches \(reached.sorted())")
         }
-        // The JACK backend is where JACK lives.
+        // The JACK backend is where JACK lives, and OSC where liblo does.
         XCTAssertTrue(closure(of: "JackBackend", in: graph).contains("CJack"))
+        XCTAssertTrue(closure(of: "OSC", in: graph).contains("CLiblo"))
+    }
+
+    /// An offline render (`Renders`: the engine period by period into files) and everything it
+    /// reads (presets, sessions, sensor DSP) link neither libjack nor liblo.
+    func testAnOfflineRenderLinksNeitherJackNorLiblo() throws {
+        let graph = try targetGraph()
+        let render = closure(of: "Renders", in: graph)
+        XCTAssertTrue(render.isSuperset(of: ["Engine", "Presets", "Inputs", "SoundFiles", "Reports"]), render.sorted().description)
+        for live in ["CJack", "CLiblo", "JackBackend", "OSC", "Runs", "WebSurface"] {
+            XCTAssertFalse(render.contains(live), "a render reaches \(live): \(render.sorted())")
+        }
+        XCTAssertTrue(closure(of: "Runs", in: graph).isSuperset(of: ["Renders", "JackBackend", "OSC"]), "the live run has both")
     }
 
     func testNoEngineSourceImportsJackOrOSC() throws {

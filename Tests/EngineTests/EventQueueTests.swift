@@ -47,13 +47,13 @@ final class EventQueueTests: XCTestCase {
         for _ in 0..<4100 { ring.producer.push(ControlMessage(frame: hourAhead, .voiceParameter(voice: 0, .gain(0.35)))) }
         _ = Fixtures.run(engine, sizes: [256], periods: 1)
         let future = RealtimeEngine.eventQueueCapacity - RealtimeEngine.eventQueueReserve
-        XCTAssertEqual(engine.handle.counters.snapshot().queueOverflows, 4100 - future)
+        XCTAssertEqual(engine.handle.counters.snapshot()[.queueOverflows], 4100 - future)
         ring.producer.push(ControlMessage(.tempo(bpm: 120)))
         for _ in 0..<5 { ring.producer.push(ControlMessage(.voiceTrigger(voice: 0, velocity: 1))) }
         let run = Fixtures.run(engine, sizes: [256], periods: 1)
         XCTAssertEqual(engine.hearts.clock(0).bpm, 120, "the tempo changed")
-        XCTAssertEqual(engine.handle.counters.snapshot().voicesFired, 6, "five triggers and the first beat")
+        XCTAssertEqual(engine.handle.counters.snapshot()[.voicesFired], 6, "five triggers and the first beat")
         XCTAssertEqual(run.left[0], 6, "all six clicks at the period's start")
-        XCTAssertEqual(engine.handle.counters.snapshot().queueOverflows, 4100 - future, "nothing due now was refused")
+        XCTAssertEqual(engine.handle.counters.snapshot()[.queueOverflows], 4100 - future, "nothing due now was refused")
     }
 }

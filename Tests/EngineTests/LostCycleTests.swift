@@ -25,8 +25,8 @@ final class LostCycleTests: XCTestCase {
         let contract = (0..<20).map { k in (2 * k * 60 * 48_000 + 73) / (2 * 73) }.filter { $0 < 200 * 256 }
         let inLostCycles = contract.filter { lost.contains($0 / 256) }
         XCTAssertEqual(heard, contract.filter { !inLostCycles.contains($0) })
-        XCTAssertEqual(engine.handle.counters.snapshot().beats, contract.count, "beats in lost cycles still count")
-        XCTAssertEqual(engine.handle.counters.snapshot().framesSkipped, 3 * 256)
+        XCTAssertEqual(engine.handle.counters.snapshot()[.beats], contract.count, "beats in lost cycles still count")
+        XCTAssertEqual(engine.handle.counters.snapshot()[.framesSkipped], 3 * 256)
     }
 }
 
@@ -86,7 +86,7 @@ final class CycleGapDetectorTests: XCTestCase {
         let away = contract.filter { !disturbed.contains($0 / 256) }
         XCTAssertTrue(Set(away).isSubset(of: Set(heard)), "missing \(Set(away).subtracting(heard).sorted())")
         XCTAssertTrue(heard.filter { !disturbed.contains($0 / 256) }.allSatisfy { Set(contract).contains($0) }, "off the grid: \(heard)")
-        XCTAssertEqual(engine.handle.counters.snapshot().framesSkipped, 256, "only the lost cycle counts as skipped")
+        XCTAssertEqual(engine.handle.counters.snapshot()[.framesSkipped], 256, "only the lost cycle counts as skipped")
     }
 
     private func decisions(_ cycles: [(reading: UInt32, frames: UInt32)],
@@ -180,8 +180,8 @@ final class CycleGapDetectorTests: XCTestCase {
             let late = contract.filter { frame in unrun.contains { $0.contains(frame) } }
             let expected = contract.map { frame in unrun.first { $0.contains(frame) }?.upperBound ?? frame }
             XCTAssertEqual(heard, expected, pipeWire ? "PipeWire" : "jackd2")
-            XCTAssertEqual(engine.handle.counters.snapshot().latePulses, late.count)
-            XCTAssertEqual(engine.handle.counters.snapshot().framesSkipped, unrun.map(\.count).reduce(0, +))
+            XCTAssertEqual(engine.handle.counters.snapshot()[.latePulses], late.count)
+            XCTAssertEqual(engine.handle.counters.snapshot()[.framesSkipped], unrun.map(\.count).reduce(0, +))
             if pipeWire { XCTAssertFalse(late.isEmpty, "some pulse fell in an unrun cycle: the test tests the late path") }
         }
     }
@@ -217,7 +217,7 @@ final class CycleGapDetectorTests: XCTestCase {
         let contract = Array(stride(from: 0, to: truth, by: 2400))
         let calm = { (frame: Int) in !disturbed.contains { $0.contains(frame) } }
         XCTAssertEqual(heard.filter(calm), contract.filter(calm), "on the grid away from the lost cycles")
-        XCTAssertEqual(engine.handle.counters.snapshot().framesSkipped, lostFrames)
+        XCTAssertEqual(engine.handle.counters.snapshot()[.framesSkipped], lostFrames)
         XCTAssertGreaterThan(contract.filter(calm).count, 50)
     }
 

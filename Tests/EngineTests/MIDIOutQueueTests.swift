@@ -30,7 +30,7 @@ final class MIDIOutQueueTests: XCTestCase {
         }
         queue.drain(before: .max) { written.append(($0.frame, $0.status & 0xF0 == 0x80, $0.key)) }
         let expected = reference.sorted { ($0.frame, $0.off ? 0 : 1, $0.order) < ($1.frame, $1.off ? 0 : 1, $1.order) }
-        XCTAssertEqual(counters.midiNotesDropped.load(ordering: .relaxed), 0)
+        XCTAssertEqual(counters.value(.midiNotesDropped), 0)
         XCTAssertEqual(written.count, expected.count)
         XCTAssertTrue(zip(written, expected).allSatisfy { $0.frame == $1.frame && $0.off == $1.off && $0.key == $1.key },
                       "order differs from the full sort")
@@ -41,6 +41,6 @@ final class MIDIOutQueueTests: XCTestCase {
         let queue = MIDIOutQueue(capacity: 16, counters: counters)
         for index in 0..<20 { queue.noteOn(frame: Int64(index), channel: 0, key: 60, velocity: 1, length: 1000) }
         XCTAssertEqual(queue.count, 16)
-        XCTAssertEqual(counters.midiNotesDropped.load(ordering: .relaxed), 12)
+        XCTAssertEqual(counters.value(.midiNotesDropped), 12)
     }
 }

@@ -1,3 +1,4 @@
+import Renders
 import Runs
 import Inputs
 import Foundation
@@ -40,7 +41,7 @@ final class MasterStageTests: XCTestCase {
                 let peak = audio.channels.flatMap { $0 }.map(abs).max() ?? 0
                 var found: [String] = []
                 if peak > ceiling { found.append("\(folder) on \(session): peaks at \(20 * log10(peak)) dBFS") }
-                if summary.counters.clippedSamples != 0 { found.append("\(folder) on \(session): \(summary.counters.clippedSamples) clipped") }
+                if summary.counters[.clippedSamples] != 0 { found.append("\(folder) on \(session): \(summary.counters[.clippedSamples]) clipped") }
                 problems.withLockedValue { $0 += found }
             } catch {
                 problems.withLockedValue { $0.append("\(folder) on \(session): \(error)") }
@@ -58,7 +59,7 @@ final class MasterStageTests: XCTestCase {
         // The first beat after the gains' 10 ms slew has settled.
         ring.producer.push(ControlMessage(frame: 24_000, .tempo(bpm: 120)))
         let run = Fixtures.run(engine, sizes: [256], periods: 400)
-        return (run.left, run.right, engine.handle.counters.snapshot().clippedSamples)
+        return (run.left, run.right, engine.handle.counters.snapshot()[.clippedSamples])
     }
 
     func testTheLimiterIsTransparentBelowItsCeilingAndHoldsItAbove() {

@@ -62,8 +62,8 @@ final class OutputChannelPassTests: XCTestCase {
             XCTAssertFalse((left + right).contains { $0.isSubnormal }, "nothing subnormal leaves the master")
             XCTAssertEqual(Int(master.levels.nonFinite), expectedNonFinite, "gain \(gain): the meters count what the master replaced")
             let snapshot = counters.snapshot()
-            XCTAssertEqual(snapshot.nonFiniteSamples, expectedNonFinite, "gain \(gain)")
-            XCTAssertEqual(snapshot.clippedSamples, expectedClipped, "gain \(gain)")
+            XCTAssertEqual(snapshot[.nonFiniteSamples], expectedNonFinite, "gain \(gain)")
+            XCTAssertEqual(snapshot[.clippedSamples], expectedClipped, "gain \(gain)")
         }
     }
 }

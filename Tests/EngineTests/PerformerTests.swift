@@ -1,3 +1,5 @@
+import Renders
+import OSC
 import Runs
 import CAllocCounter
 import Inputs
@@ -95,7 +97,7 @@ final class PerformerTests: XCTestCase {
         while let message = input.ring.consumer.pop() { messages.append(message) }
         XCTAssertEqual(messages.map(\.performer), [1, 0, 1])
         XCTAssertEqual(messages.map(\.event), [.tempo(bpm: 88), .tempo(bpm: 70), .heartbeat(strength: 1)])
-        XCTAssertEqual(input.counters.unknownAddress.load(ordering: .relaxed), 2, "an unknown performer, and an address a performer has not")
+        XCTAssertEqual(input.counters.value(.unknownAddress), 2, "an unknown performer, and an address a performer has not")
 
         let header = SessionLog.headerLine(.init(sample_rate: 48_000, voices: ["a"], performers: ["alice", "bob"]))
         let log = ([header] + messages.map { SessionLog.line(for: ControlMessage(frame: 100, performer: $0.performer, $0.event))! })
@@ -156,7 +158,7 @@ final class PerformerTests: XCTestCase {
         XCTAssertEqual(input.mood(of: 0), "focused")
         XCTAssertEqual(input.mood, "focused", "the unprefixed addresses are the first performer's")
         XCTAssertEqual(input.mood(of: 1), "drowsy")
-        XCTAssertEqual(input.counters.unknownAddress.load(ordering: .relaxed), 0)
+        XCTAssertEqual(input.counters.value(.unknownAddress), 0)
     }
 
     func testTheEnsembleFollowsTheMeanTempoAndTogetherFiresWhereTheHeartsAlign() throws {
@@ -295,7 +297,7 @@ final class PerformerTests: XCTestCase {
         }
         XCTAssertEqual(pj_rt_allocation_count(), 0, RealtimeAllocationTrace.first)
         XCTAssertEqual(pj_rt_lock_count(), 0)
-        XCTAssertGreaterThan(engine.handle.counters.snapshot().voicesFired, 150, "three hearts near 200 BPM for 10.7 s, four voices")
+        XCTAssertGreaterThan(engine.handle.counters.snapshot()[.voicesFired], 150, "three hearts near 200 BPM for 10.7 s, four voices")
         XCTAssertNotNil(engine.handle.publishedTempo(of: 3), "the ensemble's heart ran")
     }
 }

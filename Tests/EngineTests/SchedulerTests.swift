@@ -32,7 +32,7 @@ final class SchedulerTests: XCTestCase {
             produced += size
         }
         XCTAssertEqual(WavFile.onsets(output), frames)
-        XCTAssertEqual(engine.handle.counters.snapshot().lateMessages, 0)
+        XCTAssertEqual(engine.handle.counters.snapshot()[.lateMessages], 0)
     }
 
     func testLateAndImmediateMessagesPlayAtThePeriodStartAndLateOnesAreCounted() {
@@ -43,7 +43,7 @@ final class SchedulerTests: XCTestCase {
         ring.producer.push(ControlMessage(.voiceTrigger(voice: 0, velocity: 0.5)))
         let out = Fixtures.run(engine, sizes: [256], periods: 1).left
         XCTAssertEqual(out[0], 1.5, "both at the period's first frame")
-        XCTAssertEqual(engine.handle.counters.snapshot().lateMessages, 1)
+        XCTAssertEqual(engine.handle.counters.snapshot()[.lateMessages], 1)
     }
 
     func testHeartbeatVoicesAtEveryNthBeatAndSubdivisions() {
@@ -74,7 +74,7 @@ final class SchedulerTests: XCTestCase {
         var frames: [Int64] = []
         while let report = fired.consumer.pop() { frames.append(report.frame) }
         XCTAssertEqual(frames, [0, 48_000, 96_000, 144_000])
-        XCTAssertEqual(engine.handle.counters.snapshot().rejectedTempos, 5)
+        XCTAssertEqual(engine.handle.counters.snapshot()[.rejectedTempos], 5)
     }
 
     func testVoiceParametersChangeWhatPlays() {
@@ -92,6 +92,6 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(WavFile.onsets(out.left, threshold: 0.1), [1000])
         XCTAssertEqual(out.left[1000], 0.5)
         XCTAssertEqual(out.right[1000], 0, "panned hard left")
-        XCTAssertEqual(engine.handle.counters.snapshot().invalidMessages, 2)
+        XCTAssertEqual(engine.handle.counters.snapshot()[.invalidMessages], 2)
     }
 }

@@ -1,3 +1,4 @@
+import OSC
 import Inputs
 import Foundation
 import TestSupport
@@ -38,7 +39,7 @@ final class OSCInputTests: XCTestCase {
             ControlMessage(.voiceParameter(voice: 0, .enable(false))),
             ControlMessage(.heartbeat(strength: 1)),
         ])
-        XCTAssertEqual(osc.counters.lateBundles.load(ordering: .relaxed), 1)
+        XCTAssertEqual(osc.counters.value(.lateBundles), 1)
     }
 
     func testTimetagsBeyondTheHorizonAreRefusedAndCounted() throws {
@@ -52,8 +53,8 @@ final class OSCInputTests: XCTestCase {
         var got: [ControlMessage] = []
         while let message = osc.ring.consumer.pop() { got.append(message) }
         XCTAssertEqual(got, [ControlMessage(frame: 59 * 48_000, .voiceParameter(voice: 0, .gain(0.5))), ControlMessage(.tempo(bpm: 120))])
-        XCTAssertEqual(osc.counters.tooFarAhead.load(ordering: .relaxed), 4100)
-        XCTAssertEqual(osc.counters.dropped.load(ordering: .relaxed), 0)
+        XCTAssertEqual(osc.counters.value(.tooFarAhead), 4100)
+        XCTAssertEqual(osc.counters.value(.dropped), 0)
     }
 
     func testImplausibleUnknownAndMalformedInputIsCountedNotFatal() throws {
@@ -68,10 +69,10 @@ final class OSCInputTests: XCTestCase {
         feed(osc, [0x2F, 0x78, 0x00])                                                  // not 4-aligned
         feed(osc, OSCEncoder.message("/pulse/rr", [.float(0.8)]))                        // good: 75 BPM
         let counters = osc.counters
-        XCTAssertEqual(counters.implausible.load(ordering: .relaxed), 3)
-        XCTAssertEqual(counters.unknownAddress.load(ordering: .relaxed), 1)
-        XCTAssertEqual(counters.badArguments.load(ordering: .relaxed), 2)
-        XCTAssertEqual(counters.malformed.load(ordering: .relaxed), 2)
+        XCTAssertEqual(counters.value(.implausible), 3)
+        XCTAssertEqual(counters.value(.unknownAddress), 1)
+        XCTAssertEqual(counters.value(.badArguments), 2)
+        XCTAssertEqual(counters.value(.malformed), 2)
         guard case .tempo(let bpm) = osc.ring.consumer.pop()?.event else { return XCTFail("no tempo from RR 0.8 s") }
         XCTAssertEqual(bpm, 75, accuracy: 1e-4)
     }
@@ -157,11 +158,11 @@ final class OSCInputTests: XCTestCase {
             if index % 64 == 0 { engine.process(frames: 256, left: left, right: right) }
         }
         let counters = osc.counters
-        XCTAssertEqual(counters.received.load(ordering: .relaxed), total)
-        let rejected = counters.malformed.load(ordering: .relaxed) + counters.unknownAddress.load(ordering: .relaxed)
-            + counters.badArguments.load(ordering: .relaxed) + counters.implausible.load(ordering: .relaxed)
+        XCTAssertEqual(counters.value(.received), total)
+        let rejected = counters.value(.malformed) + counters.value(.unknownAddress)
+            + counters.value(.badArguments) + counters.value(.implausible)
         XCTAssertGreaterThan(rejected, total / 3, "the mutated packets were counted as bad")
-        XCTAssertGreaterThan(engine.handle.counters.snapshot().messagesApplied, 1000, "and the good ones still played")
+        XCTAssertGreaterThan(engine.handle.counters.snapshot()[.messagesApplied], 1000, "and the good ones still played")
         // Still working after all that.
         OSCEncoder.message("/pulse/bpm", [.float(90)]).withUnsafeBytes { osc.handle(datagram: $0) }
         engine.process(frames: 256, left: left, right: right)
@@ -216,13 +217,13 @@ final class OSCAccountingTests: XCTestCase {
         usleep(300_000)
         sender.send([], to: osc.boundPort)
         let deadline = Date() + 5
-        while osc.counters.received.load(ordering: .relaxed) + osc.counters.kernelDrops.load(ordering: .relaxed) < 1001,
+        while osc.counters.value(.received) + osc.counters.value(.kernelDrops) < 1001,
               Date() < deadline { usleep(10_000) }
-        let received = osc.counters.received.load(ordering: .relaxed), drops = osc.counters.kernelDrops.load(ordering: .relaxed)
+        let received = osc.counters.value(.received), drops = osc.counters.value(.kernelDrops)
         XCTAssertGreaterThan(drops, 0, "the kernel dropped some of the burst")
         XCTAssertEqual(received + drops, 1001, "every datagram is either received or counted as dropped")
-        XCTAssertEqual(osc.counters.empty.load(ordering: .relaxed), 1)
-        XCTAssertEqual(osc.counters.malformed.load(ordering: .relaxed), 0, "an empty datagram is not a malformed one")
+        XCTAssertEqual(osc.counters.value(.empty), 1)
+        XCTAssertEqual(osc.counters.value(.malformed), 0, "an empty datagram is not a malformed one")
         XCTAssertGreaterThan(osc.receiveBufferBytes, 0)
     }
 
@@ -234,7 +235,7 @@ final class OSCAccountingTests: XCTestCase {
         let stranger = try XCTUnwrap(UDPSocket.Address(host: "203.0.113.9", port: 9000))
         OSCEncoder.message("/pulse/status").withUnsafeBytes { osc.handle(datagram: $0, replyTo: stranger) }
         OSCEncoder.message("/meter/subscribe").withUnsafeBytes { osc.handle(datagram: $0, replyTo: stranger) }
-        XCTAssertEqual(osc.counters.refusedReplies.load(ordering: .relaxed), 2)
+        XCTAssertEqual(osc.counters.value(.refusedReplies), 2)
         XCTAssertEqual(osc.subscriberCount, 0)
         // Allowed: a subscriber in the range is kept (nothing is sent until meters are published).
         let neighbour = try XCTUnwrap(UDPSocket.Address(host: "198.51.100.20", port: 9000))
@@ -246,7 +247,7 @@ final class OSCAccountingTests: XCTestCase {
         osc.start()
         defer { osc.stop() }
         XCTAssertNotNil(peer.expect("/pulse/status", timeout: 2))
-        XCTAssertEqual(osc.counters.refusedReplies.load(ordering: .relaxed), 2)
+        XCTAssertEqual(osc.counters.value(.refusedReplies), 2)
     }
 
     func testAddressRanges() throws {

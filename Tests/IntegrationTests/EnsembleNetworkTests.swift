@@ -27,13 +27,20 @@ final class EnsembleNetworkTests: XCTestCase {
         // The studio's grid: its own click, every 60·48000/100 frames, never stopping (also while alice's link is cut).
         // Every beat heard is on that grid; a beat may be missing only where a cycle was lost: one
         // the ear was not run for (the test's clients on a loaded machine), or one of the studio's
-        // own xruns (a pulse due in a lost cycle is passed over, and counted).
+        // own xruns (a pulse due in a lost cycle is passed over, and counted). With xruns, a beat
+        // may also be heard whole periods off the grid, as `LiveGrid.offGrid` allows them (seen
+        // once in a full local pass: 1366656 for 1366400, the slaves at 18 and 14 xruns).
         let grid = report.studioBeats.filter { $0 < report.stopFrame }, beat: Int64 = 28_800
         XCTAssertGreaterThan(grid.count, 100)
-        XCTAssertTrue(zip(grid.dropFirst(), grid).allSatisfy { ($0 - $1) % beat == 0 }, "the studio's beats are not on the 100 BPM grid: \(grid)")
-        let missing = stride(from: grid.first ?? 0, to: grid.last ?? 0, by: Int(beat)).filter { !grid.contains($0) }
+        let (studioXruns, studioSkipped) = LiveGrid.xruns(in: report.studioLog)
+        let studioOffGrid = LiveGrid.offGrid(grid, spacing: beat, period: Int64(Self.period),
+                                       lateBudget: Int64(studioSkipped + studioXruns * Self.period))
+        XCTAssertNotNil(studioOffGrid, "the studio's beats are not on the 100 BPM grid: \(grid)")
+        XCTAssertLessThanOrEqual(studioOffGrid?.count ?? 0, studioXruns,
+                                 "studio beats off the grid at \(studioOffGrid ?? []) with \(studioXruns) studio xruns: \(grid)")
+        let onGrid = grid.filter { !(studioOffGrid ?? []).contains($0) }
+        let missing = stride(from: onGrid.first ?? 0, to: onGrid.last ?? 0, by: Int(beat)).filter { !onGrid.contains($0) }
         let unexplained = missing.filter { frame in !report.studioEarGaps.contains { $0.contains(frame) } }
-        let studioXruns = LiveGrid.xruns(in: report.studioLog).xruns
         XCTAssertLessThanOrEqual(unexplained.count, studioXruns,
                                  "studio beats missing at \(missing); the ear missed \(report.studioEarGaps); \(studioXruns) studio xruns")
         XCTAssertLessThanOrEqual(missing.count, 3, "too many studio beats lost: \(missing)")
@@ -98,7 +105,13 @@ final class EnsembleNetworkTests: XCTestCase {
         let window = report.firstCommonFrame..<min(report.cutFrame, grown.min() ?? .max)
         let earGaps = report.alice.gridEarGaps + report.bob.gridEarGaps
         func heardByBoth(_ frame: Int64) -> Bool { window.contains(frame) && !earGaps.contains { $0.contains(frame) } }
-        XCTAssertEqual(report.alice.gridBeats.filter(heardByBoth), report.bob.gridBeats.filter(heardByBoth))
+        // A grid beat due in a cycle one slave lost (its frames skipped, in its summary) is passed
+        // over there, and only such a beat.
+        let (alice, bob) = (Set(report.alice.gridBeats.filter(heardByBoth)), Set(report.bob.gridBeats.filter(heardByBoth)))
+        let lostCycles = (LiveGrid.xruns(in: report.aliceLog).skipped + LiveGrid.xruns(in: report.bobLog).skipped) / Self.period
+        XCTAssertGreaterThan(alice.intersection(bob).count, 60)
+        XCTAssertLessThanOrEqual(alice.symmetricDifference(bob).count, lostCycles,
+                                 "grid beats heard by one slave only: \(alice.symmetricDifference(bob).sorted()); \(summaries)")
 
         // The cut: bob played on through it, alice came back on the grid, and said so.
         let during = report.cutFrame..<report.mendFrame

@@ -1,3 +1,4 @@
+import OSC
 import Inputs
 import Foundation
 import JackPeers

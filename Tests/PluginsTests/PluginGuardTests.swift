@@ -31,8 +31,8 @@ final class PluginGuardTests: XCTestCase {
             // Every fourth period is bad: the eighth bad one (period 28) benches it.
             XCTAssertEqual(benchedNow, period == 28, "\(period)")
         }
-        XCTAssertEqual(watch.out.load(ordering: .relaxed), PluginGuard.Reason.nonFinite.rawValue)
-        XCTAssertEqual(watch.nonFiniteSamples.load(ordering: .relaxed), 10 * 4)
+        XCTAssertEqual(watch.watch.out.load(ordering: .relaxed), PluginGuard.Reason.nonFinite.rawValue)
+        XCTAssertEqual(watch.watch.nonFiniteSamples.load(ordering: .relaxed), 10 * 4)
 
         let slow = PluginGuard()
         var benchedAt: Int?
@@ -44,8 +44,8 @@ final class PluginGuardTests: XCTestCase {
         }
         // Overruns at 0, 100 and 200: the third is within 256 periods of the first.
         XCTAssertEqual(benchedAt, 200)
-        XCTAssertEqual(slow.overruns.load(ordering: .relaxed), 3)
-        XCTAssertEqual(slow.out.load(ordering: .relaxed), PluginGuard.Reason.overruns.rawValue)
+        XCTAssertEqual(slow.watch.overruns.load(ordering: .relaxed), 3)
+        XCTAssertEqual(slow.watch.out.load(ordering: .relaxed), PluginGuard.Reason.overruns.rawValue)
         slow.reinstate()
         XCTAssertFalse(slow.benched)
     }
@@ -64,13 +64,13 @@ final class PluginGuardTests: XCTestCase {
             measured.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1000)
             watch.closePeriod(budgetNanoseconds: 0)
         }
-        let timing = try XCTUnwrap(watch.timing())
+        let timing = try XCTUnwrap(watch.watch.timing())
         let sorted = measured.sorted()
         // Buckets are 1/8 octave wide (≤ 9 %); the outer clock read brackets the guard's own.
         XCTAssertEqual(timing.median, sorted[99], accuracy: sorted[99] * 0.3)
         XCTAssertEqual(timing.p99, sorted[197], accuracy: sorted[197] * 0.3)
         XCTAssertLessThanOrEqual(timing.max, sorted.last!)
         XCTAssertGreaterThan(timing.max, 3_000)
-        XCTAssertEqual(watch.periods.load(ordering: .relaxed), 200)
+        XCTAssertEqual(watch.watch.periods.load(ordering: .relaxed), 200)
     }
 }

@@ -305,7 +305,7 @@ final class PluginHostTests: XCTestCase {
                 func drain() { while let observation = observations.consumer.pop() { if observation.kind == .beat { beatFrames.append(observation.frame) } } }
                 let output = Fixtures.run(engine, sizes: sizes, periods: periods) { _ in drain() }
                 drain()
-                XCTAssertEqual(engine.handle.counters.voicesFired.load(ordering: .relaxed), 4 + (onBeat ? beats : 0),
+                XCTAssertEqual(engine.handle.counters.value(.voicesFired), 4 + (onBeat ? beats : 0),
                                "four triggers, and a note on each beat from frame 0 when on the beat")
                 return (output, beatFrames, engine.quietPeriods)
             }

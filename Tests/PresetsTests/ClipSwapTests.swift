@@ -43,7 +43,7 @@ final class ClipSwapTests: XCTestCase {
         XCTAssertEqual(out[3500], 0.25)
         swapper.releaseRetired()
         XCTAssertNil(oldClip, "released by the control thread once no copy needed it")
-        XCTAssertEqual(engine.handle.counters.snapshot().swapsRefused, 0)
+        XCTAssertEqual(engine.handle.counters.snapshot()[.swapsRefused], 0)
     }
 
     func testDenseSwapCrossfadesWithoutAClick() throws {

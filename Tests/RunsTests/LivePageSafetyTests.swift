@@ -66,11 +66,11 @@ final class LivePageSafetyTests: XCTestCase {
             XCTAssertEqual(allocations, 0, RealtimeAllocationTrace.first)
             XCTAssertEqual(locks, 0)
         }
-        XCTAssertGreaterThan(summary.counts.voicesFired, 20, "240 BPM for 3 s")
-        XCTAssertGreaterThan(summary.counts.messagesApplied, 400, "the pages' commands reached the engine")
+        XCTAssertGreaterThan(summary.counts[.voicesFired], 20, "240 BPM for 3 s")
+        XCTAssertGreaterThan(summary.counts[.messagesApplied], 400, "the pages' commands reached the engine")
         XCTAssertTrue(received.withLockedValue { $0 }.allSatisfy { $0 > 100 }, "every page got meter frames: \(received.withLockedValue { $0 })")
         // The page's thread drained the fired reports and handed them on: the events log has each once.
         let events = try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8).split(separator: "\n")
-        XCTAssertEqual(events.count, summary.counts.voicesFired)
+        XCTAssertEqual(events.count, summary.counts[.voicesFired])
     }
 }

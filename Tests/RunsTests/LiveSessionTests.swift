@@ -1,4 +1,6 @@
+import OSC
 import Runs
+import Engine
 import Inputs
 import Foundation
 import TestSupport
@@ -34,17 +36,39 @@ final class LiveSessionTests: XCTestCase {
         let status = try OSCStatusQuery.ask(host: "127.0.0.1", port: port)
         guard case .float(let bpm)? = status.first(where: { $0.0 == "bpm" })?.1 else { return XCTFail("no bpm in \(status)") }
         XCTAssertEqual(bpm, 240, accuracy: 1e-9)
+        // Every counter the engine and the OSC input count is shown, under its description's key.
+        let keys = Set(status.map(\.0))
+        for key in EngineCounter.allCases.map(\.about.key) + OSCCounter.allCases.map(\.about.key) {
+            XCTAssertTrue(keys.contains(key), "\(key) is counted but not in the status \(keys.sorted())")
+        }
+        guard case .int(let periods)? = status.first(where: { $0.0 == "periods" })?.1 else { return XCTFail("no periods in \(status)") }
+        XCTAssertGreaterThan(periods, 100, "1.5 s of periods of at most 1024 frames")
         let summary = session.stop()
 
-        XCTAssertGreaterThan(summary.counts.beats, 3, "240 BPM for 1.5 s")
+        XCTAssertGreaterThan(summary.counts[.beats], 3, "240 BPM for 1.5 s")
         let events = try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8).split(separator: "\n")
-        XCTAssertEqual(events.count, summary.counts.voicesFired, "every fired voice written once")
+        XCTAssertEqual(events.count, summary.counts[.voicesFired], "every fired voice written once")
         let log = try String(contentsOfFile: folder + "/session.log", encoding: .utf8).split(separator: "\n")
         XCTAssertTrue(log.first?.contains("pulsejack_session") == true)
         XCTAssertEqual(log.last.map(String.init), SessionLog.endLine(frame: session.engine.framePosition))
         let wav = try WavFile(path: folder + "/out.wav")
         XCTAssertTrue(summary.recorded.contains("recorded \(wav.frameCount) frames"), summary.recorded)
         XCTAssertTrue(warnings.withLockedValue { $0 }.isEmpty, "\(warnings.withLockedValue { $0 })")
+    }
+
+    /// The run's last line, made from the counters' descriptions, reads as it always has.
+    func testTheSummaryLineSaysTheCountersInTheirOrder() {
+        var counts = EngineCounters.Snapshot.zero
+        (counts[.framesProcessed], counts[.framesSkipped], counts[.beats], counts[.voicesFired]) = (48_000, 512, 3, 2)
+        (counts[.xruns], counts[.rejectedTempos], counts[.lateMessages], counts[.clippedSamples]) = (1, 4, 5, 6)
+        counts[.queueOverflows] = 9  // in the status only
+        var summary = LiveSession.Summary(counts: counts, reconnects: 0, recorded: "")
+        XCTAssertEqual(summary.description, "48512 frames: 3 beats, 2 voices fired, 1 xruns (512 frames skipped), "
+                       + "4 tempo updates rejected, 5 late messages, 6 clipped samples")
+        summary.counts[.sessionLogOverruns] = 7
+        summary.reconnects = 2
+        XCTAssertEqual(summary.description, "48512 frames: 3 beats, 2 voices fired, 1 xruns (512 frames skipped), "
+                       + "4 tempo updates rejected, 5 late messages, 6 clipped samples, 7 messages lost to a full recording ring, 2 reconnects")
     }
 
     func testAFailedBuildStopsTheServerItStartedAndSaysWhy() throws {

@@ -1,3 +1,4 @@
+import Renders
 import Foundation
 import Inputs
 import Realtime
@@ -45,7 +46,7 @@ final class LostCycleReplayTests: XCTestCase {
             toDrop -= dropped
             recording += UnsafeBufferPointer(start: left + dropped, count: period - dropped)
         }
-        XCTAssertEqual(live.handle.counters.snapshot().framesSkipped, 6 * period, "lost cycles, one taken back")
+        XCTAssertEqual(live.handle.counters.snapshot()[.framesSkipped], 6 * period, "lost cycles, one taken back")
         var liveFired: [FiredVoice] = []
         while let report = fired.consumer.pop() { liveFired.append(report) }
 

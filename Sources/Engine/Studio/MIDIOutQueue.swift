@@ -72,7 +72,7 @@ package final class MIDIOutQueue {
 
     /// Real-time safe. A note-on at `frame` and its note-off `length` frames later.
     func noteOn(frame: Int64, channel: UInt8, key: UInt8, velocity: Float, length: Int64) {
-        guard ons.count < perKind && offs.count < perKind else { counters.midiNotesDropped.wrappingIncrement(ordering: .relaxed); return }
+        guard ons.count < perKind && offs.count < perKind else { counters.add(.midiNotesDropped); return }
         let level = UInt8(min(max((velocity * 127).rounded(), 1), 127))
         ons.insert(Note(frame: frame, status: 0x90 | channel, key: key, velocity: level))
         offs.insert(Note(frame: frame + max(length, 1), status: 0x80 | channel, key: key, velocity: 0))
@@ -100,7 +100,7 @@ package final class MIDIOutQueue {
         var written = 0
         while let note = popDue(before: end) {
             if !write(Int(max(note.frame - start, 0)), MIDIEvent(status: note.status, data1: note.key, data2: note.velocity)) {
-                counters.midiNotesDropped.wrappingIncrement(ordering: .relaxed)
+                counters.add(.midiNotesDropped)
             }
             written += 1
         }
@@ -124,10 +124,10 @@ package final class MIDIOutQueue {
             var note = note
             note.frame = moved(note.frame)
             if note.status & 0xF0 == 0x90 {
-                guard ons.count < perKind else { return counters.midiNotesDropped.wrappingIncrement(ordering: .relaxed) }
+                guard ons.count < perKind else { return counters.add(.midiNotesDropped) }
                 ons.insert(note)
             } else {
-                guard offs.count < perKind else { return counters.midiNotesDropped.wrappingIncrement(ordering: .relaxed) }
+                guard offs.count < perKind else { return counters.add(.midiNotesDropped) }
                 offs.insert(note)
             }
         }

@@ -1,3 +1,4 @@
+import Inputs
 import Foundation
 
 /// Asks a running pulsejack for `/pulse/status` over UDP and decodes the name, value pairs of

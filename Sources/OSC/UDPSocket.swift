@@ -1,3 +1,4 @@
+import Inputs
 import Atomics
 // CLiblo as well as Glibc: in a clean build, glibc's socket-type enum (SOCK_DGRAM) can belong to
 // the clang module that first included <sys/socket.h>, which is liblo's.

@@ -1,3 +1,4 @@
+import Inputs
 import Realtime
 /// Where `/meter` goes: every client that sent `/meter/subscribe` (at most 16; the oldest
 /// drops out). The OSC input's thread subscribes; the meter thread publishes, from the OSC

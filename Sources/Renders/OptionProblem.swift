@@ -2,10 +2,10 @@
 public struct OptionProblem: Error, CustomStringConvertible {
     public let description: String
 
-    init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 
     /// Seconds per revolution of a radial level trace (the live page's, a render's plot).
-    static func checkRevolution(_ seconds: Double) throws {
+    package static func checkRevolution(_ seconds: Double) throws {
         guard seconds.isFinite, (0.1...3600).contains(seconds) else { throw OptionProblem("--plot-revolution \(seconds) is outside 0.1…3600 s") }
     }
 }

@@ -1,3 +1,4 @@
+import Inputs
 import Atomics
 import Foundation
 import Glibc
@@ -36,34 +37,9 @@ public final class OSCInput: Sendable {
         public init() {}
     }
 
-    public final class Counters: Sendable {
-        public let received = ManagedAtomic<Int>(0)
-        public let malformed = ManagedAtomic<Int>(0)
-        public let unknownAddress = ManagedAtomic<Int>(0)
-        public let badArguments = ManagedAtomic<Int>(0)
-        public let implausible = ManagedAtomic<Int>(0)
-        public let lateBundles = ManagedAtomic<Int>(0)
-        public let tooFarAhead = ManagedAtomic<Int>(0)
-        public let dropped = ManagedAtomic<Int>(0)
-        public let ppgBeats = ManagedAtomic<Int>(0)
-        /// Zero-length datagrams (nothing to decode; counted apart from malformed ones).
-        public let empty = ManagedAtomic<Int>(0)
-        /// Datagrams the kernel dropped because the socket's buffer was full (SO_RXQ_OVFL).
-        public let kernelDrops = ManagedAtomic<Int>(0)
-        /// Replies and meter subscriptions refused to senders outside `replyTo`.
-        public let refusedReplies = ManagedAtomic<Int>(0)
-
-        public var all: [(String, Int)] {
-            [("received", received), ("malformed", malformed), ("unknown_address", unknownAddress),
-             ("bad_arguments", badArguments), ("implausible", implausible), ("late_bundles", lateBundles),
-             ("too_far_ahead", tooFarAhead), ("dropped", dropped), ("ppg_beats", ppgBeats),
-             ("empty", empty), ("kernel_drops", kernelDrops), ("refused_replies", refusedReplies)].map { ($0, $1.load(ordering: .relaxed)) }
-        }
-    }
-
     public let configuration: Configuration
     public let ring = SPSCRing<ControlMessage>(minimumCapacity: 4096)
-    public let counters = Counters()
+    public let counters = OSCCounters()
     public let boundPort: UInt16
     private let routes: OSCRoutes
     private let clock: FrameClock?
@@ -148,23 +124,23 @@ public final class OSCInput: Sendable {
         while running.load(ordering: .acquiring) {
             guard stopping.wait(orReadable: socket.descriptor).readable,
                   let (count, source) = buffer.withUnsafeMutableBytes({ socket.receive(into: $0, timeout: 0) }) else { continue }
-            counters.kernelDrops.store(Int(socket.kernelDrops), ordering: .relaxed)
+            counters.set(.kernelDrops, Int(socket.kernelDrops))
             buffer.withUnsafeBytes { handle(datagram: UnsafeRawBufferPointer(rebasing: $0[0..<count]), replyTo: source) }
         }
     }
 
     /// Control thread. Decodes, routes and pushes one datagram.
     public func handle(datagram: UnsafeRawBufferPointer, replyTo: UDPSocket.Address? = nil) {
-        counters.received.wrappingIncrement(ordering: .relaxed)
+        counters.add(.received)
         guard datagram.count > 0 else {
-            counters.empty.wrappingIncrement(ordering: .relaxed)
+            counters.add(.empty)
             return
         }
         let messages: [OSCMessage]
         do {
             messages = try OSCPacket.decode(datagram)
         } catch {
-            counters.malformed.wrappingIncrement(ordering: .relaxed)
+            counters.add(.malformed)
             report("malformed OSC packet (\(datagram.count) bytes): \(error)")
             return
         }
@@ -174,7 +150,7 @@ public final class OSCInput: Sendable {
     /// Whether `sender` may get replies; a refusal is counted and logged.
     private func mayReply(to sender: UDPSocket.Address, for address: String) -> Bool {
         guard configuration.replyTo.contains(where: { $0.contains(sender) }) else {
-            counters.refusedReplies.wrappingIncrement(ordering: .relaxed)
+            counters.add(.refusedReplies)
             report("\(address) from \(sender) not answered: replies go only to --osc-allow ranges (\(configuration.replyTo.map(\.description).joined(separator: ", ")))")
             return false
         }
@@ -186,7 +162,7 @@ public final class OSCInput: Sendable {
         var performer: UInt8 = 0
         if let split = routes.splitPerformer(message.address) {
             guard let index = split.performer else {
-                counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
+                counters.add(.unknownAddress)
                 return report("unknown OSC address \(message.address) (performers: \(routes.performers.joined(separator: ", ")); each has \(OSCRoutes.performerAddresses))")
             }
             performer = index
@@ -214,7 +190,7 @@ public final class OSCInput: Sendable {
             guard var subscriber = replyTo, mayReply(to: subscriber, for: message.address) else { return }
             if let port = message.numbers?.first {
                 guard port.isFinite, (1...65_535).contains(port) else {
-                    counters.badArguments.wrappingIncrement(ordering: .relaxed)
+                    counters.add(.badArguments)
                     return report("\(message.address) expects a UDP port 1…65535 (or none: the sender's)")
                 }
                 subscriber = subscriber.with(port: UInt16(port))
@@ -225,20 +201,20 @@ public final class OSCInput: Sendable {
             return
         case .ppgRate:
             guard let rate = message.numbers?.first, rate.isFinite, (10...10_000).contains(rate) else {
-                counters.badArguments.wrappingIncrement(ordering: .relaxed)
+                counters.add(.badArguments)
                 return report("/pulse/ppg/rate expects a rate 10…10000 Hz")
             }
             senses.withLockedValue { $0[Int(performer)].interpreter.setPPGRate(rate) }
             return
         case .ppg:
             guard let samples = message.numbers, !samples.isEmpty else {
-                counters.badArguments.wrappingIncrement(ordering: .relaxed)
+                counters.add(.badArguments)
                 return report("/pulse/ppg expects pulse-wave samples")
             }
             heartData(performer: Int(performer))
             senses.withLockedValue { senses in
                 for sample in samples where senses[Int(performer)].interpreter.pulseWave(sample) {
-                    counters.ppgBeats.wrappingIncrement(ordering: .relaxed)
+                    counters.add(.ppgBeats)
                     // Explicit beats only: a tempo too would start the clock's own beats beside them.
                     // The rate is published in /pulse/status.
                     beatDetected(strength: 1, performer: performer, by: &senses[Int(performer)].interpreter)
@@ -261,10 +237,10 @@ public final class OSCInput: Sendable {
                 frame = clock.frame(forTimetag: timetag)
                 let now = clock.currentFrame()
                 if frame < now {
-                    counters.lateBundles.wrappingIncrement(ordering: .relaxed)
+                    counters.add(.lateBundles)
                     frame = ControlMessage.immediate
                 } else if frame - now > Int64(configuration.horizonSeconds * Double(clock.sampleRate)) {
-                    counters.tooFarAhead.wrappingIncrement(ordering: .relaxed)
+                    counters.add(.tooFarAhead)
                     return report(String(format: "%@: timetag %.0f s ahead refused (at most %.0f s)", message.address,
                                          Double(frame - now) / Double(clock.sampleRate), configuration.horizonSeconds))
                 }
@@ -274,18 +250,18 @@ public final class OSCInput: Sendable {
             if case .bandPower(let band, let value) = events.first { moods.observe(band, Double(value), performer: Int(performer)) }
         case .request(let request):
             guard let requests else {
-                counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
+                counters.add(.unknownAddress)
                 return report("\(message.address): not available here")
             }
             requests(request)
         case .implausible(let what):
-            counters.implausible.wrappingIncrement(ordering: .relaxed)
+            counters.add(.implausible)
             report("\(message.address): \(what) rejected (not a plausible heart)")
         case .unknownAddress:
-            counters.unknownAddress.wrappingIncrement(ordering: .relaxed)
+            counters.add(.unknownAddress)
             report("unknown OSC address \(message.address)")
         case .badArguments(let why):
-            counters.badArguments.wrappingIncrement(ordering: .relaxed)
+            counters.add(.badArguments)
             report(why)
         }
     }
@@ -322,7 +298,7 @@ public final class OSCInput: Sendable {
 
     private func push(_ event: ControlMessage.Event, frame: Int64, performer: UInt8 = 0) {
         if !ring.producer.push(ControlMessage(frame: frame, performer: performer, event)) {
-            counters.dropped.wrappingIncrement(ordering: .relaxed)
+            counters.add(.dropped)
         }
     }
 
@@ -342,7 +318,7 @@ public final class OSCInput: Sendable {
     private func reply(to destination: UDPSocket.Address) {
         // The PPG detector's last inter-beat interval (ms) and rate, when it has found beats.
         let heart = senses.withLockedValue { $0[0].interpreter.ppgInterval }.map { [("ppg_ibi_ms", Int(($0 * 1000).rounded())), ("ppg_bpm", Int((60 / $0).rounded()))] } ?? []
-        let values = (counters.all + heart).map { ($0, StatusValue.int($1)) }
+        let values = (counters.status + heart).map { ($0, StatusValue.int($1)) }
             + [("receive_buffer_bytes", StatusValue.int(receiveBufferBytes))] + status()
             + [("mood", StatusValue.text(mood ?? "undefined"))]
             + (routes.performers.count > 1 ? routes.performers.enumerated().map { ("mood_" + $1, StatusValue.text(mood(of: $0) ?? "undefined")) } : [])

@@ -24,11 +24,11 @@ final class RenderWatchdog: Sendable {
         let done = done
         let thread = Thread {
             ThreadName.set("pj-watchdog")
-            var periods = handle.counters.periods.load(ordering: .relaxed)
+            var periods = handle.counters.value(.periods)
             var stall = RunningTime(longestStep: Self.longestLook)
             while !done.load(ordering: .relaxed) {
                 usleep(Self.lookMicroseconds)
-                let now = handle.counters.periods.load(ordering: .relaxed)
+                let now = handle.counters.value(.periods)
                 if now != periods {
                     periods = now
                     stall.restart()

@@ -66,7 +66,7 @@ public struct RenderJob {
                               render.frames, Double(render.frames) / Double(render.sampleRate), render.sampleRate, render.beats,
                               render.voicesFired, render.secondsTaken, render.realTimeFactor, out)
             if rejectedTempos > 0 { line += "; \(rejectedTempos) tempo update\(rejectedTempos == 1 ? "" : "s") rejected" }
-            line += "; \(render.counters.clippedSamples) clipped samples"
+            line += "; \(render.counters[.clippedSamples]) clipped samples"
             if let metersPlot { line += "; meters plot → \(metersPlot)" }
             if let webReport { line += "; web report → \(webReport)" }
             if let silentSolo { line += "; " + silentSolo }

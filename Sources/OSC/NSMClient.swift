@@ -1,3 +1,4 @@
+import Inputs
 import Atomics
 import CLiblo
 import Foundation

@@ -104,15 +104,14 @@ public final class OfflineRenderer {
                        onPeriod: ((UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Void)? = nil,
                        progress: ((Double) -> Void)? = nil, shouldStop: (() -> Bool)? = nil,
                        say: ((String) -> Void)? = nil) throws -> Summary {
-        let files = try RenderFiles(out: outPath, stems: stems.map { folder in
+        // Locked: a watchdog that stops a stuck render writes what is gathered first, from its own
+        // thread (the render thread is then inside a plugin's run, never inside the files).
+        let files = LockedBox(try RenderFiles(out: outPath, stems: stems.map { folder in
             guard let layout = stemLayout else { preconditionFailure("stems from a renderer made with a stem layout") }
             return (folder, layout.buses)
-        }, sampleRate: engine.sampleRate, onPeriod: onPeriod)
-        defer { files.close() }
-        // A watchdog that stops a stuck render writes what is gathered first (the render thread is
-        // then inside a plugin's run, never inside the files).
-        let unchecked = UncheckedFiles(files: files)
-        finishStuck.withLockedValue { $0 = { try? unchecked.files.flush() } }
+        }, sampleRate: engine.sampleRate, onPeriod: onPeriod))
+        defer { files.withLockedValue { $0.close() } }
+        finishStuck.withLockedValue { $0 = { try? files.withLockedValue { try $0.flush() } } }
         defer { finishStuck.withLockedValue { $0 = nil } }
         // Output, then input, left and right, a period each.
         let buffers = FixedBuffer<Float>(capacity: 4 * periodFrames, repeating: 0)
@@ -148,7 +147,7 @@ public final class OfflineRenderer {
                            inputLeft: input == nil ? nil : UnsafePointer(inputLeft),
                            inputRight: input == nil ? nil : UnsafePointer(inputRight))
             while let report = reports.pop() { onFired?(report) }
-            try files.write(left, right, frames: frames) { engine.output($0) }
+            try files.withLockedValue { try $0.write(left, right, frames: frames) { engine.output($0) } }
             if (done + Int64(frames)) / rescueEvery != done / rescueEvery {
                 for line in engine.handle.rescuePlugins() { say?(line) }
             }
@@ -158,10 +157,10 @@ public final class OfflineRenderer {
                 if percent != lastProgress { lastProgress = percent; progress(Double(done) / Double(total)) }
             }
         }
-        try files.flush()
+        try files.withLockedValue { try $0.flush() }
         let counters = engine.handle.counters.snapshot()
-        return Summary(frames: done, sampleRate: engine.sampleRate, beats: counters.beats,
-                       voicesFired: counters.voicesFired, rejectedTempos: counters.rejectedTempos,
+        return Summary(frames: done, sampleRate: engine.sampleRate, beats: counters[.beats],
+                       voicesFired: counters[.voicesFired], rejectedTempos: counters[.rejectedTempos],
                        secondsTaken: MonotonicClock.seconds - started, counters: counters)
     }
 
@@ -177,11 +176,11 @@ public final class OfflineRenderer {
     /// A live take's lost cycle, due now, passed over as it was live: silence in the files, the
     /// pulses in it counted and not heard. One taken back (`frames` negative) winds the timeline
     /// back, and the output that follows drops as many frames, as the live recording did.
-    private func replay(lostCycle frames: Int, files: RenderFiles, silence left: UnsafeMutablePointer<Float>,
+    private func replay(lostCycle frames: Int, files: LockedBox<RenderFiles>, silence left: UnsafeMutablePointer<Float>,
                         _ right: UnsafeMutablePointer<Float>) throws {
         guard frames > 0 else {
             engine.rewind(frames: -frames)
-            files.drop(frames: -frames)
+            files.withLockedValue { $0.drop(frames: -frames) }
             return
         }
         engine.skip(frames: frames)
@@ -190,7 +189,7 @@ public final class OfflineRenderer {
         var written = 0
         while written < frames {
             let chunk = min(periodFrames, frames - written)
-            try files.write(left, right, frames: chunk) { _ in (UnsafePointer(left), UnsafePointer(right)) }
+            try files.withLockedValue { try $0.write(left, right, frames: chunk) { _ in (UnsafePointer(left), UnsafePointer(right)) } }
             written += chunk
         }
     }
@@ -198,11 +197,6 @@ public final class OfflineRenderer {
 
 /// A render's files: the WAV, the stems beside `master.wav` (its copy), and what watches each
 /// period (the meters plot); a live take's rewind drops the frames that follow. Offline.
-/// The files, for the watchdog's thread (used there only while the render thread is stuck).
-private struct UncheckedFiles: @unchecked Sendable {
-    let files: RenderFiles
-}
-
 private final class RenderFiles {
     private let writer: WavWriter
     private let stems: [WavWriter]
