@@ -157,6 +157,8 @@ let package = Package(
         .testTarget(name: "RunsTests", dependencies: [
             "Runs", "Renders", "Reports", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "OSC", "Voices", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface", "EngineFixtures",
         ], swiftSettings: strict),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Engine"], swiftSettings: strict),
+        .testTarget(name: "WebSurfaceTests", dependencies: ["WebSurface", "Inputs"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Realtime", "UserFiles", "Inputs", "OSC", "JackPeers", "Reports"], swiftSettings: strict),
     ]
 )

@@ -29,4 +29,10 @@ extension StatusValue {
         }
         return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
     }
+
+    /// The values as text, one `name  value` a line, the names padded to one width (`pulsejack status`).
+    public static func table(_ values: [(String, StatusValue)]) -> [String] {
+        let width = values.map(\.0.count).max() ?? 0
+        return values.map { name, value in name.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(value)" }
+    }
 }

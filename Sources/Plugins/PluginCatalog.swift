@@ -40,6 +40,21 @@ public struct PluginDescription: Codable, Sendable {
     }
 }
 
+extension PluginDescription {
+    /// `pulsejack plugins` as text: the URI, then its name, class and ports, each control, what it requires.
+    public var listing: [String] {
+        let midi = midiInputs + midiOutputs > 0 ? ", MIDI \(midiInputs) in / \(midiOutputs) out" : ""
+        var lines = ["\(uri)\n  \(name) (\(pluginClass)): audio \(audioInputs) in / \(audioOutputs) out\(midi)"]
+        func show(_ value: Float?) -> String { value.map { String(format: "%g", $0) } ?? "?" }
+        for control in controls {
+            lines.append("  \(control.output ? "out" : "in ") \(control.symbol.padding(toLength: 14, withPad: " ", startingAt: 0)) "
+                         + "\(show(control.minimum))…\(show(control.maximum)), default \(show(control.default))  \(control.name)")
+        }
+        if !requiredFeatures.isEmpty { lines.append("  requires \(requiredFeatures.joined(separator: ", "))") }
+        return lines
+    }
+}
+
 /// The installed LV2 plugins: lilv's world, loaded once off the real-time thread from the
 /// standard locations or `LV2_PATH` (lilv reads it). Control thread.
 public final class PluginCatalog {

@@ -64,4 +64,27 @@ public enum VoiceListing {
                          midiNote: voice.midiNote, group: voice.group, definedIn: loadedVoice.file)
         }
     }
+
+    /// `pulsejack voices` as text: one line a voice (name, kind, gain, pan, rate, off, group, files).
+    public static func text(_ voices: [Voice]) -> [String] {
+        voices.map { voice in
+            let rate = "every \(voice.rate.every) × \(voice.rate.subdivide)"
+            return "\(voice.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(voice.kind.padding(toLength: 11, withPad: " ", startingAt: 0)) "
+                + "gain \(voice.gain) pan \(voice.pan) \(rate)\(voice.enabled ? "" : " (off)")\(voice.group.map { " [\($0)]" } ?? "") "
+                + voice.files.joined(separator: " ")
+        }
+    }
+
+    /// `pulsejack voices --kinds` as text: what every voice has, then each kind and its fields.
+    public static func text(_ kinds: [Kind]) -> [String] {
+        var lines = ["Every voice has: \(Preset.VoiceDefinition.commonKeys.joined(separator: ", "))"]
+        for kind in kinds {
+            lines.append("\n\(kind.kind): \(kind.summary)")
+            for field in kind.fields {
+                let fallback = field.default.map { " (default \($0))" } ?? ""
+                lines.append("  \(field.key.padding(toLength: 16, withPad: " ", startingAt: 0)) \(field.value)\(fallback): \(field.help)")
+            }
+        }
+        return lines
+    }
 }

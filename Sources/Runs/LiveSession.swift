@@ -34,7 +34,7 @@ public final class LiveSession {
     public private(set) var page: WebServer?
     /// Entries of the replayed session rejected on reading (the first ones), and how many in all.
     public let replayRejections: (first: [HeartSession.Rejection], total: Int)
-    private let configuration: Configuration
+    let configuration: Configuration
     private let server: JackServer?
     private let log: @Sendable (String) -> Void
     private let say: @Sendable (String) -> Void

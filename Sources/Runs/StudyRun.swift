@@ -1,3 +1,4 @@
+import Renders
 import UserFiles
 import Foundation
 import Inputs
@@ -25,6 +26,12 @@ public struct StudyRun {
     /// Lines for the terminal, and warnings.
     public var say: @Sendable (String) -> Void = { _ in }
     public var warn: @Sendable (String) -> Void = { _ in }
+
+    /// The options' ranges: one clear refusal, named by its option.
+    public func check() throws {
+        guard duration.isFinite, (1...3600).contains(duration) else { throw OptionProblem("--duration \(duration) is outside 1…3600 s") }
+        guard baseline.isFinite, (0...600).contains(baseline) else { throw OptionProblem("--baseline \(baseline) is outside 0…600 s") }
+    }
 
     public init(clips: String, out: String) {
         self.clips = clips

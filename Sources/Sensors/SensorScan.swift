@@ -9,6 +9,11 @@ public enum SensorScan {
         public var name: String?
         public var rssi: Int?
         public var offers: [String]
+
+        /// `pulsejack sensors` as text: address, name, signal strength and what it offers.
+        public var listing: String {
+            "\(address)  \(name ?? "(no name)")  " + (rssi.map { "\($0) dBm" } ?? "RSSI unknown") + "  " + offers.joined(separator: ", ")
+        }
     }
 
     public static let services = [GATTNames.heartRateService, GATTNames.polarMeasurementService, GATTNames.museService]

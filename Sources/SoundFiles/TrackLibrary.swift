@@ -10,6 +10,12 @@ public struct TrackLibrary: Sendable {
         public var tags: [String]
         public var bpm: Double?
         public var seconds: Double
+
+        /// `pulsejack library` as text: the path, its tags (or none), its bpm.
+        public var listing: String {
+            let tags = tags.map { "#\($0)" }.joined(separator: " ")
+            return "\(path)  \(tags.isEmpty ? "(no tags)" : tags)\(bpm.map { "  bpm=\($0)" } ?? "")"
+        }
     }
 
     public var tracks: [Track]

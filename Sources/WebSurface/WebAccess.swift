@@ -43,7 +43,8 @@ struct WebAccess: Sendable {
         return nil
     }
 
-    /// A `Host` header naming this machine: 127.x, localhost or [::1], with any port.
+    /// A `Host` header naming this machine: an address in 127.0.0.0/8, localhost or [::1], with
+    /// any port.
     static func namesThisMachine(_ host: String) -> Bool {
         var name = Substring(host)
         if name.hasPrefix("[") {
@@ -52,7 +53,17 @@ struct WebAccess: Sendable {
             return name == "::1"
         }
         if let colon = name.lastIndex(of: ":") { name = name[..<colon] }
-        return name == "localhost" || name.hasPrefix("127.")
+        return isLoopbackName(name)
+    }
+
+    /// localhost, ::1, or an IPv4 address (four decimal numbers) in 127.0.0.0/8. Not any name that
+    /// begins "127.": `127.attacker.example` is a DNS name its owner can point at 127.0.0.1.
+    static func isLoopbackName(_ name: some StringProtocol) -> Bool {
+        if name == "localhost" || name == "::1" { return true }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+              parts.allSatisfy({ Int($0).map { $0 <= 255 } ?? false }) else { return false }
+        return parts[0] == "127"
     }
 
     /// Compares in time independent of where they differ.

@@ -21,7 +21,7 @@ public struct WebAddress: Sendable, Equatable, CustomStringConvertible {
 
     /// Only this machine can reach it: then no token is needed.
     public var isLoopback: Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        WebAccess.isLoopbackName(host)
     }
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }

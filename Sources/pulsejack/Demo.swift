@@ -1,8 +1,6 @@
 import Renders
 import UserFiles
 import ArgumentParser
-import Runs
-import Inputs
 import Foundation
 import Presets
 
@@ -10,8 +8,7 @@ struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Render the shipped demo session with the default preset to a WAV file (no sound card needed).")
 
-    @Option(help: "The WAV file to write.")
-    var out: String = "pulsejack-demo.wav"
+    @Option(help: "The WAV file to write.") var out: String = "pulsejack-demo.wav"
 
     func run() throws {
         do {

@@ -1,6 +1,5 @@
 import UserFiles
 import ArgumentParser
-import Inputs
 import Plugins
 
 struct Plugins: ParsableCommand {
@@ -8,14 +7,9 @@ struct Plugins: ParsableCommand {
         abstract: "List the installed LV2 plugins: URI, name, class, audio and MIDI ports, and each control.",
         discussion: "Looks where lilv looks: LV2_PATH when set, else the standard folders (~/.lv2, /usr/lib/lv2 …).")
 
-    @Flag(help: "Print JSON.")
-    var json = false
-
-    @Option(help: "Only plugins whose URI, name or class contains this text (any case).")
-    var filter: String?
-
-    @Option(help: "One plugin by its URI (an unknown URI names the closest installed ones).")
-    var uri: String?
+    @Flag(help: "Print JSON.") var json = false
+    @Option(help: "Only plugins whose URI, name or class contains this text (any case).") var filter: String?
+    @Option(help: "One plugin by its URI (an unknown URI names the closest installed ones).") var uri: String?
 
     func run() throws {
         let catalog = PluginCatalog()
@@ -25,14 +19,6 @@ struct Plugins: ParsableCommand {
         }
         if let filter { plugins = plugins.filter { $0.matches(filter) } }
         if json { return try printJSON(plugins) }
-        for plugin in plugins {
-            let midi = plugin.midiInputs + plugin.midiOutputs > 0 ? ", MIDI \(plugin.midiInputs) in / \(plugin.midiOutputs) out" : ""
-            print("\(plugin.uri)\n  \(plugin.name) (\(plugin.pluginClass)): audio \(plugin.audioInputs) in / \(plugin.audioOutputs) out\(midi)")
-            for control in plugin.controls {
-                func show(_ value: Float?) -> String { value.map { String(format: "%g", $0) } ?? "?" }
-                print("  \(control.output ? "out" : "in ") \(control.symbol.padding(toLength: 14, withPad: " ", startingAt: 0)) \(show(control.minimum))…\(show(control.maximum)), default \(show(control.default))  \(control.name)")
-            }
-            if !plugin.requiredFeatures.isEmpty { print("  requires \(plugin.requiredFeatures.joined(separator: ", "))") }
-        }
+        for line in plugins.flatMap(\.listing) { print(line) }
     }
 }

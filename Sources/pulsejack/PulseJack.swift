@@ -1,4 +1,5 @@
 import ArgumentParser
+import Runs
 import Inputs
 import Foundation
 
@@ -10,27 +11,8 @@ struct PulseJack: ParsableCommand {
         discussion: "Voices fire sample-accurately on the heartbeat; sensors reach the engine through lock-free rings.",
         subcommands: [Run.self, Status.self, Sensors.self, Render.self, Voices.self, Plugins.self, Library.self, Study.self, Demo.self, PluginHost.self])
 
-    /// `--start-server net` takes an optional value, which ArgumentParser's flags cannot:
-    /// it becomes the hidden `--start-net-server`.
-    static func main() {
-        main(rewritingStartServer(Array(CommandLine.arguments.dropFirst())))
-    }
-
-    static func rewritingStartServer(_ arguments: [String]) -> [String] {
-        var result: [String] = []
-        var index = 0
-        while index < arguments.count {
-            if arguments[index] == "--" { return result + arguments[index...] }
-            if arguments[index] == "--start-server=net" || (arguments[index] == "--start-server" && index + 1 < arguments.count && arguments[index + 1] == "net") {
-                result.append("--start-net-server")
-                index += arguments[index] == "--start-server=net" ? 1 : 2
-                continue
-            }
-            result.append(arguments[index])
-            index += 1
-        }
-        return result
-    }
+    /// `--start-server net` takes an optional value: it becomes the hidden `--start-net-server`.
+    static func main() { main(StartServerArgument.rewriting(Array(CommandLine.arguments.dropFirst()))) }
 }
 
 /// Prints one clear line for an error (at most a few hundred characters) and exits non-zero.

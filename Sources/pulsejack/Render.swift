@@ -2,7 +2,6 @@ import Renders
 import UserFiles
 import Runs
 import ArgumentParser
-import Inputs
 import Foundation
 import Presets
 import Engine
@@ -11,53 +10,22 @@ struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Render a session offline to a 32-bit float WAV file, far faster than real time.")
 
-    @Option(help: "The preset: a preset.yaml file or a folder holding one.")
-    var preset: String = ShippedPresets.defaultPreset
-
-    @Option(help: ArgumentHelp("The session: HealthKit heart-rate JSON, a CSV (time,bpm | time,beat | time,rr | time,ppg | time,lx,ly,rx,ry | time,alpha,beta,delta,theta,gamma), or a session log from run --record-session. With the preset's performers, one per performer as NAME=FILE (repeatable; without a name: the first performer).", valueName: "[PERFORMER=]FILE"))
-    var session: [String] = []
-
-    @Option(help: "The WAV file to write.")
-    var out: String
-
-    @Option(name: .customLong("events-out"), help: "Write every fired voice as one JSON object per line.")
-    var eventsOut: String?
-
-    @Option(help: "Sample rate in Hz.")
-    var rate: Int = 48000
-
-    @Option(help: "Seconds to render (default: the session's length plus 2 s; a session log's own length).")
-    var duration: Double?
-
-    @Option(help: "Render only this voice.")
-    var solo: String?
-
-    @Option(help: "Frames per period, as a JACK period.")
-    var period: Int = 256
-
-    @Option(help: "An audio file played into the engine's input (in_L/in_R), for dense convolution voices.")
-    var input: String?
-
-    @Option(help: ArgumentHelp("Seconds a period may take before the render stops, naming the plugin stuck in its run (exit status 70).", valueName: "SECONDS"))
-    var watchdog = 10.0
-
-    @Flag(name: .customLong("isolate-plugins"), help: "Host every LV2 plugin in a process of its own (the same samples as in process; a crash costs that plugin, not the render).")
-    var isolatePlugins = false
-
-    @Option(name: .customLong("meters-plot"), help: "Also draw the peak and RMS level of each channel as a radial trace (Radial Audio) into this SVG file.")
-    var metersPlot: String?
-
-    @Option(name: .customLong("plot-revolution"), help: "Seconds per revolution of the meters plot.")
-    var plotRevolution: Double = 10
-
-    @Option(name: .customLong("web-report"), help: "Also write a self-contained HTML page: the radial level trace, the heart-rate curve and every fired voice on a timeline.")
-    var webReport: String?
-
-    @Option(help: ArgumentHelp("Also write one WAV per voice into this folder (<voice>.wav: the voice after its gain, pan and inserts), and master.wav (the mix, after the master's inserts and stage): all the same length and sample-aligned, for a DAW.", valueName: "DIR"))
-    var stems: String?
-
-    @Option(help: ArgumentHelp("With --stems: a stem per voice, or per group (the voices' group:); default: groups when the preset says outputs: groups, else voices.", valueName: "voices|groups"))
-    var outputs: String?
+    @Option(help: "The preset: a preset.yaml file or a folder holding one.") var preset: String = ShippedPresets.defaultPreset
+    @Option(help: ArgumentHelp("The session: HealthKit heart-rate JSON, a CSV (time,bpm | time,beat | time,rr | time,ppg | time,lx,ly,rx,ry | time,alpha,beta,delta,theta,gamma), or a session log from run --record-session. With the preset's performers, one per performer as NAME=FILE (repeatable; without a name: the first performer).", valueName: "[PERFORMER=]FILE")) var session: [String] = []
+    @Option(help: "The WAV file to write.") var out: String
+    @Option(name: .customLong("events-out"), help: "Write every fired voice as one JSON object per line.") var eventsOut: String?
+    @Option(help: "Sample rate in Hz.") var rate: Int = 48000
+    @Option(help: "Seconds to render (default: the session's length plus 2 s; a session log's own length).") var duration: Double?
+    @Option(help: "Render only this voice.") var solo: String?
+    @Option(help: "Frames per period, as a JACK period.") var period: Int = 256
+    @Option(help: "An audio file played into the engine's input (in_L/in_R), for dense convolution voices.") var input: String?
+    @Option(help: ArgumentHelp("Seconds a period may take before the render stops, naming the plugin stuck in its run (exit status 70).", valueName: "SECONDS")) var watchdog = 10.0
+    @Flag(name: .customLong("isolate-plugins"), help: "Host every LV2 plugin in a process of its own (the same samples as in process; a crash costs that plugin, not the render).") var isolatePlugins = false
+    @Option(name: .customLong("meters-plot"), help: "Also draw the peak and RMS level of each channel as a radial trace (Radial Audio) into this SVG file.") var metersPlot: String?
+    @Option(name: .customLong("plot-revolution"), help: "Seconds per revolution of the meters plot.") var plotRevolution: Double = 10
+    @Option(name: .customLong("web-report"), help: "Also write a self-contained HTML page: the radial level trace, the heart-rate curve and every fired voice on a timeline.") var webReport: String?
+    @Option(help: ArgumentHelp("Also write one WAV per voice into this folder (<voice>.wav: the voice after its gain, pan and inserts), and master.wav (the mix, after the master's inserts and stage): all the same length and sample-aligned, for a DAW.", valueName: "DIR")) var stems: String?
+    @Option(help: ArgumentHelp("With --stems: a stem per voice, or per group (the voices' group:); default: groups when the preset says outputs: groups, else voices.", valueName: "voices|groups")) var outputs: String?
 
     func validate() throws {
         if let outputs {
@@ -73,16 +41,8 @@ struct Render: ParsableCommand {
     /// The render these options ask for.
     func job() -> RenderJob {
         var job = RenderJob(preset: preset, sessions: session, out: out)
-        job.eventsOut = eventsOut
-        job.rate = rate
-        job.duration = duration
-        job.solo = solo
-        job.period = period
-        job.input = input
-        job.metersPlot = metersPlot
-        job.plotRevolution = plotRevolution
-        job.webReport = webReport
-        job.stems = stems
+        (job.eventsOut, job.rate, job.duration, job.solo, job.period, job.input) = (eventsOut, rate, duration, solo, period, input)
+        (job.metersPlot, job.plotRevolution, job.webReport, job.stems) = (metersPlot, plotRevolution, webReport, stems)
         job.stemOutputs = outputs.flatMap(OutputLayout.Mode.init(rawValue:))
         return job
     }
@@ -92,8 +52,7 @@ struct Render: ParsableCommand {
         var job = job()
         job.shouldStop = { signals.stopping }
         job.stopSignal = { signals.signal }
-        job.watchdogSeconds = watchdog
-        job.isolatePlugins = isolatePlugins
+        (job.watchdogSeconds, job.isolatePlugins) = (watchdog, isolatePlugins)
         let bar = isatty(STDERR_FILENO) != 0 ? ProgressBar() : nil
         job.progress = bar.map { bar in { bar.show($0) } }
         job.say = { FileHandle.standardError.write(Data("pulsejack: \($0)\n".utf8)) }

@@ -3,7 +3,6 @@ import OSC
 import Runs
 import ArgumentParser
 import CJack
-import Inputs
 import Presets
 import WebSurface
 import Engine
@@ -21,108 +20,41 @@ struct Run: ParsableCommand {
             the recording is finished and closed, and the summary printed.
             """)
 
-    @Option(help: "The preset: a preset.yaml file or a folder holding one.")
-    var preset: String = ShippedPresets.defaultPreset
-
-    @Option(help: "A fixed tempo until a sensor says otherwise (above 0, at most 300).")
-    var bpm: Double?
-
-    @Option(help: "The JACK client name.")
-    var name: String = "pulsejack"
-
-    @Flag(help: "Connect out_L/out_R to the system playback ports.")
-    var connect = false
-
-    @Option(name: .customLong("connect-port"), help: "Connect one of our ports to another's, as OURS=THEIRS (e.g. midi_out=Hydrogen:midi_in); repeatable.")
-    var connectPorts: [String] = []
-
-    @Flag(name: .customLong("start-server"), help: ArgumentHelp("Start a JACK server when none runs (a sound card's driver, else the dummy driver); `--start-server net`: a NetJACK2 slave server joined to the studio's master (see --net-master), stopped on exit.", valueName: "net"))
-    var startServer = false
-
+    @Option(help: "The preset: a preset.yaml file or a folder holding one.") var preset: String = ShippedPresets.defaultPreset
+    @Option(help: "A fixed tempo until a sensor says otherwise (above 0, at most 300).") var bpm: Double?
+    @Option(help: "The JACK client name.") var name: String = "pulsejack"
+    @Flag(help: "Connect out_L/out_R to the system playback ports.") var connect = false
+    @Option(name: .customLong("connect-port"), help: "Connect one of our ports to another's, as OURS=THEIRS (e.g. midi_out=Hydrogen:midi_in); repeatable.") var connectPorts: [String] = []
+    @Flag(name: .customLong("start-server"), help: ArgumentHelp("Start a JACK server when none runs (a sound card's driver, else the dummy driver); `--start-server net`: a NetJACK2 slave server joined to the studio's master (see --net-master), stopped on exit.", valueName: "net")) var startServer = false
     /// `--start-server net`, as `PulseJack.main` rewrites it.
-    @Flag(name: .customLong("start-net-server"), help: .hidden)
-    var startNetServer = false
-
-    @Option(name: .customLong("net-master"), help: "With --start-server net: the NetJACK2 master's address (default: found by multicast, 225.3.19.154).")
-    var netMaster: String?
-
-    @Option(name: .customLong("net-latency"), help: "With --start-server net: NetJACK2's network latency in periods, 1…10.")
-    var netLatency = 2
-
-    @Option(name: .customLong("osc-port"), help: "UDP port for OSC input (0: any free port, printed at start).")
-    var oscPort: UInt16 = 9000
-
-    @Option(name: .customLong("osc-bind"), help: "Address the OSC port listens on; 0.0.0.0 (or ::) opens it to the network.")
-    var oscBind = "127.0.0.1"
-
-    @Option(name: .customLong("osc-allow"), help: "Who gets OSC replies (/pulse/status) and meters (/meter/subscribe), as a CIDR range (192.168.1.0/24) or one address; repeatable. Default: loopback only.")
-    var oscAllow: [String] = []
-
-    @Flag(name: .customLong("no-osc"), help: "Do not listen for OSC.")
-    var noOSC = false
-
-    @Option(help: "Record the output to this WAV file (32-bit float), every frame of the run.")
-    var record: String?
-
-    @Option(name: .customLong("record-buffer"), help: "Seconds of audio the recording's ring holds between the process thread and the disk (0.05…600).")
-    var recordBuffer: Double = 10
-
-    @Flag(help: "Be the JACK transport's timebase master: the heart's BPM and bar/beat/tick, unless another master exists.")
-    var timebase = false
-
-    @Flag(name: .customLong("timebase-force"), help: "Be the timebase master even if another client is.")
-    var timebaseForce = false
-
-    @Flag(name: .customLong("follow-transport"), help: "Take the tempo from the JACK transport's master instead of the heart.")
-    var followTransport = false
-
-    @Option(name: .customLong("record-session"), help: "Write every control message the engine applies, with its frame, to this session log (re-render it with render --session).")
-    var recordSession: String?
-
-    @Option(name: .customLong("events-out"), help: "Write every fired voice as one JSON object per line.")
-    var eventsOut: String?
-
-    @Option(help: ArgumentHelp("Replay a session (HealthKit JSON, CSV, or a session log) live, from now; with the preset's performers one per performer as NAME=FILE (repeatable).", valueName: "[PERFORMER=]FILE"))
-    var replay: [String] = []
-
-    @Option(help: ArgumentHelp("Read the heart from a Bluetooth LE strap or watch (ble: the Heart Rate Service's RR intervals) or a Polar H10's ECG (polar-ecg: its R-peaks): the first one found, or the one with that address or name (over the preset's sensors:).", valueName: "ble|polar-ecg[:ADDRESS|NAME]"))
-    var heart: String?
-
-    @Option(name: .customLong("ecg-delay"), help: ArgumentHelp("With --heart polar-ecg and no --predict-beats: seconds from each R-peak to its beat, 0.3…3.", valueName: "SECONDS"))
-    var ecgDelay: Double = 1.0
-
-    @Option(help: ArgumentHelp("Read the EEG from a Muse 2 or S headband over Bluetooth LE: band powers computed from its raw EEG feed the mood as /muse/elements/<band>_absolute does (over the preset's sensors:).", valueName: "muse[:ADDRESS|NAME]"))
-    var eeg: String?
-
-    @Option(name: .customLong("ble-adapter"), help: ArgumentHelp("The Bluetooth adapter the sensors are read through (default: the first).", valueName: "NAME|ADDRESS"))
-    var bleAdapter: String?
-
-    @Option(name: .customLong("plugin-share"), help: ArgumentHelp("A hosted plugin's share of the period in percent: one that takes longer in 3 periods of 256 is bypassed and named (0: no limit).", valueName: "PERCENT"))
-    var pluginShare = 50
-
-    @Flag(name: .customLong("isolate-plugins"), help: "Host every LV2 plugin in a process of its own: a crash or a hang silences that plugin until its process restarts (within a second), and nothing else.")
-    var isolatePlugins = false
-
-    @Flag(name: .customLong("predict-beats"), help: "Schedule each detected beat's successor from recent intervals (PPG, /pulse/beat, a strap's RR intervals), so sound lands on the beat.")
-    var predictBeats = false
-
-    @Option(name: .customLong("beat-latency"), help: "With --predict-beats: seconds between a beat and its detection (sensor, radio, detector), 0…0.5.")
-    var beatLatency: Double = 0.06
-
-    @Option(help: ArgumentHelp("Serve the live page (heart, radial meters, voice switches and faders, regions, mood, status) at [ADDR:]PORT; ADDR defaults to 127.0.0.1, port 0 picks one. Beyond loopback the page needs a token (printed).", valueName: "[ADDR:]PORT"))
-    var web: String?
-
-    @Option(name: .customLong("web-token"), help: "The token the page needs (default: a random one when --web is beyond loopback; none on loopback).")
-    var webToken: String?
-
-    @Option(name: .customLong("plot-revolution"), help: "Seconds per revolution of the page's radial trace.")
-    var plotRevolution: Double = 10
-
-    @Option(help: ArgumentHelp("Ports besides out_L/out_R, for a DAW: master (none), voices (<voice>_L/<voice>_R per voice) or groups (<group>_L/<group>_R per group: of the voices); each carries its voices after their gain, pan and inserts, and the master still carries the sum. Default: the preset's outputs:, else master.", valueName: "master|voices|groups"))
-    var outputs: String?
-
-    @Option(name: .customLong("midi-out"), help: ArgumentHelp("combined (midi_out only) or voices (also a MIDI port <voice>_midi per voice). Default: the preset's midi_out:, else combined.", valueName: "combined|voices"))
-    var midiOut: String?
+    @Flag(name: .customLong("start-net-server"), help: .hidden) var startNetServer = false
+    @Option(name: .customLong("net-master"), help: "With --start-server net: the NetJACK2 master's address (default: found by multicast, 225.3.19.154).") var netMaster: String?
+    @Option(name: .customLong("net-latency"), help: "With --start-server net: NetJACK2's network latency in periods, 1…10.") var netLatency = 2
+    @Option(name: .customLong("osc-port"), help: "UDP port for OSC input (0: any free port, printed at start).") var oscPort: UInt16 = 9000
+    @Option(name: .customLong("osc-bind"), help: "Address the OSC port listens on; 0.0.0.0 (or ::) opens it to the network.") var oscBind = "127.0.0.1"
+    @Option(name: .customLong("osc-allow"), help: "Who gets OSC replies (/pulse/status) and meters (/meter/subscribe), as a CIDR range (192.168.1.0/24) or one address; repeatable. Default: loopback only.") var oscAllow: [String] = []
+    @Flag(name: .customLong("no-osc"), help: "Do not listen for OSC.") var noOSC = false
+    @Option(help: "Record the output to this WAV file (32-bit float), every frame of the run.") var record: String?
+    @Option(name: .customLong("record-buffer"), help: "Seconds of audio the recording's ring holds between the process thread and the disk (0.05…600).") var recordBuffer: Double = 10
+    @Flag(help: "Be the JACK transport's timebase master: the heart's BPM and bar/beat/tick, unless another master exists.") var timebase = false
+    @Flag(name: .customLong("timebase-force"), help: "Be the timebase master even if another client is.") var timebaseForce = false
+    @Flag(name: .customLong("follow-transport"), help: "Take the tempo from the JACK transport's master instead of the heart.") var followTransport = false
+    @Option(name: .customLong("record-session"), help: "Write every control message the engine applies, with its frame, to this session log (re-render it with render --session).") var recordSession: String?
+    @Option(name: .customLong("events-out"), help: "Write every fired voice as one JSON object per line.") var eventsOut: String?
+    @Option(help: ArgumentHelp("Replay a session (HealthKit JSON, CSV, or a session log) live, from now; with the preset's performers one per performer as NAME=FILE (repeatable).", valueName: "[PERFORMER=]FILE")) var replay: [String] = []
+    @Option(help: ArgumentHelp("Read the heart from a Bluetooth LE strap or watch (ble: the Heart Rate Service's RR intervals) or a Polar H10's ECG (polar-ecg: its R-peaks): the first one found, or the one with that address or name (over the preset's sensors:).", valueName: "ble|polar-ecg[:ADDRESS|NAME]")) var heart: String?
+    @Option(name: .customLong("ecg-delay"), help: ArgumentHelp("With --heart polar-ecg and no --predict-beats: seconds from each R-peak to its beat, 0.3…3.", valueName: "SECONDS")) var ecgDelay: Double = 1.0
+    @Option(help: ArgumentHelp("Read the EEG from a Muse 2 or S headband over Bluetooth LE: band powers computed from its raw EEG feed the mood as /muse/elements/<band>_absolute does (over the preset's sensors:).", valueName: "muse[:ADDRESS|NAME]")) var eeg: String?
+    @Option(name: .customLong("ble-adapter"), help: ArgumentHelp("The Bluetooth adapter the sensors are read through (default: the first).", valueName: "NAME|ADDRESS")) var bleAdapter: String?
+    @Option(name: .customLong("plugin-share"), help: ArgumentHelp("A hosted plugin's share of the period in percent: one that takes longer in 3 periods of 256 is bypassed and named (0: no limit).", valueName: "PERCENT")) var pluginShare = 50
+    @Flag(name: .customLong("isolate-plugins"), help: "Host every LV2 plugin in a process of its own: a crash or a hang silences that plugin until its process restarts (within a second), and nothing else.") var isolatePlugins = false
+    @Flag(name: .customLong("predict-beats"), help: "Schedule each detected beat's successor from recent intervals (PPG, /pulse/beat, a strap's RR intervals), so sound lands on the beat.") var predictBeats = false
+    @Option(name: .customLong("beat-latency"), help: "With --predict-beats: seconds between a beat and its detection (sensor, radio, detector), 0…0.5.") var beatLatency: Double = 0.06
+    @Option(help: ArgumentHelp("Serve the live page (heart, radial meters, voice switches and faders, regions, mood, status) at [ADDR:]PORT; ADDR defaults to 127.0.0.1, port 0 picks one. Beyond loopback the page needs a token (printed).", valueName: "[ADDR:]PORT")) var web: String?
+    @Option(name: .customLong("web-token"), help: "The token the page needs (default: a random one when --web is beyond loopback; none on loopback).") var webToken: String?
+    @Option(name: .customLong("plot-revolution"), help: "Seconds per revolution of the page's radial trace.") var plotRevolution: Double = 10
+    @Option(help: ArgumentHelp("Ports besides out_L/out_R, for a DAW: master (none), voices (<voice>_L/<voice>_R per voice) or groups (<group>_L/<group>_R per group: of the voices); each carries its voices after their gain, pan and inserts, and the master still carries the sum. Default: the preset's outputs:, else master.", valueName: "master|voices|groups")) var outputs: String?
+    @Option(name: .customLong("midi-out"), help: ArgumentHelp("combined (midi_out only) or voices (also a MIDI port <voice>_midi per voice). Default: the preset's midi_out:, else combined.", valueName: "combined|voices")) var midiOut: String?
 
     func validate() throws {
         do { try configuration().check() } catch let problem as OptionProblem { throw ValidationError("\(problem)") }
@@ -138,42 +70,28 @@ struct Run: ParsableCommand {
             throw ValidationError("--net-master and --net-latency go with --start-server net")
         }
         var configuration = LiveSession.Configuration(preset: preset)
-        configuration.bpm = bpm
-        configuration.clientName = name
-        configuration.startServer = startServer || startNetServer
+        (configuration.bpm, configuration.clientName, configuration.startServer) = (bpm, name, startServer || startNetServer)
         if startNetServer { configuration.netSlave = JackServer.NetSlave(master: netMaster, latency: netLatency, name: name) }
         if noOSC {
             configuration.osc = nil
-        } else {
-            configuration.osc?.port = oscPort
-            configuration.osc?.bind = oscBind
-            configuration.osc?.replyTo = try AddressRange.loopback + oscAllow.map {
+        } else if var osc = configuration.osc {
+            (osc.port, osc.bind, osc.predictBeats, osc.detectionLatency) = (oscPort, oscBind, predictBeats, beatLatency)
+            osc.replyTo = try AddressRange.loopback + oscAllow.map {
                 try parsed($0, AddressRange.init, "--osc-allow \($0) is not an address or CIDR range (e.g. 192.168.1.0/24, ::1)")
             }
-            configuration.osc?.predictBeats = predictBeats
-            configuration.osc?.detectionLatency = beatLatency
+            configuration.osc = osc
         }
-        configuration.heart = heart
-        configuration.eeg = eeg
-        configuration.bleAdapter = bleAdapter
-        configuration.ecgDelay = ecgDelay
-        configuration.pluginShare = pluginShare
-        configuration.isolatePlugins = isolatePlugins
-        configuration.predictBeats = predictBeats
-        configuration.record = record
-        configuration.recordBufferSeconds = recordBuffer
+        (configuration.heart, configuration.eeg, configuration.bleAdapter, configuration.ecgDelay) = (heart, eeg, bleAdapter, ecgDelay)
+        (configuration.pluginShare, configuration.isolatePlugins, configuration.predictBeats) = (pluginShare, isolatePlugins, predictBeats)
+        (configuration.record, configuration.recordBufferSeconds) = (record, recordBuffer)
         configuration.timebase = timebaseForce ? .takeOver : timebase ? .conditional : .off
-        configuration.followTransport = followTransport
-        configuration.recordSession = recordSession
-        configuration.eventsOut = eventsOut
-        configuration.replay = replay
-        configuration.connectToPlayback = connect
+        (configuration.followTransport, configuration.recordSession, configuration.eventsOut) = (followTransport, recordSession, eventsOut)
+        (configuration.replay, configuration.connectToPlayback) = (replay, connect)
         configuration.connections = try connectPorts.map {
             try parsed($0, ConnectRequest.init, "--connect-port \($0) is not OURS=THEIRS (e.g. out_L=system:playback_1)")
         }
         configuration.web = try web.map { try parsed($0, WebAddress.init, "--web \($0) is not [ADDR:]PORT (e.g. 8080, 0.0.0.0:8080, [::1]:8080)") }
-        configuration.webToken = webToken
-        configuration.secondsPerRevolution = plotRevolution
+        (configuration.webToken, configuration.secondsPerRevolution) = (webToken, plotRevolution)
         configuration.outputs = try outputs.map { try parsed($0, OutputLayout.Mode.init, "--outputs \($0) is not master, voices or groups") }
         configuration.midiOut = try midiOut.map { try parsed($0, OutputLayout.MIDIMode.init, "--midi-out \($0) is not combined or voices") }
         return configuration
@@ -182,42 +100,17 @@ struct Run: ParsableCommand {
     func run() throws {
         pj_line_buffer_stdout()
         let signals = StopSignals()
-        if NSMClient.environmentURL == nil, let problem = JackClient.problem(withName: name) { throw fail("--name: \(problem)") }
-
-        var configuration = try configuration()
-        configuration.shouldStop = { signals.stopping }
-        // Under a session manager: announce, and wait for its open before anything JACK.
-        if let url = NSMClient.environmentURL {
-            do {
-                guard let join = try SessionManagerLink.join(url: url, stop: { signals.stopping }, log: { warn($0) },
-                                                                    say: { print($0) }) else { return }
-                configuration.sessionManager = join
-            } catch {
-                throw fail(error)
-            }
-        }
-
-        let session: LiveSession
+        let outcome: LivePerformance.Outcome
         do {
-            session = try LiveSession(configuration: configuration, log: { warn($0) }, say: { print($0) })
-            warn(rejections: session.replayRejections.first, total: session.replayRejections.total)
-            try session.activate()
-        } catch is JackServer.NetWaitStopped {
-            print("pulsejack: stopped by \(signals.name) while waiting for the NetJACK2 master; the slave server is stopped")
-            return
+            outcome = try LivePerformance.run(try configuration(), signals: signals, say: { print($0) }, warn: { warn($0) },
+                                              rejections: { warn(rejections: $0, total: $1) })
+        } catch let refusal as ValidationError {
+            throw refusal
         } catch {
             throw fail(error)
         }
-        let client = session.client
-        print("pulsejack: playing '\(session.loaded.preset.name ?? "preset")' from \(session.loaded.file) on \(client.server.described) as '\(client.name)' at \(client.sampleRate) Hz, \(client.bufferSize) frames a period; ports \(client.outputPortNames.joined(separator: ", ")), \(client.name):midi_out, \(client.name):midi_in" + (session.outputs.summary.map { "; " + $0 } ?? "") + (session.osc.map { "; OSC on \(oscBind):\($0.boundPort)" } ?? "") + (record.map { "; recording to \($0)" } ?? ""))
-        if let page = session.page { print("pulsejack: the live page is at \(page.url)") }
-        while !signals.stopping {
-            session.waitForWork(orStop: signals.doorbell)
-            if !signals.stopping { session.tick() }
-        }
-        let summary = session.stop()
-        print("pulsejack: stopped after \(summary); stopped by \(signals.name)")
+        guard case .played(_, let closeAbandoned) = outcome else { return }
         reportHeldBackWarnings()
-        if session.closeAbandoned { LiveSession.exitLeavingTheClient() }
+        if closeAbandoned { LiveSession.exitLeavingTheClient() }
     }
 }

@@ -7,23 +7,13 @@ struct Status: ParsableCommand {
         abstract: "Ask a running `pulsejack run` how it is: server, DSP load, xruns, dropped and malformed messages, connections, meters.",
         discussion: "Sends /pulse/status to its OSC port and prints the reply, one `name: value` a line (or JSON).")
 
-    @Option(name: .customLong("osc-port"), help: "The OSC port `pulsejack run` listens on.")
-    var oscPort: UInt16 = 9000
-
-    @Option(help: "Its address.")
-    var host = "127.0.0.1"
-
-    @Flag(help: "Print one JSON object.")
-    var json = false
+    @Option(name: .customLong("osc-port"), help: "The OSC port `pulsejack run` listens on.") var oscPort: UInt16 = 9000
+    @Option(help: "Its address.") var host = "127.0.0.1"
+    @Flag(help: "Print one JSON object.") var json = false
 
     func run() throws {
         let values: [(String, StatusValue)]
         do { values = try OSCStatusQuery.ask(host: host, port: oscPort) } catch { throw fail(error) }
-        if json {
-            print(try StatusValue.jsonObject(values))
-        } else {
-            let width = values.map(\.0.count).max() ?? 0
-            for (name, value) in values { print(name.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(value)") }
-        }
+        if json { print(try StatusValue.jsonObject(values)) } else { StatusValue.table(values).forEach { print($0) } }
     }
 }

@@ -79,3 +79,17 @@ final class LiveSessionTests: XCTestCase {
         }
     }
 }
+
+/// `--start-server net` before the command line's parser sees it.
+final class StartServerArgumentTests: XCTestCase {
+    func testNetBecomesTheHiddenFlagAndNothingElseChanges() {
+        XCTAssertEqual(StartServerArgument.rewriting(["run", "--start-server", "net", "--bpm", "80"]),
+                       ["run", "--start-net-server", "--bpm", "80"])
+        XCTAssertEqual(StartServerArgument.rewriting(["run", "--start-server=net"]), ["run", "--start-net-server"])
+        XCTAssertEqual(StartServerArgument.rewriting(["run", "--start-server", "--bpm", "80"]), ["run", "--start-server", "--bpm", "80"],
+                       "a plain flag stays one")
+        XCTAssertEqual(StartServerArgument.rewriting(["run", "--start-server"]), ["run", "--start-server"], "a flag last")
+        XCTAssertEqual(StartServerArgument.rewriting(["run", "--", "--start-server", "net"]), ["run", "--", "--start-server", "net"],
+                       "nothing after --")
+    }
+}
