@@ -285,11 +285,11 @@ public struct LoadedPreset: Sendable {
         let entries = preset.performerEntries ?? []
         let firstHeart = heart ?? preset.sensors?.heart ?? entries.first?.heart
         let firstEEG = eeg ?? preset.sensors?.eeg ?? entries.first?.eeg
-        try add(firstHeart, [.heartRate, .polarECG], performer: 0, field: heart == nil ? "sensors.heart" : "--heart")
-        try add(firstEEG, [.muse], performer: 0, field: eeg == nil ? "sensors.eeg" : "--eeg")
+        try add(firstHeart, SensorKinds.kinds(.heart), performer: 0, field: heart == nil ? "sensors.heart" : "--heart")
+        try add(firstEEG, SensorKinds.kinds(.eeg), performer: 0, field: eeg == nil ? "sensors.eeg" : "--eeg")
         for (index, entry) in entries.enumerated().dropFirst() {
-            try add(entry.heart, [.heartRate, .polarECG], performer: index, field: "performers[\(index)].heart")
-            try add(entry.eeg, [.muse], performer: index, field: "performers[\(index)].eeg")
+            try add(entry.heart, SensorKinds.kinds(.heart), performer: index, field: "performers[\(index)].heart")
+            try add(entry.eeg, SensorKinds.kinds(.eeg), performer: index, field: "performers[\(index)].eeg")
         }
         return requests
     }

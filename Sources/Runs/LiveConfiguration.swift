@@ -89,8 +89,8 @@ extension LiveSession {
                 throw OptionProblem("--ecg-delay \(ecgDelay) is outside 0.3…3 s (an H10 sends half a second of ECG at a time)")
             }
             do {
-                if let heart { _ = try SensorRequest(parsing: heart, kinds: [.heartRate, .polarECG]) }
-                if let eeg { _ = try SensorRequest(parsing: eeg, kinds: [.muse]) }
+                if let heart { _ = try SensorRequest(parsing: heart, kinds: SensorKinds.kinds(.heart)) }
+                if let eeg { _ = try SensorRequest(parsing: eeg, kinds: SensorKinds.kinds(.eeg)) }
             } catch {
                 throw OptionProblem((heart != nil ? "--heart" : "--eeg") + ": \(error)")
             }

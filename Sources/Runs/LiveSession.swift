@@ -123,7 +123,7 @@ public final class LiveSession {
             // A sensor's predicted beats, or an ECG's, are the first performer's heart: a clock
             // started from the preset's tempo beside them would sound every beat twice.
             let beatsFromSensor = sensors?.configuration.sensors.contains {
-                $0.performer == 0 && (configuration.predictBeats || $0.kind == .polarECG)
+                $0.performer == 0 && (configuration.predictBeats || SensorKinds.descriptor($0.kind).givesBeats)
             } ?? false
             if let tempo = configuration.bpm ?? loaded.preset.bpm, !beatsFromSensor {
                 controlRing.producer.push(ControlMessage(.tempo(bpm: tempo)))

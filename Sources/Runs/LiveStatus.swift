@@ -51,22 +51,15 @@ public final class LiveStatus: Sendable {
         guard let sensors else { return [] }
         var values: [(String, StatusValue)] = []
         for status in sensors.status {
-            let stem = status.request.kind.role + "_sensor"
+            let descriptor = SensorKinds.descriptor(status.request.kind)
+            let stem = descriptor.role.rawValue + "_sensor"
             var fields: [(String, StatusValue)] = [
                 ("", .text(status.state.rawValue)), ("_device", .text(status.device ?? "")),
                 ("_notifications", .int(status.notifications)), ("_malformed", .int(status.malformed)),
                 ("_battery", .int(status.battery ?? -1)),
             ]
             if let problem = status.problem { fields.append(("_problem", .text(problem))) }
-            if status.request.kind.role == "heart" {
-                fields.append(("_contact", .text(status.contact.map { $0 ? "yes" : "no" } ?? "unsupported")))
-            }
-            if status.request.kind == .polarECG {
-                fields += [("_ecg_beats", .int(status.ecgBeats)), ("_ecg_late", .int(status.ecgLate))]
-            }
-            for band in EEGBand.allCases where status.request.kind == .muse {
-                fields.append(("_" + band.name + "_relative", .float(status.relativeBands[band] ?? 0)))
-            }
+            fields += descriptor.statusFields(status)
             let performer = status.request.performer
             if performer == 0 { values += fields.map { (stem + $0.0, $0.1) } }
             if performer < performers.count {

@@ -139,7 +139,7 @@ final class SensorConnector {
 
     /// Subscribes to what the sensor's kind streams and starts it; the battery level when offered.
     private func subscribe(_ link: SensorLink, _ device: BLECentral.Device, _ central: BLEAccess, now: Double) {
-        let profile = SensorProfile.of(link.request.kind)
+        let profile = link.descriptor.profile
         var subscribed: [String: String] = [:]
         for uuid in profile.notify + profile.optionalNotify {
             guard let characteristic = central.characteristic(uuid, of: device.path) else {

@@ -136,96 +136,36 @@ public final class SensorInput: Sendable {
         return central
     }
 
-    /// A characteristic's notification: decoded, turned into messages at the arrival frame.
+    /// A characteristic's notification: decoded by its kind's decoder, turned into messages at
+    /// the arrival frame. Bytes that do not decode are counted and said (at most once a second).
     private func value(_ bytes: [UInt8], at path: String, links: [SensorLink], central: BLECentral) {
         guard let link = links.first(where: { $0.characteristics[path] != nil }), let uuid = link.characteristics[path] else { return }
         let received = Date().timeIntervalSince1970
         let frame = clock.currentFrame()
-        if uuid == GATTNames.heartRateMeasurement {
-            heartRate(bytes, at: frame, link: link, path: path)
-        } else if uuid == GATTNames.polarData {
-            ecg(bytes, at: frame, link: link, path: path)
-        } else if uuid == GATTNames.polarControlPoint {
-            return controlResponse(bytes, link: link)
-        } else if let channel = GATTNames.museEEG.firstIndex(of: uuid) {
-            eeg(bytes, channel: channel, link: link, path: path)
-        } else {
-            return
+        do {
+            try link.decoder.decode(bytes, characteristic: uuid, at: frame, performer: link.request.performer, into: LinkSink(input: self, link: link))
+        } catch {
+            update(link) { $0.malformed += 1; $0.notifications += 1 }
+            if let line = reports.admit("sensors: \(link.deviceLabel ?? path): \(error) (ignored)", kind: "sensor") { log(line) }
         }
         let pushed = Date().timeIntervalSince1970
         handled.withLockedValue { $0 = Array(($0 + [(received, pushed)]).suffix(1000)) }
     }
 
-    /// One sensor's EEG samples from a Muse: every tenth of a second the band powers, as
-    /// `/muse/elements/<band>_absolute` brings them (a message each, and the mood model).
-    private func eeg(_ bytes: [UInt8], channel: Int, link: SensorLink, path: String) {
-        let packet: MuseEEGPacket
-        do { packet = try MuseEEGPacket(bytes) } catch {
-            return malformed(link, path: path, error)
-        }
-        update(link) { $0.notifications += 1 }
-        guard let reading = link.eeg.add(packet.microvolts, channel: channel) else { return }
-        // The status first: whoever sees the mood change sees the band powers that changed it.
-        update(link) {
-            $0.bands = reading.absolute
-            $0.relativeBands = reading.relative
-        }
-        let performer = UInt8(clamping: link.request.performer)
-        for band in EEGBand.allCases {
-            guard let value = reading.absolute[band] else { continue }
-            push([ControlMessage(performer: performer, .bandPower(band, Float(value)))])
-            moods?.observe(band, value, performer: link.request.performer)
-        }
-    }
+    /// Where one link's decoder puts what it finds.
+    private struct LinkSink: SensorSink {
+        let input: SensorInput
+        let link: SensorLink
 
-    /// One notification of a Polar H10's ECG: its R-peaks become beats (`ECGBeatTimeline`).
-    private func ecg(_ bytes: [UInt8], at frame: Int64, link: SensorLink, path: String) {
-        let ecg: PolarECGFrame
-        do { ecg = try PolarECGFrame(bytes) } catch {
-            return malformed(link, path: path, error)
+        func push(_ messages: [ControlMessage]) { input.push(messages) }
+        func update(_ change: (inout SensorStatus) -> Void) { input.update(link, change) }
+        func heardHeart() { input.hearts?.heard(performer: link.request.performer) }
+        func observe(_ band: EEGBand, _ value: Double) { input.moods?.observe(band, value, performer: link.request.performer) }
+        func problem(_ text: String) {
+            update { $0.problem = text }
+            if let line = input.reports.admit("sensors: " + text, kind: "sensor") { input.log(line) }
         }
-        let messages = link.ecg.messages(for: ecg, at: frame, performer: UInt8(clamping: link.request.performer))
-        // The status first, as for every notification: whoever sees a beat sees the status behind it.
-        update(link) {
-            $0.notifications += 1
-            $0.ecgBeats = link.ecg.beats
-            $0.ecgLate = link.ecg.late
-        }
-        push(messages)
-        if link.contact != false { hearts?.heard(performer: link.request.performer) }
-    }
-
-    /// The H10's answer to the start command: a refusal is said, with Polar's reason.
-    private func controlResponse(_ bytes: [UInt8], link: SensorLink) {
-        guard let response = PolarControlResponse(bytes), !response.succeeded else { return }
-        let text = "\(link.deviceLabel ?? "the sensor") refused to start its ECG: \(response.reason)"
-        update(link) { $0.problem = text }
-        if let line = reports.admit("sensors: " + text, kind: "sensor") { log(line) }
-    }
-
-    private func malformed(_ link: SensorLink, path: String, _ error: some Error) {
-        update(link) { $0.malformed += 1; $0.notifications += 1 }
-        if let line = reports.admit("sensors: \(link.deviceLabel ?? path): \(error) (ignored)", kind: "sensor") { log(line) }
-    }
-
-    /// A Heart Rate Measurement: its RR intervals become beats or the tempo (`RRBeatTimeline`).
-    private func heartRate(_ bytes: [UInt8], at frame: Int64, link: SensorLink, path: String) {
-        let measurement: HeartRateMeasurement
-        do { measurement = try HeartRateMeasurement(bytes) } catch {
-            return malformed(link, path: path, error)
-        }
-        link.contact = measurement.contact == .unsupported ? nil : measurement.contact == .detected
-        // Beside its ECG, an H10's heart rate gives the status its BPM and contact: the beats are the ECG's.
-        let drives = link.request.kind != .polarECG
-        let messages = drives ? link.timeline.messages(for: measurement, at: frame, performer: UInt8(clamping: link.request.performer)) : []
-        update(link) {
-            $0.notifications += 1
-            $0.bpm = measurement.bpm
-            $0.contact = measurement.contact == .unsupported ? nil : measurement.contact == .detected
-        }
-        guard drives else { return }
-        push(messages)
-        if measurement.contact != .lost { hearts?.heard(performer: link.request.performer) }
+        var deviceLabel: String? { link.deviceLabel }
     }
 
     /// Into this input's ring; what it has no room for is counted.

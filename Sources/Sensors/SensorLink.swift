@@ -2,7 +2,7 @@ import Foundation
 import Realtime
 
 /// One requested sensor's life on the sensor thread (only there): which device, which
-/// characteristics, its state and back-off, and its heart's beat timeline.
+/// characteristics, its state and back-off, and the decoder its notifications go through.
 final class SensorLink {
     let index: Int
     let request: SensorRequest
@@ -19,21 +19,17 @@ final class SensorLink {
     var backOff = 1.0
     /// The problem last said (said once while it lasts).
     var problem: String?
-    var timeline: RRBeatTimeline
-    /// A Polar H10's R-peaks, from its ECG.
-    var ecg: ECGBeatTimeline
-    /// What the device's heart rate last said of skin contact (an H10's ECG without it is noise).
-    var contact: Bool?
-    /// A Muse's band powers, from its four sensors' raw EEG.
-    var eeg = EEGBandPowers()
+    /// Its kind's description, and the decoder (with its state: a heart's beat timeline, the band powers) made from it.
+    let descriptor: any SensorKindDescriptor
+    let decoder: any SensorDecoder
     /// The bus said its device went away or disconnected (acted on in the next step).
     var wentAway = false
 
     init(index: Int, request: SensorRequest, sampleRate: Int, predicts: Bool, ecgDelay: Double = ECGBeatTimeline.defaultDelay) {
         self.index = index
         self.request = request
-        timeline = RRBeatTimeline(sampleRate: sampleRate, predicts: predicts)
-        ecg = ECGBeatTimeline(sampleRate: sampleRate, predicts: predicts, delay: ecgDelay)
+        descriptor = SensorKinds.descriptor(request.kind)
+        decoder = descriptor.decoder(SensorDecoderSetup(sampleRate: sampleRate, predictsBeats: predicts, ecgDelay: ecgDelay))
     }
 
     func choose(_ device: BLECentral.Device, at now: Double) {

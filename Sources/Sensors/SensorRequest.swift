@@ -4,25 +4,15 @@ import Foundation
 /// with the Heart Rate Service), `ble:A0:9E:1A:00:00:01` (that address), `ble:Polar H10 1A2B`
 /// (that name); likewise `polar-ecg[:…]` and `muse[:…]`. Whose it is: a performer's index.
 public struct SensorRequest: Equatable, Sendable {
-    public enum Kind: String, Sendable, CaseIterable {
-        /// The standard Heart Rate Service (straps and watches).
-        case heartRate = "ble"
-        /// Polar's ECG (H10), with its Heart Rate Service alongside.
-        case polarECG = "polar-ecg"
-        /// The Muse headband's EEG.
-        case muse
+    /// A kind of sensor, by the word that names it (`SensorKinds.all` describes each).
+    public struct Kind: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
 
         /// The service a device must offer.
-        public var service: String {
-            switch self {
-            case .heartRate: GATTNames.heartRateService
-            case .polarECG: GATTNames.polarMeasurementService
-            case .muse: GATTNames.museService
-            }
-        }
-
-        /// "heart" or "eeg": the status fields' stem.
-        public var role: String { self == .muse ? "eeg" : "heart" }
+        public var service: String { SensorKinds.descriptor(self).service }
+        /// The status fields' stem: its role.
+        public var role: SensorRole { SensorKinds.descriptor(self).role }
     }
 
     public enum Match: Equatable, Sendable, CustomStringConvertible {
@@ -52,7 +42,8 @@ public struct SensorRequest: Equatable, Sendable {
     /// Parses `KIND[:ADDRESS|NAME]`, where `kinds` are those this place accepts.
     public init(parsing spec: String, kinds: [Kind], performer: Int = 0) throws(SensorError) {
         let kindText = spec.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
-        guard let kind = Kind(rawValue: kindText.lowercased()), kinds.contains(kind) else {
+        let kind = Kind(rawValue: kindText.lowercased())
+        guard kinds.contains(kind) else {
             throw SensorError("'\(spec)' is not a sensor: expected \(kinds.map { $0.rawValue + "[:ADDRESS|NAME]" }.joined(separator: " or "))")
         }
         let rest = String(spec.dropFirst(kindText.count + 1)).trimmingCharacters(in: .whitespaces)

@@ -16,7 +16,7 @@ public enum SensorScan {
         }
     }
 
-    public static let services = [GATTNames.heartRateService, GATTNames.polarMeasurementService, GATTNames.museService]
+    public static var services: [String] { SensorKinds.all.map(\.service) }
 
     public static func run(seconds: Double, adapter: String?, busAddress: String? = nil) throws(SensorError) -> [Found] {
         let central = try BLECentral(adapter: adapter, busAddress: busAddress)

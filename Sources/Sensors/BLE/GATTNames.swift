@@ -25,8 +25,7 @@ public enum GATTNames {
 
     /// What a device's advertised services offer, in words (`pulsejack sensors`).
     public static func offers(_ uuids: [String]) -> [String] {
-        let known: [(String, String)] = [(heartRateService, "heart rate"), (polarMeasurementService, "Polar ECG"),
-                                         (museService, "Muse EEG"), (batteryService, "battery")]
+        let known = SensorKinds.all.map { ($0.service, $0.summary) } + [(batteryService, "battery")]
         let lowered = Set(uuids.map { $0.lowercased() })
         return known.filter { lowered.contains($0.0) }.map(\.1)
     }
