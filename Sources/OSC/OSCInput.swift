@@ -330,3 +330,5 @@ public struct OSCInputError: Error, CustomStringConvertible {
     public var description: String
     init(_ description: String) { self.description = description }
 }
+
+extension OSCInput: InputSource {}

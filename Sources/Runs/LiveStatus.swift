@@ -24,17 +24,17 @@ public final class LiveStatus: Sendable {
     private let outputs: OutputLayout
     /// Every heart source's dropouts.
     private let hearts: HeartWatch?
-    /// The Bluetooth LE sensors, when the run reads any.
-    private let sensors: SensorInput?
+    /// The run's input sources: each shows its own fields (the sensors their states).
+    private let sources: [any InputSource]
     /// Every EEG source's band powers and moods.
     private let moods: MoodWatch?
 
     init(handle: EngineHandle, client: JackClient, take: LockedBox<OutputRecorder?> = LockedBox(nil), nsm: NSMClient?, performers: [String] = [],
          cycles: CycleWatch? = nil, grid: GridRole = .none, outputs: OutputLayout = .masterOnly, hearts: HeartWatch? = nil,
-         moods: MoodWatch? = nil, sensors: SensorInput? = nil) {
+         moods: MoodWatch? = nil, sources: [any InputSource] = []) {
         self.moods = moods
         self.hearts = hearts
-        self.sensors = sensors
+        self.sources = sources
         self.performers = performers
         self.outputs = outputs
         self.cycles = cycles
@@ -43,30 +43,6 @@ public final class LiveStatus: Sendable {
         self.client = client
         self.take = take
         self.nsm = nsm
-    }
-
-    /// Each sensor's state, device, notifications and battery: `heart_sensor…` and `eeg_sensor…`
-    /// for the first performer's (or the one heart's), and again with `_<name>` per named performer.
-    func sensorValues() -> [(String, StatusValue)] {
-        guard let sensors else { return [] }
-        var values: [(String, StatusValue)] = []
-        for status in sensors.status {
-            let descriptor = SensorKinds.descriptor(status.request.kind)
-            let stem = descriptor.role.rawValue + "_sensor"
-            var fields: [(String, StatusValue)] = [
-                ("", .text(status.state.rawValue)), ("_device", .text(status.device ?? "")),
-                ("_notifications", .int(status.notifications)), ("_malformed", .int(status.malformed)),
-                ("_battery", .int(status.battery ?? -1)),
-            ]
-            if let problem = status.problem { fields.append(("_problem", .text(problem))) }
-            fields += descriptor.statusFields(status)
-            let performer = status.request.performer
-            if performer == 0 { values += fields.map { (stem + $0.0, $0.1) } }
-            if performer < performers.count {
-                values += fields.map { (stem + $0.0 + "_" + performers[performer], $0.1) }
-            }
-        }
-        return values
     }
 
     /// The EEG band powers as they last came, from OSC or a headband: `band_alpha` … for the
@@ -126,7 +102,7 @@ public final class LiveStatus: Sendable {
         // Each performer's heart rate, beside the first one's `bpm`.
         for (index, name) in performers.enumerated() { values.append(("bpm_" + name, .float(handle.publishedTempo(of: index) ?? 0))) }
         if handle.ensemble != nil { values.append(("bpm_ensemble", .float(handle.publishedTempo(of: performers.count) ?? 0))) }
-        values += sensorValues() + bandValues() + pluginValues()
+        values += sources.flatMap { $0.statusValues(performers: performers) } + bandValues() + pluginValues()
         if let recorder = take.withLockedValue({ $0 }) {
             values += [("recorded_frames", .int(recorder.framesQueued.load(ordering: .relaxed))),
                        ("recording_overruns", .int(recorder.overruns.load(ordering: .relaxed))), ("recording", .text(recorder.path))]

@@ -182,3 +182,29 @@ public final class SensorInput: Sendable {
         problem ? log(whose + text) : say("pulsejack: " + whose + text)
     }
 }
+
+extension SensorInput: InputSource {
+    /// Each sensor's state, device, notifications and battery: `heart_sensor…` and `eeg_sensor…`
+    /// for the first performer's (or the one heart's), and again with `_<name>` per named performer.
+    public func statusValues(performers: [String]) -> [(String, StatusValue)] {
+        var values: [(String, StatusValue)] = []
+        for status in self.status {
+            let descriptor = SensorKinds.descriptor(status.request.kind)
+            let stem = descriptor.role.rawValue + "_sensor"
+            var fields: [(String, StatusValue)] = [
+                ("", .text(status.state.rawValue)), ("_device", .text(status.device ?? "")),
+                ("_notifications", .int(status.notifications)), ("_malformed", .int(status.malformed)),
+                ("_battery", .int(status.battery ?? -1)),
+            ]
+            if let problem = status.problem { fields.append(("_problem", .text(problem))) }
+            fields += descriptor.statusFields(status)
+            let performer = status.request.performer
+            if performer == 0 { values += fields.map { (stem + $0.0, $0.1) } }
+            if performer < performers.count {
+                values += fields.map { (stem + $0.0 + "_" + performers[performer], $0.1) }
+            }
+        }
+        return values
+    }
+
+}

@@ -98,7 +98,6 @@ public final class LiveView: Sendable {
         setup.observations = observationRing
         view = EngineView(for: setup, answered: reports.doorbell)
         setup.view = view
-        setup.sources.append(page.ring)
 
         let kinds = Dictionary(loaded.voices.map { ($0.definition.name, $0.definition.kind.rawValue) }, uniquingKeysWith: { first, _ in first })
         let voices = handle.voiceNames.map { name in

@@ -26,6 +26,10 @@ final class LiveSessionTests: XCTestCase {
         let session = try LiveSession(configuration: configuration, log: { line in warnings.withLockedValue { $0.append(line) } },
                                       say: { _ in })
         try session.activate()
+        // Every input source in one shape, in the order the engine drains their rings: the run's
+        // own, OSC, and the page's (the live picture that --events-out keeps).
+        XCTAssertEqual(session.sources.map { "\(type(of: $0))" }, ["ControlInput", "OSCInput"] + (session.view == nil ? [] : ["PageInput"]))
+        XCTAssertTrue(session.send(ControlMessage(.tempo(bpm: 240))), "the run's own ring takes a message")
         let port = try XCTUnwrap(session.osc?.boundPort)
         let deadline = Date() + 1.5
         while Date() < deadline {

@@ -73,3 +73,5 @@ public final class ReplaySource: Sendable {
         stopping.ring()
     }
 }
+
+extension ReplaySource: InputSource {}

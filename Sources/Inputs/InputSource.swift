@@ -1,0 +1,39 @@
+import Realtime
+
+/// One source of control a live run reads: OSC, the page, a replayed session, the body sensors,
+/// the run's own control ring. Each has its own ring into the engine (the process thread drains
+/// every source's ring each period, in the order the run appended them), is started once the
+/// client is active and stopped before it closes, and shows its own fields in the status. The
+/// run appends every source the same way (`LiveSession.sources`): a new source is a new type
+/// conforming here, and one line where the run makes its sources.
+public protocol InputSource: AnyObject, Sendable {
+    /// Its ring into the engine.
+    var ring: SPSCRing<ControlMessage> { get }
+    /// Control thread. Starts the thread it reads on, if it has one.
+    func start()
+    /// Control thread. Stops that thread (at once: a stop doorbell, never a timeout's wait).
+    func stop()
+    /// Control thread. Its own fields in the status, beside the engine's; `performers` are the
+    /// preset's (empty: one unnamed heart).
+    func statusValues(performers: [String]) -> [(String, StatusValue)]
+}
+
+extension InputSource {
+    public func start() {}
+    public func stop() {}
+    public func statusValues(performers: [String]) -> [(String, StatusValue)] { [] }
+}
+
+/// The run's own messages into the engine, from its control thread: the starting tempo, a
+/// dropout's fade, a plugin state loaded, the mood DJ's next track.
+public final class ControlInput: InputSource {
+    public let ring = SPSCRing<ControlMessage>(minimumCapacity: 256)
+
+    public init() {}
+
+    /// Control thread (the ring's one producer). False: the ring was full.
+    @discardableResult
+    public func send(_ message: ControlMessage) -> Bool { ring.producer.push(message) }
+}
+
+extension PageInput: InputSource {}

@@ -1,0 +1,91 @@
+import Engine
+import Inputs
+import JackBackend
+import OSC
+import Presets
+import Realtime
+import Sensors
+import WebSurface
+
+/// A live run's sources of control and what watches them: every input source in the order the
+/// engine drains their rings (a replayed session, the run's own ring, the sensors, OSC, the
+/// page), the heart and mood watches they share, the live picture and the meters' publisher.
+/// Made before the engine, whose setup takes each source's ring. Control thread.
+struct LiveInputs {
+    var sources: [any InputSource] = []
+    let control = ControlInput()
+    let hearts: HeartWatch
+    let moods: MoodWatch
+    var replay: ReplaySource?
+    var replayRejections: (first: [HeartSession.Rejection], total: Int) = ([], 0)
+    var sensors: SensorInput?
+    var osc: OSCInput?
+    var view: LiveView?
+    var publisher: MeterPublisher!
+    /// What `/pulse/status` and the page report, once every source is made (`LiveSession` sets it).
+    let status = LockedBox<LiveStatus?>(nil)
+
+    /// The watches, the replay and the sensors; OSC and the page come with `addControlInputs`, once the status can be made.
+    init(_ configuration: LiveSession.Configuration, loaded: LoadedPreset, handle: EngineHandle, clock: JackFrameClock,
+         log: @escaping @Sendable (String) -> Void, say: @escaping @Sendable (String) -> Void) throws {
+        let dropout = loaded.dropoutRule
+        hearts = HeartWatch(performers: max(1, loaded.performerNames.count), seconds: dropout.seconds, fades: dropout.fades, bell: handle.controlBell)
+        moods = MoodWatch(model: loaded.preset.moodModel, performers: loaded.performerNames, log: log)
+        if !configuration.replay.isEmpty {
+            let source = try PerformerSessions.load(configuration.replay.map(PerformerSessions.Spec.init), preset: loaded,
+                                                    sampleRate: clock.sampleRate, presetTempo: false)
+            // A take's lost cycles are its own: a live replay plays on this server's time.
+            let messages = source.messages.filter { if case .framesSkipped = $0.event { false } else { true } }
+            replay = ReplaySource(messages: messages, clock: clock, hearts: hearts)
+            replayRejections = (source.rejections, source.rejectedCount)
+        }
+        let requests = try loaded.sensorRequests(heart: configuration.heart, eeg: configuration.eeg)
+        if !requests.isEmpty {
+            var sensing = SensorInput.Configuration()
+            (sensing.sensors, sensing.adapter, sensing.predictBeats, sensing.ecgDelay) =
+                (requests, configuration.bleAdapter, configuration.predictBeats, configuration.ecgDelay)
+            sensors = SensorInput(configuration: sensing, clock: clock, hearts: hearts, moods: moods, log: log, say: say)
+        }
+        sources = [replay as (any InputSource)?, control, sensors].compactMap { $0 }
+    }
+
+    /// Whether a sensor gives the first performer's beats (an ECG's, or predicted ones): then a
+    /// clock started from the preset's tempo beside them would sound every beat twice.
+    func sensorGivesBeats(predicting: Bool) -> Bool {
+        sensors?.configuration.sensors.contains { $0.performer == 0 && (predicting || SensorKinds.descriptor($0.kind).givesBeats) } ?? false
+    }
+
+    /// OSC and the page (with the live picture), and the meters, which go to OSC's subscribers and the page.
+    mutating func addControlInputs(_ configuration: LiveSession.Configuration, loaded: LoadedPreset, setup: inout EngineSetup,
+                                   client: JackClient, fired: SPSCRing<FiredVoice>?, meter: OutputMeter,
+                                   requests: @escaping @Sendable (OSCRequest) -> Void, log: @escaping @Sendable (String) -> Void) throws {
+        let handle = setup.handle, status = status
+        let meterOut = LockedBox<OSCMeterOutput?>(nil), meterView = LockedBox<LiveView?>(nil)
+        let publisher = MeterPublisher(meter: meter, sampleRate: { handle.sampleRate },
+                                       watchers: { (meterOut.withLockedValue { $0 }?.count ?? 0) + (meterView.withLockedValue { $0 }?.pageCount ?? 0) }) {
+            reading in
+            meterOut.withLockedValue { $0 }?.publish("/meter", reading.values)
+            meterView.withLockedValue { $0 }?.meter(reading)
+        }
+        self.publisher = publisher
+        let routes = OSCRoutes(voices: handle.voiceNames, regions: handle.regionNames, inserts: handle.insertRoutes(), performers: loaded.performerNames)
+        if var settings = configuration.osc {
+            (settings.mood, settings.regions) = (loaded.preset.moodModel, loaded.preset.regionModel)
+            let input = try OSCInput(configuration: settings, routes: routes, clock: JackFrameClock(handle: handle, client: client),
+                                     status: { status.withLockedValue { $0 }?.values(meters: publisher.reading) ?? [] }, requests: requests, hearts: hearts, moods: moods, log: log)
+            meterOut.withLockedValue { $0 = input.meters }
+            input.meters.onChange { publisher.watchersChanged() }
+            osc = input
+        }
+        if configuration.keepsView, let fired {
+            let view = LiveView(loaded: loaded, setup: &setup, client: client, moods: moods, hearts: hearts, routes: routes, fired: fired,
+                                keepFiredForLog: configuration.eventsOut != nil, secondsPerRevolution: configuration.secondsPerRevolution) {
+                [osc] in (osc?.counters.status ?? []).map { ("osc_" + $0, StatusValue.int($1)) } + (status.withLockedValue { $0 }?.values(meters: publisher.reading) ?? [])
+            }
+            meterView.withLockedValue { $0 = view }
+            view.onPagesChanged { publisher.watchersChanged() }
+            self.view = view
+        }
+        sources += [osc as (any InputSource)?, view?.page].compactMap { $0 }
+    }
+}
