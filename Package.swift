@@ -145,6 +145,9 @@ let package = Package(
                 path: "Tests/EngineFixtures", swiftSettings: strict),
         .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "InputsTests", dependencies: [
+            "Realtime", "UserFiles", "Inputs", "TestSupport", "Engine", "Presets", "EngineFixtures",
+        ], swiftSettings: strict),
+        .testTarget(name: "OSCTests", dependencies: [
             "Realtime", "UserFiles", "Inputs", "OSC", "TestSupport", "Engine", "Presets", "EngineFixtures",
         ], swiftSettings: strict),
         .testTarget(name: "VoicesTests", dependencies: ["Realtime", "Voices"], swiftSettings: strict),
@@ -156,6 +159,9 @@ let package = Package(
         .testTarget(name: "SoundFilesTests", dependencies: libraryTestDependencies, swiftSettings: strict),
         .testTarget(name: "RunsTests", dependencies: [
             "Runs", "Renders", "Reports", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "OSC", "Voices", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface", "EngineFixtures",
+        ], swiftSettings: strict),
+        .testTarget(name: "RendersTests", dependencies: [
+            "Renders", "Engine", "Presets", "Realtime", "UserFiles", "Inputs", "Voices", "SoundFiles", "TestSupport", "EngineFixtures",
         ], swiftSettings: strict),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Engine"], swiftSettings: strict),
         .testTarget(name: "WebSurfaceTests", dependencies: ["WebSurface", "Inputs"], swiftSettings: strict),

@@ -2,7 +2,6 @@ import Renders
 import Foundation
 import Inputs
 import Realtime
-import Runs
 import TestSupport
 import XCTest
 import Engine

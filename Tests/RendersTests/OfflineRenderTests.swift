@@ -1,5 +1,4 @@
 import Renders
-import Runs
 import Inputs
 import Foundation
 import TestSupport
