@@ -70,3 +70,5 @@ public final class PageInput: Sendable {
         }
     }
 }
+
+extension PageInput: InputSource {}

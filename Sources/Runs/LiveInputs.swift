@@ -21,13 +21,22 @@ struct LiveInputs {
     var sensors: SensorInput?
     var osc: OSCInput?
     var view: LiveView?
-    var publisher: MeterPublisher!
+    /// The meters, 60 times a second to OSC's subscribers and the page while either watches.
+    let publisher: MeterPublisher
+    private let meterOut = LockedBox<OSCMeterOutput?>(nil), meterView = LockedBox<LiveView?>(nil)
     /// What `/pulse/status` and the page report, once every source is made (`LiveSession` sets it).
     let status = LockedBox<LiveStatus?>(nil)
 
     /// The watches, the replay and the sensors; OSC and the page come with `addControlInputs`, once the status can be made.
-    init(_ configuration: LiveSession.Configuration, loaded: LoadedPreset, handle: EngineHandle, clock: JackFrameClock,
+    init(_ configuration: LiveSession.Configuration, loaded: LoadedPreset, handle: EngineHandle, clock: JackFrameClock, meter: OutputMeter,
          log: @escaping @Sendable (String) -> Void, say: @escaping @Sendable (String) -> Void) throws {
+        let (meterOut, meterView) = (meterOut, meterView)
+        publisher = MeterPublisher(meter: meter, sampleRate: { handle.sampleRate },
+                                   watchers: { (meterOut.withLockedValue { $0 }?.count ?? 0) + (meterView.withLockedValue { $0 }?.pageCount ?? 0) }) {
+            reading in
+            meterOut.withLockedValue { $0 }?.publish("/meter", reading.values)
+            meterView.withLockedValue { $0 }?.meter(reading)
+        }
         let dropout = loaded.dropoutRule
         hearts = HeartWatch(performers: max(1, loaded.performerNames.count), seconds: dropout.seconds, fades: dropout.fades, bell: handle.controlBell)
         moods = MoodWatch(model: loaded.preset.moodModel, performers: loaded.performerNames, log: log)
@@ -57,17 +66,9 @@ struct LiveInputs {
 
     /// OSC and the page (with the live picture), and the meters, which go to OSC's subscribers and the page.
     mutating func addControlInputs(_ configuration: LiveSession.Configuration, loaded: LoadedPreset, setup: inout EngineSetup,
-                                   client: JackClient, fired: SPSCRing<FiredVoice>?, meter: OutputMeter,
+                                   client: JackClient, fired: SPSCRing<FiredVoice>?,
                                    requests: @escaping @Sendable (OSCRequest) -> Void, log: @escaping @Sendable (String) -> Void) throws {
-        let handle = setup.handle, status = status
-        let meterOut = LockedBox<OSCMeterOutput?>(nil), meterView = LockedBox<LiveView?>(nil)
-        let publisher = MeterPublisher(meter: meter, sampleRate: { handle.sampleRate },
-                                       watchers: { (meterOut.withLockedValue { $0 }?.count ?? 0) + (meterView.withLockedValue { $0 }?.pageCount ?? 0) }) {
-            reading in
-            meterOut.withLockedValue { $0 }?.publish("/meter", reading.values)
-            meterView.withLockedValue { $0 }?.meter(reading)
-        }
-        self.publisher = publisher
+        let (handle, status, publisher) = (setup.handle, status, publisher)
         let routes = OSCRoutes(voices: handle.voiceNames, regions: handle.regionNames, inserts: handle.insertRoutes(), performers: loaded.performerNames)
         if var settings = configuration.osc {
             (settings.mood, settings.regions) = (loaded.preset.moodModel, loaded.preset.regionModel)

@@ -72,8 +72,8 @@ extension LiveSession {
                        say: @escaping @Sendable (String) -> Void) throws -> LiveInputs {
         let handle = setup.handle
         var inputs = try LiveInputs(configuration, loaded: loaded, handle: handle, clock: JackFrameClock(handle: handle, client: client),
-                                    log: log, say: say)
-        try inputs.addControlInputs(configuration, loaded: loaded, setup: &setup, client: client, fired: fired, meter: meter,
+                                    meter: meter, log: log, say: say)
+        try inputs.addControlInputs(configuration, loaded: loaded, setup: &setup, client: client, fired: fired,
                                     requests: { request in
                                         requests.withLockedValue { $0.append(request) }
                                         handle.controlBell.ring()
