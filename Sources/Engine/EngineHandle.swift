@@ -47,6 +47,9 @@ public final class EngineHandle: @unchecked Sendable {
     let pluginNotes = LockedBox<Set<String>>([])
     /// The bits of each heart's last BPM applied, 0 until one is.
     let publishedBPMs: ContiguousArray<ManagedAtomic<UInt64>>
+    /// Each modulation's source and destination values, and each heart's variability.
+    public let modulationReadings: ModulationReadings
+    public let variability: VariabilityReadings
     /// The counters of the beat grid shared with other engines.
     let grid = GridCounters()
     /// Objects the process thread no longer needs, on their way here to be released
@@ -63,7 +66,7 @@ public final class EngineHandle: @unchecked Sendable {
     var current: VoiceGraph { graph.withLockedValue { $0 } }
 
     init(sampleRate: Int, maxFrames: Int, slots: ContiguousArray<VoiceSlot>, masterInserts: InsertChain?, regionNames: [String],
-         performers: Int, ensemble: EnsembleTempo?) {
+         performers: Int, ensemble: EnsembleTempo?, modulations: Int = 0) {
         rate = Atomic(sampleRate)
         self.maxFrames = maxFrames
         graph = LockedBox(VoiceGraph(slots: slots, masterInserts: masterInserts))
@@ -72,6 +75,8 @@ public final class EngineHandle: @unchecked Sendable {
         performerCount = performers
         self.ensemble = ensemble
         publishedBPMs = ContiguousArray((0..<performers + (ensemble == nil ? 0 : 1)).map { _ in ManagedAtomic<UInt64>(0) })
+        modulationReadings = ModulationReadings(count: modulations)
+        variability = VariabilityReadings(hearts: performers + (ensemble == nil ? 0 : 1))
         stateSnapshot = VoiceStateSnapshot(count: slots.count)
         retireReplacedInstances(of: VoiceGraph(slots: slots, masterInserts: masterInserts))
     }

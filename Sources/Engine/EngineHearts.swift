@@ -19,6 +19,7 @@ package struct EngineHearts: ~Copyable {
     private let togetherSlots: ContiguousArray<Int>
     private let slots: ContiguousArray<VoiceSlot>
     private let publishedBPMs: ContiguousArray<ManagedAtomic<UInt64>>
+    private let variabilityReadings: VariabilityReadings
     private let counters: EngineCounters
     private let sampleRate: Int
     /// Seconds a dropout's fade (and the return) takes.
@@ -34,7 +35,8 @@ package struct EngineHearts: ~Copyable {
         performerCount = handle.performerCount
         ensemble = handle.ensemble
         count = performerCount + (ensemble == nil ? 0 : 1)
-        hearts = ContiguousArray((0..<count).map { _ in PerformerHeart(sampleRate: setup.sampleRate) })
+        hearts = ContiguousArray((0..<count).map { _ in PerformerHeart(sampleRate: setup.sampleRate, variabilityWindow: setup.hrvWindowSeconds) })
+        variabilityReadings = handle.variability
         tempi = FixedBuffer(capacity: 256, repeating: 0)
         togetherSlots = ContiguousArray(setup.slots.indices.filter { setup.slots[$0].together != nil })
         slots = setup.slots
@@ -69,6 +71,7 @@ package struct EngineHearts: ~Copyable {
             counters.add(.rejectedTempos)
             return
         }
+        heart.lastDataFrame = frame
         publishedBPMs[performer].store(heart.clock.bpm.bitPattern, ordering: .relaxed)
         for index in 0..<slots.count where slots[index].performer == performer { slots[index].tempoVoice?.follow(bpm: bpm) }
         if let ensemble, performer < performerCount, !grid.follows {
@@ -90,8 +93,10 @@ package struct EngineHearts: ~Copyable {
         heart.explicitBeats += 1
         if heart.lastExplicitBeatFrame >= 0, frame > heart.lastExplicitBeatFrame {
             heart.explicitBeatFrames = Double(frame - heart.lastExplicitBeatFrame)
+            if !heart.intervalsFromSensor { interval(heart.explicitBeatFrames / Double(sampleRate), of: index) }
         }
         heart.lastExplicitBeatFrame = frame
+        heart.lastDataFrame = frame
         counters.add(.beats)
         let velocity = min(max(strength, 0), 1)
         firing.observed(.beat, Int32(index), at: frame, value: velocity)
@@ -125,10 +130,60 @@ package struct EngineHearts: ~Copyable {
         setTempo(bpm, at: frame, performer: gridHeart)
     }
 
-    /// Real-time safe. Performer `performer`'s heart data present or gone (a dropout): their
-    /// voices' level moves toward 1 or 0.
-    func presence(_ performer: Int, _ present: Bool) {
-        hearts[performer].levelTarget = present ? 1 : 0
+    /// Real-time safe. Performer `performer`'s heart data present or gone (a dropout) at
+    /// `frame`: their voices' level moves toward 1 or 0; their modulation sources hold or glide.
+    func presence(_ performer: Int, _ present: Bool, at frame: Int64) {
+        let heart = hearts[performer]
+        heart.levelTarget = present ? 1 : 0
+        if heart.present && !present { heart.quietSince = frame }
+        heart.present = present
+    }
+
+    /// Real-time safe. The intervals a sensor of heart `performer` measured (a strap's RR, the
+    /// ECG's R-peaks, `/pulse/rr`), at `frame`: from now on they, not its beats' spacing, are its variability.
+    func sensorIntervals(_ intervals: RRIntervals, of performer: Int, at frame: Int64) {
+        let heart = hearts[performer]
+        heart.intervalsFromSensor = true
+        heart.lastDataFrame = frame
+        for number in 0..<Int(intervals.count) { interval(intervals.seconds(at: number), of: performer) }
+    }
+
+    /// Real-time safe. One interval of heart `performer`, into its variability, published.
+    private func interval(_ seconds: Double, of performer: Int) {
+        let variability = hearts[performer].variability
+        variability.add(seconds)
+        variabilityReadings.store(performer, rmssd: variability.rmssd, sdnn: variability.sdnn, breathRate: variability.breathRate)
+    }
+
+    /// Real-time safe. A measure of heart `performer` at `frame` for a modulation (NaN: none yet),
+    /// the frame its data last came at, and since when it has been in a dropout (nil: it is not).
+    func measure(_ measure: ModulationSource.HeartMeasure, of performer: Int, at frame: Int64)
+        -> (value: Double, frame: Int64, quietSince: Int64?) {
+        let heart = hearts[performer]
+        let quiet: Int64? = heart.present ? nil : heart.quietSince
+        let variability = heart.variability
+        var value = Double.nan
+        switch measure {
+        case .bpm:
+            if heart.clock.isRunning { value = heart.clock.bpm }
+            else if heart.explicitBeats > 1 { value = 60 * Double(sampleRate) / heart.explicitBeatFrames }
+        case .rr:
+            if !variability.lastInterval.isNaN { value = variability.lastInterval }
+            else if heart.clock.isRunning { value = 60 / heart.clock.bpm }
+        case .rmssd: value = variability.rmssd
+        case .sdnn: value = variability.sdnn
+        case .breathRate: value = variability.breathRate
+        }
+        return (value, heart.lastDataFrame, quiet)
+    }
+
+    /// Real-time safe. Where heart `performer` is in its beat at `frame`: 0 at a beat, toward 1
+    /// at the next (held at 1 if it is late); NaN before its first beat.
+    func phase(of performer: Int, at frame: Int64) -> (value: Double, frame: Int64, quietSince: Int64?) {
+        let heart = hearts[performer]
+        guard heart.lastBeat >= 0 else { return (.nan, -1, nil) }
+        let beatFrames = heart.clock.isRunning ? 60 * Double(sampleRate) / heart.clock.bpm : heart.explicitBeatFrames
+        return (min(1, max(0, Double(frame - heart.lastBeat) / beatFrames)), heart.lastBeat, nil)
     }
 
     /// Real-time safe. The earliest pulse of any heart in [`cursor`, `end`) (the first
@@ -175,7 +230,7 @@ package struct EngineHearts: ~Copyable {
             let (usedMine, usedOther) = pair.first == performer ? slot.togetherUsed : (slot.togetherUsed.second, slot.togetherUsed.first)
             guard otherFrame >= 0, frame - otherFrame <= pair.window, otherFrame > usedOther, frame > usedMine else { continue }
             slot.togetherUsed = pair.first == performer ? (frame, otherFrame) : (otherFrame, frame)
-            firing.fireIfPlaying(Int32(index), velocity: slot.velocity, at: frame)
+            firing.fireIfPlaying(Int32(index), velocity: slot.noteVelocity, at: frame)
         }
     }
 
@@ -253,6 +308,11 @@ package struct EngineHearts: ~Copyable {
             heart.lastBeat = rescaled(was.lastBeat)
             heart.level = was.level
             heart.levelTarget = was.levelTarget
+            heart.present = was.present
+            heart.quietSince = rescaled(was.quietSince)
+            heart.lastDataFrame = rescaled(was.lastDataFrame)
+            heart.intervalsFromSensor = was.intervalsFromSensor
+            heart.variability.take(was.variability)
             if was.clock.isRunning { publishedBPMs[index].store(was.clock.bpm.bitPattern, ordering: .relaxed) }
         }
         grid.arrived = old.grid.arrived

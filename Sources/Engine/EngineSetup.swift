@@ -26,6 +26,13 @@ public struct EngineSetup {
     var master = MasterStage.Settings()
     /// Seconds a dropout's fade (and the return) takes (preset `dropout.fade_seconds`).
     public var heartFadeSeconds: Float = 1
+    /// The preset's modulations (as many as the handle publishes), the names of the signals they
+    /// read (`/signal/NAME`, by index), and the seconds of intervals each heart's variability covers.
+    public var modulations: [Modulation] = [] {
+        didSet { precondition(modulations.count == handle.modulationReadings.count, "as many modulations as the setup was made for") }
+    }
+    public var signalNames: [String] = []
+    public var hrvWindowSeconds: Double = 30
     /// What MIDI notes and controllers on `midi_in` play.
     package var midi = MIDIInputMap.Mappings()
     /// The regions, the skipped-beat region and the voices that announce modes.
@@ -43,7 +50,7 @@ public struct EngineSetup {
     /// rate); other threads keep holding it, and it takes this engine's voices once it runs
     /// (`EngineHandle.adopt`).
     package init(sampleRate: Int, maxFrames: Int, slots: [VoiceSlot], performers: Int = 1, ensemble: EnsembleTempo? = nil,
-                 masterInserts: InsertChain? = nil, regionNames: [String] = [], rebuilding: EngineHandle? = nil) {
+                 masterInserts: InsertChain? = nil, regionNames: [String] = [], modulations: Int = 0, rebuilding: EngineHandle? = nil) {
         precondition(maxFrames > 0)
         precondition((1...Int(UInt8.max) - 1).contains(performers))
         self.sampleRate = sampleRate
@@ -52,12 +59,13 @@ public struct EngineSetup {
         self.masterInserts = masterInserts
         if let rebuilding {
             precondition(rebuilding.voiceNames == slots.map(\.name) && rebuilding.performerCount == performers
-                         && rebuilding.regionNames == regionNames && rebuilding.maxFrames == maxFrames, "the same preset")
+                         && rebuilding.regionNames == regionNames && rebuilding.maxFrames == maxFrames
+                         && rebuilding.modulationReadings.count == modulations, "the same preset")
             handle = rebuilding
             handle.retireReplacedInstances(of: VoiceGraph(slots: self.slots, masterInserts: masterInserts))
         } else {
             handle = EngineHandle(sampleRate: sampleRate, maxFrames: maxFrames, slots: self.slots, masterInserts: masterInserts,
-                                  regionNames: regionNames, performers: performers, ensemble: ensemble)
+                                  regionNames: regionNames, performers: performers, ensemble: ensemble, modulations: modulations)
         }
     }
 

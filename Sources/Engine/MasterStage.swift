@@ -1,5 +1,6 @@
 import Foundation
 import Plugins
+import Realtime
 
 /// The last stage of the mix, on the process thread: the preset's master gain, an optional
 /// peak limiter, and the count of samples that leave the engine beyond full scale (clipped in
@@ -30,12 +31,50 @@ package final class MasterStage {
     private var limiterGain: Float = 1
     /// The last `process`'s output levels (the meters' block for a period that sounded).
     private(set) var levels = MeterBlock()
+    /// A modulation's gain on top of the preset's (`master.gain`): the value in effect, slewing
+    /// toward the target as a voice's gain does, and this period's changes by frame.
+    private var modulatedGain: Float = 1
+    private var modulatedTarget: Float = 1
+    private let gainChanges = FixedBuffer<(offset: Int, gain: Float)>(capacity: 256, repeating: (0, 1))
+    private var gainChangeCount = 0
+    private let gainSlewPerFrame: Float
 
     /// Offline.
     init(settings: Settings, sampleRate: Int, counters: EngineCounters) {
         self.settings = settings
         self.counters = counters
         release = 1 - exp(-1 / (settings.releaseSeconds * Float(sampleRate)))
+        gainSlewPerFrame = 1 / (0.010 * Float(sampleRate))
+    }
+
+    /// Real-time safe. The modulated gain becomes `gain` at `offset` frames into this period
+    /// (offsets in order); when the list is full, the last change takes the new target.
+    func changeGain(to gain: Float, atOffset offset: Int) {
+        if gainChangeCount == gainChanges.capacity { gainChangeCount -= 1 }
+        gainChanges[gainChangeCount] = (max(offset, 0), gain)
+        gainChangeCount += 1
+    }
+
+    /// Real-time safe. The modulated gain over the period, each change from its frame, slewed.
+    private func applyModulatedGain(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        guard gainChangeCount > 0 || modulatedGain != modulatedTarget || modulatedGain != 1 else { return }
+        var next = 0, applied = modulatedGain
+        let slew = gainSlewPerFrame
+        for frame in 0..<frames {
+            while next < gainChangeCount && gainChanges[next].offset <= frame {
+                modulatedTarget = gainChanges[next].gain
+                next += 1
+            }
+            applied += min(max(modulatedTarget - applied, -slew), slew)
+            left[frame] *= applied
+            right[frame] *= applied
+        }
+        while next < gainChangeCount {
+            modulatedTarget = gainChanges[next].gain
+            next += 1
+        }
+        modulatedGain = applied
+        gainChangeCount = 0
     }
 
     /// Real-time safe. Bounded by `frames`. The last guard: non-finite samples (a voice that is not
@@ -54,6 +93,7 @@ package final class MasterStage {
                 right[frame] *= gain
             }
         }
+        applyModulatedGain(left: left, right: right, frames: frames)
         if let ceiling = settings.ceiling {
             var applied = limiterGain
             for frame in 0..<frames {
@@ -81,6 +121,10 @@ package final class MasterStage {
     /// Real-time safe. A period of silence (zeros that nothing computed): nothing to scale, count
     /// or clean; a limiter still holding the gain down recovers over it as over any zeros.
     func processSilence(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
-        if settings.ceiling != nil && limiterGain < 1 { process(left: left, right: right, frames: frames) }
+        if settings.ceiling != nil && limiterGain < 1 { return process(left: left, right: right, frames: frames) }
+        // Zeros stay zeros: the modulated gain simply arrives where it was going.
+        if gainChangeCount > 0 { modulatedTarget = gainChanges[gainChangeCount - 1].gain }
+        modulatedGain = modulatedTarget
+        gainChangeCount = 0
     }
 }

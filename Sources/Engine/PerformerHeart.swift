@@ -15,9 +15,20 @@ package final class PerformerHeart {
     /// action is "fade" (and back when data returns).
     var level: Float = 1
     var levelTarget: Float = 1
+    /// Its intervals' variability and the breathing in them (modulation sources, the status).
+    let variability: HeartRateVariability
+    /// Whether a source gave intervals of its own (a strap's RR, the ECG's R-peaks, `/pulse/rr`):
+    /// then those count for the variability, not the spacing of its explicit beats.
+    var intervalsFromSensor = false
+    /// The frame its last tempo, beat or interval came at (−1: none), and whether its data is
+    /// present (false during a dropout, since `quietSince`).
+    var lastDataFrame: Int64 = -1
+    var present = true
+    var quietSince: Int64 = 0
 
-    init(sampleRate: Int) {
+    init(sampleRate: Int, variabilityWindow: Double = 30) {
         clock = HeartbeatClock(sampleRate: sampleRate)
         explicitBeatFrames = Double(sampleRate)
+        variability = HeartRateVariability(window: variabilityWindow)
     }
 }

@@ -14,11 +14,13 @@ extension RealtimeEngine {
             guard Int(performer) < hearts.performerCount else { return invalid() }
             guard !hearts.followsGrid(Int(performer)) else { return counters.add(.ignoredTempos) }
             hearts.setTempo(bpm, at: frame, performer: Int(performer))
+            bodyChanged(.heart(performer), at: frame)
         case .heartbeat(let strength):
             if performer == SharedGrid.performer { return hearts.gridBeat(at: frame, firing: firing) }
             guard strength.isFinite, Int(performer) < hearts.performerCount else { return invalid() }
             guard !hearts.followsGrid(Int(performer)) else { return counters.add(.ignoredTempos) }
             hearts.explicitBeat(Int(performer), strength: strength, at: frame, firing: firing)
+            bodyChanged(.heart(performer), at: frame)
         case .voiceTrigger(let voice, let velocity):
             guard slot(voice) != nil, velocity.isFinite else { return invalid() }
             firing.fireIfPlaying(voice, velocity: velocity, at: frame)
@@ -29,7 +31,7 @@ extension RealtimeEngine {
             case .enable(let on): slot.enabled = on
             case .gain(let gain):
                 guard gain.isFinite, VoiceSlot.gainRange.contains(gain) else { return invalid() }
-                slot.gain = gain
+                slot.gain = gain  // under a modulation: its base, heard when it lets go
             case .pan(let pan):
                 guard pan.isFinite, VoiceSlot.panRange.contains(pan) else { return invalid() }
                 slot.pan = pan
@@ -48,14 +50,43 @@ extension RealtimeEngine {
             }
         case .modeChange(let newMode):
             enter(newMode, at: frame)
-        case .pose, .bandPower, .rrIntervals:
-            break  // the region and mood models, and the RR beats, consume these before the ring
+        case .pose(let leftX, let leftY, let rightX, let rightY):
+            // The regions the hands enter were found before the ring; here they are a modulation source.
+            guard let modulations else { return }
+            guard modulations.readings.setPose((leftX, leftY, rightX, rightY), performer: Int(performer), at: frame) else { return invalid() }
+            bodyChanged(.pose(performer), at: frame)
+        case .bandPower(let band, let value):
+            // The mood took them before the ring; here they are a modulation source.
+            guard let modulations else { return }
+            guard modulations.readings.setBand(band, value, performer: Int(performer), at: frame) else { return invalid() }
+            bodyChanged(.eeg(performer), at: frame)
+        case .rrIntervals(let intervals):
+            // Their beats travel beside them; the intervals themselves are the heart's variability.
+            guard Int(performer) < hearts.performerCount else { return invalid() }
+            hearts.sensorIntervals(intervals, of: Int(performer), at: frame)
+            bodyChanged(.heart(performer), at: frame)
+        case .signal(let index, let value):
+            guard let modulations, modulations.readings.setSignal(index, value, at: frame) else { return invalid() }
+            bodyChanged(.signal(index), at: frame)
+        case .controller(let number, let value):
+            guard let modulations, number < 128, value < 128 else { return invalid() }
+            modulations.readings.setController(number, value, at: frame)
+            bodyChanged(.controller(number), at: frame)
+        case .modulationEnable(let index, let on):
+            guard let modulations, modulations.enable(index, on, at: frame, blockStart: blockStart, periodStart: periodStart, hearts: hearts)
+            else { return invalid() }
+            settingChanged()
         case .heartPresence(let present):
             guard Int(performer) < hearts.performerCount else { return invalid() }
-            hearts.presence(Int(performer), present)
+            hearts.presence(Int(performer), present, at: frame)
+            bodyChanged(.heart(performer), at: frame)
         case .insertControl(let address, let value):
             guard let chain = graph.insertChain(address), Int(address.stage) < chain.stages.count, value.isFinite else { return invalid() }
             settingChanged()
+            if let owner = modulations?.owner(of: .insertControl(address)) {
+                owner.base = value  // heard when the modulation lets go
+                return
+            }
             chain.change(stage: Int(address.stage), port: address.port, value: value, atOffset: Int(frame - blockStart))
         case .swapInsert(let address, let object):
             guard let chain = graph.insertChain(address), Int(address.stage) < chain.stages.count,
@@ -72,6 +103,12 @@ extension RealtimeEngine {
         case .framesSkipped:
             invalid()  // a session log's record of a lost cycle: the offline renderer replays it, no ring carries it
         }
+    }
+
+    /// Real-time safe. A body signal of `key` changed at `frame`: the modulations that read it follow.
+    @inline(__always)
+    private func bodyChanged(_ key: SourceKey, at frame: Int64) {
+        modulations?.changed(key, at: frame, blockStart: blockStart, periodStart: periodStart, hearts: hearts)
     }
 
     /// Real-time safe. A voice setting or an insert's plugin set changed: counted for a session

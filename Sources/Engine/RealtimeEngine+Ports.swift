@@ -61,6 +61,9 @@ extension RealtimeEngine {
     /// into the coming period, scheduled at its frame if the map plays it. MIDI is always due in
     /// this period, so it may use the queue's reserve. (`ProcessHost` decodes JACK's buffer.)
     public func receiveMIDI(status: UInt8, key: UInt8, value: UInt8, offset: Int) {
+        if status & 0xF0 == 0xB0, let modulations, modulations.readsController[Int(key & 0x7F)] {
+            schedule(.controller(number: key & 0x7F, value: value & 0x7F), at: framePosition + Int64(offset), periodEnd: .max)
+        }
         guard let event = midiInput.event(status: status, key: key, value: value) else { return }
         schedule(event, at: framePosition + Int64(offset), periodEnd: .max)
     }

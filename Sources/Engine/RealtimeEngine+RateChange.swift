@@ -25,10 +25,12 @@ extension RealtimeEngine {
             let was = old.slots[index], slot = slots[index]
             (slot.enabled, slot.gain, slot.pan, slot.rate) = (was.enabled, was.gain, was.pan, was.rate)
             (slot.heartLevel, slot.appliedLeft, slot.appliedRight) = (was.heartLevel, was.appliedLeft, was.appliedRight)
+            (slot.modulatedGain, slot.modulatedPan, slot.modulatedVelocity) = (was.modulatedGain, was.modulatedPan, was.modulatedVelocity)
             slot.togetherUsed = (was.togetherUsed.first < 0 ? -1 : moved(was.togetherUsed.first),
                                  was.togetherUsed.second < 0 ? -1 : moved(was.togetherUsed.second))
             if slot.performer >= 0, let bpm = handle.publishedTempo(of: slot.performer) { slot.tempoVoice?.follow(bpm: bpm) }
         }
+        if let modulations, let played = old.modulations { modulations.takeOver(played, at: frame) }
         for index in 0..<slots.count { slots[index].inserts.map { chain in old.slots[index].inserts.map { chain.takeBypasses(of: $0) } } }
         if let masterInserts, let played = old.masterInserts { masterInserts.takeBypasses(of: played) }
         var problems: [String] = []

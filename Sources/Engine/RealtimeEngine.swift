@@ -38,6 +38,8 @@ public final class RealtimeEngine {
     var performance: TambourPerformance
     let midiInput: MIDIInputMap
     private let master: MasterStage
+    /// The preset's modulations (nil: none, and nothing of theirs runs).
+    let modulations: ModulationBank?
     /// LV2 effects on the whole mix (the graph's).
     var masterInserts: InsertChain? { graph.masterInserts }
     /// The voices and the master's inserts: what an insert address names.
@@ -115,6 +117,9 @@ public final class RealtimeEngine {
         performance = TambourPerformance(targets: setup.regionTargets, skipRegion: setup.skipRegion, modeVoices: setup.modeVoices)
         midiInput = MIDIInputMap(setup.midi)
         master = MasterStage(settings: setup.master, sampleRate: sampleRate, counters: counters)
+        modulations = setup.modulations.isEmpty ? nil : ModulationBank(
+            setup.modulations, signals: setup.signalNames.count, performers: hearts.count, sampleRate: sampleRate, slots: slots,
+            graph: graph, master: master, published: handle.modulationReadings)
         sources = ContiguousArray(setup.sources.map(\.consumer))
         appliedReports = setup.appliedReports?.producer
         view = setup.view
@@ -182,6 +187,7 @@ public final class RealtimeEngine {
         if closePluginPeriods(frames: frames) { controlWork = true }
         if outputCount > 0 { mixer.endOutputs() }
         if !keepsMIDI { firing.discardMIDI(before: framePosition) }
+        modulations?.publish()
         stateSnapshot.serve(slots, master: masterInserts)
         view?.serve(graph, performance: performance)
         firing.wakeListeners()
@@ -258,7 +264,9 @@ public final class RealtimeEngine {
             let eventFrame = queue.earliestFrame.map { max($0, cursor) } ?? end
             let (pulseFrame, pulsePerformer) = hearts.nextPulse(from: cursor, before: end)
             let earlyFrame = firing.nextEarlyFrame.map { max($0, cursor) } ?? end
-            let next = min(min(eventFrame, pulseFrame), min(earlyFrame, end))  // min of four would allocate its variadic array
+            let controlFrame = modulations.map { max($0.nextDue, cursor) } ?? end
+            // min of five would allocate its variadic array
+            let next = min(min(min(eventFrame, pulseFrame), min(earlyFrame, end)), controlFrame)
             if next > cursor {
                 if mixer.renderVoices(offset: Int(cursor - start), frames: Int(next - cursor), left: left, right: right) { sounded = true }
                 cursor = next
@@ -268,6 +276,9 @@ public final class RealtimeEngine {
                 continue
             } else if eventFrame == cursor, let scheduled = queue.popEarliest() {
                 apply(scheduled.event, at: cursor, performer: scheduled.performer)
+            } else if controlFrame == cursor, let modulations {
+                // After the events at this frame, before its pulses: a velocity set here plays on them.
+                modulations.evaluateDue(at: cursor, blockStart: blockStart, periodStart: periodStart, hearts: hearts)
             } else {
                 firePulse(performer: pulsePerformer, at: cursor)
             }

@@ -108,7 +108,7 @@ package struct VoiceFiring: ~Copyable {
                                 beatFrame: Int64) {
         let slot = slots[index]
         guard slot.followsHeart && slot.enabled && !slot.silenced else { return }
-        let noteVelocity = velocity * slot.velocity
+        let noteVelocity = velocity * slot.noteVelocity
         if let pulseVoice = slot.pulseVoice {
             let fires = pulseVoice.wantsEveryPulse
                 ? beat % Int64(slot.rate.everyNthBeat) == 0 : slot.rate.fires(beat: beat, pulse: pulse)

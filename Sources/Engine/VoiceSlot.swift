@@ -27,6 +27,11 @@ package final class VoiceSlot {
     var rate: BeatRate
     /// Velocity of the notes the heartbeat fires.
     let velocity: Float
+    /// What a modulation sets instead of the gain, the pan and the velocity (NaN: none); the
+    /// manual values stay, and return when the modulation lets go.
+    var modulatedGain = Float.nan
+    var modulatedPan = Float.nan
+    var modulatedVelocity = Float.nan
     /// Firing a voice chokes the others in its group (0: none).
     let chokeGroup: Int
     /// Fired by the heartbeat clock and explicit beats; otherwise only by triggers.
@@ -75,8 +80,13 @@ package final class VoiceSlot {
     /// Real-time safe. Channel gains for the balance law.
     @inline(__always)
     var channelGains: (left: Float, right: Float) {
-        (gain * min(1, 1 - pan), gain * min(1, 1 + pan))
+        let gain = modulatedGain.isNaN ? gain : modulatedGain, pan = modulatedPan.isNaN ? pan : modulatedPan
+        return (gain * min(1, 1 - pan), gain * min(1, 1 + pan))
     }
+
+    /// Real-time safe. The velocity its heartbeat notes play at now.
+    @inline(__always)
+    var noteVelocity: Float { modulatedVelocity.isNaN ? velocity : modulatedVelocity }
 
     /// `VoiceParameterRange`'s, as the process thread compares them.
     static let gainRange = Float(VoiceParameterRange.gain.lowerBound)...Float(VoiceParameterRange.gain.upperBound)

@@ -6,7 +6,7 @@ public enum OSCAddresses {
     /// What an address does; `OSCRoutes.route` and `OSCInput` switch over it.
     public enum Kind: String, CaseIterable, Sendable {
         case bpm, beat, rr, ppg, ppgRate, voiceEnable, voiceGain, voicePan, voiceRate, voiceTrigger, insertControl, insertState
-        case region, mode, hands, bandPower, status, meterSubscribe, meterUnsubscribe
+        case region, mode, hands, bandPower, signal, modulationEnable, status, meterSubscribe, meterUnsubscribe
     }
 
     /// One entry of the table.
@@ -46,6 +46,9 @@ public enum OSCAddresses {
         Entry(kind: .hands, patterns: ["/pose/hands"], arguments: "f f f f", perPerformer: true, fromPage: false, byInput: false),
         Entry(kind: .bandPower, patterns: ["/muse/elements/<band>_absolute"], arguments: "f or f f f f", perPerformer: true,
               fromPage: false, byInput: false),
+        Entry(kind: .signal, patterns: ["/signal/<name>"], arguments: "f", perPerformer: false, fromPage: false, byInput: false),
+        Entry(kind: .modulationEnable, patterns: ["/modulation/<n>/enable"], arguments: "i", perPerformer: false, fromPage: true,
+              byInput: false),
         Entry(kind: .status, patterns: ["/pulse/status"], arguments: "", perPerformer: false, fromPage: false, byInput: true),
         Entry(kind: .meterSubscribe, patterns: ["/meter/subscribe"], arguments: "[i port]", perPerformer: false, fromPage: false,
               byInput: true),

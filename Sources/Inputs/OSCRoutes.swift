@@ -13,11 +13,17 @@ public struct OSCRoutes: Sendable {
     public var inserts: [String: InsertRoute]
     /// The preset's performers, in order (empty: one unnamed heart).
     public let performers: [String]
+    /// The signals the preset's modulations read (`/signal/<name>`), and how many modulations it has.
+    public let signals: [String: Int32]
+    public let modulationCount: Int
 
-    public init(voices: [String], regions: [String] = [], inserts: [String: InsertRoute] = [:], performers: [String] = []) {
+    public init(voices: [String], regions: [String] = [], inserts: [String: InsertRoute] = [:], performers: [String] = [],
+                signals: [String] = [], modulations: Int = 0) {
         regionNames = regions
         self.inserts = inserts
         self.performers = performers
+        self.signals = Dictionary(uniqueKeysWithValues: signals.enumerated().map { ($1, Int32($0)) })
+        modulationCount = modulations
         self.voices = Dictionary(uniqueKeysWithValues: voices.enumerated().map { ($1, Int32($0)) })
         self.regions = Dictionary(uniqueKeysWithValues: regions.enumerated().map { ($1, Int32($0)) })
     }
@@ -80,8 +86,13 @@ public struct OSCRoutes: Sendable {
             guard let values = floats(1...64) else { return expecting("RR intervals in seconds") }
             let good = values.filter(PlausibleHeart.accepts(rr:))
             guard !good.isEmpty else { return .implausible("RR \(values)") }
-            // The tempo the latest interval implies.
-            return .events([.tempo(bpm: 60 / good.last!)])
+            // The tempo the latest interval implies, and the intervals (in the Heart Rate Service's
+            // 1/1024 s) for the heart's variability.
+            let units = good.map { UInt16(($0 * 1024).rounded()) }
+            let chunks = stride(from: 0, to: units.count, by: RRIntervals.capacity).compactMap {
+                RRIntervals(units[$0..<min($0 + RRIntervals.capacity, units.count)])
+            }
+            return .events([.tempo(bpm: 60 / good.last!)] + chunks.map { .rrIntervals($0) })
         case .insertState:
             let place = match.captures["master"] ?? name
             let insert = message.address.dropFirst().split(separator: "/").dropLast().joined(separator: "/")
@@ -114,6 +125,14 @@ public struct OSCRoutes: Sendable {
             let finite = values.filter(\.isFinite)
             guard !finite.isEmpty else { return .implausible("no finite band power") }
             return .events([.bandPower(band, Float(finite.reduce(0, +) / Double(finite.count)))])
+        case .signal:
+            guard let index = signals[name] else { return .unknownAddress }
+            guard let values = floats(1...1), values[0].isFinite else { return expecting("one number") }
+            return .events([.signal(index: index, Float(values[0]))])
+        case .modulationEnable:
+            guard let number = Int(match.captures["n"] ?? ""), (1...modulationCount).contains(number) else { return .unknownAddress }
+            guard let values = floats(1...1) else { return expecting("0 or 1") }
+            return .events([.modulationEnable(index: Int32(number - 1), values[0] != 0)])
         case .ppg, .ppgRate, .status, .meterSubscribe, .meterUnsubscribe:
             return .unknownAddress  // the OSC input's own (`byInput`)
         }

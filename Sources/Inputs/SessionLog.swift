@@ -18,12 +18,15 @@ public enum SessionLog {
         public var voices: [String]
         /// The preset's performers, when it names them (`performer` in a line indexes these).
         public var performers: [String]?
+        /// The signals the preset's modulations read, when any (`signal` in a line indexes these).
+        public var signals: [String]?
 
-        public init(pulsejack_session: Int = 1, sample_rate: Int, voices: [String], performers: [String]? = nil) {
+        public init(pulsejack_session: Int = 1, sample_rate: Int, voices: [String], performers: [String]? = nil, signals: [String]? = nil) {
             self.pulsejack_session = pulsejack_session
             self.sample_rate = sample_rate
             self.voices = voices
             self.performers = performers
+            self.signals = signals
         }
     }
 
@@ -52,6 +55,10 @@ public enum SessionLog {
         var port: UInt32?
         /// Whose heart (tempo, heartbeat, heart presence), when not the first performer's.
         var performer: UInt8?
+        /// A signal (by the header's `signals`), a MIDI controller, a modulation (by the preset's order).
+        var signal: Int32?
+        var controller: UInt8?
+        var modulation: Int32?
     }
 
     public struct Contents {
@@ -87,6 +94,9 @@ public enum SessionLog {
             line.event = "insert_control"; line.voice = address.chain; line.stage = address.stage; line.port = address.port
             line.values = [decimal(value)]
         case .framesSkipped(let frames): line.event = "frames_skipped"; line.frames = frames
+        case .signal(let index, let value): line.event = "signal"; line.signal = index; line.values = [decimal(value)]
+        case .controller(let number, let value): line.event = "controller"; line.controller = number; line.values = [Double(value)]
+        case .modulationEnable(let index, let on): line.event = "modulation"; line.modulation = index; line.enable = on
         case .swapClip, .swapInsert: return nil
         }
         return encode(line)
@@ -209,6 +219,18 @@ public enum SessionLog {
                 throw place.with(field: "values", "RR intervals are at most \(RRIntervals.capacity) values in seconds, each k/1024 (0…64 s)")
             }
             return .rrIntervals(intervals)
+        case "signal":
+            let index = try need(line.signal, "signal")
+            guard let value = line.values?.first, value.isFinite else { throw place.with(field: "values", "a signal has one finite value") }
+            return .signal(index: index, Float(value))
+        case "controller":
+            let number = try need(line.controller, "controller")
+            guard number < 128, let value = line.values?.first, value >= 0, value < 128, value == value.rounded() else {
+                throw place.with(field: "values", "a controller is 0…127 with one value 0…127")
+            }
+            return .controller(number: number, value: UInt8(value))
+        case "modulation":
+            return .modulationEnable(index: try need(line.modulation, "modulation"), try need(line.enable, "enable"))
         case "frames_skipped":
             let frames = try need(line.frames, "frames")
             // Lost cycles are bounded by a second (a longer jump is a new clock, not a loss).

@@ -78,7 +78,7 @@ package final class InsertChain {
     /// This block's control changes, in time order: the first `changeCount`. (A `let` buffer and a
     /// count: a mutating call on a class's stored noncopyable value goes through an accessor that
     /// instantiates generic metadata, which allocates.)
-    private let changes = FixedBuffer<Change>(capacity: 128, repeating: Change(offset: 0, stage: 0, port: 0, value: 0))
+    private let changes = FixedBuffer<Change>(capacity: 1024, repeating: Change(offset: 0, stage: 0, port: 0, value: 0))
     private var changeCount = 0
     /// Changes that did not fit this block's list: applied at once instead (counted).
     private(set) var lateChanges = 0

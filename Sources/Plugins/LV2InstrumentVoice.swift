@@ -108,6 +108,12 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
         pendingOffs[index] = pendingOffs[pendingCount]
     }
 
+    /// Real-time safe. Control `port` takes `value` from the next run (the plugin runs once a period).
+    package func setControl(_ port: UInt32, _ value: Float) {
+        guard Int(port) < plugin.ports.count else { return }
+        plugin.setControl(port, value)
+    }
+
     /// Real-time safe. Counts the sub-block's frames; the sound comes in `renderBlock`.
     package func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
         cursor += frames

@@ -105,7 +105,7 @@ public final class PluginCatalog {
     }
 
     /// The three installed URIs closest to `uri` (edit distance), for "did you mean".
-    static func closest(to uri: String, among installed: [String]) -> [String] {
+    package static func closest(to uri: String, among installed: [String]) -> [String] {
         Array(installed.sorted { distance($0, uri) < distance($1, uri) }.prefix(3))
     }
 

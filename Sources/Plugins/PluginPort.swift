@@ -14,7 +14,12 @@ package struct PluginPort: Sendable {
     /// Control ports: the range and default (lilv's; NaN where the plugin gives none).
     package var minimum: Float = .nan
     package var maximum: Float = .nan
-    var defaultValue: Float = .nan
+    package var defaultValue: Float = .nan
+    /// Control ports: `lv2:integer`, `lv2:toggled`, and the scale points' values of an
+    /// `lv2:enumeration` (empty otherwise).
+    package var isInteger = false
+    package var isToggled = false
+    package var scalePoints: [Float] = []
     /// Atom and event ports: whether they carry MIDI.
     var carriesMIDI = false
     /// What was wrong with the range the plugin gave (then it counts as giving none).

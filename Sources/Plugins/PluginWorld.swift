@@ -173,7 +173,9 @@ package final class PluginWorld: Sendable {
         let audio = uri(pj_lv2_audio_port()), control = uri(pj_lv2_control_port()), input = uri(pj_lv2_input_port())
         let atom = uri(pj_lv2_atom_port()), event = uri(pj_lv2_event_port()), cv = uri(pj_lv2_cv_port())
         let midi = uri(pj_lv2_midi_event()), optional = uri(pj_lv2_connection_optional())
-        defer { for node in [audio, control, input, atom, event, cv, midi, optional] { lilv_node_free(node) } }
+        let integer = uri("http://lv2plug.in/ns/lv2core#integer"), toggled = uri("http://lv2plug.in/ns/lv2core#toggled")
+        let enumeration = uri("http://lv2plug.in/ns/lv2core#enumeration")
+        defer { for node in [audio, control, input, atom, event, cv, midi, optional, integer, toggled, enumeration] { lilv_node_free(node) } }
         var ports: [PluginPort] = []
         for index in 0..<lilv_plugin_get_num_ports(plugin) {
             guard let port = lilv_plugin_get_port_by_index(plugin, index) else { continue }
@@ -193,6 +195,9 @@ package final class PluginWorld: Sendable {
                 described.defaultValue = number(fallback) ?? .nan
                 lilv_node_free(fallback); lilv_node_free(minimum); lilv_node_free(maximum)
                 described.checkRange()
+                described.isInteger = lilv_port_has_property(plugin, port, integer)
+                described.isToggled = lilv_port_has_property(plugin, port, toggled)
+                if lilv_port_has_property(plugin, port, enumeration) { described.scalePoints = scalePoints(of: port, in: plugin) }
             } else if lilv_port_is_a(plugin, port, atom) || lilv_port_is_a(plugin, port, event) {
                 described.kind = lilv_port_is_a(plugin, port, atom) ? .atom : .event
                 described.carriesMIDI = lilv_port_supports_event(plugin, port, midi)
@@ -202,6 +207,21 @@ package final class PluginWorld: Sendable {
             ports.append(described)
         }
         return ports
+    }
+
+    /// The values of a port's scale points, in order.
+    static func scalePoints(of port: OpaquePointer, in plugin: OpaquePointer) -> [Float] {
+        guard let points = lilv_port_get_scale_points(plugin, port) else { return [] }
+        defer { lilv_scale_points_free(points) }
+        var values: [Float] = []
+        var iterator = lilv_scale_points_begin(points)
+        while !lilv_scale_points_is_end(points, iterator) {
+            if let point = lilv_scale_points_get(points, iterator), let value = number(lilv_scale_point_get_value(point)), value.isFinite {
+                values.append(value)
+            }
+            iterator = lilv_scale_points_next(points, iterator)
+        }
+        return values.sorted()
     }
 
     /// A number from the plugin's data, read as written: one beyond the float range comes back

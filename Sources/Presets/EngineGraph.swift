@@ -51,9 +51,12 @@ public enum EngineGraph {
         } ?? nil
         var setup = EngineSetup(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots,
                                 performers: max(1, loaded.performerNames.count), ensemble: loaded.ensembleTempo(),
-                                masterInserts: masterInserts, regionNames: regions.names, rebuilding: rebuilding)
+                                masterInserts: masterInserts, regionNames: regions.names,
+                                modulations: loaded.preset.modulations?.count ?? 0, rebuilding: rebuilding)
         let preset = loaded.preset
         setup.heartFadeSeconds = Float(PresetFields.dropoutFade.value(in: preset))
+        setup.hrvWindowSeconds = PresetFields.hrvWindow.value(in: preset)
+        (setup.modulations, setup.signalNames) = try ModulationTable.resolve(loaded, targets: setup.handle.modulationTargets())
         if let master {
             setup.setMaster(gainDB: PresetFields.masterGain.value(in: preset),
                             ceilingDB: master.limiter == true ? PresetFields.masterCeiling.value(in: preset) : nil,

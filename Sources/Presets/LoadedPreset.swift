@@ -119,6 +119,12 @@ public struct LoadedPreset: Sendable {
                                  "a mood needs a name and at least one band with at_least or below")
             }
         }
+        for (index, entry) in (preset.modulations ?? []).enumerated() {
+            if case .failure(let error) = ModulationTable.source(entry.from, performers: loaded.performerNames) {
+                let field = "modulations[\(index)].from"
+                throw InputError(file: file, line: lines[field] ?? lines["modulations[\(index)]"], field: field, error.text)
+            }
+        }
         if let action = preset.dropout?.action, !["hold", "fade"].contains(action) {
             throw InputError(file: file, line: lines["dropout.action"] ?? lines["dropout"], field: "dropout.action", "'\(action)' is not hold or fade")
         }

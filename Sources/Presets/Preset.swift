@@ -104,6 +104,11 @@ public struct Preset: Codable, Sendable {
     public var outputs: String?
     /// "combined" (`midi_out` only) or "voices" (a MIDI port per voice as well); `run --midi-out` overrides it.
     public var midiOut: String?
+    /// Body signals that shape the sound: each maps a source onto a voice's, a plugin's or the
+    /// master's parameter (`ModulationEntry`).
+    public var modulations: [ModulationEntry]?
+    /// Seconds of RR intervals `heart.rmssd` and `heart.sdnn` are taken over (default 30).
+    public var hrvWindow: Double?
 
     public struct PoseSettings: Codable, Sendable {
         public var scale: Double?
@@ -201,7 +206,7 @@ public struct Preset: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, description, bpm, performerEntries = "performers", sensors, ensemble, include, voices, settings, regions, dropout, moods, master
-        case moodWindow = "mood_window", pose, outputs, midiOut = "midi_out"
+        case moodWindow = "mood_window", pose, outputs, midiOut = "midi_out", modulations, hrvWindow = "hrv_window"
         case midiCC = "midi_cc", midiRegions = "midi_regions", skipRegion = "skip_region", modeSounds = "mode_sounds"
     }
 

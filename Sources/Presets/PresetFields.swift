@@ -48,5 +48,7 @@ public enum PresetFields {
     public static let moodWindow = PresetField("mood_window", 0.5...600, "s", default: 10) { $0.moodWindow }
     public static let poseScale = PresetField("pose.scale", 0...100, "", default: 1, excludingLower: true) { $0.pose?.scale }
 
-    public static let all = [masterGain, masterCeiling, masterRelease, dropoutSeconds, dropoutFade, moodWindow, poseScale]
+    public static let hrvWindow = PresetField("hrv_window", 5...300, "s", default: 30) { $0.hrvWindow }
+
+    public static let all = [masterGain, masterCeiling, masterRelease, dropoutSeconds, dropoutFade, moodWindow, poseScale, hrvWindow]
 }

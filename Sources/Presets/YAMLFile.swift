@@ -51,6 +51,19 @@ package enum YAMLFile {
             if let items = value.sequence {
                 for (index, item) in items.enumerated() { lines["\(name)[\(index)]"] = item.mark?.line }
             }
+            if name == "modulations", let items = value.sequence {
+                let known = Set(ModulationEntry.CodingKeys.allCases.map(\.rawValue))
+                for (index, item) in items.enumerated() {
+                    for (key, _) in item.mapping ?? [:] {
+                        let field = key.string ?? ""
+                        lines["modulations[\(index)].\(field)"] = key.mark?.line
+                        guard known.contains(field) else {
+                            throw InputError(file: file, line: key.mark?.line, field: "modulations[\(index)].\(field)",
+                                             "unknown field (known: \(known.sorted().joined(separator: ", ")))")
+                        }
+                    }
+                }
+            }
             if name == "master", let fields = value.mapping {
                 let known = Set(Preset.Master.CodingKeys.allCases.map(\.rawValue))
                 for (key, fieldValue) in fields {

@@ -47,6 +47,13 @@ public struct ControlMessage: Sendable, Equatable, BitwiseCopyable {
         /// New instances for an insert (its state loaded live), prepared off the real-time thread;
         /// the address's port is unused. The replaced ones go back to be freed there.
         case swapInsert(InsertAddress, RetainedObject)
+        /// A named body signal's value (`/signal/NAME f`: EmotiBit, a breathing belt, a phone),
+        /// the name by its index in the preset's signals; a modulation source.
+        case signal(index: Int32, Float)
+        /// A MIDI controller's value on `midi_in` (0…127), for the modulations that read it.
+        case controller(number: UInt8, value: UInt8)
+        /// Modulation `index` of the preset switched on or off (the page, `/modulation/N/enable`).
+        case modulationEnable(index: Int32, Bool)
         /// JACK moved on this many frames without running the engine (a lost cycle; negative: an
         /// earlier skip was a late reading, and the timeline went back). Only reported, into a
         /// session log, so a re-render passes over the same frames; never applied from a ring.

@@ -21,6 +21,11 @@ public struct RRIntervals: Sendable, Equatable, BitwiseCopyable {
         withUnsafeBytes(of: storage) { raw in (0..<Int(count)).map { raw.load(fromByteOffset: $0 * 2, as: UInt16.self) } }
     }
 
+    /// Real-time safe. Interval `number` in seconds (exact: k/1024).
+    public func seconds(at number: Int) -> Double {
+        withUnsafeBytes(of: storage) { Double($0.load(fromByteOffset: number * 2, as: UInt16.self)) / 1024 }
+    }
+
     /// The intervals in seconds (exact: k/1024).
     public var seconds: [Double] { values.map { Double($0) / 1024 } }
 

@@ -69,7 +69,8 @@ struct LiveInputs {
                                    client: JackClient, fired: SPSCRing<FiredVoice>?,
                                    requests: @escaping @Sendable (OSCRequest) -> Void, log: @escaping @Sendable (String) -> Void) throws {
         let (handle, status, publisher) = (setup.handle, status, publisher)
-        let routes = OSCRoutes(voices: handle.voiceNames, regions: handle.regionNames, inserts: handle.insertRoutes(), performers: loaded.performerNames)
+        let routes = OSCRoutes(voices: handle.voiceNames, regions: handle.regionNames, inserts: handle.insertRoutes(),
+                               performers: loaded.performerNames, signals: setup.signalNames, modulations: setup.modulations.count)
         if var settings = configuration.osc {
             (settings.mood, settings.regions) = (loaded.preset.moodModel, loaded.preset.regionModel)
             let input = try OSCInput(configuration: settings, routes: routes, clock: JackFrameClock(handle: handle, client: client),

@@ -81,7 +81,8 @@ extension LiveSession {
         for source in inputs.sources { setup.sources.append(source.ring) }
         let status = LiveStatus(handle: handle, client: client, take: take, nsm: configuration.sessionManager?.client,
                                 performers: loaded.performerNames, cycles: watch.cycles, grid: configuration.gridRole, outputs: setup.outputs,
-                                hearts: inputs.hearts, moods: inputs.moods, sources: inputs.sources)
+                                hearts: inputs.hearts, moods: inputs.moods, sources: inputs.sources,
+                                modulations: setup.modulations.map(\.name))
         inputs.status.withLockedValue { $0 = status }
         if let tempo = configuration.bpm ?? loaded.preset.bpm, !inputs.sensorGivesBeats(predicting: configuration.predictBeats) {
             inputs.control.send(ControlMessage(.tempo(bpm: tempo)))

@@ -79,7 +79,8 @@ public final class LiveSession {
             let libraries = try Self.libraries(of: loaded)
             var setup = try Self.setup(configuration, loaded: loaded, client: client, libraries: libraries)
             let logs = try RunLogs(recordSession: configuration.recordSession, eventsOut: configuration.eventsOut, keepsFired: configuration.keepsView,
-                                   sampleRate: client.sampleRate, voiceNames: setup.voiceNames, performers: loaded.performerNames)
+                                   sampleRate: client.sampleRate, voiceNames: setup.voiceNames, performers: loaded.performerNames,
+                                   signals: setup.signalNames)
             (setup.appliedReports, setup.firedReports) = (logs.applied, logs.fired)
             let firstTake = try configuration.record.map { try Self.take(configuration, client: client)($0, client.sampleRate) }
             let take = LockedBox(firstTake)

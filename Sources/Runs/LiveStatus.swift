@@ -28,11 +28,14 @@ public final class LiveStatus: Sendable {
     private let sources: [any InputSource]
     /// Every EEG source's band powers and moods.
     private let moods: MoodWatch?
+    /// The preset's modulations by name ("heart.bpm → voice.pad.gain"), in order.
+    let modulations: [String]
 
     init(handle: EngineHandle, client: JackClient, take: LockedBox<OutputRecorder?> = LockedBox(nil), nsm: NSMClient?, performers: [String] = [],
          cycles: CycleWatch? = nil, grid: GridRole = .none, outputs: OutputLayout = .masterOnly, hearts: HeartWatch? = nil,
-         moods: MoodWatch? = nil, sources: [any InputSource] = []) {
+         moods: MoodWatch? = nil, sources: [any InputSource] = [], modulations: [String] = []) {
         self.moods = moods
+        self.modulations = modulations
         self.hearts = hearts
         self.sources = sources
         self.performers = performers
@@ -55,6 +58,31 @@ public final class LiveStatus: Sendable {
             values += EEGBand.allCases.compactMap { band in latest[band].map { ("band_" + band.name + suffix, .float($0)) } }
         }
         return values
+    }
+
+    /// Each heart's variability and breathing once known: `rmssd_ms`, `sdnn_ms`, `breath_rate` for
+    /// the first performer, `rmssd_ms_<name>` … per named performer.
+    func variabilityValues() -> [(String, StatusValue)] {
+        var values: [(String, StatusValue)] = []
+        for (index, suffix) in ([""] + performers.map { "_" + $0 }).enumerated() {
+            let reading = handle.variability.reading(max(0, index - 1))
+            if let rmssd = reading.rmssd { values.append(("rmssd_ms" + suffix, .float(rmssd))) }
+            if let sdnn = reading.sdnn { values.append(("sdnn_ms" + suffix, .float(sdnn))) }
+            if let breaths = reading.breathRate { values.append(("breath_rate" + suffix, .float(breaths))) }
+        }
+        return values
+    }
+
+    /// Each modulation (from 1, as `/modulation/N/enable` counts): what it maps, its source's and
+    /// destination's values now (absent until its source has one), whether it is on.
+    func modulationValues() -> [(String, StatusValue)] {
+        modulations.enumerated().flatMap { index, name -> [(String, StatusValue)] in
+            let reading = handle.modulationReadings.reading(index), key = "modulation_\(index + 1)"
+            var values: [(String, StatusValue)] = [(key, .text(name)), (key + "_on", .int(reading.enabled ? 1 : 0))]
+            if !reading.source.isNaN { values.append((key + "_source", .float(Double(reading.source)))) }
+            if !reading.destination.isNaN { values.append((key + "_value", .float(Double(reading.destination)))) }
+            return values
+        }
     }
 
     /// Each hosted plugin's guard, by its place ("plugin_piano.insert1_state"): playing or why it
@@ -103,6 +131,7 @@ public final class LiveStatus: Sendable {
         for (index, name) in performers.enumerated() { values.append(("bpm_" + name, .float(handle.publishedTempo(of: index) ?? 0))) }
         if handle.ensemble != nil { values.append(("bpm_ensemble", .float(handle.publishedTempo(of: performers.count) ?? 0))) }
         values += sources.flatMap { $0.statusValues(performers: performers) } + bandValues() + pluginValues()
+        values += variabilityValues() + modulationValues()
         if let recorder = take.withLockedValue({ $0 }) {
             values += [("recorded_frames", .int(recorder.framesQueued.load(ordering: .relaxed))),
                        ("recording_overruns", .int(recorder.overruns.load(ordering: .relaxed))), ("recording", .text(recorder.path))]

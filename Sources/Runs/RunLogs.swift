@@ -25,7 +25,7 @@ final class RunLogs {
 
     /// `keepsFired`: a live picture reads the fired voices (and hands them on for the events log).
     init(recordSession: String?, eventsOut: String?, keepsFired: Bool, sampleRate: Int, voiceNames: [String],
-         performers: [String]) throws {
+         performers: [String], signals: [String] = []) throws {
         logRate = sampleRate
         segments = [(0, 0, sampleRate)]
         if let path = recordSession {
@@ -33,7 +33,8 @@ final class RunLogs {
                 throw InputError(file: path, "cannot write the session log")
             }
             handle.write(Data((SessionLog.headerLine(.init(pulsejack_session: 1, sample_rate: sampleRate, voices: voiceNames,
-                                                             performers: performers.isEmpty ? nil : performers)) + "\n").utf8))
+                                                             performers: performers.isEmpty ? nil : performers,
+                                                             signals: signals.isEmpty ? nil : signals)) + "\n").utf8))
             recording = handle
             applied = SPSCRing(minimumCapacity: 16_384)
         } else {

@@ -34,6 +34,8 @@ public final class LiveView: Sendable {
 
     /// The static part, sent once with the snapshot.
     public let layout: String
+    /// The preset's modulations: each meter frame carries their values.
+    private let modulationCount: Int
     /// Commands from pages, into the engine.
     public let page: PageInput
     private let handle: EngineHandle
@@ -103,6 +105,8 @@ public final class LiveView: Sendable {
         let voices = handle.voiceNames.map { name in
             JSONText.object([("name", JSONText.string(name)), ("kind", JSONText.string(kinds[name] ?? ""))])
         }
+        modulationCount = setup.modulations.count
+        let modulations = Self.modulationLayout(setup.modulations, controls: view.controls)
         let controls = view.controls.map { control in
             JSONText.object([("place", JSONText.string(control.place)), ("number", String(control.number)),
                              ("plugin", JSONText.string(control.plugin)), ("symbol", JSONText.string(control.symbol)),
@@ -122,11 +126,30 @@ public final class LiveView: Sendable {
             ("bands", JSONText.array(EEGBand.allCases.map { JSONText.string($0.name) })),
             ("modes", JSONText.array(PerformanceMode.allCases.map { JSONText.string("\($0)") })),
             ("controls", JSONText.array(controls)),
+            ("modulations", JSONText.array(modulations)),
             ("every", JSONText.array([VoiceParameterRange.every.lowerBound, VoiceParameterRange.every.upperBound].map { String($0) })),
             ("subdivisions", JSONText.array(VoiceParameterRange.subdivisions.map { String($0) })),
             ("gain", JSONText.array([VoiceParameterRange.gain.lowerBound, VoiceParameterRange.gain.upperBound].map { JSONText.number($0) })),
             ("pan", JSONText.array([VoiceParameterRange.pan.lowerBound, VoiceParameterRange.pan.upperBound].map { JSONText.number($0) })),
         ])
+    }
+
+    /// Each modulation as the page lays it out: its name, its source and destination, and the
+    /// fader it moves (a voice's gain or pan, an insert control by its index in `controls`), if any.
+    private static func modulationLayout(_ modulations: [Modulation], controls: [EngineView.InsertControl]) -> [String] {
+        modulations.map { modulation in
+            let parts = modulation.name.components(separatedBy: " → ")
+            var fields: [(String, String)] = [("name", JSONText.string(modulation.name)), ("from", JSONText.string(parts.first ?? "")),
+                                              ("to", JSONText.string(parts.last ?? ""))]
+            switch modulation.destination {
+            case .voiceGain(let voice): fields += [("voice", String(voice)), ("parameter", "\"gain\"")]
+            case .voicePan(let voice): fields += [("voice", String(voice)), ("parameter", "\"pan\"")]
+            case .insertControl(let address):
+                if let index = controls.firstIndex(where: { $0.address == address }) { fields.append(("control", String(index))) }
+            default: break
+            }
+            return JSONText.object(fields)
+        }
     }
 
     /// Where the outputs go (the web server's fan-out); called on the view thread.
@@ -314,6 +337,10 @@ public final class LiveView: Sendable {
             }
             state.append(("controls", JSONText.array(picture.insertValues.map { JSONText.number($0) })))
         }
+        state.append(("variability", JSONText.array((0..<heartCount).map { heart in
+            let reading = handle.variability.reading(heart)
+            return JSONText.array([reading.rmssd, reading.sdnn, reading.breathRate].map { JSONText.number($0) })
+        })))
         let bands = moods?.averages() ?? [:]
         state.append(("mood", JSONText.string(moods?.mood())))
         state.append(("bands", JSONText.object(EEGBand.allCases.compactMap { band in bands[band].map { (band.name, JSONText.number($0)) } })))
@@ -343,6 +370,12 @@ public final class LiveView: Sendable {
             ("t", JSONText.number(clock.ms)), ("frame", String(clock.frame)),
             ("peak", JSONText.array([reading.peakLeft, reading.peakRight].map { JSONText.number($0) })),
             ("rms", JSONText.array([reading.rmsLeft, reading.rmsRight].map { JSONText.number($0) })),
+            // Each modulation's source and destination values now, and whether it is on.
+            ("modulations", JSONText.array((0..<modulationCount).map { index in
+                let now = handle.modulationReadings.reading(index)
+                return JSONText.array([now.source.isNaN ? "null" : JSONText.number(now.source),
+                                       now.destination.isNaN ? "null" : JSONText.number(now.destination), JSONText.bool(now.enabled)])
+            })),
         ])
         let delta = changed.isEmpty ? nil : JSONText.object([("type", "\"delta\""), ("state", JSONText.object(changed))])
         sink.withLockedValue { $0 }?(.frame(meter: meter, delta: delta))

@@ -227,6 +227,63 @@ final class RealtimeSafetyTests: XCTestCase {
         XCTAssertEqual(pj_rt_lock_count(), 0)
     }
 
+    /// Modulations of every source kind onto every kind of destination — smoothed, gliding on a
+    /// dropout, switched off and on — while every kind of message that feeds them arrives:
+    /// nothing allocated, no lock taken.
+    func testModulationsOfEverySourceKindAllocateNothing() throws {
+        let folder = try TemporaryFolder("rt-modulations")
+        defer { folder.remove() }
+        try """
+            modulations:
+              - {from: heart.bpm, to: voice.click.gain, from_range: [60, 140], smooth: 0.2}
+              - {from: heart.rr, to: voice.click.pan, from_range: [0.4, 1]}
+              - {from: heart.rmssd, to: voice.click.insert.1.gain, to_range: [-20, 0]}
+              - {from: heart.sdnn, to: voice.piano.velocity, on_dropout: {value: 40, seconds: 1}}
+              - {from: heart.breath_rate, to: master.gain, to_range: [0.5, 1]}
+              - {from: beat.phase, to: voice.piano.pan}
+              - {from: eeg.alpha, to: voice.piano.control.modulation, curve: smooth}
+              - {from: eeg.relaxation, to: master.insert.1.gain, to_range: [-6, 0]}
+              - {from: pose.right.y, to: voice.piano.gain, to_range: [0.2, 0.8]}
+              - {from: pose.spread, to: voice.click.velocity}
+              - {from: signal.breath_belt, to: voice.piano.control.lfo_rate, on_dropout: {value: 0.5, seconds: 0.5, after: 0.2}}
+              - {from: midi.cc.1, to: voice.piano.control.hardness}
+            voices:
+              - name: click
+                kind: click
+                inserts: [{plugin: http://lv2plug.in/plugins/eg-amp}]
+              - {name: piano, kind: lv2, plugin: 'http://drobilla.net/plugins/mda/EPiano', length: 0.05}
+            master:
+              inserts: [{plugin: http://lv2plug.in/plugins/eg-amp}]
+            """.write(toFile: folder.file("preset.yaml"), atomically: true, encoding: .utf8)
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
+        let engine = try EngineGraph.build(preset: LoadedPreset.load(path: folder.path), sampleRate: 48_000, maxFrames: 256) { $0.sources = [ring] }
+        XCTAssertEqual(engine.modulations?.states.count, 12)
+        ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 80)))
+        engine.warmUp()
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: 256), right = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+        defer { left.deallocate(); right.deallocate() }
+        pj_rt_counters_reset()
+        for step in 0..<3000 {
+            let frame = engine.framePosition + Int64(step % 200)
+            let events: [ControlMessage.Event] = [
+                .tempo(bpm: 70 + Double(step % 40)), .rrIntervals(RRIntervals([UInt16(700 + step % 300), 820])!),
+                .heartbeat(strength: 0.9), .bandPower(.alpha, Float(step % 10) / 10), .bandPower(.beta, 0.3),
+                .pose(leftX: -0.5, leftY: 0, rightX: 0.5, rightY: Float(step % 7) / 7), .signal(index: 0, Float(step % 5) / 5),
+                .modulationEnable(index: 3, step % 400 < 200), .heartPresence(step % 600 < 500),
+            ]
+            if step % 3 == 0 { ring.producer.push(ControlMessage(frame: frame, events[(step / 3) % events.count])) }
+            if step % 5 == 0 { engine.receiveMIDI(status: 0xB0, key: 1, value: UInt8(step % 128), offset: step % 256) }
+            engine.process(frames: 256, left: left, right: right)
+        }
+        let allocations = pj_rt_allocation_count()
+        XCTAssertGreaterThan(engine.handle.counters.value(.messagesApplied), 900)
+        XCTAssertEqual(engine.handle.counters.value(.invalidMessages), 0)
+        let readings = (0..<12).map { engine.handle.modulationReadings.reading($0) }
+        XCTAssertTrue(readings.allSatisfy { !$0.source.isNaN }, "every source read: \(readings)")
+        XCTAssertEqual(allocations, 0, RealtimeAllocationTrace.first)
+        XCTAssertEqual(pj_rt_lock_count(), 0)
+    }
+
     /// The runs the isolated master insert's process answered.
     private func isolatedRuns(_ engine: RealtimeEngine) -> Int {
         let isolated = engine.handle.hostedPlugins().first { $0.place == "master.insert2" }?.instances[0].isolation

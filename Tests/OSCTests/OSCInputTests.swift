@@ -77,6 +77,46 @@ final class OSCInputTests: XCTestCase {
         XCTAssertEqual(bpm, 75, accuracy: 1e-4)
     }
 
+    /// MIT-BIH record 208's intervals sent as `/pulse/rr`, one message each, through the OSC input
+    /// into an engine: its published RMSSD and SDNN after every interval are the formula's
+    /// (`ReferenceVariability`, written from the definitions) on the intervals as sent,
+    /// in the Heart Rate Service's 1/1024 s.
+    func testMITBIH208ThroughPulseRRGivesTheFormulasVariability() throws {
+        let intervals = try ReferenceVariability.mitBIH208()
+        let osc = try input()
+        let engine = Fixtures.clickEngine(maxFrames: 256, sources: [osc.ring]) { $0.hrvWindowSeconds = 30 }
+        var sent: [Double] = [], checked = 0
+        for interval in intervals {
+            feed(osc, OSCEncoder.message("/pulse/rr", [.float(Float(interval))]))
+            sent.append((Double(Float(interval)) * 1024).rounded() / 1024)
+            _ = Fixtures.run(engine, sizes: [256], periods: 1)
+            let reading = engine.handle.variability.reading(0)
+            guard let expected = ReferenceVariability.of(sent, window: 30) else { continue }
+            XCTAssertEqual(reading.rmssd ?? .nan, expected.rmssd, accuracy: 1e-4 * expected.rmssd)
+            XCTAssertEqual(reading.sdnn ?? .nan, expected.sdnn, accuracy: 1e-4 * expected.sdnn)
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 300)
+        print("MIT-BIH 208 through /pulse/rr: RMSSD \(engine.handle.variability.reading(0).rmssd!) ms, SDNN \(engine.handle.variability.reading(0).sdnn!) ms over the last 30 s")
+    }
+
+    func testSignalsAndModulationSwitchesRouteToTheirIndices() throws {
+        var configuration = OSCInput.Configuration()
+        configuration.port = 0
+        let osc = try OSCInput(configuration: configuration, routes: OSCRoutes(voices: ["click"], signals: ["belt", "eda"], modulations: 2),
+                               clock: FixedFrameClock(origin: 1 << 40, now: 0))
+        feed(osc, OSCEncoder.bundle(timetag: (1 << 40) + (1 << 31), [OSCEncoder.message("/signal/eda", [.float(0.25)])]))
+        feed(osc, OSCEncoder.message("/modulation/2/enable", [.int(0)]))
+        feed(osc, OSCEncoder.message("/signal/nothere", [.float(1)]))
+        feed(osc, OSCEncoder.message("/modulation/3/enable", [.int(1)]))
+        feed(osc, OSCEncoder.message("/signal/belt", [.string("deep")]))
+        var got: [ControlMessage] = []
+        while let message = osc.ring.consumer.pop() { got.append(message) }
+        XCTAssertEqual(got, [ControlMessage(frame: 24_000, .signal(index: 1, 0.25)), ControlMessage(.modulationEnable(index: 1, false))])
+        XCTAssertEqual(osc.counters.value(.unknownAddress), 2)
+        XCTAssertEqual(osc.counters.value(.badArguments), 1)
+    }
+
     func testThePresetsMoodRangesDecideTheMood() throws {
         let folder = try TemporaryFolder("moods").path
         try """

@@ -50,7 +50,7 @@ public enum PerformerSessions {
                 throw InputError(file: spec.path, "a second session for performer '\(names.isEmpty ? "the heart" : names[performer])'")
             }
             var source = try SessionSource.load(path: spec.path, sampleRate: sampleRate, regions: try loaded.regionTable().names,
-                                                regionModel: loaded.preset.regionModel)
+                                                regionModel: loaded.preset.regionModel, signals: ModulationTable.signalNames(loaded.preset))
             if source.isSessionLog {
                 guard spec.performer == nil, specs.count == 1 else {
                     throw InputError(file: spec.path, "a session log holds every performer itself: give it alone, without a name")

@@ -17,8 +17,10 @@ public struct SessionSource {
     /// A session log: it carries the live run's own tempo and length.
     public var isSessionLog = false
 
+    /// `signals`: the preset's signal names; a session log's signals are renumbered to them by
+    /// name (one the preset does not read is left out).
     public static func load(path: String, sampleRate: Int, regions: [String] = [],
-                            regionModel: RegionModel = RegionModel()) throws -> SessionSource {
+                            regionModel: RegionModel = RegionModel(), signals: [String] = []) throws -> SessionSource {
         if let data = try? UserFile.read(path, what: "session file"), let text = String(data: data, encoding: .utf8),
            SessionLog.isSessionLog(text) {
             let log = try SessionLog.parse(text, path: path)
@@ -26,7 +28,15 @@ public struct SessionSource {
                 throw InputError(file: path, line: 1, field: "sample_rate",
                                  "recorded at \(log.header.sample_rate) Hz: render it with --rate \(log.header.sample_rate)")
             }
-            return SessionSource(messages: log.messages, endFrame: log.endFrame ?? (log.messages.last?.frame ?? 0),
+            let logged = log.header.signals ?? []
+            let messages = log.messages.compactMap { message -> ControlMessage? in
+                guard case .signal(let index, let value) = message.event else { return message }
+                guard Int(index) < logged.count, let renumbered = signals.firstIndex(of: logged[Int(index)]) else { return nil }
+                var moved = message
+                moved.event = .signal(index: Int32(renumbered), value)
+                return moved
+            }
+            return SessionSource(messages: messages, endFrame: log.endFrame ?? (log.messages.last?.frame ?? 0),
                                  rejections: [], isSessionLog: true)
         }
         let session = try HeartSession.load(path: path)
@@ -37,7 +47,7 @@ public struct SessionSource {
     }
 
     /// The session's entries as messages at their frames (time × rate, rounded to the nearest
-    /// frame). RR intervals become the tempo they imply; a pulse wave goes through the PPG beat
+    /// frame). RR intervals become the tempo they imply (and go along for the variability); a pulse wave goes through the PPG beat
     /// detector, whose beats take its place as explicit beats.
     /// Pose samples also go through the region model: a hit, at its interpolated crossing frame,
     /// for every region named in `regions` (the preset's, in index order).
@@ -60,6 +70,10 @@ public struct SessionSource {
                 // The tempo the interval implies; the clock places the beats (a source drives
                 // either the clock or explicit beats, never both, or every beat would sound twice).
                 messages.append(ControlMessage(frame: frame, .tempo(bpm: 60 / seconds)))
+                // The interval itself (in 1/1024 s, as a strap sends it), for the heart's variability.
+                if let interval = RRIntervals([UInt16((seconds * 1024).rounded())]) {
+                    messages.append(ControlMessage(frame: frame, .rrIntervals(interval)))
+                }
             case .ppg(let sample):
                 if sensors.pulseWave(sample) { messages.append(ControlMessage(frame: frame, .heartbeat(strength: 1))) }
             case .pose(let lx, let ly, let rx, let ry):

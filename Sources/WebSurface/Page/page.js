@@ -5,6 +5,7 @@
 const page = {
   layout: null, state: {}, connected: false,
   meterFrames: 0, beats: 0, regionHits: 0, flashes: [], offset: 0, bestRoundTrip: Infinity,
+  modulations: [],  // per modulation, its values in the last meter frame: [source, destination, on]
   trace: [],  // {t (server ms), peak: [l, r], rms: [l, r]}
 };
 window.pulsejack = page;
@@ -96,6 +97,7 @@ function flash(element, beat, name = "flash", hold = 90) {
 
 function meter(frame) {
   page.meterFrames += 1;
+  if (frame.modulations) showModulations(frame.modulations);
   page.trace.push({ t: frame.t, peak: frame.peak, rms: frame.rms });
   const keep = (page.layout ? page.layout.revolutionSeconds : 10) * 1000;
   while (page.trace.length > 2 && frame.t - page.trace[0].t > keep) page.trace.shift();
@@ -226,9 +228,50 @@ function build() {
     group.append(element("div", { class: "control" }, [element("label", { text: control.name }), input]));
   });
   $("inserts").hidden = layout.controls.length === 0;
+  buildModulations(layout);
   $("tap").onclick = () => send("/pulse/beat", []);
   $("performers").replaceChildren(...(layout.performers || []).map((name, index) => element("span", { class: "performer", "data-index": index },
     [element("span", { class: "light" }), ` ${name} `, element("b", { class: "performer-bpm", text: "–" })])));
+}
+
+// Each modulation's row, and the fader it moves: while on, the fader follows the modulation
+// (dragging it sets the value it returns to when switched off).
+function showModulations(values) {
+  page.modulations = values;
+  (page.layout ? page.layout.modulations : []).forEach((modulation, index) => {
+    const [source, destination, on] = values[index] || [null, null, false];
+    const row = document.querySelector(`.modulation[data-index="${index}"]`);
+    if (!row) return;
+    row.querySelector(".source").textContent = source == null ? "–" : +source.toFixed(3);
+    row.querySelector(".destination").textContent = destination == null ? "–" : +destination.toFixed(3);
+    setValue(row.querySelector(".switch"), on);
+    row.classList.toggle("off", !on);
+    const fader = modulatedFader(modulation);
+    if (fader) {
+      fader.classList.toggle("modulated", on);
+      if (on && destination != null) setValue(fader, fader.type === "checkbox" ? destination >= 0.5 : destination);
+    }
+  });
+}
+
+function modulatedFader(modulation) {
+  if (modulation.voice != null) return document.querySelector(`.voice[data-index="${modulation.voice}"] .${modulation.parameter}`);
+  if (modulation.control != null) return document.querySelector(`[data-control="${modulation.control}"]`);
+  return null;
+}
+
+function buildModulations(layout) {
+  const list = layout.modulations || [];
+  $("modulations").hidden = list.length === 0;
+  $("modulation-list").replaceChildren(...list.map((modulation, index) => {
+    const toggle = element("input", { type: "checkbox", class: "switch", checked: "", "aria-label": `modulation ${index + 1} on` });
+    toggle.addEventListener("change", () => send(`/modulation/${index + 1}/enable`, [toggle.checked ? 1 : 0]));
+    const fader = modulatedFader(modulation);
+    if (fader) fader.title = `modulated by ${modulation.from}: a change here is heard once the modulation is off`;
+    return element("tr", { class: "modulation", "data-index": index }, [
+      element("td", {}, [toggle]), element("td", { text: modulation.from }), element("td", { class: "source", text: "–" }),
+      element("td", { text: "→" }), element("td", { text: modulation.to }), element("td", { class: "destination", text: "–" })]);
+  }));
 }
 
 function render() {
@@ -240,6 +283,9 @@ function render() {
     element.querySelector(".performer-bpm").textContent = bpm == null ? "–" : bpm.toFixed(1);
   });
   $("dropout").hidden = !state.dropout;
+  const [rmssd, sdnn, breaths] = (state.variability || [])[0] || [];
+  $("variability").textContent = rmssd == null ? "" :
+    `RMSSD ${rmssd.toFixed(1)} ms · SDNN ${sdnn.toFixed(1)} ms` + (breaths == null ? "" : ` · ${breaths.toFixed(1)} breaths/min`);
   layout.voices.forEach((voice, index) => {
     const setting = state[`voice.${index}`], strip = document.querySelector(`.voice[data-index="${index}"]`);
     if (!setting || !strip) return;

@@ -1,0 +1,74 @@
+import Realtime
+import Plugins
+
+/// A parameter a modulation can set, as a preset names it ("voice.pad.insert.1.cutoff"), with
+/// its range, the values it takes, its value now (where it returns when the modulation is off)
+/// and the range a modulation maps onto when the preset gives none.
+public struct ModulationTarget: Sendable {
+    public var name: String
+    public var destination: ModulationDestination
+    public var minimum: Float
+    public var maximum: Float
+    public var step: ControlStep
+    public var base: Float
+    public var defaultRange: (low: Float, high: Float)?
+    /// How a person reads its range ("0…4", "20…20000 Hz").
+    public var rangeDescription: String { "\(minimum.plainText)…\(maximum.plainText)" }
+}
+
+extension EngineHandle {
+    /// Control thread, before activation. Every parameter a modulation can set in this engine:
+    /// each voice's gain, pan and velocity, each insert's controls and bypass, each hosted
+    /// instrument's controls, and the master gain.
+    public func modulationTargets() -> [ModulationTarget] {
+        ProcessThread.assertOutside("listing modulation targets")
+        var targets: [ModulationTarget] = []
+        let graph = current
+        for (index, slot) in graph.slots.enumerated() {
+            let voice = Int32(index), prefix = "voice.\(slot.name)."
+            targets.append(ModulationTarget(name: prefix + "gain", destination: .voiceGain(voice), minimum: VoiceSlot.gainRange.lowerBound,
+                                            maximum: VoiceSlot.gainRange.upperBound, step: .continuous, base: slot.gain, defaultRange: (0, 1)))
+            targets.append(ModulationTarget(name: prefix + "pan", destination: .voicePan(voice), minimum: -1, maximum: 1,
+                                            step: .continuous, base: slot.pan, defaultRange: (-1, 1)))
+            targets.append(ModulationTarget(name: prefix + "velocity", destination: .voiceVelocity(voice), minimum: 0, maximum: 1,
+                                            step: .continuous, base: slot.velocity, defaultRange: (0, 1)))
+            if let instrument = slot.instrumentVoice?.published {
+                for port in instrument.ports where port.kind == .control && port.isInput {
+                    targets.append(Self.control(port, of: instrument, name: prefix + "control.\(port.symbol)",
+                                                destination: .instrumentControl(voice: voice, port: port.index)))
+                }
+            }
+        }
+        for index in -1..<graph.slots.count {
+            guard let chain = graph.insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0)) else { continue }
+            let prefix = index < 0 ? "master" : "voice.\(graph.slots[index].name)"
+            for (number, stage) in chain.stages.enumerated() {
+                let place = "\(prefix).insert.\(number + 1).", instance = stage.published.instances[0]
+                let bypass = InsertAddress(chain: Int32(index), stage: UInt16(number), port: InsertAddress.bypass)
+                targets.append(ModulationTarget(name: place + "bypass", destination: .insertControl(bypass), minimum: 0, maximum: 1,
+                                                step: .toggled, base: stage.bypass ? 1 : 0, defaultRange: (0, 1)))
+                for port in instance.ports where port.kind == .control && port.isInput {
+                    let address = InsertAddress(chain: Int32(index), stage: UInt16(number), port: port.index)
+                    targets.append(Self.control(port, of: instance, name: place + port.symbol, destination: .insertControl(address)))
+                }
+            }
+        }
+        targets.append(ModulationTarget(name: "master.gain", destination: .masterGain, minimum: 0, maximum: 4, step: .continuous,
+                                        base: 1, defaultRange: (0, 1)))
+        return targets
+    }
+
+    /// A plugin's control port as a target: its range (none given: any number, and a preset must
+    /// give `to_range`), whole numbers, off/on or scale points as it says.
+    private static func control(_ port: PluginPort, of instance: PluginInstance, name: String,
+                                destination: ModulationDestination) -> ModulationTarget {
+        let ranged = !port.minimum.isNaN && !port.maximum.isNaN
+        let step: ControlStep = port.isToggled ? .toggled : !port.scalePoints.isEmpty ? .enumeration(port.scalePoints)
+            : port.isInteger ? .integer : .continuous
+        return ModulationTarget(name: name, destination: destination,
+                                minimum: port.minimum.isNaN ? -.greatestFiniteMagnitude : port.minimum,
+                                maximum: port.maximum.isNaN ? .greatestFiniteMagnitude : port.maximum,
+                                step: step, base: instance.controlValues[Int(port.index)],
+                                defaultRange: ranged ? (port.minimum, port.maximum) : nil)
+    }
+}

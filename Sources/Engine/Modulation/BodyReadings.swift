@@ -1,0 +1,103 @@
+import Realtime
+
+/// The latest value of each body signal that arrives as a message — each performer's EEG band
+/// powers and hands, the named signals, the MIDI controllers — with the frame it came at (NaN
+/// and −1 until one does). The hearts keep their own (`PerformerHeart`). Made before
+/// activation; the process thread writes it as the messages apply.
+package final class BodyReadings {
+    let performers: Int
+    private let bands: FixedBuffer<Float>
+    private let bandFrames: FixedBuffer<Int64>
+    private let poses: FixedBuffer<Float>
+    private let poseFrames: FixedBuffer<Int64>
+    private let signals: FixedBuffer<Float>
+    private let signalFrames: FixedBuffer<Int64>
+    private let controllers = FixedBuffer<Float>(capacity: 128, repeating: .nan)
+    private let controllerFrames = FixedBuffer<Int64>(capacity: 128, repeating: -1)
+
+    static let bandCount = EEGBand.allCases.count
+
+    package init(performers: Int, signals: Int) {
+        self.performers = performers
+        bands = FixedBuffer(capacity: performers * Self.bandCount, repeating: .nan)
+        bandFrames = FixedBuffer(capacity: performers * Self.bandCount, repeating: -1)
+        poses = FixedBuffer(capacity: performers * 4, repeating: .nan)
+        poseFrames = FixedBuffer(capacity: performers, repeating: -1)
+        self.signals = FixedBuffer(capacity: max(1, signals), repeating: .nan)
+        signalFrames = FixedBuffer(capacity: max(1, signals), repeating: -1)
+    }
+
+    var signalCapacity: Int { signals.capacity }
+
+    /// Real-time safe. Each returns false for a performer, signal or band it does not keep.
+    func setBand(_ band: EEGBand, _ value: Float, performer: Int, at frame: Int64) -> Bool {
+        guard performer < performers, value.isFinite else { return false }
+        bands[performer * Self.bandCount + Int(band.rawValue)] = value
+        bandFrames[performer * Self.bandCount + Int(band.rawValue)] = frame
+        return true
+    }
+
+    func setPose(_ values: (Float, Float, Float, Float), performer: Int, at frame: Int64) -> Bool {
+        guard performer < performers, values.0.isFinite, values.1.isFinite, values.2.isFinite, values.3.isFinite else { return false }
+        poses[performer * 4] = values.0
+        poses[performer * 4 + 1] = values.1
+        poses[performer * 4 + 2] = values.2
+        poses[performer * 4 + 3] = values.3
+        poseFrames[performer] = frame
+        return true
+    }
+
+    func setSignal(_ index: Int32, _ value: Float, at frame: Int64) -> Bool {
+        guard index >= 0, Int(index) < signals.capacity, value.isFinite else { return false }
+        signals[Int(index)] = value
+        signalFrames[Int(index)] = frame
+        return true
+    }
+
+    func setController(_ number: UInt8, _ value: UInt8, at frame: Int64) {
+        controllers[Int(number & 0x7F)] = Float(value & 0x7F)
+        controllerFrames[Int(number & 0x7F)] = frame
+    }
+
+    /// Real-time safe. A non-heart source's value and the frame it came at (NaN, −1: none yet).
+    func value(of source: ModulationSource) -> (value: Double, frame: Int64) {
+        switch source {
+        case .eeg(let performer, let band):
+            let index = Int(performer) * Self.bandCount + Int(band.rawValue)
+            return (Double(bands[index]), bandFrames[index])
+        case .relaxation(let performer):
+            let alpha = Int(performer) * Self.bandCount + Int(EEGBand.alpha.rawValue)
+            let beta = Int(performer) * Self.bandCount + Int(EEGBand.beta.rawValue)
+            let sum = Double(bands[alpha]) + Double(bands[beta])
+            let frame = max(bandFrames[alpha], bandFrames[beta])
+            return sum > 0 ? (Double(bands[alpha]) / sum, frame) : (.nan, frame)
+        case .pose(let performer, let measure):
+            let base = Int(performer) * 4
+            let frame = poseFrames[Int(performer)]
+            switch measure {
+            case .leftX: return (Double(poses[base]), frame)
+            case .leftY: return (Double(poses[base + 1]), frame)
+            case .rightX: return (Double(poses[base + 2]), frame)
+            case .rightY: return (Double(poses[base + 3]), frame)
+            case .spread:
+                let dx = Double(poses[base + 2]) - Double(poses[base]), dy = Double(poses[base + 3]) - Double(poses[base + 1])
+                return ((dx * dx + dy * dy).squareRoot(), frame)
+            }
+        case .signal(let index): return (Double(signals[Int(index)]), signalFrames[Int(index)])
+        case .controller(let number): return (Double(controllers[Int(number)]), controllerFrames[Int(number)])
+        case .heart, .beatPhase: return (.nan, -1)
+        }
+    }
+}
+
+extension BodyReadings {
+    /// Control thread, neither engine running: `old`'s values (frames as they were: a rebuilt
+    /// engine starts where the old one stopped).
+    func take(_ old: BodyReadings) {
+        for index in 0..<min(bands.capacity, old.bands.capacity) { (bands[index], bandFrames[index]) = (old.bands[index], old.bandFrames[index]) }
+        for index in 0..<min(poses.capacity, old.poses.capacity) { poses[index] = old.poses[index] }
+        for index in 0..<min(poseFrames.capacity, old.poseFrames.capacity) { poseFrames[index] = old.poseFrames[index] }
+        for index in 0..<min(signals.capacity, old.signals.capacity) { (signals[index], signalFrames[index]) = (old.signals[index], old.signalFrames[index]) }
+        for index in 0..<128 { (controllers[index], controllerFrames[index]) = (old.controllers[index], old.controllerFrames[index]) }
+    }
+}
