@@ -13,7 +13,7 @@ final class PresetTests: XCTestCase {
     }
 
     func testShippedPresetsLoad() throws {
-        for name in ["click", "default", "pulsonify", "tambour", "musicmood", "ensemble", "duo"] {
+        for name in ["click", "default", "pulsonify", "tambour", "musicmood", "ensemble", "duo", "breathe", "reach"] {
             let loaded = try LoadedPreset.load(path: Fixtures.presets.appendingPathComponent(name).path)
             XCTAssertFalse(loaded.voices.isEmpty)
             for voice in loaded.voices {
