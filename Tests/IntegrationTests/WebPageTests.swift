@@ -139,4 +139,74 @@ final class WebPageTests: XCTestCase {
         try browser.screenshot().write(to: Self.screenshots.appendingPathComponent("web-page-3.png"))
     }
 
+
+    /// The body shaping the sound on the page: each modulation's source and destination values
+    /// move with what OSC sends, the fader it moves is marked and follows it, the heart's
+    /// variability shows, and its switch turns it off for the engine (a JACK client hears the
+    /// voice back at its own gain).
+    func testThePageShowsModulationsMovingAndSwitchesOneOff() throws {
+        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
+        guard WebDriver.available else { return XCTFail("chromium and chromium-driver are not installed (make deps installs them)") }
+        TestServer.use(server)
+        let run = try LiveWebRun(preset: """
+            name: modulated
+            bpm: 60
+            voices:
+              - {name: pad, kind: click, on_beat: false, gain: 0.5}
+              - name: tone
+                kind: click
+                on_beat: false
+                inserts: [{plugin: "http://lv2plug.in/plugins/eg-amp"}]
+            modulations:
+              - {from: signal.level, to: voice.pad.gain}
+              - {from: eeg.alpha, to: voice.tone.insert.1.gain, to_range: [-40, 0]}
+            """, web: "0", server: server)
+        self.run = run
+        XCTAssertTrue(try Subprocess.waitForPorts(of: run.client, server: server))
+        let ear = try CaptureClient(name: "pj-web-modulation-ear-\(getpid())", threshold: 0.1)
+        defer { ear.close() }
+        try ear.connect(from: "\(run.client):out_L")
+        let browser = try WebDriver()
+        defer { browser.quit() }
+        try browser.open(run.url)
+        XCTAssertTrue(try browser.wait(until: "return window.pulsejack && window.pulsejack.connected && window.pulsejack.layout !== null"))
+        XCTAssertEqual(try browser.execute("return document.querySelectorAll('.modulation').length") as? Int, 2)
+        XCTAssertEqual(try browser.execute("return document.querySelector('.modulation[data-index=\"1\"]').textContent") as? String,
+                       "eeg.alpha–→voice.tone.insert.1.gain–")
+
+        // The source moves, and the destination and the pad's gain fader with it.
+        for level in [0.2, 0.8] {
+            OSCEncoder.send(OSCEncoder.message("/signal/level", [.float(Float(level))]), port: run.osc)
+            XCTAssertTrue(try browser.wait(until: "return document.querySelector('.modulation[data-index=\"0\"] .source').textContent === '\(level)'"))
+            XCTAssertTrue(try browser.wait(until: "return document.querySelector('.modulation[data-index=\"0\"] .destination').textContent === '\(level)'"))
+            XCTAssertTrue(try browser.wait(until: "const f = document.querySelector('.voice[data-voice=\"pad\"] .gain'); return f.classList.contains('modulated') && Number(f.value) === \(level)"))
+        }
+        OSCEncoder.send(OSCEncoder.message("/muse/elements/alpha_absolute", [.float(0.25)]), port: run.osc)
+        XCTAssertTrue(try browser.wait(until: "return document.querySelector('.modulation[data-index=\"1\"] .destination').textContent === '-30'"))
+        XCTAssertTrue(try browser.wait(until: "const f = document.querySelector('[data-control=\"1\"]'); return f.classList.contains('modulated') && Number(f.value) === -30"))
+        // The heart's variability, from the intervals /pulse/rr sends.
+        OSCEncoder.send(OSCEncoder.message("/pulse/rr", [.float(0.8), .float(0.85), .float(0.78)]), port: run.osc)
+        XCTAssertTrue(try browser.wait(until: "return document.getElementById('variability').textContent.startsWith('RMSSD ')"))
+        let sent = [0.8, 0.85, 0.78].map { (Double(Float($0)) * 1024).rounded() / 1024 }
+        let expected = try XCTUnwrap(ReferenceVariability.of(sent, window: 30))
+        XCTAssertEqual(try XCTUnwrap(try run.status()["rmssd_ms"]), expected.rmssd, accuracy: 1e-3)
+        XCTAssertEqual(try XCTUnwrap(try run.status()["sdnn_ms"]), expected.sdnn, accuracy: 1e-3)
+        try browser.screenshot().write(to: Self.screenshots.appendingPathComponent("web-page-modulations.png"))
+
+        // Heard at the modulated gain; switched off on the page, at the pad's own 0.5.
+        let heard = { () -> Float? in
+            let before = ear.onsetLevels.count
+            OSCEncoder.send(OSCEncoder.message("/voice/pad/trigger", [.float(1)]), port: run.osc)
+            for _ in 0..<40 where ear.onsetLevels.count == before { usleep(50_000) }
+            return ear.onsetLevels.count > before ? ear.onsetLevels.last : nil
+        }
+        XCTAssertEqual(heard() ?? 0, 0.8, accuracy: 1e-6)
+        try browser.execute("document.querySelector('.modulation[data-index=\"0\"] .switch').click()")
+        XCTAssertTrue(try browser.wait(until: "return !document.querySelector('.voice[data-voice=\"pad\"] .gain').classList.contains('modulated')"))
+        XCTAssertEqual(try run.status()["modulation_1_on"], 0)
+        usleep(100_000)
+        XCTAssertEqual(heard() ?? 0, 0.5, accuracy: 1e-6, "the voice's own gain once the modulation is off")
+        XCTAssertEqual(try run.status()["modulation_2_on"], 1, "the other one stays on")
+    }
+
 }
