@@ -54,6 +54,14 @@ final class SensorRunTests: XCTestCase {
         XCTAssertGreaterThan(logged.count, 10)
         XCTAssertEqual(logged, Array(sent.prefix(logged.count)))
         XCTAssertGreaterThan(lines.filter { $0["event"] as? String == "heartbeat" }.count, 10, "predicted beats")
+        // The heart's variability in the status: the formula's on the intervals the strap had sent by then.
+        let rmssd = try XCTUnwrap(values["rmssd_ms"] as? Double, status.stdout), sdnn = try XCTUnwrap(values["sdnn_ms"] as? Double)
+        let matching = (2...sent.count).filter { count in
+            guard let expected = ReferenceVariability.of(Array(sent.prefix(count)), window: 30) else { return false }
+            return abs(expected.rmssd - rmssd) < 1e-3 && abs(expected.sdnn - sdnn) < 1e-3
+        }
+        XCTAssertFalse(matching.isEmpty, "RMSSD \(rmssd), SDNN \(sdnn) ms are the formula's on the first n intervals sent, for some n")
+        XCTAssertGreaterThanOrEqual(matching.first ?? 0, 8)
         XCTAssertFalse(lines.contains { $0["event"] as? String == "tempo" }, "the strap's beats are the heart: --bpm starts no clock beside them")
 
         // The ear heard a click for every beat the engine fired (none lost between them).
