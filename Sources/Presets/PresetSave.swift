@@ -9,12 +9,17 @@ extension LoadedPreset {
     /// folded in, every sound path absolute, and each voice's current enable, gain, pan and rate.
     /// Loading the result plays the same graph from any folder (a session manager's save).
     /// `plugins`: hosted plugins' controls and saved state folders by place ("piano",
-    /// "piano.insert1", "master.insert1"; `RealtimeEngine.savePluginStates`).
-    public func standalone(bpm: Double?, states: [String: VoiceState], plugins: [String: EngineHandle.SavedPlugin] = [:]) -> Preset {
+    /// "piano.insert1", "master.insert1"; `RealtimeEngine.savePluginStates`). `modulationsOn`: each
+    /// modulation's switch now, in the preset's order.
+    public func standalone(bpm: Double?, states: [String: VoiceState], plugins: [String: EngineHandle.SavedPlugin] = [:],
+                           modulationsOn: [Bool] = []) -> Preset {
         var saved = preset
         saved.include = nil
         saved.settings = nil
         if let bpm { saved.bpm = bpm }
+        for (index, on) in modulationsOn.enumerated() where index < saved.modulations?.count ?? 0 {
+            saved.modulations?[index].enabled = on ? nil : false
+        }
         saved.voices = voices.map { voice in
             var definition = voice.definition
             for field in definition.kind.descriptor.fields where field.value.isPath {
@@ -66,7 +71,7 @@ extension LoadedPreset {
 
     /// Writes `standalone(…)` as YAML to `path` (atomically: a crash mid-save keeps the old file).
     public func save(to path: String, bpm: Double?, states: [String: VoiceState],
-                     plugins: [String: EngineHandle.SavedPlugin] = [:]) throws {
+                     plugins: [String: EngineHandle.SavedPlugin] = [:], modulationsOn: [Bool] = []) throws {
         // Plugin states inside the saved preset's folder are named relative to it, so the
         // session folder can move (a session manager's archive, another machine).
         let folder = (path as NSString).deletingLastPathComponent + "/"
@@ -78,7 +83,7 @@ extension LoadedPreset {
         let yaml: String
         do {
             yaml = "# Saved by pulsejack from \(file)\n"
-                + Self.plainNumbers(try YAMLEncoder().encode(standalone(bpm: bpm, states: states, plugins: plugins)))
+                + Self.plainNumbers(try YAMLEncoder().encode(standalone(bpm: bpm, states: states, plugins: plugins, modulationsOn: modulationsOn)))
         } catch {
             throw InputError(file: path, "cannot encode the preset: \(error)")
         }

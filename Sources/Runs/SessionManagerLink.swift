@@ -79,7 +79,9 @@ public final class SessionManagerLink {
             let states = handle.voiceStates(live: live)
             // Plugin states inside the session folder (`state:makePath` files go there too).
             let plugins = try handle.savePluginStates(into: pluginFolder)
-            try loaded.save(to: session.path + "/preset.yaml", bpm: handle.publishedTempo, states: states, plugins: plugins)
+            let switches = (0..<handle.modulationReadings.count).map { handle.modulationReadings.reading($0).enabled }
+            try loaded.save(to: session.path + "/preset.yaml", bpm: handle.publishedTempo, states: states, plugins: plugins,
+                            modulationsOn: switches)
             client.saved()
             say("pulsejack: saved the session to \(session.path)/preset.yaml")
         } catch {

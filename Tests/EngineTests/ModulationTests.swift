@@ -351,6 +351,30 @@ final class ModulationTests: XCTestCase {
         print("breathing-rr.csv: \(estimates[0]) breaths/min (6 breathed), \(estimates[1]) (15 breathed)")
     }
 
+    /// A controller on `midi_in` at its offset in the period, and a hosted instrument's control:
+    /// mda ePiano's `modulation` takes the mapped value for the next run, and the controller's
+    /// value is applied as a message (what the session log records).
+    func testAMIDIControllerMovesAnInstrumentsControl() throws {
+        let (engine, _) = try engine("""
+            modulations:
+              - {from: midi.cc.1, to: voice.piano.control.modulation, to_range: [0.5, 1]}
+            voices:
+              - {name: piano, kind: lv2, plugin: 'http://drobilla.net/plugins/mda/EPiano', length: 0.1}
+            """)
+        let piano = try XCTUnwrap(engine.slots[0].instrument)
+        let port = try XCTUnwrap(piano.ports.first { $0.symbol == "modulation" }).index
+        XCTAssertEqual(piano.controlValues[Int(port)], 0.5, "the plugin's default")
+        engine.receiveMIDI(status: 0xB3, key: 1, value: 127, offset: 17)  // channel 4: any channel
+        _ = Fixtures.run(engine, sizes: [256], periods: 1)
+        XCTAssertEqual(piano.controlValues[Int(port)], 1)
+        engine.receiveMIDI(status: 0xB0, key: 1, value: 0, offset: 200)
+        engine.receiveMIDI(status: 0xB0, key: 2, value: 99, offset: 201)  // a controller no modulation reads
+        _ = Fixtures.run(engine, sizes: [256], periods: 1)
+        XCTAssertEqual(piano.controlValues[Int(port)], 0.5)
+        XCTAssertEqual(engine.handle.modulationReadings.reading(0).source, 0)
+        XCTAssertEqual(engine.handle.counters.value(.messagesApplied), 2, "two controllers applied; the unread one never queued")
+    }
+
     func testTheMappingCurvesAreTheirFormulas() {
         let exp = ModulationMapping(from: (60, 140), to: (400, 4000), curve: .exp)
         XCTAssertEqual(exp.value(100), 400 * pow(10, 0.5), accuracy: 1e-9)

@@ -202,7 +202,8 @@ final class WebPageTests: XCTestCase {
         }
         XCTAssertEqual(heard() ?? 0, 0.8, accuracy: 1e-6)
         try browser.execute("document.querySelector('.modulation[data-index=\"0\"] .switch').click()")
-        XCTAssertTrue(try browser.wait(until: "return !document.querySelector('.voice[data-voice=\"pad\"] .gain').classList.contains('modulated')"))
+        XCTAssertTrue(try browser.wait(until: "const f = document.querySelector('.voice[data-voice=\"pad\"] .gain'); return !f.classList.contains('modulated') && Number(f.value) === 0.5"),
+                      "the fader back at the voice's own gain")
         XCTAssertEqual(try run.status()["modulation_1_on"], 0)
         usleep(100_000)
         XCTAssertEqual(heard() ?? 0, 0.5, accuracy: 1e-6, "the voice's own gain once the modulation is off")

@@ -21,6 +21,22 @@ final class PresetSaveTests: XCTestCase {
         return try WavFile(path: out).channels[0]
     }
 
+    /// The breathe preset saved with its second modulation switched off: loaded again, it starts
+    /// off, the others on, and the saved preset plays like the original with it off.
+    func testASavedPresetKeepsItsModulationsSwitches() throws {
+        let original = try LoadedPreset.load(path: Fixtures.presets.appendingPathComponent("breathe").path)
+        let temporary = try TemporaryFolder("save-modulations")
+        defer { temporary.remove() }
+        let engine = try EngineGraph.build(preset: original, sampleRate: 48_000, maxFrames: 256)
+        try original.save(to: temporary.file("preset.yaml"), bpm: nil, states: engine.handle.voiceStates(live: false),
+                          modulationsOn: [true, false, true])
+        let saved = try LoadedPreset.load(path: temporary.path)
+        XCTAssertEqual(saved.preset.modulations?.map { $0.enabled ?? true }, [true, false, true])
+        XCTAssertEqual(saved.preset.modulations?.map(\.to), original.preset.modulations?.map(\.to))
+        let setup = try EngineGraph.setup(preset: saved, sampleRate: 48_000, maxFrames: 256)
+        XCTAssertEqual(setup.modulations.map(\.enabled), [true, false, true])
+    }
+
     func testASavedPresetPlaysLikeTheOriginalFromAnotherFolder() throws {
         // PulSonify includes shared voice files and overrides them with settings.
         let original = try LoadedPreset.load(path: Fixtures.presets.appendingPathComponent("pulsonify").path)

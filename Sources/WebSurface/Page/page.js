@@ -163,8 +163,9 @@ function slider(min, max, step, onValue) {
   return input;
 }
 
-function setValue(input, value) {
-  if (input.dataset.dragging) return;
+// A modulated fader follows its modulation (`showModulations`), not the state's manual value.
+function setValue(input, value, modulated = false) {
+  if (input.dataset.dragging || (!modulated && input.classList.contains("modulated"))) return;
   if (input.type === "checkbox") input.checked = value; else input.value = value;
 }
 
@@ -248,8 +249,10 @@ function showModulations(values) {
     row.classList.toggle("off", !on);
     const fader = modulatedFader(modulation);
     if (fader) {
+      const was = fader.classList.contains("modulated");
       fader.classList.toggle("modulated", on);
-      if (on && destination != null) setValue(fader, fader.type === "checkbox" ? destination >= 0.5 : destination);
+      if (on && destination != null) setValue(fader, fader.type === "checkbox" ? destination >= 0.5 : destination, true);
+      if (was && !on) render();  // back to the manual value the state holds
     }
   });
 }
