@@ -1,7 +1,7 @@
 /// The quiet period of a hosted instrument: most of its periods have nothing due in them.
 extension RealtimeEngine {
     /// Real-time safe. With `playsQuietPeriods`, a period (one chunk) in which nothing is due: no
-    /// message or MIDI note in the queue, no pulse of any heart, no early firing. The one voice
+    /// message or MIDI note in the queue, no pulse of any heart, no early firing, no modulation. The one voice
     /// renders straight into the output (`Mixer.renderSoleBlockVoice`), as the sub-block pass
     /// would have after finding nothing to split at and no other voice to render, without that
     /// pass: a period touches little more code than a bare host's. The chunk is begun
@@ -11,6 +11,7 @@ extension RealtimeEngine {
         let end = beginChunk(frames: frames)
         if let due = queue.earliestFrame, due < end { return false }
         if let due = firing.nextEarlyFrame, due < end { return false }
+        if let modulations, modulations.nextDue < end { return false }
         guard hearts.nextPulse(from: framePosition, before: end).frame == end,
               mixer.renderSoleBlockVoice(frames: frames, left: left, right: right) else { return false }
         endChunk(at: end)

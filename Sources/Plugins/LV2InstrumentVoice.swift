@@ -3,7 +3,8 @@ import Realtime
 
 /// A hosted LV2 instrument as a voice (`kind: lv2`). Each firing is a MIDI note-on in the
 /// plugin's atom sequence at its frame within the period, and a note-off `length` later; the
-/// plugin runs once per block (not split at notes), its events in time order.
+/// plugin runs once per block (not split at notes), its events in time order — split only where
+/// a modulation changes one of its controls.
 package final class LV2InstrumentVoice: BlockVoice, NoteSink {
     /// The instance the process thread runs: its set's, replaced whole when its guard hands a
     /// fresh one over.
@@ -44,6 +45,10 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
     private var lengthFrames = 4800
     /// Events that did not fit (this block's list, or the plugin's sequence).
     private(set) var droppedEvents = 0
+    /// This block's control changes (a modulation's), in time order, and those that did not fit.
+    private let controlChanges = FixedBuffer<(offset: Int, port: UInt32, value: Float)>(capacity: 256, repeating: (0, 0, 0))
+    private var controlChangeCount = 0
+    private(set) var lateControlChanges = 0
 
     package init(plugin: PluginInstance, note: Int, lengthSeconds: Double, channel: UInt8) {
         current = InsertChain.PluginSet([plugin])
@@ -109,9 +114,16 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
     }
 
     /// Real-time safe. Control `port` takes `value` from the next run (the plugin runs once a period).
+    /// Real-time safe. Control `port` takes `value` at the current frame of the block: the
+    /// plugin's run is split there (a full list applies it at once, counted).
     package func setControl(_ port: UInt32, _ value: Float) {
         guard Int(port) < plugin.ports.count else { return }
-        plugin.setControl(port, value)
+        guard controlChangeCount < controlChanges.capacity else {
+            lateControlChanges += 1
+            return plugin.setControl(port, value)
+        }
+        controlChanges[controlChangeCount] = (cursor, port, value)
+        controlChangeCount += 1
     }
 
     /// Real-time safe. Counts the sub-block's frames; the sound comes in `renderBlock`.
@@ -139,6 +151,8 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
             if let retire { retire(old) } else { old.release() }
         }
         guard !pluginGuard.benched else {
+            for index in 0..<controlChangeCount { plugin.setControl(controlChanges[index].port, controlChanges[index].value) }
+            controlChangeCount = 0
             eventCount = 0
             cursor = 0
             left.update(repeating: 0, count: frames)
@@ -146,21 +160,39 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
             return
         }
         sortEvents()
-        for index in 0..<eventCount {
-            let event = events[index]
-            if !plugin.addMIDI(frame: min(event.frame, frames - 1), (event.status, event.key, event.velocity)) { droppedEvents += 1 }
-        }
-        eventCount = 0
-        if outputs.count >= 1 { plugin.connect(port: outputs.left, to: left) }
-        if outputs.count >= 2 { plugin.connect(port: outputs.right, to: right) }
         pluginGuard.startRun()
-        plugin.run(frames: frames)
+        runSplitAtControlChanges(left: left, right: right, frames: frames)
         // The block is overwritten whatever the plugin's outputs (`BlockVoice`).
         if outputs.count == 0 { left.update(repeating: 0, count: frames) }
         if outputs.count <= 1 { right.update(from: left, count: frames) }
         // Nothing non-finite or subnormal reaches the voice's gain, inserts or the mix.
         pluginGuard.endRun(left, right, frames: frames)
         cursor = 0
+    }
+
+    /// Real-time safe. The plugin over the block, its run split where a control changes; each
+    /// part gets the notes due in it. Bounded by the change list's capacity.
+    private func runSplitAtControlChanges(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        var start = 0, nextEvent = 0, nextChange = 0
+        repeat {
+            while nextChange < controlChangeCount && controlChanges[nextChange].offset <= start {
+                plugin.setControl(controlChanges[nextChange].port, controlChanges[nextChange].value)
+                nextChange += 1
+            }
+            let end = nextChange < controlChangeCount ? min(controlChanges[nextChange].offset, frames) : frames
+            while nextEvent < eventCount && (events[nextEvent].frame < end || end == frames) {
+                let event = events[nextEvent]
+                if !plugin.addMIDI(frame: min(event.frame, frames - 1) - start, (event.status, event.key, event.velocity)) { droppedEvents += 1 }
+                nextEvent += 1
+            }
+            if outputs.count >= 1 { plugin.connect(port: outputs.left, to: left + start) }
+            if outputs.count >= 2 { plugin.connect(port: outputs.right, to: right + start) }
+            plugin.run(frames: end - start)
+            start = end
+        } while start < frames
+        for index in nextChange..<controlChangeCount { plugin.setControl(controlChanges[index].port, controlChanges[index].value) }
+        controlChangeCount = 0
+        eventCount = 0
     }
 
     /// Real-time safe (at a swap, as well as at setup): reads the instance's port list.

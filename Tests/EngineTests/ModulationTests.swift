@@ -375,6 +375,36 @@ final class ModulationTests: XCTestCase {
         XCTAssertEqual(engine.handle.counters.value(.messagesApplied), 2, "two controllers applied; the unread one never queued")
     }
 
+    /// A hosted instrument's control moved mid-period takes effect at its frame: the instrument's
+    /// run is split there, so renders at any period size agree — within what mda ePiano itself
+    /// differs by between block sizes (its LFO steps per run: about 5e-6 here with no
+    /// modulation at all), far below what a change moved to its period's start makes.
+    func testAnInstrumentsControlChangesAtItsFrameWhateverThePeriod() throws {
+        func render(periodFrames: Int, changesAtPeriodStarts: Bool = false) throws -> [Float] {
+            let (engine, ring) = try engine("""
+                bpm: 100
+                modulations:
+                  - {from: signal.wheel, to: voice.piano.control.modulation, to_range: [0.5, 1]}
+                voices:
+                  - {name: piano, kind: lv2, plugin: 'http://drobilla.net/plugins/mda/EPiano', length: 0.4}
+                """, maxFrames: periodFrames)
+            for index in 0..<20 {
+                var frame = 5_000 + index * 17_777
+                if changesAtPeriodStarts { frame = frame / periodFrames * periodFrames }
+                ring.producer.push(ControlMessage(frame: Int64(frame), .signal(index: 0, Float(index % 5) / 4)))
+            }
+            return Array(Fixtures.run(engine, sizes: [periodFrames], periods: 400_000 / periodFrames).left.prefix(380_000))
+        }
+        func difference(_ a: [Float], _ b: [Float]) -> Float { zip(a, b).map { abs($0 - $1) }.max()! }
+        let reference = try render(periodFrames: 256)
+        XCTAssertGreaterThan(reference.map(abs).max() ?? 0, 0.05, "the ePiano plays")
+        for periodFrames in [96, 1024] {
+            XCTAssertLessThan(difference(try render(periodFrames: periodFrames), reference), 2e-5, "\(periodFrames)-frame periods")
+        }
+        let atPeriodStarts = difference(try render(periodFrames: 1024, changesAtPeriodStarts: true), reference)
+        XCTAssertGreaterThan(atPeriodStarts, 1e-3, "changes at their periods' starts instead would be heard")
+    }
+
     func testTheMappingCurvesAreTheirFormulas() {
         let exp = ModulationMapping(from: (60, 140), to: (400, 4000), curve: .exp)
         XCTAssertEqual(exp.value(100), 400 * pow(10, 0.5), accuracy: 1e-9)

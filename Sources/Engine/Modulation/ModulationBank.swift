@@ -114,30 +114,16 @@ package final class ModulationBank {
         }
         let x = state.glided(read.value, quietSince: read.quietSince, at: frame)
         state.reading = x
-        if state.glides {
-            if let quiet = read.quietSince {
-                if Double(frame - quiet) < state.glideFrames { due = Self.nextBlock(after: frame) }
-            } else if !state.source.isHeart && read.frame >= 0 {
-                due = min(due, Self.boundary(atOrAfter: max(frame + 1, read.frame + state.quietAfterFrames)))
-            }
-        }
+        due = min(due, state.dueForDropout(lastValue: read.frame, quietSince: read.quietSince, at: frame))
         var y = x
         if state.smoothing > 0 {
-            if frame % Self.block == 0 {
-                if state.smoothed.isNaN {
-                    state.smoothed = x
-                } else {
-                    state.smoothed += state.smoothing * (x - state.smoothed)
-                }
-                if abs(x - state.smoothed) <= 1e-9 * max(1, abs(x)) { state.smoothed = x } else { due = Self.nextBlock(after: frame) }
-            } else {
-                due = min(due, Self.boundary(atOrAfter: frame))
-            }
-            guard !state.smoothed.isNaN else {
+            let step = state.smooth(x, at: frame)
+            due = min(due, step.due)
+            guard let smoothed = step.value else {
                 state.nextDue = due
                 return
             }
-            y = state.smoothed
+            y = smoothed
         }
         let value = state.destinationValue(y)
         if state.enabled && value != state.output {

@@ -8,8 +8,7 @@ public enum ModulationDestination: Sendable, Equatable, Hashable, BitwiseCopyabl
     case voiceVelocity(Int32)
     /// An insert's control (or its bypass), clamped to the port's range.
     case insertControl(InsertAddress)
-    /// A hosted instrument's control port (the voice runs it once a period: its value at the
-    /// period's start holds for the period).
+    /// A hosted instrument's control port (its run is split where the control changes).
     case instrumentControl(voice: Int32, port: UInt32)
     /// Linear, 0…4, after the preset's master gain.
     case masterGain

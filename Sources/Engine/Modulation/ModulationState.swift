@@ -78,6 +78,30 @@ package final class ModulationState {
         }
     }
 
+    /// Real-time safe. When a dropout makes it due again: each block while it glides, and (not a
+    /// heart's source, which the dropout watch announces) the block where its silence would begin.
+    func dueForDropout(lastValue: Int64, quietSince: Int64?, at frame: Int64) -> Int64 {
+        guard glides else { return .max }
+        if let quietSince { return Double(frame - quietSince) < glideFrames ? ModulationBank.nextBlock(after: frame) : .max }
+        guard !source.isHeart, lastValue >= 0 else { return .max }
+        return ModulationBank.boundary(atOrAfter: max(frame + 1, lastValue + quietAfterFrames))
+    }
+
+    /// Real-time safe. The one-pole one block on at a block boundary (from `x` itself at its first
+    /// value), when it is due again (each block until it rests on `x`); between boundaries, only
+    /// the next boundary. Nil before its first value.
+    func smooth(_ x: Double, at frame: Int64) -> (value: Double?, due: Int64) {
+        guard frame % ModulationBank.block == 0 else {
+            return (smoothed.isNaN ? nil : smoothed, ModulationBank.boundary(atOrAfter: frame))
+        }
+        smoothed = smoothed.isNaN ? x : smoothed + smoothing * (x - smoothed)
+        if abs(x - smoothed) <= 1e-9 * max(1, abs(x)) {
+            smoothed = x
+            return (smoothed, .max)
+        }
+        return (smoothed, ModulationBank.nextBlock(after: frame))
+    }
+
     /// Real-time safe. The source's value at `frame` with the dropout's glide: `held` is the
     /// last value, `quietSince` when the source went quiet (nil: it is not).
     func glided(_ held: Double, quietSince: Int64?, at frame: Int64) -> Double {
