@@ -131,14 +131,7 @@ public enum ModulationTable {
             let mapping = try self.mapping(entry, sourceRange: sourceRange, target: target, fail: fail)
             let smooth = entry.smooth ?? 0
             guard smooth.isFinite, (0...60).contains(smooth) else { throw fail("smooth", "\(smooth) is outside 0…60 s") }
-            var dropout: Modulation.Dropout?
-            if let given = entry.onDropout {
-                let seconds = given.seconds ?? 2, after = given.after ?? 2
-                guard given.value.isFinite else { throw fail("on_dropout.value", "not a number") }
-                guard seconds.isFinite, (0...600).contains(seconds) else { throw fail("on_dropout.seconds", "\(seconds) is outside 0…600 s") }
-                guard after.isFinite, (0.05...600).contains(after) else { throw fail("on_dropout.after", "\(after) is outside 0.05…600 s") }
-                dropout = Modulation.Dropout(value: given.value, seconds: seconds, after: after)
-            }
+            let dropout = try entry.onDropout.map { try self.dropout($0, fail: fail) }
             modulations.append(Modulation(name: "\(entry.from) → \(entry.to)", source: source, destination: target.destination,
                                           mapping: mapping, smoothSeconds: smooth, dropout: dropout, minimum: target.minimum,
                                           maximum: target.maximum, step: target.step, base: target.base, enabled: entry.enabled ?? true))
@@ -147,6 +140,15 @@ public enum ModulationTable {
             throw InputError(file: loaded.file, line: loaded.line("modulations"), field: "modulations", "\(modulations.count) modulations (at most \(most))")
         }
         return (modulations, signals)
+    }
+
+    /// An `on_dropout:`, checked: a finite value, `seconds` 0…600 (default 2), `after` 0.05…600 (default 2).
+    private static func dropout(_ given: ModulationEntry.OnDropout, fail: (String?, String) -> InputError) throws -> Modulation.Dropout {
+        let seconds = given.seconds ?? 2, after = given.after ?? 2
+        guard given.value.isFinite else { throw fail("on_dropout.value", "not a number") }
+        guard seconds.isFinite, (0...600).contains(seconds) else { throw fail("on_dropout.seconds", "\(seconds) is outside 0…600 s") }
+        guard after.isFinite, (0.05...600).contains(after) else { throw fail("on_dropout.after", "\(after) is outside 0.05…600 s") }
+        return Modulation.Dropout(value: given.value, seconds: seconds, after: after)
     }
 
     /// The entry's ranges and curve, checked: the source's and the destination's own ranges where it gives none.

@@ -78,11 +78,21 @@ final class MisbehavingPluginLiveTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(values["plugin_spinning.insert1_overruns"] as? Int ?? 0, 3, status.stdout)
         XCTAssertGreaterThan(values["plugin_spinning.insert1_max_us"] as? Double ?? 0, 19_000, status.stdout)
         // Its spins start after its first second and it is benched by its third (about 1.8 s):
-        // the clicks heard in the last two seconds are 24 000 frames apart, every one.
-        let heard = ear.onsetJackFrames, last = try XCTUnwrap(heard.last)
+        // the clicks heard in the last two seconds lie on the 24 000-frame grid, every one. One
+        // missing is accounted for only where the ear was not run, or by a cycle pulsejack lost
+        // (an xrun it counts; seen once on a loaded machine, in the ThreadSanitizer pass).
+        let heard = ear.onsetJackFrames, last = try XCTUnwrap(heard.last), gaps = ear.gaps
         let settled = heard.filter { $0 > last - 96_000 }
-        XCTAssertGreaterThanOrEqual(settled.count, 4, "\(heard)")
-        for (earlier, later) in zip(settled, settled.dropFirst()) { XCTAssertEqual(later - earlier, 24_000, "the clean voice: \(heard)") }
+        XCTAssertGreaterThanOrEqual(settled.count, 3, "\(heard)")
+        var unexplained: [Int64] = []
+        for (earlier, later) in zip(settled, settled.dropFirst()) {
+            XCTAssertEqual((later - earlier) % 24_000, 0, "the clean voice on its grid: \(heard)")
+            for due in stride(from: earlier + 24_000, to: later, by: 24_000) where !gaps.contains(where: { $0.contains(due) }) {
+                unexplained.append(due)
+            }
+        }
+        let (xruns, _) = LiveGrid.xruns(in: printed)
+        XCTAssertLessThanOrEqual(unexplained.count, xruns, "clicks missing \(unexplained), \(xruns) xruns, the ear's gaps \(gaps): \(heard)")
     }
 
     /// The voice name of a behaviour ("latency-huge" → "latency_huge").
