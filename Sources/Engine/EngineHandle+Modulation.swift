@@ -12,8 +12,6 @@ public struct ModulationTarget: Sendable {
     public var step: ControlStep
     public var base: Float
     public var defaultRange: (low: Float, high: Float)?
-    /// How a person reads its range ("0…4", "20…20000 Hz").
-    public var rangeDescription: String { "\(minimum.plainText)…\(maximum.plainText)" }
 }
 
 extension EngineHandle {
@@ -39,19 +37,15 @@ extension EngineHandle {
                 }
             }
         }
-        for index in -1..<graph.slots.count {
-            guard let chain = graph.insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0)) else { continue }
-            let prefix = index < 0 ? "master" : "voice.\(graph.slots[index].name)"
-            for (number, stage) in chain.stages.enumerated() {
-                let place = "\(prefix).insert.\(number + 1).", instance = stage.published.instances[0]
-                let bypass = InsertAddress(chain: Int32(index), stage: UInt16(number), port: InsertAddress.bypass)
-                targets.append(ModulationTarget(name: place + "bypass", destination: .insertControl(bypass), minimum: 0, maximum: 1,
-                                                step: .toggled, base: stage.bypass ? 1 : 0, defaultRange: (0, 1)))
-                for port in instance.ports where port.kind == .control && port.isInput {
-                    let address = InsertAddress(chain: Int32(index), stage: UInt16(number), port: port.index)
-                    targets.append(Self.control(port, of: instance, name: place + port.symbol, destination: .insertControl(address)))
-                }
+        for control in graph.insertControls(chains: Array(-1..<graph.slots.count)) {
+            let place = "\(control.chain < 0 ? "master" : "voice.\(graph.slots[control.chain].name)").insert.\(control.number)."
+            guard let port = control.port else {
+                targets.append(ModulationTarget(name: place + "bypass", destination: .insertControl(control.address), minimum: 0, maximum: 1,
+                                                step: .toggled, base: control.stage.bypass ? 1 : 0, defaultRange: (0, 1)))
+                continue
             }
+            targets.append(Self.control(port, of: control.stage.published.instances[0], name: place + port.symbol,
+                                        destination: .insertControl(control.address)))
         }
         targets.append(ModulationTarget(name: "master.gain", destination: .masterGain, minimum: 0, maximum: 4, step: .continuous,
                                         base: 1, defaultRange: (0, 1)))

@@ -57,21 +57,14 @@ extension EngineHandle {
         ProcessThread.assertOutside("listing insert routes")
         var routes: [String: InsertRoute] = [:]
         let graph = current
-        for index in -1..<graph.slots.count {
-            let address = InsertAddress(chain: Int32(index), stage: 0, port: 0)
-            guard let chain = graph.insertChain(address) else { continue }
-            let prefix = index < 0 ? "master" : "voice/\(voiceNames[index])"
-            for (stage, insert) in chain.stages.enumerated() {
-                let place = "\(prefix)/insert/\(stage + 1)/"
-                routes[place + "bypass"] = InsertRoute(address: InsertAddress(chain: Int32(index), stage: UInt16(stage),
-                                                                              port: InsertAddress.bypass), minimum: 0, maximum: 1)
-                for port in insert.published.instances[0].ports where port.kind == .control && port.isInput {
-                    routes[place + port.symbol] = InsertRoute(
-                        address: InsertAddress(chain: Int32(index), stage: UInt16(stage), port: port.index),
-                        minimum: port.minimum.isNaN ? -.greatestFiniteMagnitude : port.minimum,
-                        maximum: port.maximum.isNaN ? .greatestFiniteMagnitude : port.maximum)
-                }
+        for control in graph.insertControls(chains: Array(-1..<graph.slots.count)) {
+            let place = "\(control.chain < 0 ? "master" : "voice/\(voiceNames[control.chain])")/insert/\(control.number)/"
+            guard let port = control.port else {
+                routes[place + "bypass"] = InsertRoute(address: control.address, minimum: 0, maximum: 1)
+                continue
             }
+            routes[place + port.symbol] = InsertRoute(address: control.address, minimum: port.minimum.isNaN ? -.greatestFiniteMagnitude : port.minimum,
+                                                      maximum: port.maximum.isNaN ? .greatestFiniteMagnitude : port.maximum)
         }
         return routes
     }

@@ -44,7 +44,7 @@ package final class MasterStage {
         self.settings = settings
         self.counters = counters
         release = 1 - exp(-1 / (settings.releaseSeconds * Float(sampleRate)))
-        gainSlewPerFrame = 1 / (0.010 * Float(sampleRate))
+        gainSlewPerFrame = Mixer.gainSlewPerFrame(sampleRate: sampleRate)
     }
 
     /// Real-time safe. The modulated gain becomes `gain` at `offset` frames into this period

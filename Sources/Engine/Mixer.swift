@@ -22,6 +22,8 @@ package struct Mixer: ~Copyable {
     private let active: ActiveVoices
     /// Largest change of a channel gain per frame: a full-scale change takes 10 ms.
     private let gainSlewPerFrame: Float
+    /// How far any gain the engine ramps (a voice's, the modulated master's) moves in a frame.
+    static func gainSlewPerFrame(sampleRate: Int) -> Float { 1 / (0.010 * Float(sampleRate)) }
     /// Voices whose sound is finished per block (a hosted instrument, an insert chain): each
     /// has a bus of its own that its sub-blocks fill and `finishBlock` processes and mixes.
     private let blockSlots: ContiguousArray<Int>
@@ -57,7 +59,7 @@ package struct Mixer: ~Copyable {
         self.maxFrames = maxFrames
         self.active = active
         bus = FixedBuffer(capacity: 2 * maxFrames, repeating: 0)
-        gainSlewPerFrame = 1 / (0.010 * Float(sampleRate))
+        gainSlewPerFrame = Self.gainSlewPerFrame(sampleRate: sampleRate)
         let blockSlots = slots.indices.filter { slots[$0].inputVoice == nil && (slots[$0].blockVoice != nil || slots[$0].inserts != nil) }
         self.blockSlots = ContiguousArray(blockSlots)
         inputSlots = ContiguousArray(slots.indices.filter { slots[$0].inputVoice != nil })

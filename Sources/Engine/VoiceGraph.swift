@@ -53,3 +53,33 @@ struct VoiceGraph {
         hosted().map { ($0.place, $0.published()) }
     }
 }
+
+extension VoiceGraph {
+    /// One control of an insert, as whatever lists them sees it (the OSC routes, the page, the
+    /// modulation targets): its address, its chain (a voice index, −1 the master), its insert's
+    /// number from 1, the stage, and its port (nil: the bypass).
+    struct InsertControlPlace {
+        let address: InsertAddress
+        let chain: Int
+        let number: Int
+        let stage: InsertChain.Stage
+        let port: PluginPort?
+    }
+
+    /// Control thread. Every insert's bypass, then its input controls (the instances it built
+    /// last), chain by chain in `order` (voice indices, −1 the master).
+    func insertControls(chains order: [Int]) -> [InsertControlPlace] {
+        var places: [InsertControlPlace] = []
+        for index in order {
+            guard let chain = insertChain(InsertAddress(chain: Int32(index), stage: 0, port: 0)) else { continue }
+            for (number, stage) in chain.stages.enumerated() {
+                let at = { (port: UInt32) in InsertAddress(chain: Int32(index), stage: UInt16(number), port: port) }
+                places.append(InsertControlPlace(address: at(InsertAddress.bypass), chain: index, number: number + 1, stage: stage, port: nil))
+                for port in stage.published.instances[0].ports where port.kind == .control && port.isInput {
+                    places.append(InsertControlPlace(address: at(port.index), chain: index, number: number + 1, stage: stage, port: port))
+                }
+            }
+        }
+        return places
+    }
+}

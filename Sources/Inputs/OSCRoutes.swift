@@ -88,11 +88,7 @@ public struct OSCRoutes: Sendable {
             guard !good.isEmpty else { return .implausible("RR \(values)") }
             // The tempo the latest interval implies, and the intervals (in the Heart Rate Service's
             // 1/1024 s) for the heart's variability.
-            let units = good.map { UInt16(($0 * 1024).rounded()) }
-            let chunks = stride(from: 0, to: units.count, by: RRIntervals.capacity).compactMap {
-                RRIntervals(units[$0..<min($0 + RRIntervals.capacity, units.count)])
-            }
-            return .events([.tempo(bpm: 60 / good.last!)] + chunks.map { .rrIntervals($0) })
+            return .events([.tempo(bpm: 60 / good.last!)] + RRIntervals.chunks(seconds: good).map { .rrIntervals($0) })
         case .insertState:
             let place = match.captures["master"] ?? name
             let insert = message.address.dropFirst().split(separator: "/").dropLast().joined(separator: "/")

@@ -88,7 +88,8 @@ public enum ModulationTable {
         var text: String { closest.isEmpty ? message : "\(message) (closest: \(closest.joined(separator: ", ")))" }
     }
 
-    /// The signals the preset's modulations read, in the order `resolve` numbers them.
+    /// The signals the preset's modulations read, in order of first use: `resolve`, the OSC routes
+    /// and a replayed session log number them so.
     public static func signalNames(_ preset: Preset) -> [String] {
         var names: [String] = []
         for entry in preset.modulations ?? [] {
@@ -103,7 +104,8 @@ public enum ModulationTable {
     /// signal names their sources read (by index).
     public static func resolve(_ loaded: LoadedPreset, targets: [ModulationTarget]) throws -> (modulations: [Modulation], signals: [String]) {
         let entries = loaded.preset.modulations ?? []
-        var modulations: [Modulation] = [], signals: [String] = [], owners: [ModulationDestination: Int] = [:]
+        let signals = signalNames(loaded.preset)
+        var modulations: [Modulation] = [], owners: [ModulationDestination: Int] = [:]
         for (index, entry) in entries.enumerated() {
             func fail(_ field: String?, _ message: String) -> InputError {
                 let item = "modulations[\(index)]", path = item + (field.map { ".\($0)" } ?? "")
@@ -117,7 +119,6 @@ public enum ModulationTable {
             case .failure(let error): throw fail("from", error.text)
             }
             if let signal {
-                if !signals.contains(signal) { signals.append(signal) }
                 source = .signal(Int32(signals.firstIndex(of: signal)!))
             }
             guard let target = targets.first(where: { $0.name == entry.to }) else {

@@ -21,6 +21,17 @@ public struct RRIntervals: Sendable, Equatable, BitwiseCopyable {
         withUnsafeBytes(of: storage) { raw in (0..<Int(count)).map { raw.load(fromByteOffset: $0 * 2, as: UInt16.self) } }
     }
 
+    /// `units` (1/1024 s) in as many values as they need, each at most `capacity` long.
+    public static func chunks(_ units: some Collection<UInt16>) -> [RRIntervals] {
+        let all = Array(units)
+        return stride(from: 0, to: all.count, by: capacity).map { RRIntervals(all[$0..<min($0 + capacity, all.count)])! }
+    }
+
+    /// `seconds` in the Heart Rate Service's 1/1024 s (rounded, within a UInt16), in as many values as they need.
+    public static func chunks(seconds: [Double]) -> [RRIntervals] {
+        chunks(seconds.map { UInt16(clamping: Int(($0 * 1024).rounded())) })
+    }
+
     /// Real-time safe. Interval `number` in seconds (exact: k/1024).
     public func seconds(at number: Int) -> Double {
         withUnsafeBytes(of: storage) { Double($0.load(fromByteOffset: number * 2, as: UInt16.self)) / 1024 }

@@ -48,13 +48,19 @@ public final class LiveStatus: Sendable {
         self.nsm = nsm
     }
 
+    /// How a value per performer is keyed: unsuffixed for the first performer (or the one heart),
+    /// then `_<name>` for each named performer.
+    private var performerSuffixes: [(suffix: String, performer: Int)] {
+        [("", 0)] + performers.enumerated().map { ("_" + $1, $0) }
+    }
+
     /// The EEG band powers as they last came, from OSC or a headband: `band_alpha` … for the
     /// first performer, `band_alpha_<name>` … per named performer (absent until one came).
     func bandValues() -> [(String, StatusValue)] {
         guard let moods else { return [] }
         var values: [(String, StatusValue)] = []
-        for (index, suffix) in ([""] + performers.map { "_" + $0 }).enumerated() {
-            let latest = moods.latest(of: max(0, index - 1))
+        for (suffix, performer) in performerSuffixes {
+            let latest = moods.latest(of: performer)
             values += EEGBand.allCases.compactMap { band in latest[band].map { ("band_" + band.name + suffix, .float($0)) } }
         }
         return values
@@ -64,8 +70,8 @@ public final class LiveStatus: Sendable {
     /// the first performer, `rmssd_ms_<name>` … per named performer.
     func variabilityValues() -> [(String, StatusValue)] {
         var values: [(String, StatusValue)] = []
-        for (index, suffix) in ([""] + performers.map { "_" + $0 }).enumerated() {
-            let reading = handle.variability.reading(max(0, index - 1))
+        for (suffix, performer) in performerSuffixes {
+            let reading = handle.variability.reading(performer)
             if let rmssd = reading.rmssd { values.append(("rmssd_ms" + suffix, .float(rmssd))) }
             if let sdnn = reading.sdnn { values.append(("sdnn_ms" + suffix, .float(sdnn))) }
             if let breaths = reading.breathRate { values.append(("breath_rate" + suffix, .float(breaths))) }

@@ -27,8 +27,6 @@ package final class BodyReadings {
         signalFrames = FixedBuffer(capacity: max(1, signals), repeating: -1)
     }
 
-    var signalCapacity: Int { signals.capacity }
-
     /// Real-time safe. Each returns false for a performer, signal or band it does not keep.
     func setBand(_ band: EEGBand, _ value: Float, performer: Int, at frame: Int64) -> Bool {
         guard performer < performers, value.isFinite else { return false }

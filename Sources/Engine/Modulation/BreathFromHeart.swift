@@ -16,20 +16,19 @@ package final class BreathFromHeart {
 
     private let samples = FixedBuffer<Double>(capacity: Int(span * sampleRate), repeating: 0)
     private let powers = FixedBuffer<Double>(capacity: Int(((highest - lowest) / step).rounded()) + 1, repeating: 0)
-    /// The intervals to read, the last first (seconds): the caller fills the first `count`.
-    let intervals: FixedBuffer<Double>
+    package init() {}
 
-    /// Control thread. `capacity`: the most intervals it is given.
-    package init(capacity: Int) {
-        intervals = FixedBuffer(capacity: capacity, repeating: 0)
-    }
-
-    @inline(__always)
-    private func interval(_ number: Int) -> Double { intervals[number] }
-
-    /// Real-time safe. Breaths a minute from the first `count` of `intervals`, or nil when they
-    /// span less than `shortestSpan` or hold no rhythm.
-    package func estimate(count: Int) -> Double? {
+    /// Real-time safe. Breaths a minute from the most recent intervals (seconds) of a heart's ring
+    /// — `count` of them, the last at `newest` — over at most `span` seconds; nil when they span
+    /// less than `shortestSpan` or hold no rhythm.
+    package func estimate(_ ring: borrowing FixedBuffer<Double>, newest: Int, count available: Int) -> Double? {
+        @inline(__always) func interval(_ number: Int) -> Double { ring[(newest - number + ring.capacity) % ring.capacity] }
+        // The most recent intervals up to the first that reaches `span` seconds back.
+        var count = 0, reach = 0.0
+        while count < available && reach < Self.span {
+            reach += interval(count)
+            count += 1
+        }
         guard count >= 8 else { return nil }
         // Beat i (0: the last) is at -before seconds, where its interval ends.
         var spanned = 0.0

@@ -21,8 +21,6 @@ package final class HeartRateVariability {
     private(set) var rmssd = Double.nan
     private(set) var sdnn = Double.nan
     private(set) var breathRate = Double.nan
-    /// Intervals taken in (the heart's own clock for what changed, and tests).
-    private(set) var received = 0
 
     /// The shortest interval a heart gives (`PlausibleHeart`'s 0.24 s): the most a window holds.
     static let shortestInterval = 0.24
@@ -33,7 +31,7 @@ package final class HeartRateVariability {
         self.window = window
         let kept = max(window, BreathFromHeart.span)
         intervals = FixedBuffer(capacity: Int((kept / Self.shortestInterval).rounded(.up)) + 2, repeating: 0)
-        breathing = BreathFromHeart(capacity: intervals.capacity)
+        breathing = BreathFromHeart()
     }
 
     /// Real-time safe. One interval (seconds); an implausible one (outside 0.24…2.4 s) is left
@@ -45,7 +43,6 @@ package final class HeartRateVariability {
         count += 1
         keptSeconds += seconds
         while count > 1 && keptSeconds - intervals[oldest] >= max(window, BreathFromHeart.span) { drop() }
-        received += 1
         lastInterval = seconds
         measure()
     }
@@ -66,7 +63,6 @@ package final class HeartRateVariability {
     func take(_ old: HeartRateVariability) {
         reset()
         for number in stride(from: min(old.count, intervals.capacity) - 1, through: 0, by: -1) { add(old.recent(number)) }
-        received = old.received
     }
 
     /// Real-time safe. The `number`th most recent interval (0: the last).
@@ -101,12 +97,6 @@ package final class HeartRateVariability {
             sdnn = (squares / Double(n - 1)).squareRoot() * 1000
             rmssd = (successive / Double(n - 1)).squareRoot() * 1000
         }
-        var spanned = 0.0, breathCount = 0
-        while breathCount < count && spanned < BreathFromHeart.span {
-            breathing.intervals[breathCount] = recent(breathCount)
-            spanned += recent(breathCount)
-            breathCount += 1
-        }
-        if let rate = breathing.estimate(count: breathCount) { breathRate = rate }
+        if let rate = breathing.estimate(intervals, newest: (oldest + count - 1) % intervals.capacity, count: count) { breathRate = rate }
     }
 }

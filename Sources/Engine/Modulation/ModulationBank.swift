@@ -30,7 +30,6 @@ package final class ModulationBank {
         self.published = published
         readsController = FixedBuffer(capacity: 128, repeating: false)
         for modulation in modulations { if case .controller(let number) = modulation.source { readsController[Int(number)] = true } }
-        for state in states where state.enabled { state.output = .nan }
     }
 
     /// Real-time safe. The first block boundary at or after `frame`, and the one after `frame`'s block.

@@ -22,40 +22,11 @@ public enum ModulationSource: Sendable, Equatable, Hashable, BitwiseCopyable {
         case leftX = "left.x", leftY = "left.y", rightX = "right.x", rightY = "right.y", spread
     }
 
-    /// The performer whose body it reads (nil: a signal or controller, no one's).
-    public var performer: UInt8? {
-        switch self {
-        case .heart(let performer, _), .beatPhase(let performer), .eeg(let performer, _), .relaxation(let performer),
-             .pose(let performer, _): performer
-        case .signal, .controller: nil
-        }
-    }
-
     /// Whether it is a heart's: it goes quiet with the heart's dropout.
     public var isHeart: Bool {
         switch self {
         case .heart, .beatPhase: true
         default: false
         }
-    }
-
-    /// Its name without a performer ("heart.bpm", "eeg.alpha", "midi.cc.1"; a signal's is the caller's).
-    public func name(signals: [String]) -> String {
-        switch self {
-        case .heart(_, let measure): "heart.\(measure.rawValue)"
-        case .beatPhase: "beat.phase"
-        case .eeg(_, let band): "eeg.\(band.name)"
-        case .relaxation: "eeg.relaxation"
-        case .pose(_, let measure): "pose.\(measure.rawValue)"
-        case .signal(let index): "signal.\(Int(index) < signals.count ? signals[Int(index)] : "\(index)")"
-        case .controller(let number): "midi.cc.\(number)"
-        }
-    }
-
-    /// Every source a performer's body offers, by name without the performer.
-    public static func bodySources(performer: UInt8) -> [ModulationSource] {
-        HeartMeasure.allCases.map { .heart(performer: performer, $0) } + [.beatPhase(performer: performer)]
-            + EEGBand.allCases.map { .eeg(performer: performer, $0) } + [.relaxation(performer: performer)]
-            + PoseMeasure.allCases.map { .pose(performer: performer, $0) }
     }
 }

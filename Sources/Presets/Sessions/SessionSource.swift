@@ -71,9 +71,7 @@ public struct SessionSource {
                 // either the clock or explicit beats, never both, or every beat would sound twice).
                 messages.append(ControlMessage(frame: frame, .tempo(bpm: 60 / seconds)))
                 // The interval itself (in 1/1024 s, as a strap sends it), for the heart's variability.
-                if let interval = RRIntervals([UInt16((seconds * 1024).rounded())]) {
-                    messages.append(ControlMessage(frame: frame, .rrIntervals(interval)))
-                }
+                for interval in RRIntervals.chunks(seconds: [seconds]) { messages.append(ControlMessage(frame: frame, .rrIntervals(interval))) }
             case .ppg(let sample):
                 if sensors.pulseWave(sample) { messages.append(ControlMessage(frame: frame, .heartbeat(strength: 1))) }
             case .pose(let lx, let ly, let rx, let ry):

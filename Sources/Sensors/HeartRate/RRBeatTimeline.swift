@@ -55,13 +55,7 @@ public struct RRBeatTimeline: Sendable {
     /// effect at once (the next period: the arrival is already past), predicted beats at theirs.
     public mutating func messages(for measurement: HeartRateMeasurement, at frame: Int64, performer: UInt8) -> [ControlMessage] {
         let now = ControlMessage.immediate
-        var messages: [ControlMessage] = []
-        var pending = measurement.rrIntervals[...]
-        while !pending.isEmpty {
-            let chunk = pending.prefix(RRIntervals.capacity)
-            pending = pending.dropFirst(chunk.count)
-            messages.append(ControlMessage(frame: now, performer: performer, .rrIntervals(RRIntervals(chunk)!)))
-        }
+        var messages = RRIntervals.chunks(measurement.rrIntervals).map { ControlMessage(frame: now, performer: performer, .rrIntervals($0)) }
         // No contact: what it sends is not a heart (the watch sees a dropout).
         guard measurement.contact != .lost else { return messages }
         let seconds = measurement.rrSeconds

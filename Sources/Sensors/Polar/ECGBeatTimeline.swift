@@ -65,7 +65,7 @@ public struct ECGBeatTimeline: Sendable {
             let time = last - Double(count - 1 - index) / PolarECGFrame.sampleRate
             guard let beat = detector.add(Double(microvolts), at: time) else { continue }
             beats += 1
-            if let lastBeat, let interval = RRIntervals([UInt16(clamping: Int(((beat - lastBeat) * 1024).rounded()))]) {
+            if let lastBeat, let interval = RRIntervals.chunks(seconds: [beat - lastBeat]).first {
                 messages.append(ControlMessage(frame: ControlMessage.immediate, performer: performer, .rrIntervals(interval)))
                 intervals = Array((intervals + [beat - lastBeat]).suffix(Self.intervalWindow))
             }
