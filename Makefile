@@ -8,23 +8,32 @@ DEBS := jackd2 libjack-jackd2-dev libsndfile1-dev libsamplerate0-dev libzita-con
         chromium chromium-driver iproute2 procps pipewire pipewire-bin pipewire-jack wireplumber dbus-daemon \
         python3-venv libsystemd-dev
 SWIFT ?= swift
+VENV := .build/venv
 
-.PHONY: all deps build demo test test-tsan bench soak sounds clean ble-peers
+.PHONY: all debs deps build demo test test-tsan bench soak sounds clean ble-peers
 
 all: build
 
-deps:
+# The Debian packages, then liblsl (the pinned pylsl wheel, scripts/lsl/requirements.txt) in the
+# project's venv: without it every feature but LSL's runs.
+debs:
 	@./scripts/install-debs.sh $(DEBS)
+deps: debs $(VENV)/.lsl-installed
 
 build: deps
 	$(SWIFT) build
 
-# The BLE test peers' Python packages (Bumble's encoders), pinned in scripts/ble/requirements.txt,
-# in a venv of their own under .build (Debian's python3, whatever else is on PATH).
-VENV := .build/venv
-$(VENV)/.installed: scripts/ble/requirements.txt | deps
-	/usr/bin/python3 -m venv $(VENV)
+# The project's venv under .build (Debian's python3, whatever else is on PATH; it sees Debian's
+# numpy and scipy): the BLE test peers' packages (Bumble's encoders), pinned in
+# scripts/ble/requirements.txt, and liblsl's wheel.
+$(VENV)/.venv-made: | debs
+	/usr/bin/python3 -m venv --system-site-packages $(VENV)
+	touch $@
+$(VENV)/.installed: scripts/ble/requirements.txt $(VENV)/.venv-made
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r scripts/ble/requirements.txt
+	touch $@
+$(VENV)/.lsl-installed: scripts/lsl/requirements.txt $(VENV)/.venv-made
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps --require-hashes -r scripts/lsl/requirements.txt
 	touch $@
 ble-peers: $(VENV)/.installed
 

@@ -13,7 +13,7 @@ let processPath: [SwiftSetting] = strict + [.unsafeFlags(["-enforce-exclusivity=
 /// What a library target's tests may use: the library, the fixtures and the real peers.
 let libraryTestDependencies: [Target.Dependency] = [
     "Engine", "Presets", "Plugins", "JackBackend", "SoundFiles", "Runs", "Renders", "Reports", "Realtime", "UserFiles", "Inputs", "OSC", "Voices", "CJack", "CAllocCounter",
-    "TestSupport", "JackPeers", "EngineFixtures", "WebSurface", "Sensors",
+    "TestSupport", "JackPeers", "EngineFixtures", "WebSurface", "Sensors", "LSL",
 ]
 
 let package = Package(
@@ -47,6 +47,8 @@ let package = Package(
         // sd-bus, for BlueZ's D-Bus API (its non-variadic calls; one thread owns a connection).
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd"),
         .target(name: "CZitaConvolver", linkerSettings: [.linkedLibrary("zita-convolver"), .linkedLibrary("fftw3f")]),
+        // liblsl's C API, loaded with dlopen (Debian has no liblsl; the pinned pylsl wheel carries it).
+        .target(name: "CLSL", linkerSettings: [.linkedLibrary("dl")]),
 
         // Real-time primitives: the rings, the control messages, the clock, fixed buffers, the locked box.
         .target(name: "Realtime", dependencies: ["CProcessThread", .product(name: "Atomics", package: "swift-atomics")], swiftSettings: processPath),
@@ -83,10 +85,16 @@ let package = Package(
             "Realtime", "UserFiles", "Voices", "Plugins", "SoundFiles",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: processPath),
+        // Lab Streaming Layer: the lab's streams as bodies (an input source) and pulsejack's beats,
+        // voices and hearts as outlets, each on the lab's clock.
+        .target(name: "LSL", dependencies: [
+            "CLSL", "Realtime", "Inputs", "Sensors", "Engine",
+            .product(name: "Atomics", package: "swift-atomics"),
+        ], swiftSettings: strict),
         // Presets: the YAML, the voice-kind descriptors and field tables, the graph that makes a
         // setup from a preset, session sources.
         .target(name: "Presets", dependencies: [
-            "Realtime", "UserFiles", "Inputs", "Voices", "Plugins", "SoundFiles", "Engine", "Sensors",
+            "Realtime", "UserFiles", "Inputs", "Voices", "Plugins", "SoundFiles", "Engine", "Sensors", "LSL",
             .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "Yams", package: "Yams"),
         ], swiftSettings: strict),
@@ -119,11 +127,11 @@ let package = Package(
         ], swiftSettings: strict),
         // Runs: a live run's life cycle (the page's included), the study.
         .target(name: "Runs", dependencies: [
-            "Renders", "Engine", "Presets", "Sensors", "JackBackend", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "OSC", "Voices", "Reports", "WebSurface",
+            "Renders", "Engine", "Presets", "Sensors", "LSL", "JackBackend", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "OSC", "Voices", "Reports", "WebSurface",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         .executableTarget(name: "pulsejack", dependencies: [
-            "Runs", "Renders", "Sensors", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "UserFiles", "Inputs", "OSC", "CJack", "WebSurface",
+            "Runs", "Renders", "Sensors", "LSL", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "UserFiles", "Inputs", "OSC", "CJack", "WebSurface",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
 
@@ -151,6 +159,7 @@ let package = Package(
             "Realtime", "UserFiles", "Inputs", "OSC", "TestSupport", "Engine", "Presets", "EngineFixtures",
         ], swiftSettings: strict),
         .testTarget(name: "VoicesTests", dependencies: ["Realtime", "Voices"], swiftSettings: strict),
+        .testTarget(name: "LSLTests", dependencies: ["LSL", "Inputs", "Realtime", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Realtime", "UserFiles", "Inputs", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "EngineTests", dependencies: libraryTestDependencies, swiftSettings: strict),
         .testTarget(name: "PresetsTests", dependencies: libraryTestDependencies, swiftSettings: strict),

@@ -1,3 +1,4 @@
+import Foundation
 /// Maps wall-clock time (an OSC timetag) to the engine's frame time. Any thread.
 public protocol FrameClock: Sendable {
     var sampleRate: Int { get }
@@ -5,4 +6,17 @@ public protocol FrameClock: Sendable {
     func currentFrame() -> Int64
     /// The frame at which an OSC timetag (NTP 32.32 fixed point) falls.
     func frame(forTimetag timetag: UInt64) -> Int64
+    /// A frame about now and its time on CLOCK_MONOTONIC (LSL's clock), read together.
+    func frameAndTime() -> (frame: Int64, seconds: Double)
+}
+
+extension FrameClock {
+    /// The frame the engine renders about now, and when that frame is on CLOCK_MONOTONIC
+    /// (seconds): here the clock read beside the frame; a JACK clock answers from JACK's own
+    /// cycle times instead.
+    public func frameAndTime() -> (frame: Int64, seconds: Double) {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return (currentFrame(), Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9)
+    }
 }

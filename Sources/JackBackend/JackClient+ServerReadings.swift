@@ -36,4 +36,25 @@ extension JackClient {
             return Int(largest)
         } ?? 0
     }
+
+    /// Any thread. The time on CLOCK_MONOTONIC (seconds) of JACK's frame `since` frames into
+    /// the current cycle, by JACK's DLL (`jack_frames_to_time`), its clock's offset to
+    /// CLOCK_MONOTONIC read back to back; nil while disconnected.
+    func frameTime(framesSinceCycleStart since: Int) -> Double? {
+        guard !serverGone else { return nil }
+        return withClient { client, _ in
+            let frame = jack_last_frame_time(client) &+ jack_nframes_t(truncatingIfNeeded: since)
+            let jack = Double(jack_frames_to_time(client, frame)) / 1e6
+            var best = (gap: Double.infinity, offset: 0.0)
+            for _ in 0..<3 {
+                var before = timespec(), after = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &before)
+                let now = Double(jack_get_time()) / 1e6
+                clock_gettime(CLOCK_MONOTONIC, &after)
+                let start = Double(before.tv_sec) + Double(before.tv_nsec) * 1e-9, end = Double(after.tv_sec) + Double(after.tv_nsec) * 1e-9
+                if end - start < best.gap { best = (end - start, (start + end) / 2 - now) }
+            }
+            return jack + best.offset
+        }
+    }
 }

@@ -43,6 +43,26 @@ public final class JackFrameClock: FrameClock, Sendable {
         handle.publishedPeriodStart.load(ordering: .relaxed) + Int64(client.framesSinceCycleStart)
     }
 
+    /// A frame about now and its time on CLOCK_MONOTONIC, by JACK's own DLL: the engine's frame
+    /// now and JACK's frame now share the frames since the cycle began (a count from the cycle's
+    /// actual wake-up, which scheduling jitter makes late), so the engine frame is JACK's frame
+    /// plus a constant, and that JACK frame's time is `jack_frames_to_time`'s — the filtered
+    /// timeline a sound card's clock keeps, without the wake-up's jitter. jackd2's times are
+    /// CLOCK_MONOTONIC_RAW's, PipeWire's CLOCK_MONOTONIC's: the offset to CLOCK_MONOTONIC is read
+    /// back to back (the closest of three reads). A reading across a cycle's start may be a
+    /// period off; `LSL/LabClock` takes the median of several.
+    public func frameAndTime() -> (frame: Int64, seconds: Double) {
+        let since = client.framesSinceCycleStart
+        let engineFrame = handle.publishedPeriodStart.load(ordering: .relaxed) + Int64(since)
+        let timed = client.frameTime(framesSinceCycleStart: since)
+        guard let timed else {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            return (engineFrame, Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9)
+        }
+        return (engineFrame, timed)
+    }
+
     public func frame(forTimetag timetag: UInt64) -> Int64 {
         let now = Self.nowTimetag(), current = currentFrame(), rate = sampleRate
         let anchored = anchor.withLockedValue { anchor in

@@ -6,6 +6,7 @@ import Yams
 import Realtime
 import Engine
 import Sensors
+import LSL
 
 /// One voice as loaded: its definition, the file that defined it and where.
 public struct LoadedVoice: Sendable {
@@ -241,6 +242,7 @@ public struct LoadedPreset: Sendable {
         }
         try validatePerformers()
         _ = try sensorRequests()
+        _ = try lslStreams()
     }
 
     /// The most performers one engine follows.
@@ -274,30 +276,46 @@ public struct LoadedPreset: Sendable {
         return (first, second, Int64((VoiceFields.windowMS.value(in: voice.definition) / 1000 * Double(sampleRate)).rounded()))
     }
 
-    /// The Bluetooth LE sensors the preset names: `sensors:` (the first performer's), and each
+    /// Every sensor the run reads, as written: `sensors:` (the first performer's) and each
     /// performer's own `heart:`/`eeg:`; `heart`/`eeg` given here (`run --heart`, `--eeg`) take the
-    /// first performer's place. A spec that does not parse is an error naming its line.
-    public func sensorRequests(heart: String? = nil, eeg: String? = nil) throws -> [SensorRequest] {
-        var requests: [SensorRequest] = []
-        func add(_ spec: String?, _ kinds: [SensorRequest.Kind], performer: Int, field: String) throws {
-            guard let spec else { return }
+    /// first performer's place. With the field each came from.
+    private func sensorSpecs(heart: String?, eeg: String?) -> [(spec: String, role: SensorRole, performer: Int, field: String)] {
+        let entries = preset.performerEntries ?? []
+        var specs: [(spec: String?, role: SensorRole, performer: Int, field: String)] = [
+            (heart ?? preset.sensors?.heart ?? entries.first?.heart, .heart, 0, heart == nil ? "sensors.heart" : "--heart"),
+            (eeg ?? preset.sensors?.eeg ?? entries.first?.eeg, .eeg, 0, eeg == nil ? "sensors.eeg" : "--eeg"),
+        ]
+        for (index, entry) in entries.enumerated().dropFirst() {
+            specs += [(entry.heart, .heart, index, "performers[\(index)].heart"), (entry.eeg, .eeg, index, "performers[\(index)].eeg")]
+        }
+        return specs.compactMap { entry in entry.spec.map { ($0, entry.role, entry.performer, entry.field) } }
+    }
+
+    /// `parse` on each spec `wanted` keeps; one that does not parse is an error naming its line.
+    private func parseSensors<Parsed>(heart: String?, eeg: String?, where wanted: (String) -> Bool,
+                                      _ parse: (String, SensorRole, Int) throws -> Parsed) throws -> [Parsed] {
+        try sensorSpecs(heart: heart, eeg: eeg).filter { wanted($0.spec) }.map { spec, role, performer, field in
             do {
-                requests.append(try SensorRequest(parsing: spec, kinds: kinds, performer: performer))
+                return try parse(spec, role, performer)
             } catch {
                 let parent = String(field[..<(field.lastIndex(of: ".") ?? field.endIndex)])
-                throw InputError(file: file, line: line(field) ?? line(parent) ?? line("sensors") ?? line("performers"), field: field, error.description)
+                throw InputError(file: file, line: line(field) ?? line(parent) ?? line("sensors") ?? line("performers"), field: field, "\(error)")
             }
         }
-        let entries = preset.performerEntries ?? []
-        let firstHeart = heart ?? preset.sensors?.heart ?? entries.first?.heart
-        let firstEEG = eeg ?? preset.sensors?.eeg ?? entries.first?.eeg
-        try add(firstHeart, SensorKinds.kinds(.heart), performer: 0, field: heart == nil ? "sensors.heart" : "--heart")
-        try add(firstEEG, SensorKinds.kinds(.eeg), performer: 0, field: eeg == nil ? "sensors.eeg" : "--eeg")
-        for (index, entry) in entries.enumerated().dropFirst() {
-            try add(entry.heart, SensorKinds.kinds(.heart), performer: index, field: "performers[\(index)].heart")
-            try add(entry.eeg, SensorKinds.kinds(.eeg), performer: index, field: "performers[\(index)].eeg")
+    }
+
+    /// The Bluetooth LE sensors the preset (or the options) name.
+    public func sensorRequests(heart: String? = nil, eeg: String? = nil) throws -> [SensorRequest] {
+        try parseSensors(heart: heart, eeg: eeg, where: { !LSLStreamQuery.names($0) }) { spec, role, performer in
+            try SensorRequest(parsing: spec, kinds: SensorKinds.kinds(role), performer: performer)
         }
-        return requests
+    }
+
+    /// The LSL streams the run reads as hearts and EEGs (`lsl:…` where a sensor is named).
+    public func lslStreams(heart: String? = nil, eeg: String? = nil) throws -> [LSLStreamQuery] {
+        try parseSensors(heart: heart, eeg: eeg, where: LSLStreamQuery.names) { spec, role, performer in
+            try LSLStreamQuery(parsing: spec, role: role == .heart ? .heart : .eeg, performer: performer)
+        }
     }
 
     private func validatePerformers() throws {

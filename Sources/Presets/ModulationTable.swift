@@ -47,7 +47,7 @@ public enum ModulationTable {
     /// Every source name a preset with these performers offers (signals and controllers as patterns).
     public static func sourceNames(performers: [String]) -> [String] {
         bodySources.map(\.name) + performers.flatMap { name in bodySources.map { "performer.\(name).\($0.name)" } }
-            + ["signal.NAME", "midi.cc.N"]
+            + ["signal.NAME", "lsl.STREAM.CHANNEL", "midi.cc.N"]
     }
 
     /// The source `name` means, its default range, and the signal it names if it is one; or why not.
@@ -70,6 +70,16 @@ public enum ModulationTable {
                     return .failure(ModulationNameError(message: "a signal's name is letters, digits, _ and - (signal.breath_belt)", closest: []))
                 }
                 return .success((.signal(0), signalRange, signal))
+            }
+            // An LSL stream's channel is a signal named after it: the LSL input sends it, a
+            // session log carries it, and OSC's /signal/lsl.STREAM.CHANNEL may too.
+            if rest.hasPrefix("lsl.") {
+                let parts = rest.split(separator: ".", omittingEmptySubsequences: false)
+                let word = { (part: Substring) in !part.isEmpty && part.count <= 64 && part.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" } }
+                guard parts.count == 3, word(parts[1]), word(parts[2]) else {
+                    return .failure(ModulationNameError(message: "an LSL source is lsl.STREAM.CHANNEL: the stream's name and a channel's label or number (lsl.Muse.AF7)", closest: []))
+                }
+                return .success((.signal(0), signalRange, String(rest)))
             }
             if rest.hasPrefix("midi.cc.") {
                 guard let number = UInt8(rest.dropFirst("midi.cc.".count)), number < 128 else {

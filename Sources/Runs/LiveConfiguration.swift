@@ -7,6 +7,7 @@ import WebSurface
 import Engine
 import JackBackend
 import Sensors
+import LSL
 
 extension LiveSession {
     /// What a live run is asked to do: `pulsejack run`'s options, parsed.
@@ -66,6 +67,12 @@ extension LiveSession {
         public var pluginShare = 50
         /// Every hosted plugin in a process of its own (`--isolate-plugins`).
         public var isolatePlugins = false
+        /// Open the LSL outlets (`--lsl`): markers, hearts, modulation sources.
+        public var lsl = false
+        /// LSL marker streams whose `voice/NAME` and `region/NAME` play (`--lsl-markers`).
+        public var lslMarkers: [String] = []
+        /// Seconds from an LSL marker's or signal's time stamp to its frame (`--lsl-delay`).
+        public var lslDelay = 0.05
 
         public init(preset: String) { self.preset = preset }
 
@@ -88,11 +95,26 @@ extension LiveSession {
             if !(ecgDelay.isFinite && (0.3...3).contains(ecgDelay)) {
                 throw OptionProblem("--ecg-delay \(ecgDelay) is outside 0.3…3 s (an H10 sends half a second of ECG at a time)")
             }
-            do {
-                if let heart { _ = try SensorRequest(parsing: heart, kinds: SensorKinds.kinds(.heart)) }
-                if let eeg { _ = try SensorRequest(parsing: eeg, kinds: SensorKinds.kinds(.eeg)) }
-            } catch {
-                throw OptionProblem((heart != nil ? "--heart" : "--eeg") + ": \(error)")
+            for (option, spec, role) in [("--heart", heart, SensorRole.heart), ("--eeg", eeg, .eeg)] {
+                guard let spec else { continue }
+                do {
+                    if LSLStreamQuery.names(spec) {
+                        _ = try LSLStreamQuery(parsing: spec, role: role == .heart ? .heart : .eeg)
+                    } else {
+                        _ = try SensorRequest(parsing: spec, kinds: SensorKinds.kinds(role))
+                    }
+                } catch {
+                    throw OptionProblem(option + ": \(error)")
+                }
+            }
+            for name in lslMarkers where name.isEmpty || name.contains("'") {
+                throw OptionProblem("--lsl-markers '\(name)' is not a stream's name")
+            }
+            if !(lslDelay.isFinite && (0...2).contains(lslDelay)) {
+                throw OptionProblem("--lsl-delay \(lslDelay) is outside 0…2 s")
+            }
+            if lsl || !lslMarkers.isEmpty || [heart, eeg].contains(where: { $0.map(LSLStreamQuery.names) ?? false }) {
+                do { try LSLLibrary.load() } catch { throw OptionProblem("LSL: \(error)") }
             }
             guard recordBufferSeconds.isFinite, (0.05...600).contains(recordBufferSeconds) else {
                 throw OptionProblem("--record-buffer \(recordBufferSeconds) is outside 0.05…600 s")
@@ -106,7 +128,7 @@ extension LiveSession {
         }
 
         /// Whether the run keeps a live picture (for the page, here or in a test).
-        var keepsView: Bool { liveView || web != nil }
+        var keepsView: Bool { liveView || web != nil || lsl }
 
         /// Whether this engine leads the shared grid or follows it.
         var gridRole: LiveStatus.GridRole { followTransport ? .following : timebase != .off ? .leading : .none }

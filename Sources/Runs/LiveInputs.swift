@@ -5,6 +5,7 @@ import OSC
 import Presets
 import Realtime
 import Sensors
+import LSL
 import WebSurface
 
 /// A live run's sources of control and what watches them: every input source in the order the
@@ -19,6 +20,11 @@ struct LiveInputs {
     var replay: ReplaySource?
     var replayRejections: (first: [HeartSession.Rejection], total: Int) = ([], 0)
     var sensors: SensorInput?
+    /// LSL streams read as bodies, markers and signals; and the outlets (`--lsl`).
+    var lsl: LSLInput?
+    var lslOut: LSLOutput?
+    /// LSL's clock beside the engine's frames, when the run uses LSL.
+    var labClock: LabClock?
     var osc: OSCInput?
     var view: LiveView?
     /// The meters, 60 times a second to OSC's subscribers and the page while either watches.
@@ -55,13 +61,27 @@ struct LiveInputs {
                 (requests, configuration.bleAdapter, configuration.predictBeats, configuration.ecgDelay)
             sensors = SensorInput(configuration: sensing, clock: clock, hearts: hearts, moods: moods, log: log, say: say)
         }
-        sources = [replay as (any InputSource)?, control, sensors].compactMap { $0 }
+        let streams = try loaded.lslStreams(heart: configuration.heart, eeg: configuration.eeg)
+            + configuration.lslMarkers.map { LSLStreamQuery(role: .markers, name: $0) }
+        let signals = ModulationTable.signalNames(loaded.preset)
+        if configuration.lsl || !streams.isEmpty || signals.contains(where: { $0.hasPrefix("lsl.") }) {
+            do { try LSLLibrary.load() } catch { throw LSLError("LSL: \(error)") }
+            labClock = LabClock(frames: clock)
+        }
+        if let labClock, !streams.isEmpty || signals.contains(where: { $0.hasPrefix("lsl.") }) {
+            var reading = LSLInput.Configuration()
+            (reading.streams, reading.signals, reading.voices, reading.regions) = (streams, signals, handle.voiceNames, handle.regionNames)
+            (reading.beatDelay, reading.markerDelay) = (configuration.ecgDelay, configuration.lslDelay)
+            lsl = try LSLInput(configuration: reading, clock: labClock, hearts: hearts, moods: moods, log: log, say: say)
+        }
+        sources = [replay as (any InputSource)?, control, sensors, lsl].compactMap { $0 }
     }
 
     /// Whether a sensor gives the first performer's beats (an ECG's, or predicted ones): then a
     /// clock started from the preset's tempo beside them would sound every beat twice.
     func sensorGivesBeats(predicting: Bool) -> Bool {
         sensors?.configuration.sensors.contains { $0.performer == 0 && (predicting || SensorKinds.descriptor($0.kind).givesBeats) } ?? false
+            || lsl?.configuration.streams.contains { $0.role == .heart && $0.performer == 0 } ?? false
     }
 
     /// OSC and the page (with the live picture), and the meters, which go to OSC's subscribers and the page.
@@ -87,6 +107,21 @@ struct LiveInputs {
             meterView.withLockedValue { $0 = view }
             view.onPagesChanged { publisher.watchersChanged() }
             self.view = view
+            if configuration.lsl, let labClock {
+                let names = LSLOutput.Names(client: client.name, voices: handle.voiceNames, regions: handle.regionNames,
+                                            performers: loaded.performerNames, modulationSources: (loaded.preset.modulations ?? []).map(\.from))
+                let output = try LSLOutput(names: names, clock: labClock, handle: handle, moods: moods, latency: { client.playbackLatency })
+                view.tap { reports in
+                    output.report(reports.map { report in
+                        switch report.kind {
+                        case .fired: .voice(report.index, frame: report.frame)
+                        case .beat: .beat(performer: report.index, frame: report.frame)
+                        case .region: .region(report.index, frame: report.frame)
+                        }
+                    })
+                }
+                lslOut = output
+            }
         }
         sources += [osc as (any InputSource)?, view?.page].compactMap { $0 }
     }

@@ -82,7 +82,7 @@ extension LiveSession {
         let status = LiveStatus(handle: handle, client: client, take: take, nsm: configuration.sessionManager?.client,
                                 performers: loaded.performerNames, cycles: watch.cycles, grid: configuration.gridRole, outputs: setup.outputs,
                                 hearts: inputs.hearts, moods: inputs.moods, sources: inputs.sources,
-                                modulations: setup.modulations.map(\.name))
+                                modulations: setup.modulations.map(\.name), outlets: inputs.lslOut)
         inputs.status.withLockedValue { $0 = status }
         if let tempo = configuration.bpm ?? loaded.preset.bpm, !inputs.sensorGivesBeats(predicting: configuration.predictBeats) {
             inputs.control.send(ControlMessage(.tempo(bpm: tempo)))

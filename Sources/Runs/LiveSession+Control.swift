@@ -62,5 +62,11 @@ extension LiveSession {
             }
         }
         if let view, let dj = djs.first?.dj { view.setTrack(dj.current) }
+        if let lslOut = inputs.lslOut {
+            for (index, entry) in djs.enumerated() where entry.dj.current != markedTracks[index] {
+                markedTracks[index] = entry.dj.current
+                if let track = entry.dj.current { lslOut.mark("track/" + track) }
+            }
+        }
     }
 }

@@ -9,6 +9,7 @@ import OSC
 import Presets
 import SoundFiles
 import Sensors
+import LSL
 
 /// A live run, from the preset to the summary: build (preset, JACK client, engine, input
 /// sources, logs) → `activate()` (the sources and the page started) → `waitForWork` and `tick()`
@@ -28,6 +29,9 @@ public final class LiveSession {
     public var osc: OSCInput? { inputs.osc }
     /// The Bluetooth LE sensors (`--heart ble…`, the preset's `sensors:`), when the run reads any.
     public var sensors: SensorInput? { inputs.sensors }
+    /// The LSL streams read (`--heart lsl:…`, `--lsl-markers`, `lsl.` sources), and the outlets (`--lsl`).
+    public var lsl: LSLInput? { inputs.lsl }
+    public var lslOut: LSLOutput? { inputs.lslOut }
     /// The ports besides the master's: per voice or group, and per voice MIDI.
     public let outputs: OutputLayout
     /// The live picture, when `liveView` or `web` asked for one.
@@ -54,6 +58,8 @@ public final class LiveSession {
     let requests: LockedBox<[OSCRequest]>
     /// The path latency last reported to JACK (and said).
     var reportedLatency = 0
+    /// Each mood DJ's track last marked on the LSL outlet.
+    var markedTracks: [Int: String] = [:]
     /// Whether the control thread ticks every 100 ms for good: a mood DJ picks tracks, or a plugin
     /// runs in a child process it supervises.
     private let watchesClosely: Bool
@@ -123,6 +129,7 @@ public final class LiveSession {
             log("metadata unavailable: the server took no JACK metadata, so patchbays show plain port names"
                 + (client.server.isPipeWire ? " (PipeWire keeps it in the `default` metadata object a session manager such as wireplumber creates)" : ""))
         }
+        inputs.lslOut?.start()
         for source in sources { source.start() }
         view?.start()
         inputs.publisher.start()
@@ -194,6 +201,7 @@ public final class LiveSession {
         for source in sources { source.stop() }
         inputs.publisher.stop()
         view?.stop()
+        inputs.lslOut?.stop()
         // A server that does not answer leaves the process thread where it is: the files are
         // finished then from what the engine published, and the client is left to it.
         let deactivated = watch.isReconnecting || client.deactivate(within: closeSeconds)

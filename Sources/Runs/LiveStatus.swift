@@ -5,6 +5,7 @@ import Foundation
 import Engine
 import JackBackend
 import Sensors
+import LSL
 
 /// What `/pulse/status` (and so `pulsejack status`) reports beside the OSC input's own counters.
 public final class LiveStatus: Sendable {
@@ -30,11 +31,14 @@ public final class LiveStatus: Sendable {
     private let moods: MoodWatch?
     /// The preset's modulations by name ("heart.bpm → voice.pad.gain"), in order.
     let modulations: [String]
+    /// The LSL outlets (`--lsl`).
+    private let outlets: LSLOutput?
 
     init(handle: EngineHandle, client: JackClient, take: LockedBox<OutputRecorder?> = LockedBox(nil), nsm: NSMClient?, performers: [String] = [],
          cycles: CycleWatch? = nil, grid: GridRole = .none, outputs: OutputLayout = .masterOnly, hearts: HeartWatch? = nil,
-         moods: MoodWatch? = nil, sources: [any InputSource] = [], modulations: [String] = []) {
+         moods: MoodWatch? = nil, sources: [any InputSource] = [], modulations: [String] = [], outlets: LSLOutput? = nil) {
         self.moods = moods
+        self.outlets = outlets
         self.modulations = modulations
         self.hearts = hearts
         self.sources = sources
@@ -138,6 +142,9 @@ public final class LiveStatus: Sendable {
         if handle.ensemble != nil { values.append(("bpm_ensemble", .float(handle.publishedTempo(of: performers.count) ?? 0))) }
         values += sources.flatMap { $0.statusValues(performers: performers) } + bandValues() + pluginValues()
         values += variabilityValues() + modulationValues()
+        if let outlets {
+            values += outlets.status.enumerated().flatMap { index, stream in stream.fields.map { ("lsl_out_\(index)" + $0.0, $0.1) } }
+        }
         if let recorder = take.withLockedValue({ $0 }) {
             values += [("recorded_frames", .int(recorder.framesQueued.load(ordering: .relaxed))),
                        ("recording_overruns", .int(recorder.overruns.load(ordering: .relaxed))), ("recording", .text(recorder.path))]

@@ -21,6 +21,9 @@ public struct StudyRun {
     public var seed: UInt64?
     /// Live: the OSC port the heart rate arrives on (0: any free port).
     public var oscPort: UInt16 = 9000
+    /// Live: LSL outlets (`--lsl`: the clip's start and stop among the markers), and a heart read from LSL (`--heart lsl:…`).
+    public var lsl = false
+    public var heart: String?
     /// Live: asked while waiting; true ends the study early (what was recorded is saved).
     public var shouldStop: @Sendable () -> Bool = { false }
     /// Lines for the terminal, and warnings.
@@ -31,6 +34,8 @@ public struct StudyRun {
     public func check() throws {
         guard duration.isFinite, (1...3600).contains(duration) else { throw OptionProblem("--duration \(duration) is outside 1…3600 s") }
         guard baseline.isFinite, (0...600).contains(baseline) else { throw OptionProblem("--baseline \(baseline) is outside 0…600 s") }
+        if let heart, !heart.lowercased().hasPrefix("lsl:") { throw OptionProblem("--heart \(heart): the study reads OSC, or an LSL stream (lsl:NAME)") }
+        if (lsl || heart != nil) && replay != nil { throw OptionProblem("--lsl and --heart are for a live study, not --replay") }
     }
 
     public init(clips: String, out: String) {
@@ -109,7 +114,9 @@ public struct StudyRun {
         configuration.connectToPlayback = true
         let log = work.appendingPathComponent("session.jsonl").path
         configuration.recordSession = log
+        (configuration.lsl, configuration.heart) = (lsl, heart)
         let session = try LiveSession(configuration: configuration, log: warn, say: { _ in })
+        let clipName = URL(fileURLWithPath: clip).lastPathComponent
         try session.activate()
         say("study: recording the heart rate (OSC on 127.0.0.1:\(session.osc?.boundPort ?? oscPort)); the clip starts in \(Int(baseline)) s")
         let start = MonotonicClock.seconds
@@ -118,16 +125,25 @@ public struct StudyRun {
             let elapsed = MonotonicClock.seconds - start
             guard elapsed < baseline + duration else { break }
             if !clipStarted, elapsed >= baseline {
-                clipStarted = session.send(ControlMessage(.voiceTrigger(voice: 0, velocity: 1)))
+                let frame = session.handle.publishedPeriodStart.load(ordering: .relaxed) + Int64(session.client.bufferSize)
+                clipStarted = session.send(ControlMessage(frame: frame, .voiceTrigger(voice: 0, velocity: 1)))
+                if clipStarted { session.lslOut?.mark("clip/start " + clipName, frame: frame) }
             }
             session.tick()
             usleep(UInt32(min(100_000, max(1_000, (baseline + duration - (MonotonicClock.seconds - start)) * 1_000_000))))
         }
+        if clipStarted { session.lslOut?.mark("clip/stop " + clipName) }
         _ = session.stop()
         let recorded = try SessionLog.parse(String(contentsOfFile: log, encoding: .utf8), path: log)
-        return recorded.messages.compactMap { message in
-            guard case .tempo(let bpm) = message.event else { return nil }
-            return (Double(message.frame) / Double(recorded.header.sample_rate), bpm)
+        // The heart rate: each tempo (OSC's /pulse/bpm), and each interval a beat-giving heart
+        // (an LSL ECG, PPG or RR stream) brought, as the rate it implies.
+        return recorded.messages.flatMap { message -> [(time: Double, bpm: Double)] in
+            let time = Double(message.frame) / Double(recorded.header.sample_rate)
+            switch message.event {
+            case .tempo(let bpm): return [(time, bpm)]
+            case .rrIntervals(let chunk): return chunk.seconds.filter { $0 > 0 }.map { (time, 60 / $0) }
+            default: return []
+            }
         }
     }
 

@@ -63,6 +63,17 @@ public final class LiveView: Sendable {
     private var doorbell: Doorbell { reports.doorbell }
     private let keepsFiredForLog: Bool
     private let pagesOpen = ManagedAtomic<Int>(0)
+    /// Who else takes every report (the LSL outlets), on the view's thread.
+    private let taps = LockedBox<[@Sendable ([Report]) -> Void]>([])
+
+    /// A fired voice, heartbeat or region hit, at its frame: what a tap gets.
+    public struct Report: Sendable {
+        public enum Kind: Sendable { case fired, beat, region }
+        public var kind: Kind
+        /// The voice, the performer, or the region.
+        public var index: Int
+        public var frame: Int64
+    }
     private let pagesChanged = LockedBox<(@Sendable () -> Void)?>(nil)
     /// Frames sent, and the ones whose settings copy did not come (the engine not running).
     public let framesSent = ManagedAtomic<Int>(0)
@@ -187,8 +198,17 @@ public final class LiveView: Sendable {
     }
 
     /// A page closed: with none left, the engine stops reporting (unless the events log reads it).
+    /// Control thread, before `start`. `receive` takes every report from now on (the engine
+    /// reports even with no page open).
+    public func tap(_ receive: @escaping @Sendable ([Report]) -> Void) {
+        taps.withLockedValue { $0.append(receive) }
+        reports.listen(true)
+    }
+
+    private var isTapped: Bool { taps.withLockedValue { !$0.isEmpty } }
+
     public func pageClosed() {
-        if pagesOpen.wrappingDecrementThenLoad(ordering: .acquiringAndReleasing) == 0 { reports.listen(keepsFiredForLog) }
+        if pagesOpen.wrappingDecrementThenLoad(ordering: .acquiringAndReleasing) == 0 { reports.listen(keepsFiredForLog || isTapped) }
         pagesChanged.withLockedValue { $0 }?()
     }
 
@@ -272,16 +292,27 @@ public final class LiveView: Sendable {
             let at = clock!.ms + Double(frame - clock!.frame) * 1000 / Double(handle.sampleRate)
             return (JSONText.number(at), JSONText.number(at + Double(playbackLatency) * 1000 / Double(handle.sampleRate)))
         }
-        // No page open: the fired voices for the events log only, no JSON for nobody.
+        // No page open: the fired voices for the events log and the taps only, no JSON for nobody.
         let forPages = pageCount > 0
+        let tapped = taps.withLockedValue { $0 }
+        var tapReports: [Report] = []
+        defer { if !tapReports.isEmpty { for tap in tapped { tap(tapReports) } } }
         while let report = fired.pop() {
             firedForLog?.withLockedValue { $0.append(report) }
+            if !tapped.isEmpty { tapReports.append(Report(kind: .fired, index: Int(report.voice), frame: report.frame)) }
             guard forPages else { continue }
             let (at, heard) = times(report.frame)
             events.append(JSONText.object([("type", "\"fired\""), ("voice", String(report.voice)), ("frame", String(report.frame)),
                                            ("at", at), ("heard", heard), ("velocity", JSONText.number(report.velocity))]))
         }
         while let observation = observations.pop() {
+            if !tapped.isEmpty {
+                switch observation.kind {
+                case .beat: tapReports.append(Report(kind: .beat, index: Int(observation.index), frame: observation.frame))
+                case .regionHit: tapReports.append(Report(kind: .region, index: Int(observation.index), frame: observation.frame))
+                case .mode: break
+                }
+            }
             guard forPages else { continue }
             let (at, heard) = times(observation.frame)
             switch observation.kind {

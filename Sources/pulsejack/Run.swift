@@ -42,9 +42,12 @@ struct Run: ParsableCommand {
     @Option(name: .customLong("record-session"), help: "Write every control message the engine applies, with its frame, to this session log (re-render it with render --session).") var recordSession: String?
     @Option(name: .customLong("events-out"), help: "Write every fired voice as one JSON object per line.") var eventsOut: String?
     @Option(help: ArgumentHelp("Replay a session (HealthKit JSON, CSV, or a session log) live, from now; with the preset's performers one per performer as NAME=FILE (repeatable).", valueName: "[PERFORMER=]FILE")) var replay: [String] = []
-    @Option(help: ArgumentHelp("Read the heart from a Bluetooth LE strap or watch (ble: the Heart Rate Service's RR intervals) or a Polar H10's ECG (polar-ecg: its R-peaks): the first one found, or the one with that address or name (over the preset's sensors:).", valueName: "ble|polar-ecg[:ADDRESS|NAME]")) var heart: String?
-    @Option(name: .customLong("ecg-delay"), help: ArgumentHelp("With --heart polar-ecg and no --predict-beats: seconds from each R-peak to its beat, 0.3…3.", valueName: "SECONDS")) var ecgDelay: Double = 1.0
-    @Option(help: ArgumentHelp("Read the EEG from a Muse 2 or S headband over Bluetooth LE: band powers computed from its raw EEG feed the mood as /muse/elements/<band>_absolute does (over the preset's sensors:).", valueName: "muse[:ADDRESS|NAME]")) var eeg: String?
+    @Option(help: ArgumentHelp("Read the heart from a Bluetooth LE strap or watch (ble: the Heart Rate Service's RR intervals) or a Polar H10's ECG (polar-ecg: its R-peaks): the first one found, or the one with that address or name; or from a Lab Streaming Layer stream (lsl:NAME or lsl:type=ECG: an ECG at any rate, a PPG, or RR/IBI intervals). Over the preset's sensors:.", valueName: "ble|polar-ecg[:ADDRESS|NAME]|lsl:NAME")) var heart: String?
+    @Option(name: .customLong("ecg-delay"), help: ArgumentHelp("With --heart polar-ecg (no --predict-beats) or lsl:…: seconds from each R-peak (or upstroke, or interval's end) to its beat, 0.3…3.", valueName: "SECONDS")) var ecgDelay: Double = 1.0
+    @Option(help: ArgumentHelp("Read the EEG from a Muse 2 or S headband over Bluetooth LE, or raw EEG from a Lab Streaming Layer stream (lsl:Muse is muse-lsl's): band powers computed from it feed the mood as /muse/elements/<band>_absolute does (over the preset's sensors:).", valueName: "muse[:ADDRESS|NAME]|lsl:NAME")) var eeg: String?
+    @Flag(help: "Open Lab Streaming Layer outlets named after the client: Markers (beat/…, voice/…, region/…, mood/…, track/…) stamped with when each is heard, a heart stream per performer (bpm, rr_ms, rmssd_ms, sdnn_ms) and the modulation sources. Needs liblsl (make deps).") var lsl = false
+    @Option(name: .customLong("lsl-markers"), help: ArgumentHelp("Play an LSL marker stream: its voice/NAME and region/NAME strings fire at their time stamps' frames; repeatable.", valueName: "NAME")) var lslMarkers: [String] = []
+    @Option(name: .customLong("lsl-delay"), help: ArgumentHelp("Seconds from an LSL marker's or modulation sample's time stamp to its sound, 0…2: their spacing is kept while the network's jitter stays under it.", valueName: "SECONDS")) var lslDelay: Double = 0.05
     @Option(name: .customLong("ble-adapter"), help: ArgumentHelp("The Bluetooth adapter the sensors are read through (default: the first).", valueName: "NAME|ADDRESS")) var bleAdapter: String?
     @Option(name: .customLong("plugin-share"), help: ArgumentHelp("A hosted plugin's share of the period in percent: one that takes longer in 3 periods of 256 is bypassed and named (0: no limit).", valueName: "PERCENT")) var pluginShare = 50
     @Flag(name: .customLong("isolate-plugins"), help: "Host every LV2 plugin in a process of its own: a crash or a hang silences that plugin until its process restarts (within a second), and nothing else.") var isolatePlugins = false
@@ -82,6 +85,7 @@ struct Run: ParsableCommand {
             configuration.osc = osc
         }
         (configuration.heart, configuration.eeg, configuration.bleAdapter, configuration.ecgDelay) = (heart, eeg, bleAdapter, ecgDelay)
+        (configuration.lsl, configuration.lslMarkers, configuration.lslDelay) = (lsl, lslMarkers, lslDelay)
         (configuration.pluginShare, configuration.isolatePlugins, configuration.predictBeats) = (pluginShare, isolatePlugins, predictBeats)
         (configuration.record, configuration.recordBufferSeconds) = (record, recordBuffer)
         configuration.timebase = timebaseForce ? .takeOver : timebase ? .conditional : .off

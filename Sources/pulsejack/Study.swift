@@ -16,6 +16,8 @@ struct Study: ParsableCommand {
     @Option(help: "A heart session (HealthKit JSON, CSV or session log) to use instead of live input.") var replay: String?
     @Option(help: "Seed for the clip choice (default: random).") var seed: UInt64?
     @Option(name: .customLong("osc-port"), help: "UDP port for OSC input when live.") var oscPort: UInt16 = 9000
+    @Flag(help: "Live: open Lab Streaming Layer outlets (client pulsejack-study): Markers clip/start NAME and clip/stop NAME stamped with when they are heard, beat/… for each heartbeat, and the heart stream. Needs liblsl (make deps).") var lsl = false
+    @Option(help: ArgumentHelp("Live: read the heart from a Lab Streaming Layer stream instead of OSC (an ECG, PPG or RR stream).", valueName: "lsl:NAME")) var heart: String?
 
     func validate() throws {
         do { try study().check() } catch let problem as OptionProblem { throw ValidationError("\(problem)") }
@@ -25,6 +27,7 @@ struct Study: ParsableCommand {
     func study() -> StudyRun {
         var study = StudyRun(clips: clips, out: out)
         (study.duration, study.baseline, study.replay, study.seed, study.oscPort) = (duration, baseline, replay, seed, oscPort)
+        (study.lsl, study.heart) = (lsl, heart)
         return study
     }
 

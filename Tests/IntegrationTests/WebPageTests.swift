@@ -210,4 +210,35 @@ final class WebPageTests: XCTestCase {
         XCTAssertEqual(try run.status()["modulation_2_on"], 1, "the other one stays on")
     }
 
+    /// With `--lsl` and an LSL stream read, the page lists each stream in and out: its name,
+    /// type, rate and samples, as the status counts them.
+    func testThePageListsTheLabStreamsInAndOut() throws {
+        guard let server = TestServer.name else { throw XCTSkip(TestServer.missing) }
+        guard WebDriver.available else { return XCTFail("chromium and chromium-driver are not installed (make deps installs them)") }
+        if let missing = LSLPeer.missing { throw XCTSkip(missing) }
+        if TestServer.isPipeWire { throw XCTSkip("the page shows what the status says, the same on every server: the jackd2 pass runs this") }
+        TestServer.use(server)
+        let stream = "pj-web-hrv-\(getpid())"
+        let heart = try LSLPeer(["rr", "--name", stream, "--on", "20", "--off", "0", "--again", "0"])
+        defer { heart.finish(seconds: 0) }
+        let run = try LiveWebRun(preset: "voices:\n  - {name: click, kind: click}\n", web: "0", server: server,
+                                 arguments: ["--lsl", "--heart", "lsl:\(stream)"])
+        self.run = run
+        XCTAssertTrue(try Subprocess.waitForPorts(of: run.client, server: server))
+        let browser = try WebDriver()
+        defer { browser.quit() }
+        try browser.open(run.url)
+        XCTAssertTrue(try browser.wait(until: "return window.pulsejack && window.pulsejack.connected && window.pulsejack.layout !== null"))
+        let rows = "return [...document.querySelectorAll('#lab-streams tbody tr')].map(r => [...r.cells].map(c => c.textContent).join('|'))"
+        let streaming = try browser.wait(seconds: 15, until: "const rows = (\(rows.dropFirst(7)));"
+            + " return rows.some(r => r.startsWith('in|\(stream)|RR|irregular|') && !r.startsWith('in|\(stream)|RR|irregular|0|'))")
+        let seen = try browser.execute(rows)
+        XCTAssertTrue(streaming, "\(String(describing: seen))")
+        let shown = try XCTUnwrap(try browser.execute(rows) as? [String])
+        XCTAssertTrue(shown.contains { $0.hasPrefix("out|\(run.client)|Markers|irregular|") }, "\(shown)")
+        XCTAssertTrue(shown.contains { $0.hasPrefix("out|\(run.client)-heart|HeartRate|irregular|") }, "\(shown)")
+        XCTAssertEqual(try browser.execute("return document.getElementById('lab').hidden") as? Bool, false)
+        XCTAssertEqual(try browser.execute("return [...document.querySelectorAll('#counters td')].some(c => c.textContent.startsWith('lsl_'))") as? Bool, false,
+                       "the streams are in their own table, not among the counters")
+    }
 }

@@ -17,6 +17,11 @@ public final class CaptureClient {
     /// JACK's frame time of each period it ran.
     let log: PeriodLog
     let levels: UnsafeMutablePointer<Float>
+    /// For each onset, the cycle JACK said was current when the ear ran (its frame time, its
+    /// start on CLOCK_MONOTONIC, seconds a frame): a late callback reads the next cycle's.
+    let cycleFrames: UnsafeMutablePointer<UInt32>
+    let cycleTimes: UnsafeMutablePointer<Double>
+    let framePeriods: UnsafeMutablePointer<Double>
     let count = ManagedAtomic<Int>(0)
     public private(set) var framesSeen: Int64 = 0
     let periods = ManagedAtomic<Int>(0)
@@ -35,6 +40,7 @@ public final class CaptureClient {
         onsetOffsets = .allocate(capacity: capacity)
         log = PeriodLog(capacity: capacity)
         levels = .allocate(capacity: capacity)
+        (cycleFrames, cycleTimes, framePeriods) = (.allocate(capacity: capacity), .allocate(capacity: capacity), .allocate(capacity: capacity))
         jack_set_process_callback(client, { frames, context in
             pj_process_order_begin()
             defer { pj_process_order_end() }
@@ -48,7 +54,24 @@ public final class CaptureClient {
         let input = jack_port_get_buffer(port, frames).assumingMemoryBound(to: Float.self)
         guard let period = log.record(reading: jack_last_frame_time(client), frames: frames) else { return }
         var stored = count.load(ordering: .relaxed)
+        var cycleStart: Double?, framePeriod = 0.0, cycleFrame: jack_nframes_t = 0
         for index in 0..<Int(frames) where abs(input[index]) > threshold && stored < capacity {
+            if cycleStart == nil {
+                // This cycle's start by JACK's DLL (jack_get_cycle_times), put on CLOCK_MONOTONIC:
+                // jackd2's clock is CLOCK_MONOTONIC_RAW, and the two are read back to back.
+                var currentFrames: jack_nframes_t = 0, current: jack_time_t = 0, next: jack_time_t = 0
+                var periodMicroseconds: Float = 0
+                _ = jack_get_cycle_times(client, &currentFrames, &current, &next, &periodMicroseconds)
+                var before = timespec(), after = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &before)
+                let jackNow = Double(jack_get_time()) / 1e6
+                clock_gettime(CLOCK_MONOTONIC, &after)
+                let monotonic = (Double(before.tv_sec) + Double(after.tv_sec)) / 2 + (Double(before.tv_nsec) + Double(after.tv_nsec)) / 2e9
+                cycleStart = Double(current) / 1e6 + (monotonic - jackNow)
+                framePeriod = Double(next &- current) / 1e6 / Double(frames)
+                cycleFrame = currentFrames
+            }
+            (cycleFrames[stored], cycleTimes[stored], framePeriods[stored]) = (cycleFrame, cycleStart!, framePeriod)
             levels[stored] = input[index]
             ownFrames[stored] = framesSeen + Int64(index)
             onsetPeriods[stored] = Int32(period)
@@ -67,6 +90,15 @@ public final class CaptureClient {
     }
 
     public var onsets: [Int64] { Array(UnsafeBufferPointer(start: ownFrames, count: count.load(ordering: .acquiring))) }
+    /// Each onset's time on CLOCK_MONOTONIC (LSL's clock): the cycle JACK said was current when
+    /// the ear ran (its start by JACK's DLL, read then), moved to the onset's true frame
+    /// (`onsetJackFrames`: a late callback's cycle is the next one) at that cycle's frame length.
+    public var onsetMonotonicSeconds: [Double] {
+        onsetJackFrames.enumerated().map { index, frame in
+            let frames = Int32(truncatingIfNeeded: UInt32(truncatingIfNeeded: frame) &- cycleFrames[index])
+            return cycleTimes[index] + Double(frames) * framePeriods[index]
+        }
+    }
     public var onsetLevels: [Float] { Array(UnsafeBufferPointer(start: levels, count: count.load(ordering: .acquiring))) }
     /// Onsets in JACK's frame time, placed by `PeriodLog` so a late callback cannot move one.
     public var onsetJackFrames: [Int64] {

@@ -1,6 +1,7 @@
 import Foundation
 import Presets
 import Sensors
+import LSL
 import TestSupport
 import XCTest
 
@@ -47,6 +48,37 @@ final class SensorPresetTests: XCTestCase {
         }
         XCTAssertThrowsError(try load("name: bad\nsensors: {eeg: ble}\nvoices:\n  - {name: click, kind: click}\n")) { error in
             XCTAssertTrue("\(error)".hasSuffix("preset.yaml:2: sensors.eeg: 'ble' is not a sensor: expected muse[:ADDRESS|NAME]"), "\(error)")
+        }
+    }
+
+    /// `lsl:` where a sensor is named: an LSL stream, the first performer's from `sensors:` (or
+    /// the options), each other performer's own; a spec that does not parse is named by its line,
+    /// and so is an `lsl.` modulation source that is not lsl.STREAM.CHANNEL.
+    func testLSLStreamsAreNamedWhereSensorsAre() throws {
+        let preset = try load("""
+        name: lab
+        sensors: {heart: "lsl:type=ECG", eeg: "lsl:Muse"}
+        performers:
+          - alice
+          - {name: bob, heart: "lsl:name=bob-hrv,type=RR"}
+        voices:
+          - {name: click, kind: click}
+        modulations:
+          - {from: lsl.Muse.AF7, to: voice.click.gain}
+        """)
+        XCTAssertEqual(try preset.sensorRequests(), [], "no Bluetooth sensor")
+        XCTAssertEqual(try preset.lslStreams(), [
+            try LSLStreamQuery(parsing: "lsl:type=ECG", role: .heart), LSLStreamQuery(role: .eeg, name: "Muse"),
+            try LSLStreamQuery(parsing: "lsl:name=bob-hrv,type=RR", role: .heart, performer: 1),
+        ])
+        XCTAssertEqual(try preset.lslStreams(heart: "lsl:Polar H10").first, LSLStreamQuery(role: .heart, name: "Polar H10"), "--heart over the preset's")
+        XCTAssertEqual(try preset.lslStreams(heart: "ble").count, 2, "a Bluetooth heart over the preset's LSL one")
+        XCTAssertEqual(ModulationTable.signalNames(preset.preset), ["lsl.Muse.AF7"])
+        XCTAssertThrowsError(try load("name: bad\nsensors: {heart: \"lsl:colour=red\"}\nvoices:\n  - {name: click, kind: click}\n")) { error in
+            XCTAssertTrue("\(error)".contains("preset.yaml:2: sensors.heart: 'lsl:colour=red': 'colour' is not one of name, type, source_id, hostname, channel"), "\(error)")
+        }
+        XCTAssertThrowsError(try load("name: bad\nvoices:\n  - {name: click, kind: click}\nmodulations:\n  - {from: lsl.Muse, to: voice.click.gain}\n")) { error in
+            XCTAssertTrue("\(error)".contains("preset.yaml:5") && "\(error)".contains("lsl.STREAM.CHANNEL"), "\(error)")
         }
     }
 }

@@ -17,9 +17,10 @@ public struct RecordedECG: Decodable, Sendable {
     public var times: [Double] { samples.indices.map { start + Double($0) / rate } }
 
     /// Made by `scripts/ble/ecg-130.py`; its JSON also written to `path` (a fake H10's `--ecg`).
-    public static func load(start: Double = 0, end: Double, into path: String? = nil) throws -> RecordedECG {
+    /// `original`: the recording's own 360 Hz samples (as an LSL ECG stream carries them).
+    public static func load(start: Double = 0, end: Double, into path: String? = nil, original: Bool = false) throws -> RecordedECG {
         let made = try Subprocess.run("/usr/bin/python3", ["-W", "ignore", Subprocess.repository.appendingPathComponent("scripts/ble/ecg-130.py").path,
-                                                          "--start", "\(start)", "--end", "\(end)"], timeout: 120)
+                                                          "--start", "\(start)", "--end", "\(end)"] + (original ? ["--original"] : []), timeout: 120)
         guard made.status == 0 else { throw PrivateBlueZ.Unavailable(description: "scripts/ble/ecg-130.py failed (python3-scipy?): \(made.stderr)") }
         if let path { try made.stdout.write(toFile: path, atomically: true, encoding: .utf8) }
         return try JSONDecoder().decode(RecordedECG.self, from: Data(made.stdout.utf8))

@@ -25,7 +25,9 @@ public struct ECGBeatTimeline: Sendable {
     static let longestGap = 3.0
     static let intervalWindow = 3
 
-    private var detector = ECGBeatDetector()
+    /// The ECG's own rate (Polar's 130 Hz; an LSL stream's declared rate).
+    public let signalRate: Double
+    private var detector: ECGBeatDetector
     private var mapping = SensorTimeMapping()
     private var epoch: UInt64?
     private var lastTimestamp: UInt64?
@@ -35,14 +37,16 @@ public struct ECGBeatTimeline: Sendable {
     /// R-peaks found, and beats known too late for their delay.
     public private(set) var beats = 0, late = 0
 
-    public init(sampleRate: Int, predicts: Bool, delay: Double = ECGBeatTimeline.defaultDelay) {
+    public init(sampleRate: Int, predicts: Bool, delay: Double = ECGBeatTimeline.defaultDelay, signalRate: Double = PolarECGFrame.sampleRate) {
         self.sampleRate = sampleRate
         self.predicts = predicts
         self.delay = delay
+        self.signalRate = signalRate
+        detector = ECGBeatDetector(sampleRate: signalRate)
     }
 
     private mutating func restart(at timestamp: UInt64) {
-        (detector, epoch, lastBeat, intervals) = (ECGBeatDetector(), timestamp, nil, [])
+        (detector, epoch, lastBeat, intervals) = (ECGBeatDetector(sampleRate: signalRate), timestamp, nil, [])
         mapping.reset()
     }
 
@@ -58,12 +62,19 @@ public struct ECGBeatTimeline: Sendable {
         let last = Double(ecg.timestamp - epoch) / 1e9
         let arrival = Double(frame) / rate
         mapping.observe(sample: last, arrival: arrival)
-        let offset = mapping.offset!
-        var messages: [ControlMessage] = []
         let count = ecg.microvolts.count
-        for (index, microvolts) in ecg.microvolts.enumerated() {
-            let time = last - Double(count - 1 - index) / PolarECGFrame.sampleRate
-            guard let beat = detector.add(Double(microvolts), at: time) else { continue }
+        let times = (0..<count).map { last - Double(count - 1 - $0) / PolarECGFrame.sampleRate }
+        return messages(microvolts: ecg.microvolts.map(Double.init), times: times, offset: mapping.offset!, at: frame, performer: performer)
+    }
+
+    /// The messages for ECG samples at `times` (seconds on a clock `offset` seconds behind JACK's
+    /// frame time, `frame / sampleRate`) that arrived at `frame`: an LSL stream's samples come
+    /// with times already on the engine's (offset 0). Their rate is the detector's.
+    public mutating func messages(microvolts: [Double], times: [Double], offset: Double, at frame: Int64, performer: UInt8) -> [ControlMessage] {
+        let rate = Double(sampleRate)
+        var messages: [ControlMessage] = []
+        for (microvolts, time) in zip(microvolts, times) {
+            guard let beat = detector.add(microvolts, at: time) else { continue }
             beats += 1
             if let lastBeat, let interval = RRIntervals.chunks(seconds: [beat - lastBeat]).first {
                 messages.append(ControlMessage(frame: ControlMessage.immediate, performer: performer, .rrIntervals(interval)))

@@ -313,8 +313,30 @@ function render() {
     if (value != null) setValue(input, input.type === "checkbox" ? value >= 0.5 : value);
   }
   const status = state.status || {};
-  $("counters").replaceChildren(...Object.entries(status).filter(([name]) => !name.startsWith("connected"))
+  showLabStreams(status);
+  $("counters").replaceChildren(...Object.entries(status).filter(([name]) => !name.startsWith("connected") && !name.startsWith("lsl_"))
     .map(([name, value]) => element("tr", {}, [element("td", { text: name }), element("td", { text: typeof value === "number" ? +value.toFixed(2) : value })])));
+}
+
+// Each LSL stream in and out (status fields lsl_in_N_… and lsl_out_N_…), a row each.
+function showLabStreams(status) {
+  const streams = new Map();
+  for (const [name, value] of Object.entries(status)) {
+    const found = /^lsl_(in|out)_(\d+)_(.+)$/.exec(name);
+    if (!found) continue;
+    const key = `${found[1]} ${found[2].padStart(3, "0")}`;
+    if (!streams.has(key)) streams.set(key, { direction: found[1] });
+    streams.get(key)[found[3]] = value;
+  }
+  $("lab").hidden = streams.size === 0;
+  const rate = (hz) => (hz > 0 ? `${+hz.toFixed(2)} Hz` : "irregular");
+  $("lab-streams").tBodies[0].replaceChildren(...[...streams.keys()].sort().map((key) => {
+    const stream = streams.get(key);
+    const correction = stream.direction === "in" ? `${+(stream.time_correction * 1000).toFixed(3)} ms` : "–";
+    const state = stream.problem ? `${stream.state}: ${stream.problem}` : stream.direction === "out" && stream.consumers ? "open, read" : stream.state;
+    return element("tr", {}, [stream.direction, stream.name, stream.type, rate(stream.rate), stream.samples, correction,
+      stream.direction === "in" ? `${stream.lost} (${stream.dropouts} dropouts)` : "–", state].map((text) => element("td", { text: String(text) })));
+  }));
 }
 
 connect();

@@ -1,0 +1,88 @@
+import CLSL
+import Foundation
+import Realtime
+
+/// liblsl, loaded at run time: the library is not a Debian package, so pulsejack runs without
+/// it, and only `--lsl`, `lsl:` sensors and `lsl.` sources need it. Where it is looked for, in
+/// order: `PULSEJACK_LIBLSL` (a file), the dynamic loader's own search (`liblsl.so.2`: liblsl's
+/// .deb, or `LD_LIBRARY_PATH`), an installation's `lib/pulsejack/` beside the binary's `bin/`,
+/// and the clone's venv, where `make deps` installs the pinned `pylsl` wheel that carries it.
+public enum LSLLibrary {
+    /// What `--lsl` without the library says, in one line.
+    public static let howToGet = "liblsl is not installed: `make deps` puts it in the clone's venv (the pinned pylsl wheel), "
+        + "or install liblsl's own package (github.com/sccn/liblsl/releases), or set PULSEJACK_LIBLSL=/path/to/liblsl.so.2"
+
+    private static let state = LockedBox<Result<String, LSLError>?>(nil)
+
+    /// Any thread. Loads the library once; the file it came from, or why it could not be.
+    @discardableResult
+    public static func load() throws(LSLError) -> String {
+        let result = state.withLockedValue { state -> Result<String, LSLError> in
+            if let state { return state }
+            let loaded = attempt()
+            state = loaded
+            return loaded
+        }
+        return try result.get()
+    }
+
+    /// Whether liblsl can be loaded here (a test's or a status's question; loads it if so).
+    public static var isAvailable: Bool { (try? load()) != nil }
+
+    /// liblsl's version, as 118 for 1.18 (nil without it).
+    public static var version: Int? { isAvailable ? Int(pj_lsl_library_version()) : nil }
+
+    /// LSL's clock (seconds, the monotonic clock every LSL time stamp on this machine is on).
+    /// Needs the library loaded.
+    public static func localClock() -> Double { pj_lsl_local_clock() }
+
+    /// The files tried, in order.
+    static func candidates() -> [String] {
+        var paths: [String] = []
+        let environment = ProcessInfo.processInfo.environment
+        if let own = environment["PULSEJACK_LIBLSL"], !own.isEmpty { return [own] }
+        paths.append("liblsl.so.2")
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first.map { ($0 as NSString).resolvingSymlinksInPath } ?? "")
+        let folder = executable.deletingLastPathComponent()
+        paths.append(folder.deletingLastPathComponent().appendingPathComponent("lib/pulsejack/liblsl.so.2").path)
+        // The clone's venv: the binary is .build/<config>/pulsejack (a test bundle sits deeper).
+        var ancestors = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
+        var folderAbove = folder
+        for _ in 0..<6 {
+            ancestors.append(folderAbove)
+            folderAbove.deleteLastPathComponent()
+        }
+        for ancestor in ancestors {
+            let venv = ancestor.appendingPathComponent(".build/venv/lib")
+            for version in ((try? FileManager.default.contentsOfDirectory(atPath: venv.path)) ?? []).sorted() where version.hasPrefix("python") {
+                paths.append(venv.appendingPathComponent("\(version)/site-packages/pylsl/lib/liblsl.so.2").path)
+            }
+        }
+        return paths
+    }
+
+    private static func attempt() -> Result<String, LSLError> {
+        var reasons: [String] = []
+        for path in candidates() {
+            if path.hasPrefix("/") && !FileManager.default.fileExists(atPath: path) {
+                if ProcessInfo.processInfo.environment["PULSEJACK_LIBLSL"] != nil { reasons.append("PULSEJACK_LIBLSL=\(path): no such file") }
+                continue
+            }
+            var error = [CChar](repeating: 0, count: 512)
+            if pj_lsl_load(path, &error, error.count) == 0 {
+                // Warnings and errors only: liblsl's informational lines would go to stderr beside ours.
+                pj_lsl_set_config_content("[log]\nlevel = -1\n")
+                return .success(path)
+            }
+            let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if path.hasPrefix("/") || ProcessInfo.processInfo.environment["PULSEJACK_LIBLSL"] != nil { reasons.append(reason) }
+        }
+        return .failure(LSLError(reasons.isEmpty ? howToGet : howToGet + " (" + reasons.joined(separator: "; ") + ")"))
+    }
+}
+
+/// A problem with LSL: the library, a stream, a request.
+public struct LSLError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

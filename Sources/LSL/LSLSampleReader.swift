@@ -1,0 +1,188 @@
+import Foundation
+import Inputs
+import Realtime
+import Sensors
+
+/// What one stream's samples mean to the engine, by what the run asked of it and what the stream
+/// is (its type, rate and channels). Deterministic in the samples and their frames: the LSL
+/// input's thread, or a test.
+final class LSLSampleReader {
+    enum Kind {
+        /// R-peaks of an ECG channel, at the stream's rate.
+        case ecg(ECGBeatTimeline, channel: Int)
+        /// Pulse upstrokes of a PPG channel.
+        case ppg(PPGBeatDetector, channel: Int, lastBeat: Double?)
+        /// Intervals between beats (RR, IBI), in ms or s.
+        case intervals(channel: Int, milliseconds: Bool?)
+        /// Band powers of the EEG channels.
+        case eeg(EEGBandPowers, channels: [Int])
+        /// `voice/NAME`, `region/NAME`.
+        case markers
+        /// (channel, signal index) pairs, and the frame each was last sent at.
+        case signals([(channel: Int, signal: Int32)], last: [Double])
+    }
+
+    private var kind: Kind
+    let performer: UInt8
+    /// Engine frames from a sample's time stamp to its sound (beats: `--ecg-delay`; markers and signals: `--lsl-delay`).
+    private let delayFrames: Double
+    private let engineRate: Int
+    /// Beats or readings made, and those too late for their delay.
+    private(set) var beats = 0, late = 0
+    /// Something the stream's description lacks (a channel a signal names), said once at opening.
+    private(set) var problem: String?
+    private let voices: [String], regions: [String]
+
+    /// Throws when the stream cannot be read as asked (text as a heart, too slow for EEG …).
+    init(query: LSLStreamQuery, info: LSLStreamInfo, configuration: LSLInput.Configuration, engineRate: Int) throws(LSLError) {
+        self.engineRate = engineRate
+        performer = UInt8(clamping: query.performer)
+        (voices, regions) = (configuration.voices, configuration.regions)
+        let name = "'\(info.name)' (\(info.type.isEmpty ? "no type" : info.type))"
+        func channel() throws(LSLError) -> Int {
+            guard let wanted = query.channel else { return 0 }
+            guard let index = info.channel(wanted) else {
+                throw LSLError("\(name) has no channel '\(wanted)' (channels: \(info.labels.filter { !$0.isEmpty }.joined(separator: ", ")))")
+            }
+            return index
+        }
+        switch query.role {
+        case .heart:
+            guard !info.isText, info.channelCount > 0 else { throw LSLError("\(name) carries text: a heart is an ECG, PPG or RR stream") }
+            let type = info.type.lowercased()
+            delayFrames = configuration.beatDelay * Double(engineRate)
+            if ["rr", "ibi", "hrv", "rri"].contains(type) || (info.rate == 0 && type != "ecg" && type != "ppg") {
+                let unit = info.units[try channel()].lowercased()
+                kind = .intervals(channel: try channel(), milliseconds: unit == "ms" ? true : unit == "s" ? false : nil)
+            } else if info.rate < 20 {
+                throw LSLError("\(name) at \(LSLInput.rateText(info.rate)) is too slow for a heart's waveform (20 Hz at least; an interval stream is irregular)")
+            } else if type == "ppg" {
+                kind = .ppg(PPGBeatDetector(sampleRate: info.rate), channel: try channel(), lastBeat: nil)
+            } else {
+                kind = .ecg(ECGBeatTimeline(sampleRate: engineRate, predicts: false, delay: configuration.beatDelay, signalRate: info.rate), channel: try channel())
+            }
+        case .eeg:
+            guard !info.isText, info.rate >= 90 else {
+                throw LSLError("\(name) is not raw EEG at 90 Hz or more (\(info.isText ? "text" : LSLInput.rateText(info.rate)))")
+            }
+            var channels = Array(0..<info.channelCount).filter { !info.labels[$0].lowercased().contains("aux") }
+            if query.channel != nil { channels = [try channel()] }
+            guard !channels.isEmpty else { throw LSLError("\(name) has no EEG channel") }
+            kind = .eeg(EEGBandPowers(sensors: channels.count, sampleRate: Int(info.rate.rounded())), channels: channels)
+            delayFrames = 0
+        case .markers:
+            guard info.isText else { throw LSLError("\(name) is not a string stream: markers are strings voice/NAME and region/NAME") }
+            kind = .markers
+            delayFrames = configuration.markerDelay * Double(engineRate)
+        case .signals:
+            guard !info.isText else { throw LSLError("\(name) carries text: a modulation reads a numeric channel") }
+            var pairs: [(channel: Int, signal: Int32)] = [], missing: [String] = []
+            let stream = query.match.first?.1 ?? info.name
+            for (index, signal) in configuration.signals.enumerated() {
+                let parts = signal.split(separator: ".")
+                guard parts.count == 3, parts[0] == "lsl", parts[1] == stream else { continue }
+                if let channel = info.channel(String(parts[2])) { pairs.append((channel, Int32(index))) } else { missing.append(String(parts[2])) }
+            }
+            if pairs.isEmpty {
+                throw LSLError("\(name) has none of the channels \(missing.joined(separator: ", ")) (channels: \(info.labels.filter { !$0.isEmpty }.joined(separator: ", ")))")
+            }
+            if !missing.isEmpty {
+                problem = "\(name) has no channel \(missing.joined(separator: ", ")) (channels: \(info.labels.filter { !$0.isEmpty }.joined(separator: ", ")))"
+            }
+            kind = .signals(pairs, last: Array(repeating: -.infinity, count: pairs.count))
+            delayFrames = configuration.markerDelay * Double(engineRate)
+        }
+    }
+
+    struct Made {
+        var messages: [ControlMessage] = []
+        var beats = 0
+        var bands: [(EEGBand, Double)] = []
+        var problem: String?
+    }
+
+    /// A signal is sent at most this often (frames apart, at the stream's time stamps): 200 a second.
+    private var signalSpacing: Double { Double(engineRate) / 200 }
+
+    /// A frame `delayFrames` after a sample's, or at once (counted late) when that has passed.
+    private func due(_ frame: Double, now: Int64) -> Int64 {
+        let at = Int64((frame + delayFrames).rounded())
+        if at <= now {
+            late += 1
+            return ControlMessage.immediate
+        }
+        return at
+    }
+
+    /// Samples (`rows` of numbers, or `texts`) at engine frames `frames` (fractional), read at frame `now`.
+    func read(rows: [[Double]], texts: [String], frames: [Double], now: Int64) -> Made {
+        var made = Made()
+        let rate = Double(engineRate)
+        switch kind {
+        case .ecg(var timeline, let channel):
+            let (before, lateBefore) = (timeline.beats, timeline.late)
+            made.messages = timeline.messages(microvolts: rows.map { $0[channel] }, times: frames.map { $0 / rate }, offset: 0, at: now, performer: performer)
+            made.beats = timeline.beats - before
+            late += timeline.late - lateBefore
+            kind = .ecg(timeline, channel: channel)
+        case .ppg(var detector, let channel, var lastBeat):
+            for (row, frame) in zip(rows, frames) where detector.process(row[channel]) {
+                if let lastBeat, let interval = RRIntervals.chunks(seconds: [(frame - lastBeat) / rate]).first {
+                    made.messages.append(ControlMessage(performer: performer, .rrIntervals(interval)))
+                }
+                lastBeat = frame
+                made.messages.append(ControlMessage(frame: due(frame, now: now), performer: performer, .heartbeat(strength: 1)))
+                made.beats += 1
+            }
+            kind = .ppg(detector, channel: channel, lastBeat: lastBeat)
+        case .intervals(let channel, let milliseconds):
+            for (row, frame) in zip(rows, frames) {
+                let value = row[channel]
+                let seconds = (milliseconds ?? (value > 10)) ? value / 1000 : value
+                guard PlausibleHeart.accepts(rr: seconds) else {
+                    made.problem = "an interval of \(value) is not a heart's (\(milliseconds == true ? "ms" : milliseconds == false ? "s" : "ms or s"))"
+                    continue
+                }
+                if let interval = RRIntervals.chunks(seconds: [seconds]).first {
+                    made.messages.append(ControlMessage(performer: performer, .rrIntervals(interval)))
+                }
+                made.messages.append(ControlMessage(frame: due(frame, now: now), performer: performer, .heartbeat(strength: 1)))
+                made.beats += 1
+            }
+        case .eeg(var powers, let channels):
+            for (slot, channel) in channels.enumerated() {
+                guard let reading = powers.add(rows.map { $0[channel] }, channel: slot) else { continue }
+                for band in EEGBand.allCases {
+                    guard let value = reading.absolute[band] else { continue }
+                    made.messages.append(ControlMessage(performer: performer, .bandPower(band, Float(value))))
+                    made.bands.append((band, value))
+                }
+                made.beats += 1
+            }
+            kind = .eeg(powers, channels: channels)
+        case .markers:
+            for (text, frame) in zip(texts, frames) {
+                let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
+                if parts.count == 2, parts[0] == "voice", let voice = voices.firstIndex(of: parts[1]) {
+                    made.messages.append(ControlMessage(frame: due(frame, now: now), .voiceTrigger(voice: Int32(voice), velocity: 1)))
+                } else if parts.count == 2, parts[0] == "region", let region = regions.firstIndex(of: parts[1]) {
+                    made.messages.append(ControlMessage(frame: due(frame, now: now), .regionHit(region: Int32(region), velocity: 1)))
+                } else {
+                    made.problem = "marker '\(text)' names no voice or region of the preset (voice/NAME, region/NAME)"
+                }
+            }
+        case .signals(let pairs, var last):
+            for (row, frame) in zip(rows, frames) {
+                for (slot, pair) in pairs.enumerated() where frame - last[slot] >= signalSpacing {
+                    let value = row[pair.channel]
+                    guard value.isFinite else { continue }
+                    last[slot] = frame
+                    made.messages.append(ControlMessage(frame: due(frame, now: now), .signal(index: pair.signal, Float(value))))
+                }
+            }
+            kind = .signals(pairs, last: last)
+        }
+        beats += made.beats
+        return made
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Inputs
+import Realtime
+
+/// The engine's frames on LSL's clock (`lsl_local_clock`: CLOCK_MONOTONIC) and back. JACK's
+/// frames do not run at exactly their nominal rate on that clock: a sound card has its own
+/// crystal, and even the dummy driver keeps jackd2's time, CLOCK_MONOTONIC_RAW, which NTP does
+/// not slew (60 ppm apart here). So the mapping is a line — an anchor (an LSL time and the
+/// frame rendered then) and a rate — that a delay-locked loop keeps on the frames, as JACK's
+/// own DLL keeps its cycle times: twice a second it reads a frame and its time
+/// (`FrameClock.frameAndTime`: live, by JACK's DLL) three times,
+/// takes the median's error from the line (a reading may be a period off where a cycle began
+/// between its two halves), and moves the anchor and the rate toward it (bandwidth 0.02 Hz).
+/// Between those updates the line is exact both ways, so equal frame spacing is equal time
+/// spacing; at an update it moves by microseconds. An error beyond `tolerance` (checked at every
+/// call, one reading), or beyond 2 ms three updates running, is a new timeline (the server restarted, the rate changed): the
+/// line is set again from the median of five readings at the nominal rate. Any thread.
+public final class LabClock: Sendable {
+    private let frames: any FrameClock
+    private struct Line {
+        var seconds: Double
+        var frame: Double
+        /// Frames a second of LSL's clock.
+        var rate: Double
+        var nominal: Int
+        var updated: Double
+        var strays = 0
+    }
+    private let line = LockedBox<Line?>(nil)
+    /// How far the frame now may stray before the line is set again: 20 ms.
+    public static let tolerance = 0.02
+    /// Seconds between the loop's updates, and its bandwidth (Hz).
+    static let updateEvery = 0.5, bandwidth = 0.02
+    /// Times the line was set from scratch.
+    public var anchors: Int { anchorCount.withLockedValue { $0 } }
+    private let anchorCount = LockedBox(0)
+
+    public init(frames: any FrameClock) {
+        self.frames = frames
+    }
+
+    public var sampleRate: Int { frames.sampleRate }
+    /// The frame the engine renders about now.
+    public var currentFrame: Int64 { frames.currentFrame() }
+
+    /// `count` readings of a frame and its time, sorted by their error from `line` (or from the
+    /// nominal rate through the first).
+    private func readings(_ count: Int, from line: Line?) -> [(seconds: Double, frame: Double, error: Double)] {
+        var taken: [(seconds: Double, frame: Double)] = []
+        for index in 0..<count {
+            if index > 0 { usleep(200) }
+            let reading = frames.frameAndTime()
+            taken.append((reading.seconds, Double(reading.frame)))
+        }
+        let rate = line?.rate ?? Double(frames.sampleRate)
+        let reference = line.map { ($0.seconds, $0.frame) } ?? (taken[0].seconds, taken[0].frame)
+        return taken.map { ($0.seconds, $0.frame, $0.frame - (reference.1 + rate * ($0.seconds - reference.0))) }.sorted { $0.error < $1.error }
+    }
+
+    /// The line, kept on the frames.
+    private func current() -> Line {
+        line.withLockedValue { line in
+            let rate = frames.sampleRate
+            let (frameNow, time) = frames.frameAndTime()
+            if var kept = line, kept.nominal == rate,
+               abs(Double(frameNow) - (kept.frame + kept.rate * (time - kept.seconds))) <= Self.tolerance * Double(rate) {
+                guard time - kept.updated >= Self.updateEvery else { return kept }
+                let middle = readings(3, from: kept)[1]
+                let error = middle.error
+                let strays = abs(error) > 0.002 * Double(rate)
+                if abs(error) <= Self.tolerance * Double(rate) && (!strays || kept.strays < 2) {
+                    let interval = middle.seconds - kept.updated
+                    kept.strays = strays ? kept.strays + 1 : 0
+                    if !strays {
+                        // A second-order loop: ω = 2π·B·T; the anchor moves by √2·ω of the error, the rate by ω² of it a period.
+                        let omega = 2 * Double.pi * Self.bandwidth * max(interval, Self.updateEvery)
+                        let predicted = kept.frame + kept.rate * (middle.seconds - kept.seconds)
+                        kept.frame = predicted + 2.squareRoot() * omega * error
+                        kept.seconds = middle.seconds
+                        kept.rate += omega * omega * error / max(interval, Self.updateEvery)
+                    }
+                    kept.updated = middle.seconds
+                    line = kept
+                    return kept
+                }
+            }
+            let median = readings(5, from: nil)[2]
+            let fresh = Line(seconds: median.seconds, frame: median.frame, rate: Double(rate), nominal: rate, updated: median.seconds)
+            line = fresh
+            anchorCount.withLockedValue { $0 += 1 }
+            return fresh
+        }
+    }
+
+    /// The LSL time at which `frame` is rendered (add the playback latency for when it is heard).
+    public func seconds(atFrame frame: Int64) -> Double {
+        let set = current()
+        return set.seconds + (Double(frame) - set.frame) / set.rate
+    }
+
+    /// The engine frame (fractional) rendered at LSL time `seconds`.
+    public func frame(atSeconds seconds: Double) -> Double {
+        let set = current()
+        return set.frame + (seconds - set.seconds) * set.rate
+    }
+}

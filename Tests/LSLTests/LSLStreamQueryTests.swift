@@ -1,0 +1,75 @@
+import Foundation
+import Inputs
+import XCTest
+@testable import LSL
+
+/// How a stream is named, and the frames ↔ LSL time arithmetic.
+final class LSLStreamQueryTests: XCTestCase {
+    func testAStreamIsNamedByNameOrByItsProperties() throws {
+        let muse = try LSLStreamQuery(parsing: "lsl:Muse", role: .eeg)
+        XCTAssertEqual(muse.predicate, "name='Muse'")
+        XCTAssertEqual(muse.description, "lsl:Muse")
+        let ppg = try LSLStreamQuery(parsing: "lsl:name=Muse, type=PPG, channel=PPG2", role: .heart, performer: 1)
+        XCTAssertEqual(ppg.predicate, "name='Muse' and type='PPG'")
+        XCTAssertEqual(ppg.channel, "PPG2")
+        XCTAssertEqual(ppg.performer, 1)
+        XCTAssertEqual(try LSLStreamQuery(parsing: "LSL:type=ECG", role: .heart).predicate, "type='ECG'")
+        for bad in ["lsl:", "lsl:colour=red", "lsl:name=", "lsl:channel=2", "lsl:name=it's", "ble:Polar"] {
+            XCTAssertThrowsError(try LSLStreamQuery(parsing: bad, role: .heart), bad)
+        }
+    }
+
+    /// JACK's frames against LSL's clock: `ppm` fast, every third reading a period behind (a
+    /// cycle began between its two halves), readings to the frame.
+    private final class Frames: FrameClock, @unchecked Sendable {
+        let sampleRate = 48_000
+        var seconds = 100.0
+        var startSeconds = 100.0
+        var ppm = 0.0
+        var reads = 0
+        func currentFrame() -> Int64 {
+            reads += 1
+            return Int64((seconds - startSeconds) * 48_000 * (1 + ppm / 1e6)) - (reads % 3 == 0 ? 256 : 0)
+        }
+        func frame(forTimetag timetag: UInt64) -> Int64 { 0 }
+        func frameAndTime() -> (frame: Int64, seconds: Double) { (currentFrame(), seconds) }
+        /// The true LSL time of `frame`.
+        func truth(_ frame: Double) -> Double { startSeconds + frame / (48_000 * (1 + ppm / 1e6)) }
+    }
+
+    /// Frames and LSL times map exactly both ways between the loop's updates; a reading a period
+    /// off does not move the line; a jump beyond the tolerance (the server restarted) sets it again.
+    func testFramesMapToLSLTimeExactlyAndARestartSetsTheLineAgain() {
+        let frames = Frames()
+        let clock = LabClock(frames: frames)
+        XCTAssertEqual(clock.seconds(atFrame: 48_000), 101, accuracy: 1e-9)
+        XCTAssertEqual(clock.anchors, 1)
+        for step in 1...60 {
+            frames.seconds = 100 + Double(step) * 0.5
+            XCTAssertEqual(clock.seconds(atFrame: 48_000 * 31) - clock.seconds(atFrame: 48_000 * 30), 1, accuracy: 1e-9)
+            XCTAssertEqual(clock.frame(atSeconds: frames.seconds + 0.25), (frames.seconds + 0.25 - 100) * 48_000, accuracy: 1e-6)
+        }
+        XCTAssertEqual(clock.anchors, 1)
+        frames.startSeconds = 129  // the frame count started again a second ago
+        XCTAssertEqual(clock.seconds(atFrame: 48_000), 130, accuracy: 1e-9)
+        XCTAssertEqual(clock.anchors, 2)
+    }
+
+    /// Frames 60 ppm fast (jackd2's RAW clock against NTP's): the loop follows, so a frame's LSL
+    /// time stays within 50 µs of the truth after its first minute (a fixed rate strays 1.2 ms
+    /// in 20 s), and spacing between updates is the line's own.
+    func testTheLoopFollowsFramesThatRunFast() {
+        let frames = Frames()
+        frames.ppm = 60
+        let clock = LabClock(frames: frames)
+        var worst = 0.0
+        for step in 1...1200 {
+            frames.seconds = 100 + Double(step) * 0.5
+            let frame = Double(frames.currentFrame())
+            let error = abs(clock.seconds(atFrame: Int64(frame)) - frames.truth(Double(Int64(frame))))
+            if step > 120 { worst = max(worst, error) }
+        }
+        XCTAssertLessThan(worst, 50e-6)
+        XCTAssertEqual(clock.anchors, 1)
+    }
+}

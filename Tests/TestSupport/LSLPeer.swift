@@ -1,0 +1,75 @@
+import Foundation
+import Realtime
+
+/// pylsl, from the pinned wheel in the project's venv (`make deps`), as the LSL peer
+/// (`scripts/lsl/peer.py`): a process the test starts, which says "ready" once its outlet is open
+/// or its inlet resolved. Tests that need it skip, saying why, where the wheel is missing.
+public final class LSLPeer: @unchecked Sendable {
+    public static var python: String { Subprocess.repository.appendingPathComponent(".build/venv/bin/python").path }
+    public static var script: String { Subprocess.repository.appendingPathComponent("scripts/lsl/peer.py").path }
+
+    /// Why pylsl cannot be the peer here (nil: it can).
+    public static let missing: String? = {
+        guard FileManager.default.isExecutableFile(atPath: python),
+              let check = try? Subprocess.run(python, ["-c", "import pylsl; print(pylsl.library_version())"], timeout: 30),
+              check.status == 0 else {
+            return "pylsl (and its liblsl) is not in .build/venv: `make deps` installs the pinned wheel"
+        }
+        return nil
+    }()
+
+    public let process: Process
+    private let lines = LockedBox<[String]>([])
+    private let errors = LockedBox<String>("")
+
+    /// Starts `peer.py ARGUMENTS` and waits (up to `seconds`) for its "ready".
+    public init(_ arguments: [String], seconds: Double = 30) throws {
+        process = Process()
+        Subprocess.keepForTheSuite(process)
+        process.executableURL = URL(fileURLWithPath: Self.python)
+        process.arguments = ["-W", "ignore", Self.script] + arguments
+        let out = Pipe(), err = Pipe()
+        (process.standardOutput, process.standardError, process.standardInput) = (out, err, FileHandle.nullDevice)
+        try Subprocess.launch(process)
+        let (lines, errors) = (lines, errors)
+        Thread {
+            while case let data = out.fileHandleForReading.availableData, !data.isEmpty {
+                lines.withLockedValue { $0 += String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init) }
+            }
+        }.start()
+        Thread {
+            while case let data = err.fileHandleForReading.availableData, !data.isEmpty {
+                errors.withLockedValue { $0 += String(decoding: data, as: UTF8.self) }
+            }
+        }.start()
+        let deadline = Date().addingTimeInterval(seconds)
+        while !lines.withLockedValue({ $0.contains("ready") }) {
+            guard process.isRunning, Date() < deadline else {
+                throw JSONFailure("the LSL peer \(arguments.first ?? "") did not get ready: \(stderr)")
+            }
+            usleep(20_000)
+        }
+    }
+
+    public var stderr: String { errors.withLockedValue { $0 } }
+
+    /// Waits for the peer to end (up to `seconds`; then it is interrupted); whether it ended well.
+    @discardableResult
+    public func finish(seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(50_000) }
+        if process.isRunning { process.interrupt() }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    public struct JSONFailure: Error, CustomStringConvertible {
+        public let description: String
+        public init(_ description: String) { self.description = description }
+    }
+
+    /// A JSON file the peer wrote.
+    public static func json(_ path: String) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+}
