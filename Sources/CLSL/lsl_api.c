@@ -36,8 +36,9 @@
     X(push_sample_strtp, int32_t, return, (lsl_outlet out, const char **data, double timestamp, int32_t pushthrough), (out, data, timestamp, pushthrough)) \
     X(have_consumers, int32_t, return, (lsl_outlet out), (out)) \
     X(resolve_all, int32_t, return, (lsl_streaminfo *buffer, uint32_t buffer_elements, double wait_time), (buffer, buffer_elements, wait_time)) \
-    X(resolve_bypred, int32_t, return, (lsl_streaminfo *buffer, uint32_t buffer_elements, const char *pred, int32_t minimum, double timeout), \
-        (buffer, buffer_elements, pred, minimum, timeout)) \
+    X(create_continuous_resolver_bypred, lsl_continuous_resolver, return, (const char *pred, double forget_after), (pred, forget_after)) \
+    X(resolver_results, int32_t, return, (lsl_continuous_resolver res, lsl_streaminfo *buffer, uint32_t buffer_elements), (res, buffer, buffer_elements)) \
+    X(destroy_continuous_resolver, void, , (lsl_continuous_resolver res), (res)) \
     X(create_inlet, lsl_inlet, return, (lsl_streaminfo info, int32_t max_buflen, int32_t max_chunklen, int32_t recover), (info, max_buflen, max_chunklen, recover)) \
     X(destroy_inlet, void, , (lsl_inlet in), (in)) \
     X(get_fullinfo, lsl_streaminfo, return, (lsl_inlet in, double timeout, int32_t *ec), (in, timeout, ec)) \

@@ -12,6 +12,8 @@ final class LSLInletLink {
     let configuration: LSLInput.Configuration
     let engineRate: Int
     private var inlet: lsl_inlet?
+    /// Resolves the stream in liblsl's background (its answers read without waiting).
+    private var resolver: lsl_continuous_resolver?
     private(set) var info: LSLStreamInfo?
     private var reader: LSLSampleReader?
     var retryAt = -Double.infinity
@@ -26,6 +28,8 @@ final class LSLInletLink {
 
     /// How often the clock correction is asked for again (liblsl measures it in the background).
     static let correctionEvery = 5.0
+    /// Seconds after which the resolver forgets a stream that stopped answering.
+    static let forgetAfter = 3.0
 
     init(index: Int, query: LSLStreamQuery, configuration: LSLInput.Configuration, engineRate: Int) {
         (self.index, self.query, self.configuration, self.engineRate) = (index, query, configuration, engineRate)
@@ -33,11 +37,14 @@ final class LSLInletLink {
 
     var isOpen: Bool { inlet != nil }
 
-    /// Resolves the stream (a quarter of a second at most) and opens its inlet; false when no
-    /// stream answers yet. Throws when one answers that cannot be read as asked.
+    /// Opens an inlet on the stream once the resolver has found it (never waiting for the
+    /// resolver, so the other streams are pulled meanwhile); false when none answered yet.
+    /// Throws when one answers that cannot be read as asked.
     func open() throws(LSLError) -> Bool {
+        if resolver == nil { resolver = pj_lsl_create_continuous_resolver_bypred(query.predicate, Self.forgetAfter) }
+        guard let resolver else { throw LSLError("could not look for \(query.description)") }
         var found = [lsl_streaminfo?](repeating: nil, count: 8)
-        let count = Int(pj_lsl_resolve_bypred(&found, UInt32(found.count), query.predicate, 1, 0.25))
+        let count = Int(pj_lsl_resolver_results(resolver, &found, UInt32(found.count)))
         guard count > 0 else { return false }
         defer { for info in found.prefix(count) { if let info { pj_lsl_destroy_streaminfo(info) } } }
         // Of several (muse-lsl names its EEG and PPG streams alike), the first that can be read as
@@ -47,7 +54,7 @@ final class LSLInletLink {
             guard let candidate else { continue }
             guard let inlet = pj_lsl_create_inlet(candidate, 360, 0, 0) else { continue }
             var error: Int32 = 0
-            pj_lsl_open_stream(inlet, 2.0, &error)
+            pj_lsl_open_stream(inlet, 1.0, &error)
             // The full description (the resolver's answer carries no desc/channels).
             let full = error == 0 ? pj_lsl_get_fullinfo(inlet, 2.0, &error) : nil
             guard error == 0, let full else {
@@ -82,6 +89,13 @@ final class LSLInletLink {
     func close() {
         if let inlet { pj_lsl_destroy_inlet(inlet) }
         inlet = nil
+    }
+
+    /// At the thread's end: the inlet and the resolver go.
+    func finish() {
+        close()
+        if let resolver { pj_lsl_destroy_continuous_resolver(resolver) }
+        resolver = nil
     }
 
     enum Outcome {

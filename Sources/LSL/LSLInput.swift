@@ -124,7 +124,7 @@ public final class LSLInput: InputSource, Sendable {
                                 + (link.query.performer > 0 ? " of performer \(link.query.performer + 1)" : ""))
                             if let problem = link.problem { note(link, problem) }
                         } else {
-                            link.retryAt = MonotonicClock.seconds + 1
+                            link.retryAt = MonotonicClock.seconds + 0.25
                         }
                     } catch {
                         note(link, error.description)
@@ -137,7 +137,7 @@ public final class LSLInput: InputSource, Sendable {
             }
             stopBell.wait(seconds: links.contains { !$0.isOpen } ? 0.05 : 0.004)
         }
-        for link in links { link.close() }
+        for link in links { link.finish() }
     }
 
     static func rateText(_ rate: Double) -> String { rate > 0 ? "\(rate.formatted(.number.precision(.significantDigits(1...6)))) Hz" : "irregular" }

@@ -68,7 +68,7 @@ public struct LSLStreamQuery: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// LSL's XPath predicate for `lsl_resolve_bypred`.
+    /// LSL's XPath predicate for its resolver (`lsl_create_continuous_resolver_bypred`).
     public var predicate: String { match.map { "\($0.0)='\($0.1)'" }.joined(separator: " and ") }
 
     public var description: String {

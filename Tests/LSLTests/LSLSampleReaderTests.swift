@@ -86,6 +86,39 @@ final class LSLSampleReaderTests: XCTestCase {
         XCTAssertThrowsError(try reader(.eeg, LSLStreamInfo(name: "slow", type: "EEG", rate: 64, channelCount: 4, isText: false)))
     }
 
+    /// A PPG at muse-lsl's 64 Hz (`type: PPG`, its second channel named): a pulse wave at 75 BPM
+    /// whose upstrokes begin at known times; the beats keep their spacing (0.8 s, to a sample), each
+    /// the same short time after its upstroke began plus the delay, and each interval goes along.
+    func testAPPGStreamsUpstrokesAreBeats() throws {
+        let info = LSLStreamInfo(name: "Muse", type: "PPG", rate: 64, channelCount: 3, isText: false, labels: ["PPG1", "PPG2", "PPG3"])
+        let ppg = try reader(.heart, info, channel: "PPG2") { $0.beatDelay = 0.5 }
+        let onsets = (0..<25).map { 0.5 + 0.8 * Double($0) }
+        var beats: [Double] = [], intervals: [Double] = []
+        for sample in 0..<(64 * 20) {
+            let time = Double(sample) / 64
+            // Each pulse rises for 150 ms from its onset and falls over 500 ms.
+            let wave = onsets.reduce(0.0) { sum, onset in
+                let since = time - onset
+                return sum + (since < 0 ? 0 : since < 0.15 ? since / 0.15 : max(0, 1 - (since - 0.15) / 0.5))
+            }
+            let made = ppg.read(rows: [[0, 1000 + 200 * wave, 0]], texts: [], frames: [time * Double(rate)], now: Int64(time * Double(rate)))
+            for message in made.messages {
+                switch message.event {
+                case .heartbeat: beats.append(Double(message.frame) / Double(rate))
+                case .rrIntervals(let chunk): intervals += chunk.seconds
+                default: break
+                }
+            }
+        }
+        XCTAssertGreaterThanOrEqual(beats.count, 20, "after the detector's 1.5 s of learning")
+        for (earlier, later) in zip(beats, beats.dropFirst()) { XCTAssertEqual(later - earlier, 0.8, accuracy: 1.0 / 64 + 1e-9) }
+        let afterOnset = beats.map { beat in beat - 0.5 - onsets.last { $0 <= beat - 0.5 }! }
+        for delay in afterOnset { XCTAssertEqual(delay, afterOnset[0], accuracy: 1.0 / 64 + 1e-9, "\(afterOnset)") }
+        XCTAssertLessThan(afterOnset[0], 0.15, "on the upstroke")
+        for interval in intervals { XCTAssertEqual(interval, 0.8, accuracy: 1.0 / 64 + 1.0 / 1024) }
+        XCTAssertThrowsError(try reader(.heart, info, channel: "PPG9"), "a channel it does not have")
+    }
+
     /// An RR stream's values in ms (its unit says so, or they are above 10) or in seconds: beats at
     /// each sample's frame plus the delay, and each interval for the session log.
     func testIntervalsInEitherUnitAreBeatsAndIntervals() throws {

@@ -8,12 +8,15 @@ public final class LSLPeer: @unchecked Sendable {
     public static var python: String { Subprocess.repository.appendingPathComponent(".build/venv/bin/python").path }
     public static var script: String { Subprocess.repository.appendingPathComponent("scripts/lsl/peer.py").path }
 
-    /// Why pylsl cannot be the peer here (nil: it can).
+    /// Why pylsl cannot be the peer here, or pulsejack finds no liblsl (nil: both can).
     public static let missing: String? = {
         guard FileManager.default.isExecutableFile(atPath: python),
               let check = try? Subprocess.run(python, ["-c", "import pylsl; print(pylsl.library_version())"], timeout: 30),
               check.status == 0 else {
             return "pylsl (and its liblsl) is not in .build/venv: `make deps` installs the pinned wheel"
+        }
+        if let found = try? Subprocess.run(Subprocess.pulsejack, ["lsl", "--wait", "0.2"], timeout: 30), found.status != 0 {
+            return "pulsejack finds no liblsl: \(found.stderr.trimmingCharacters(in: .whitespacesAndNewlines))"
         }
         return nil
     }()

@@ -65,7 +65,10 @@ int32_t pj_lsl_push_sample_strtp(lsl_outlet out, const char **data, double times
 int32_t pj_lsl_have_consumers(lsl_outlet out);
 
 int32_t pj_lsl_resolve_all(lsl_streaminfo *buffer, uint32_t buffer_elements, double wait_time);
-int32_t pj_lsl_resolve_bypred(lsl_streaminfo *buffer, uint32_t buffer_elements, const char *pred, int32_t minimum, double timeout);
+
+lsl_continuous_resolver pj_lsl_create_continuous_resolver_bypred(const char *pred, double forget_after);
+int32_t pj_lsl_resolver_results(lsl_continuous_resolver res, lsl_streaminfo *buffer, uint32_t buffer_elements);
+void pj_lsl_destroy_continuous_resolver(lsl_continuous_resolver res);
 
 lsl_inlet pj_lsl_create_inlet(lsl_streaminfo info, int32_t max_buflen, int32_t max_chunklen, int32_t recover);
 void pj_lsl_destroy_inlet(lsl_inlet in);
