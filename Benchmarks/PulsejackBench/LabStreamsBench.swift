@@ -83,7 +83,7 @@ enum LabStreamsBench {
                      reference: "0: the marker says when its frame is heard (the frame on LabClock's line, kept on JACK's DLL)", command: command),
             BenchRow(row: "16. Lab's bus", measure: "a click heard (its `voice/click` marker's time stamp) → the marker's arrival at a pylsl inlet, \(inlet.count) markers",
                      pulsejack: "median \(ms(inlet.median)), p99 \(ms(inlet.percentile(99))), max \(ms(inlet.max))",
-                     reference: "negative: the marker arrives before its frame is heard (the period is rendered ahead); the page's WebSocket message (row 10): median -2.2 ms", command: command),
+                     reference: "after the frame is rendered and the view's thread hands it on; the dummy driver reports no playback latency, so heard = rendered here (a sound card's latency, a period or more, puts the marker ahead of its sound); the page's WebSocket message (row 10): median -2.2 ms", command: command),
         ]
     }
 }
