@@ -8,10 +8,7 @@
 
 // Every call: its name, return type, `return` unless void, parameters and arguments.
 #define PJ_LSL_CALLS(X) \
-    X(library_version, int32_t, return, (void), ()) \
     X(set_config_content, void, , (const char *content), (content)) \
-    X(library_info, const char *, return, (void), ()) \
-    X(local_clock, double, return, (void), ()) \
     X(destroy_string, void, , (char *s), (s)) \
     X(create_streaminfo, lsl_streaminfo, return, (const char *name, const char *type, int32_t channel_count, double nominal_srate, \
         lsl_channel_format_t channel_format, const char *source_id), (name, type, channel_count, nominal_srate, channel_format, source_id)) \
@@ -53,7 +50,7 @@
 #define PJ_LSL_POINTER(name, result, give, parameters, arguments) static result (*lsl_##name##_pointer) parameters;
 PJ_LSL_CALLS(PJ_LSL_POINTER)
 
-// Set once every pointer is found; read by pj_lsl_loaded from any thread.
+// Set once every pointer is found (LSLLibrary calls pj_lsl_load under its lock).
 static atomic_int loaded;
 
 int pj_lsl_load(const char *path, char *error, size_t error_size) {
@@ -74,8 +71,6 @@ int pj_lsl_load(const char *path, char *error, size_t error_size) {
     atomic_store(&loaded, 1);
     return 0;
 }
-
-int pj_lsl_loaded(void) { return atomic_load(&loaded); }
 
 #define PJ_LSL_WRAPPER(name, result, give, parameters, arguments) \
     result pj_lsl_##name parameters { give lsl_##name##_pointer arguments; }

@@ -1,4 +1,5 @@
 import Foundation
+import Realtime
 /// Maps wall-clock time (an OSC timetag) to the engine's frame time. Any thread.
 public protocol FrameClock: Sendable {
     var sampleRate: Int { get }
@@ -15,8 +16,6 @@ extension FrameClock {
     /// (seconds): here the clock read beside the frame; a JACK clock answers from JACK's own
     /// cycle times instead.
     public func frameAndTime() -> (frame: Int64, seconds: Double) {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return (currentFrame(), Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9)
+        (currentFrame(), MonotonicClock.seconds)
     }
 }

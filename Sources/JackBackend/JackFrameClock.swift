@@ -54,13 +54,7 @@ public final class JackFrameClock: FrameClock, Sendable {
     public func frameAndTime() -> (frame: Int64, seconds: Double) {
         let since = client.framesSinceCycleStart
         let engineFrame = handle.publishedPeriodStart.load(ordering: .relaxed) + Int64(since)
-        let timed = client.frameTime(framesSinceCycleStart: since)
-        guard let timed else {
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            return (engineFrame, Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9)
-        }
-        return (engineFrame, timed)
+        return (engineFrame, client.frameTime(framesSinceCycleStart: since) ?? MonotonicClock.seconds)
     }
 
     public func frame(forTimetag timetag: UInt64) -> Int64 {

@@ -99,7 +99,7 @@ final class LSLInletLink {
     }
 
     enum Outcome {
-        case samples([ControlMessage], stamps: [Double], beats: Int, bands: [(EEGBand, Double)])
+        case samples([ControlMessage], beats: Int, bands: [(EEGBand, Double)])
         case lost
         case nothing
     }
@@ -147,7 +147,7 @@ final class LSLInletLink {
         let frames = times.map { clock.frame(atSeconds: $0) }
         let made = reader.read(rows: rows, texts: texts, frames: frames, now: clock.currentFrame)
         if let problem = made.problem { pendingProblem = problem }
-        return .samples(made.messages, stamps: times, beats: made.beats, bands: made.bands)
+        return .samples(made.messages, beats: made.beats, bands: made.bands)
     }
 
     func takeProblem() -> String? {

@@ -47,9 +47,6 @@ public final class LSLInput: InputSource, Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let stopBell = Doorbell()
     private let statuses: LockedBox<[LSLStreamStatus]>
-    /// For each sample turned into a message: its time stamp on LSL's clock, and when its
-    /// messages were in the ring (the bench's delay).
-    public let handled = LockedBox<[(stamp: Double, pushed: Double)]>([])
 
     /// Control thread. The streams the run reads: `configuration.streams`, and one for each
     /// stream the `lsl.` signals name.
@@ -145,12 +142,8 @@ public final class LSLInput: InputSource, Sendable {
     private func pull(_ link: LSLInletLink) {
         let outcome = link.pull(clock: clock)
         switch outcome {
-        case .samples(let messages, let stamps, let beats, let bands):
+        case .samples(let messages, let beats, let bands):
             push(messages)
-            let pushed = LSLLibrary.localClock()
-            if !stamps.isEmpty {
-                handled.withLockedValue { $0 = Array(($0 + stamps.map { ($0, pushed) }).suffix(4000)) }
-            }
             if beats > 0 { hearts?.heard(performer: link.query.performer) }
             for (band, value) in bands { moods?.observe(band, value, performer: link.query.performer) }
             if !messages.isEmpty || link.statusChanged { update(link) }

@@ -26,16 +26,6 @@ public enum LSLLibrary {
         return try result.get()
     }
 
-    /// Whether liblsl can be loaded here (a test's or a status's question; loads it if so).
-    public static var isAvailable: Bool { (try? load()) != nil }
-
-    /// liblsl's version, as 118 for 1.18 (nil without it).
-    public static var version: Int? { isAvailable ? Int(pj_lsl_library_version()) : nil }
-
-    /// LSL's clock (seconds, the monotonic clock every LSL time stamp on this machine is on).
-    /// Needs the library loaded.
-    public static func localClock() -> Double { pj_lsl_local_clock() }
-
     /// The files tried, in order.
     static func candidates() -> [String] {
         var paths: [String] = []

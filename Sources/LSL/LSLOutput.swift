@@ -52,8 +52,6 @@ public final class LSLOutput: Sendable {
     private let running = ManagedAtomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private let streams = LockedBox<[LSLStreamStatus]>([])
-    /// For each marker sent: the LSL time it was stamped with and the LSL time it was pushed (the bench's figures).
-    public let sent = LockedBox<[(stamp: Double, pushed: Double, text: String)]>([])
 
     /// Control thread. `latency`: the output ports' playback latency in frames now.
     public init(names: Names, clock: LabClock, handle: EngineHandle, moods: MoodWatch?, latency: @escaping @Sendable () -> Int) throws(LSLError) {
@@ -183,10 +181,7 @@ public final class LSLOutput: Sendable {
         case .text(let marker, let at):
             (frame, text) = (at, marker)
         }
-        let stamp = heard(frame, latency: latency)
-        outlets.markers.push(text, at: stamp)
-        let pushed = LSLLibrary.localClock()
-        sent.withLockedValue { $0 = Array(($0 + [(stamp, pushed, text)]).suffix(4096)) }
+        outlets.markers.push(text, at: heard(frame, latency: latency))
     }
 
     private func sendHeart(_ performer: Int, frame: Int64, _ outlets: Outlets, latency: Int) {

@@ -29,14 +29,9 @@ typedef enum {
 /// Loads liblsl from `path` (a file, or a name the dynamic loader searches for) and finds every
 /// call below. 0 when loaded (or already loaded); else -1 with the reason in `error`.
 int pj_lsl_load(const char *path, char *error, size_t error_size);
-/// Whether a library is loaded.
-int pj_lsl_loaded(void);
 
-int32_t pj_lsl_library_version(void);
 /// liblsl's configuration (lsl_api.cfg's text), before anything else is called.
 void pj_lsl_set_config_content(const char *content);
-const char *pj_lsl_library_info(void);
-double pj_lsl_local_clock(void);
 void pj_lsl_destroy_string(char *s);
 
 lsl_streaminfo pj_lsl_create_streaminfo(const char *name, const char *type, int32_t channel_count, double nominal_srate,
@@ -78,6 +73,5 @@ double pj_lsl_time_correction(lsl_inlet in, double timeout, int32_t *ec);
 unsigned long pj_lsl_pull_chunk_d(lsl_inlet in, double *data_buffer, double *timestamp_buffer, unsigned long data_buffer_elements,
                                   unsigned long timestamp_buffer_elements, double timeout, int32_t *ec);
 double pj_lsl_pull_sample_str(lsl_inlet in, char **buffer, int32_t buffer_elements, double timeout, int32_t *ec);
-uint32_t pj_lsl_samples_available(lsl_inlet in);
 
 #endif
