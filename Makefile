@@ -6,11 +6,11 @@ DEBS := jackd2 libjack-jackd2-dev libsndfile1-dev libsamplerate0-dev libzita-con
         liblo-dev liblo-tools librubberband-dev jack-capture sox pkg-config python3-scipy \
         liblilv-dev lv2-dev lilv-utils mda-lv2 lv2-examples swh-lv2 x42-plugins avldrums.lv2 jalv \
         chromium chromium-driver iproute2 procps pipewire pipewire-bin pipewire-jack wireplumber dbus-daemon \
-        python3-venv libsystemd-dev
+        python3-venv libsystemd-dev man-db bash-completion fish zsh
 SWIFT ?= swift
 VENV := .build/venv
 
-.PHONY: all debs deps build demo test test-tsan bench soak sounds clean ble-peers
+.PHONY: all debs deps stamp build release man demo test test-tsan bench soak sounds clean ble-peers install uninstall deb
 
 all: build
 
@@ -20,7 +20,14 @@ debs:
 	@./scripts/install-debs.sh $(DEBS)
 deps: debs $(VENV)/.lsl-installed
 
-build: deps
+# The commit `pulsejack --version` names, rewritten only when it changes (then the stamp's C file
+# is touched, so even a build that first ran without it picks the commit up).
+STAMP := Sources/CBuildStamp/commit.h
+stamp:
+	@line="#define PULSEJACK_COMMIT \"$$(git describe --always --dirty --abbrev=10 2>/dev/null || echo unknown commit)\""; \
+	if [ "$$(cat $(STAMP) 2>/dev/null)" != "$$line" ]; then echo "$$line" > $(STAMP); touch Sources/CBuildStamp/build_stamp.c; fi
+
+build: deps stamp
 	$(SWIFT) build
 
 # The project's venv under .build (Debian's python3, whatever else is on PATH; it sees Debian's
@@ -52,7 +59,7 @@ FAILURES = status=$${PIPESTATUS[0]}; if [ $$status -ne 0 ]; then \
 # again against a private headless PipeWire through its libjack; those that cannot apply there
 # skip, saying why.
 LIVE_TESTS := IntegrationTests|JackBackendTests|RealtimeSafetyTests.testNoAllocationOnJacksProcessThreadThroughARateChange|RealtimeSafetyTests.testJacksProcessThreadCannotBeCancelledInsideAPeriod
-test: build ble-peers
+test: build ble-peers release man
 	$(SWIFT) build --build-tests
 	./scripts/with-private-jackd.sh $(call PASS_LIMIT,30) $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log; \
 	$(call FAILURES,.build/test.log)
@@ -74,11 +81,12 @@ test-tsan: deps ble-peers
 	$(call FAILURES,.build-tsan/test.log)
 
 # Speed, precision and real-time safety beside peers: prints a table and writes BENCHMARKS.md.
-# One section alone: .build/release/pulsejack-bench --only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|host|web|rest|ensemble|daw|sensors|modulation|safety
+# One section alone: .build/release/pulsejack-bench --only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|host|web|rest|ensemble|daw|sensors|modulation|lsl|install|safety
 bench: deps ble-peers
 	@./scripts/install-debs.sh jconvolver supercollider-server
 	$(SWIFT) build -c release --product pulsejack-bench
 	$(SWIFT) build -c release --product pulsejack  # the plugins row runs the tool beside jalv
+	$(MAKE) deb  # the installed sizes' row
 	.build/release/pulsejack-bench
 
 # Reliability: 10 minutes live at a 64-frame period with a changing-tempo replay, mutated OSC
@@ -91,5 +99,40 @@ sounds: deps
 	@./scripts/install-debs.sh espeak-ng
 	./presets/make-sounds.sh
 
+# Installed as a Linux audio tool is (scripts/install.sh lists where each part goes): a release
+# binary with the Swift runtime linked in (only Debian's libraries remain), the presets, liblsl,
+# man pages (swift-argument-parser's generate-manual, from the same declarations as --help),
+# completions and the systemd user unit. `sudo make install`; PREFIX and DESTDIR as usual.
+PREFIX ?= /usr/local
+DESTDIR ?=
+RELEASE_BUILD := .build-install
+MAN_PAGES := .build/plugins/GenerateManual/outputs/pulsejack
+VERSION = $(shell sed -n 's/.*static let release = "\(.*\)".*/\1/p' Sources/pulsejack/Version.swift)
+# (The toolchain's static Foundation calls mktemp, and glibc's link-time warning about it is
+# printed at every static link: that one line, which names nothing of ours, is left out.)
+release: deps stamp
+	set -o pipefail; $(SWIFT) build -c release --product pulsejack --static-swift-stdlib --build-path $(RELEASE_BUILD) 2>&1 \
+		| { grep -v "warning: the use of \`mktemp' is dangerous" || true; }
+# Made again only when a source changed: `make install` inside a test (which holds .build's lock
+# while it runs) must not build in .build.
+man: $(MAN_PAGES)/pulsejack.1
+$(MAN_PAGES)/pulsejack.1: Package.swift $(shell find Sources -name '*.swift')
+	@$(MAKE) -s deps
+	@rm -rf $(MAN_PAGES)
+	@$(SWIFT) package generate-manual --configuration debug --multi-page --authors "The pulsejack developers" > .build/man.log 2>&1 \
+		|| { cat .build/man.log; exit 1; }
+install: release man
+	./scripts/install.sh "$(DESTDIR)" "$(PREFIX)" $(RELEASE_BUILD)/release/pulsejack $(MAN_PAGES)
+uninstall:
+	./scripts/uninstall.sh "$(DESTDIR)" "$(PREFIX)"
+
+# A Debian package (pulsejack_VERSION_ARCH.deb in .build/deb) from the same install, checked by lintian.
+deb: release man
+	@./scripts/install-debs.sh dpkg-dev lintian
+	rm -rf .build/deb/root
+	./scripts/install.sh .build/deb/root /usr $(RELEASE_BUILD)/release/pulsejack $(MAN_PAGES)
+	./scripts/deb.sh .build/deb/root $(VERSION) .build/deb
+	lintian --fail-on error .build/deb/pulsejack_$(VERSION)_$$(dpkg --print-architecture).deb
+
 clean:
-	rm -rf .build pulsejack-demo.wav
+	rm -rf .build $(RELEASE_BUILD) pulsejack-demo.wav

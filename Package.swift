@@ -49,6 +49,8 @@ let package = Package(
         .target(name: "CZitaConvolver", linkerSettings: [.linkedLibrary("zita-convolver"), .linkedLibrary("fftw3f")]),
         // liblsl's C API, loaded with dlopen (Debian has no liblsl; the pinned pylsl wheel carries it).
         .target(name: "CLSL", linkerSettings: [.linkedLibrary("dl")]),
+        // The commit the binary was built from, as a C string make writes (Swift has no -D with a value).
+        .target(name: "CBuildStamp"),
 
         // Real-time primitives: the rings, the control messages, the clock, fixed buffers, the locked box.
         .target(name: "Realtime", dependencies: ["CProcessThread", .product(name: "Atomics", package: "swift-atomics")], swiftSettings: processPath),
@@ -116,7 +118,7 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ], resources: [.copy("Page")], swiftSettings: strict),
+        ], resources: [.embedInCode("Page/index.html"), .embedInCode("Page/page.js"), .embedInCode("Page/page.css")], swiftSettings: strict),
         // Reports: the radial meters plot (SVG) and the render's web report (HTML).
         .target(name: "Reports", dependencies: ["Engine", "UserFiles"], swiftSettings: strict),
         // Renders: an offline render's life cycle (the engine period by period into files, stems,
@@ -131,7 +133,7 @@ let package = Package(
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         .executableTarget(name: "pulsejack", dependencies: [
-            "Runs", "Renders", "Sensors", "LSL", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "UserFiles", "Inputs", "OSC", "CJack", "WebSurface",
+            "Runs", "Renders", "Sensors", "LSL", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "UserFiles", "Inputs", "OSC", "CJack", "WebSurface", "CBuildStamp",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
 

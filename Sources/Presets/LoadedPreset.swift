@@ -53,8 +53,10 @@ public struct LoadedPreset: Sendable {
         path.hasPrefix("/") ? path : URL(fileURLWithPath: folder).appendingPathComponent(path).standardizedFileURL.path
     }
 
-    /// Control thread. Reads and validates the preset at `path` (a file or a folder).
-    public static func load(path: String) throws -> LoadedPreset {
+    /// Control thread. Reads and validates the preset `path` names: a file, a folder, or a name
+    /// on the search path (`PresetSearchPath`).
+    public static func load(path named: String, searching searchPath: PresetSearchPath = .standard()) throws -> LoadedPreset {
+        let path = try searchPath.resolve(named)
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
             throw InputError(file: path, "no such preset (give a preset.yaml file or a folder holding one)")

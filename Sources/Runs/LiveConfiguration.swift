@@ -18,6 +18,8 @@ extension LiveSession {
         public var clientName = "pulsejack"
         /// Start a JACK server when none runs.
         public var startServer = false
+        /// Seconds to wait for a JACK server to come up before giving up (0: none, fail at once).
+        public var waitForServer = 0.0
         /// With `startServer`: a NetJACK2 slave joined to the studio's master instead of a local one.
         public var netSlave: JackServer.NetSlave?
         /// Asked while waiting (for a NetJACK2 master): true gives up.

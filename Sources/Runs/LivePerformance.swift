@@ -13,8 +13,9 @@ public enum LivePerformance {
     public enum Outcome {
         /// The session manager never opened a session (it went away, or a stop came first).
         case neverOpened
-        /// A stop signal came while a NetJACK2 slave waited for its master (the slave is stopped).
-        case stoppedWaitingForNetMaster
+        /// A stop signal came while waiting: for a JACK server to come up, or as a NetJACK2 slave
+        /// for its master (the slave is stopped).
+        case stoppedWaiting
         /// It played and stopped (its last line said): the summary, and whether the client had to
         /// be left to a server that would not let it go (then the process should exit without
         /// libjack's teardown, `LiveSession.exitLeavingTheClient`).
@@ -43,7 +44,10 @@ public enum LivePerformance {
             try session.activate()
         } catch is JackServer.NetWaitStopped {
             say("pulsejack: stopped by \(signals.name) while waiting for the NetJACK2 master; the slave server is stopped")
-            return .stoppedWaitingForNetMaster
+            return .stoppedWaiting
+        } catch is LiveSession.ServerWaitStopped {
+            say("pulsejack: stopped by \(signals.name) while waiting for a JACK server")
+            return .stoppedWaiting
         }
         say(session.playing)
         if let page = session.page { say("pulsejack: the live page is at \(page.url)") }

@@ -37,6 +37,29 @@ extension LiveSession {
         return server
     }
 
+    /// With `--wait-for-server SECONDS` (a unit started at boot, before JACK or PipeWire): looks
+    /// for a server twice a second until one answers, the time is up (one clear error), or a stop
+    /// signal. One line says it waits; nothing is printed per look.
+    static func waitForServer(_ configuration: Configuration, say: (String) -> Void) throws {
+        guard configuration.waitForServer > 0, !configuration.startServer, !JackServer.isRunning() else { return }
+        say("pulsejack: waiting up to \(String(format: "%g", configuration.waitForServer)) s for JACK server '\(JackClient.serverName)' (jackd or PipeWire)")
+        let deadline = MonotonicClock.seconds + configuration.waitForServer
+        while MonotonicClock.seconds < deadline {
+            if configuration.shouldStop() { throw ServerWaitStopped() }
+            usleep(500_000)
+            if JackServer.isRunning() {
+                say("pulsejack: JACK server '\(JackClient.serverName)' is up")
+                return
+            }
+        }
+        throw OptionProblem("--wait-for-server: no JACK server '\(JackClient.serverName)' came up in \(String(format: "%g", configuration.waitForServer)) s")
+    }
+
+    /// Stopped (a signal) while waiting for a JACK server to come up.
+    public struct ServerWaitStopped: Error, CustomStringConvertible {
+        public var description: String { "stopped while waiting for a JACK server" }
+    }
+
     /// Track libraries, scanned once: for the graph's first track and for the mood DJ.
     static func libraries(of loaded: LoadedPreset) throws -> [String: TrackLibrary] {
         var libraries: [String: TrackLibrary] = [:]

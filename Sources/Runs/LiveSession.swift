@@ -80,6 +80,7 @@ public final class LiveSession {
         do {
             let loaded = try LoadedPreset.load(path: nsm?.savedPreset ?? configuration.preset)
             JackClient.silenceLibraryMessages()
+            try Self.waitForServer(configuration, say: say)
             server = try Self.startServer(configuration, say: say)
             let client = try JackClient(name: nsm?.clientName ?? configuration.clientName)
             let libraries = try Self.libraries(of: loaded)

@@ -43,15 +43,10 @@ public final class WebServer: Sendable {
         let token = token ?? (address.isLoopback ? nil : WebAccess.makeToken())
         self.token = token
         access = WebAccess(token: token, loopback: address.isLoopback)
-        guard let folder = Bundle.module.url(forResource: "Page", withExtension: nil) else {
-            throw WebServerError("the page's files are missing from the package resources")
-        }
-        var files: [String: (String, String)] = [:]
-        for (name, type) in [("index.html", "text/html; charset=utf-8"), ("page.js", "text/javascript; charset=utf-8"),
-                             ("page.css", "text/css; charset=utf-8")] {
-            files[name] = (type, try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8))
-        }
-        self.files = files
+        // The page's files are compiled into the binary (an installed pulsejack carries no bundle).
+        self.files = ["index.html": ("text/html; charset=utf-8", String(decoding: PackageResources.index_html, as: UTF8.self)),
+                      "page.js": ("text/javascript; charset=utf-8", String(decoding: PackageResources.page_js, as: UTF8.self)),
+                      "page.css": ("text/css; charset=utf-8", String(decoding: PackageResources.page_css, as: UTF8.self))]
         let pages = pages, counters = counters
         view.setSink { output in
             let open = pages.withLockedValue { Array($0.values) }

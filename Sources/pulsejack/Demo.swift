@@ -6,13 +6,14 @@ import Presets
 
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Render the shipped demo session with the default preset to a WAV file (no sound card needed).")
+        abstract: "Render the shipped demo session with the shipped default preset to a WAV file (no sound card needed).")
 
     @Option(help: "The WAV file to write.") var out: String = "pulsejack-demo.wav"
 
     func run() throws {
         do {
-            var job = RenderJob(preset: ShippedPresets.defaultPreset, sessions: [ShippedPresets.demoSession], out: out)
+            let shipped = try ShippedPresets.demo()
+            var job = RenderJob(preset: shipped.preset, sessions: [shipped.session], out: out)
             job.say = { FileHandle.standardError.write(Data("pulsejack: \($0)\n".utf8)) }
             let summary = try job.run()
             print(summary)

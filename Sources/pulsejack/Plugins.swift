@@ -9,7 +9,7 @@ struct Plugins: ParsableCommand {
 
     @Flag(help: "Print JSON.") var json = false
     @Option(help: "Only plugins whose URI, name or class contains this text (any case).") var filter: String?
-    @Option(help: "One plugin by its URI (an unknown URI names the closest installed ones).") var uri: String?
+    @Option(help: "One plugin by its URI (an unknown URI names the closest installed ones).", completion: Completions.pluginURIs) var uri: String?
 
     func run() throws {
         let catalog = PluginCatalog()

@@ -9,7 +9,9 @@ struct PulseJack: ParsableCommand {
         commandName: "pulsejack",
         abstract: "A real-time JACK audio engine that makes the body an instrument.",
         discussion: "Voices fire sample-accurately on the heartbeat; sensors reach the engine through lock-free rings.",
-        subcommands: [Run.self, Status.self, Sensors.self, LabStreams.self, Render.self, Voices.self, Plugins.self, Library.self, Study.self, Demo.self, PluginHost.self])
+        version: Version.described,
+        subcommands: [Run.self, Status.self, Sensors.self, LabStreams.self, Render.self, Voices.self, PresetList.self, Plugins.self, Library.self, Study.self,
+                      Demo.self, PluginHost.self])
 
     /// `--start-server net` takes an optional value: it becomes the hidden `--start-net-server`.
     static func main() { main(StartServerArgument.rewriting(Array(CommandLine.arguments.dropFirst()))) }

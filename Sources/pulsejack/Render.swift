@@ -10,13 +10,13 @@ struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Render a session offline to a 32-bit float WAV file, far faster than real time.")
 
-    @Option(help: "The preset: a preset.yaml file or a folder holding one.") var preset: String = ShippedPresets.defaultPreset
+    @Option(help: presetHelp, completion: Completions.presets) var preset: String = ShippedPresets.defaultPreset
     @Option(help: ArgumentHelp("The session: HealthKit heart-rate JSON, a CSV (time,bpm | time,beat | time,rr | time,ppg | time,lx,ly,rx,ry | time,alpha,beta,delta,theta,gamma), or a session log from run --record-session. With the preset's performers, one per performer as NAME=FILE (repeatable; without a name: the first performer).", valueName: "[PERFORMER=]FILE")) var session: [String] = []
     @Option(help: "The WAV file to write.") var out: String
     @Option(name: .customLong("events-out"), help: "Write every fired voice as one JSON object per line.") var eventsOut: String?
     @Option(help: "Sample rate in Hz.") var rate: Int = 48000
     @Option(help: "Seconds to render (default: the session's length plus 2 s; a session log's own length).") var duration: Double?
-    @Option(help: "Render only this voice.") var solo: String?
+    @Option(help: "Render only this voice.", completion: Completions.voices) var solo: String?
     @Option(help: "Frames per period, as a JACK period.") var period: Int = 256
     @Option(help: "An audio file played into the engine's input (in_L/in_R), for dense convolution voices.") var input: String?
     @Option(help: ArgumentHelp("Seconds a period may take before the render stops, naming the plugin stuck in its run (exit status 70).", valueName: "SECONDS")) var watchdog = 10.0

@@ -20,7 +20,7 @@ struct Run: ParsableCommand {
             the recording is finished and closed, and the summary printed.
             """)
 
-    @Option(help: "The preset: a preset.yaml file or a folder holding one.") var preset: String = ShippedPresets.defaultPreset
+    @Option(help: presetHelp, completion: Completions.presets) var preset: String = ShippedPresets.defaultPreset
     @Option(help: "A fixed tempo until a sensor says otherwise (above 0, at most 300).") var bpm: Double?
     @Option(help: "The JACK client name.") var name: String = "pulsejack"
     @Flag(help: "Connect out_L/out_R to the system playback ports.") var connect = false
@@ -28,6 +28,7 @@ struct Run: ParsableCommand {
     @Flag(name: .customLong("start-server"), help: ArgumentHelp("Start a JACK server when none runs (a sound card's driver, else the dummy driver); `--start-server net`: a NetJACK2 slave server joined to the studio's master (see --net-master), stopped on exit.", valueName: "net")) var startServer = false
     /// `--start-server net`, as `PulseJack.main` rewrites it.
     @Flag(name: .customLong("start-net-server"), help: .hidden) var startNetServer = false
+    @Option(name: .customLong("wait-for-server"), help: ArgumentHelp("Wait this long for a JACK server (jackd or PipeWire) to come up, as at boot, before giving up (0: fail at once when none runs).", valueName: "SECONDS")) var waitForServer = 0.0
     @Option(name: .customLong("net-master"), help: "With --start-server net: the NetJACK2 master's address (default: found by multicast, 225.3.19.154).") var netMaster: String?
     @Option(name: .customLong("net-latency"), help: "With --start-server net: NetJACK2's network latency in periods, 1…10.") var netLatency = 2
     @Option(name: .customLong("osc-port"), help: "UDP port for OSC input (0: any free port, printed at start).") var oscPort: UInt16 = 9000
@@ -74,6 +75,8 @@ struct Run: ParsableCommand {
         }
         var configuration = LiveSession.Configuration(preset: preset)
         (configuration.bpm, configuration.clientName, configuration.startServer) = (bpm, name, startServer || startNetServer)
+        guard waitForServer >= 0, waitForServer <= 86_400 else { throw ValidationError("--wait-for-server takes 0 to 86400 seconds") }
+        configuration.waitForServer = waitForServer
         if startNetServer { configuration.netSlave = JackServer.NetSlave(master: netMaster, latency: netLatency, name: name) }
         if noOSC {
             configuration.osc = nil

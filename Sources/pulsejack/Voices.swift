@@ -6,7 +6,7 @@ struct Voices: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List a preset's voices and the sound files they use, (--kinds) every voice kind and its fields, or (--modulations) every body signal and parameter a modulation can join.")
 
-    @Option(help: "The preset: a preset.yaml file or a folder holding one.") var preset: String = ShippedPresets.defaultPreset
+    @Option(help: presetHelp, completion: Completions.presets) var preset: String = ShippedPresets.defaultPreset
     @Flag(help: "Print JSON.") var json = false
     @Flag(help: "List the voice kinds a preset can use, each with its own fields (type, range, default).") var kinds = false
     @Flag(help: "List every source and destination the preset's `modulations:` can use, and its own modulations.") var modulations = false
