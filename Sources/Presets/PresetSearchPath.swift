@@ -9,7 +9,17 @@ import Yams
 /// `NAME/preset.yaml` wins, as a shell's PATH does.
 public struct PresetSearchPath: Sendable {
     public enum Place: String, Sendable, Codable {
-        case config = "yours (config)", data = "yours (data)", installed, clone
+        case config, data, installed, clone
+
+        /// How `pulsejack presets` names it.
+        public var label: String {
+            switch self {
+            case .config: "yours (config)"
+            case .data: "yours (data)"
+            case .installed: "installed"
+            case .clone: "clone"
+            }
+        }
     }
 
     public struct Folder: Sendable {

@@ -19,6 +19,17 @@ struct PresetList: ParsableCommand {
     @Option(name: .customLong("as"), help: ArgumentHelp("With --copy: the copy's name (default: the same).", valueName: "NAME")) var copyName: String?
     @Flag(help: "Print JSON.") var json = false
 
+    /// A preset's folder: the folder given, or the one a preset.yaml given sits in.
+    static func folder(of preset: String) throws -> String {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: preset, isDirectory: &isFolder) else { throw InputError(file: preset, "no such preset") }
+        if isFolder.boolValue { return preset }
+        guard (preset as NSString).lastPathComponent == "preset.yaml" else {
+            throw InputError(file: preset, "--copy takes a preset's name or folder (a folder holding preset.yaml)")
+        }
+        return (preset as NSString).deletingLastPathComponent
+    }
+
     struct Listed: Encodable {
         var name: String
         var description: String?
@@ -27,11 +38,15 @@ struct PresetList: ParsableCommand {
         var hides: [PresetSearchPath.Place]
     }
 
+    func validate() throws {
+        if copyName != nil && copy == nil { throw ValidationError("--as goes with --copy NAME") }
+    }
+
     func run() throws {
         let path = PresetSearchPath.standard()
         if let copy {
             do {
-                let source = try path.resolve(copy)
+                let source = try Self.folder(of: try path.resolve(copy))
                 let name = copyName ?? (PresetSearchPath.isName(copy) ? copy : URL(fileURLWithPath: source).lastPathComponent)
                 guard PresetSearchPath.isName(name) else { throw InputError(file: name, "a preset's name has no slash and no .yaml") }
                 let copied = try PresetCopy.copy(source, named: name, into: path.userFolder)
@@ -48,9 +63,9 @@ struct PresetList: ParsableCommand {
         }
         let width = entries.map(\.name.count).max() ?? 0
         for entry in entries {
-            let hides = entry.hides.isEmpty ? "" : " (over the \(entry.hides.map(\.rawValue).joined(separator: " and ")) one)"
+            let hides = entry.hides.isEmpty ? "" : " (over the \(entry.hides.map(\.label).joined(separator: " and ")) one)"
             print(entry.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + (entry.description ?? "(no description)"))
-            print(String(repeating: " ", count: width) + "  " + entry.place.rawValue + ": " + entry.folder + hides)
+            print(String(repeating: " ", count: width) + "  " + entry.place.label + ": " + entry.folder + hides)
         }
     }
 }

@@ -25,7 +25,8 @@ final class ServerWaitTests: XCTestCase {
     func testTheUnitsCommandWaitsForTheServerThenPlaysAndConnects() throws {
         try Subprocess.requirePulsejack()
         try TestServer.requireJackd2("the test starts its own jackd, late")
-        let server = "pulsejack-late-\(getpid())"
+        // A fixed name: a jackd killed uncleanly frees its registry slot only when one of its name starts again.
+        let server = "pulsejack-late"
         let port = OSCEncoder.freePort()
         let arguments = try unitCommand(options: ["--name", "pj-late", "--osc-port", "\(port)", "--bpm", "120"])
         XCTAssertTrue(arguments.contains("--wait-for-server") && arguments.contains("--connect"), "\(arguments)")
@@ -64,6 +65,13 @@ final class ServerWaitTests: XCTestCase {
         XCTAssertEqual(run.status, 1, run.stdout + run.stderr)
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 1.5, "it waited")
         XCTAssertEqual(run.stderr, "pulsejack: error: --wait-for-server: no JACK server '\(server)' came up in 1.5 s\n")
+        // A stop while it waits ends it as a stop does elsewhere: one line, status 0.
+        let stopped = try LiveRun(["run", "--preset", "click", "--wait-for-server", "30", "--no-osc"], server: server)
+        usleep(1_000_000)
+        let (stoppedStatus, said) = stopped.stop(signal: SIGTERM)
+        XCTAssertEqual(stoppedStatus, 0, said)
+        XCTAssertTrue(said.contains("pulsejack: stopped by SIGTERM while waiting for a JACK server"), said)
+
         let refused = try Subprocess.run(Subprocess.pulsejack, ["run", "--wait-for-server=-3"])
         XCTAssertEqual(refused.status, 64, refused.stderr)
         XCTAssertTrue(refused.stderr.contains("--wait-for-server takes 0 to 86400 seconds"), refused.stderr)
