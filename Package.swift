@@ -90,7 +90,7 @@ let package = Package(
         // Lab Streaming Layer: the lab's streams as bodies (an input source) and pulsejack's beats,
         // voices and hearts as outlets, each on the lab's clock.
         .target(name: "LSL", dependencies: [
-            "CLSL", "Realtime", "Inputs", "Sensors", "Engine",
+            "CLSL", "Realtime", "UserFiles", "Inputs", "Sensors", "Engine",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         // Presets: the YAML, the voice-kind descriptors and field tables, the graph that makes a

@@ -1,6 +1,7 @@
 import CLSL
 import Foundation
 import Realtime
+import UserFiles
 
 /// liblsl, loaded at run time: the library is not a Debian package, so pulsejack runs without
 /// it, and only `--lsl`, `lsl:` sensors and `lsl.` sources need it. Where it is looked for, in
@@ -32,18 +33,9 @@ public enum LSLLibrary {
         let environment = ProcessInfo.processInfo.environment
         if let own = environment["PULSEJACK_LIBLSL"], !own.isEmpty { return [own] }
         paths.append("liblsl.so.2")
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first.map { ($0 as NSString).resolvingSymlinksInPath } ?? "")
-        let folder = executable.deletingLastPathComponent()
-        paths.append(folder.deletingLastPathComponent().appendingPathComponent("lib/pulsejack/liblsl.so.2").path)
-        // The clone's venv: the binary is .build/<config>/pulsejack (a test bundle sits deeper).
-        var ancestors = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
-        var folderAbove = folder
-        for _ in 0..<6 {
-            ancestors.append(folderAbove)
-            folderAbove.deleteLastPathComponent()
-        }
-        for ancestor in ancestors {
-            let venv = ancestor.appendingPathComponent(".build/venv/lib")
+        paths.append(Installation.prefix.appendingPathComponent("lib/pulsejack/liblsl.so.2").path)
+        // The clone's venv.
+        if let venv = Installation.cloneRoot?.appendingPathComponent(".build/venv/lib") {
             for version in ((try? FileManager.default.contentsOfDirectory(atPath: venv.path)) ?? []).sorted() where version.hasPrefix("python") {
                 paths.append(venv.appendingPathComponent("\(version)/site-packages/pylsl/lib/liblsl.so.2").path)
             }

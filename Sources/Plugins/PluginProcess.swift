@@ -1,6 +1,7 @@
 import Atomics
 import CProcessThread
 import Foundation
+import UserFiles
 import Realtime
 import Synchronization
 
@@ -88,7 +89,7 @@ package final class PluginProcess: Sendable {
     /// beside it (a test bundle, the bench), or `PULSEJACK_EXECUTABLE`.
     package static let executable: String = {
         if let given = ProcessInfo.processInfo.environment["PULSEJACK_EXECUTABLE"], !given.isEmpty { return given }
-        let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        let me = Installation.executable
         return me.lastPathComponent == "pulsejack" ? me.path : me.deletingLastPathComponent().appendingPathComponent("pulsejack").path
     }()
 

@@ -4,36 +4,22 @@ import UserFiles
 /// The presets pulsejack ships: installed under `PREFIX/share/pulsejack/presets` (the binary in
 /// `PREFIX/bin`), or in the clone it was built in (`presets/` beside `Package.swift`).
 public enum ShippedPresets {
-    /// This process's executable, symbolic links followed.
-    static var executable: URL {
-        URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
-    }
-
     /// `PREFIX/share/pulsejack/presets` when this binary is `PREFIX/bin/pulsejack` and it exists.
     public static var installedFolder: String? {
-        let prefix = executable.deletingLastPathComponent().deletingLastPathComponent()
-        let folder = prefix.appendingPathComponent("share/pulsejack/presets").standardizedFileURL.path
+        let folder = Installation.prefix.appendingPathComponent("share/pulsejack/presets").standardizedFileURL.path
         return isPresetsFolder(folder) ? folder : nil
     }
 
-    /// The clone's `presets/`: the current folder's when it is a clone's root, else the one above
-    /// the binary (`.build/<config>/pulsejack`, or a test bundle deeper).
+    /// The clone's `presets/` (`Installation.cloneRoot`).
     public static var cloneFolder: String? {
-        let here = FileManager.default.currentDirectoryPath
-        if FileManager.default.fileExists(atPath: here + "/Package.swift"), isPresetsFolder(here + "/presets") { return here + "/presets" }
-        var folder = executable.deletingLastPathComponent()
-        while folder.path != "/" {
-            let presets = folder.appendingPathComponent("presets").path
-            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path), isPresetsFolder(presets) { return presets }
-            folder = folder.deletingLastPathComponent()
-        }
-        return nil
+        guard let presets = Installation.cloneRoot?.appendingPathComponent("presets").path, isPresetsFolder(presets) else { return nil }
+        return presets
     }
 
     /// The shipped presets: the installed ones, else the clone's.
     public static func folder() throws -> String {
         guard let folder = installedFolder ?? cloneFolder else {
-            throw InputError(file: executable.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("share/pulsejack/presets").path,
+            throw InputError(file: Installation.prefix.appendingPathComponent("share/pulsejack/presets").path,
                              "the shipped presets are missing (reinstall pulsejack: `make install` or its package)")
         }
         return folder

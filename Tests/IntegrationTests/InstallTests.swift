@@ -61,6 +61,14 @@ final class InstallTests: XCTestCase {
         XCTAssertEqual(Set(entries.map(\.name)), Set(shipped))
         XCTAssertTrue(entries.allSatisfy { $0.place == "installed" && $0.folder == tree.root + "/share/pulsejack/presets/" + $0.name }, listed.stdout)
 
+        // Run by name from PATH, as a shell finds it: liblsl is found beside it (lib/pulsejack), so
+        // `--lsl` passes its check and the run stops only for want of a JACK server.
+        let lsl = try Subprocess.run("/usr/bin/env", ["-i", "PATH=\(tree.root)/bin:/usr/bin:/bin", "HOME=/tmp/pjh\(getpid())", "JACK_DEFAULT_SERVER=pulsejack-none",
+                                                      "pulsejack", "run", "--lsl", "--preset", "click", "--no-osc"], in: folder.url, timeout: 30)
+        if FileManager.default.fileExists(atPath: tree.root + "/lib/pulsejack/liblsl.so.2") {
+            XCTAssertTrue(lsl.stderr.contains("no JACK server 'pulsejack-none'") && !lsl.stderr.contains("liblsl"), lsl.stderr)
+        }
+
         let version = try tree.run(["--version"], in: folder.url)
         let head = try Subprocess.run("/usr/bin/git", ["-C", Subprocess.repository.path, "rev-parse", "HEAD"]).stdout
         XCTAssertTrue(version.stdout.hasPrefix("0."), version.stdout)
