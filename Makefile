@@ -6,7 +6,7 @@ DEBS := jackd2 libjack-jackd2-dev libsndfile1-dev libsamplerate0-dev libzita-con
         liblo-dev liblo-tools librubberband-dev jack-capture sox pkg-config python3-scipy \
         liblilv-dev lv2-dev lilv-utils mda-lv2 lv2-examples swh-lv2 x42-plugins avldrums.lv2 jalv \
         chromium chromium-driver iproute2 procps pipewire pipewire-bin pipewire-jack wireplumber dbus-daemon \
-        python3-venv libsystemd-dev man-db bash-completion fish zsh systemd
+        python3-venv libsystemd-dev man-db bash-completion fish zsh systemd socat
 SWIFT ?= swift
 VENV := .build/venv
 

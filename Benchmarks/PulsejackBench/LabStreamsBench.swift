@@ -25,11 +25,16 @@ enum LabStreamsBench {
             .write(toFile: folder.file("preset.yaml"), atomically: true, encoding: .utf8)
         let cues = "pj-bench-cues-\(getpid())", name = "pj-bench-lsl-\(getpid())"
         let cueCount = 60
+        // Inside a network namespace with loopback alone: LSL's discovery stays on the machine.
+        let network = try LabNetwork("bench-lsl")
+        defer { network.remove() }
         let cuePeer = try LSLPeer(["markers", "--name", cues, "--wait", "4", "--count", "\(cueCount)", "--gaps", "0.2,0.35,0.25,0.45,0.3",
-                                   "--marker", "voice/click", "--out", folder.file("cues.json")])
+                                   "--marker", "voice/click", "--out", folder.file("cues.json")], network: network)
         let run = Process()
-        run.executableURL = BenchFixtures.repository.appendingPathComponent(".build/release/pulsejack")
-        run.arguments = ["run", "--preset", folder.path, "--name", name, "--no-osc", "--lsl", "--lsl-markers", cues, "--lsl-delay", "\(delay)"]
+        let command = network.command(BenchFixtures.repository.appendingPathComponent(".build/release/pulsejack").path,
+                                      ["run", "--preset", folder.path, "--name", name, "--no-osc", "--lsl", "--lsl-markers", cues, "--lsl-delay", "\(delay)"])
+        run.executableURL = URL(fileURLWithPath: command.executable)
+        run.arguments = command.arguments
         run.environment = ProcessInfo.processInfo.environment.merging(["JACK_DEFAULT_SERVER": server.name]) { $1 }
         (run.standardOutput, run.standardError) = (FileHandle.nullDevice, FileHandle.nullDevice)
         try run.run()
@@ -38,7 +43,7 @@ enum LabStreamsBench {
         let ear = try CaptureClient(name: "pj-bench-lsl-ear", threshold: 0.5, server: server.name)
         defer { ear.close() }
         try ear.connect(from: "\(name):out_L")
-        let listener = try LSLPeer(["listen", "--name", name, "--seconds", "24", "--out", folder.file("markers.json")])
+        let listener = try LSLPeer(["listen", "--name", name, "--seconds", "24", "--out", folder.file("markers.json")], network: network)
         listener.finish(seconds: 40)
         cuePeer.finish(seconds: 10)
         let heard = ear.onsetMonotonicSeconds

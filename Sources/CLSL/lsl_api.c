@@ -9,6 +9,7 @@
 // Every call: its name, return type, `return` unless void, parameters and arguments.
 #define PJ_LSL_CALLS(X) \
     X(set_config_content, void, , (const char *content), (content)) \
+    X(protocol_version, int32_t, return, (void), ()) \
     X(destroy_string, void, , (char *s), (s)) \
     X(create_streaminfo, lsl_streaminfo, return, (const char *name, const char *type, int32_t channel_count, double nominal_srate, \
         lsl_channel_format_t channel_format, const char *source_id), (name, type, channel_count, nominal_srate, channel_format, source_id)) \

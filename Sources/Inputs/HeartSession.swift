@@ -1,5 +1,6 @@
 import UserFiles
 import Foundation
+import Realtime
 
 /// A recorded heart session, replayed offline: tempo updates and explicit beats in time order.
 ///
@@ -152,11 +153,13 @@ public struct HeartSession: Sendable {
             }
         case "time,ppg":
             let sample = try number(valueText, "ppg")
-            guard sample.isFinite else { throw InputError(file: path, line: line, "ppg '\(valueText)' is not finite") }
+            guard OutsideNumber.isPlausible(sample) else { throw InputError(file: path, line: line, "ppg '\(valueText)' is not a finite number of sensible size") }
             return Entry(time: time, event: .ppg(sample), line: line)
         case "time,lx,ly,rx,ry":
             let values = try fields.dropFirst().map { Float(try number($0, "position")) }
-            guard values.allSatisfy(\.isFinite) else { throw InputError(file: path, line: line, "a position is not finite") }
+            guard values.allSatisfy({ OutsideNumber.isPlausible(Double($0)) }) else {
+                throw InputError(file: path, line: line, "a position is not a finite number of sensible size")
+            }
             return Entry(time: time, event: .pose(leftX: values[0], leftY: values[1], rightX: values[2], rightY: values[3]), line: line)
         default:
             let values = try fields.dropFirst().map { Float(try number($0, "band power")) }

@@ -114,21 +114,23 @@ public struct OSCRoutes: Sendable {
             return .events([.modeChange(mode)])
         case .hands:
             guard let values = floats(4...4), values.allSatisfy(\.isFinite) else { return expecting("four numbers: lx ly rx ry") }
+            guard values.allSatisfy(OutsideNumber.isPlausible) else { return .implausible("hands \(values)") }
             return .events([.pose(leftX: Float(values[0]), leftY: Float(values[1]), rightX: Float(values[2]), rightY: Float(values[3]))])
         case .bandPower:
             guard let band = EEGBand.allCases.first(where: { $0.name == match.captures["band"] }) else { return .unknownAddress }
             guard let values = floats(1...4) else { return expecting("one number, or one per sensor") }
-            let finite = values.filter(\.isFinite)
-            guard !finite.isEmpty else { return .implausible("no finite band power") }
+            let finite = values.filter(OutsideNumber.isPlausible)
+            guard !finite.isEmpty else { return .implausible("no plausible band power in \(values)") }
             return .events([.bandPower(band, Float(finite.reduce(0, +) / Double(finite.count)))])
         case .signal:
             guard let index = signals[name] else { return .unknownAddress }
             guard let values = floats(1...1), values[0].isFinite else { return expecting("one number") }
+            guard OutsideNumber.isPlausible(values[0]) else { return .implausible("signal \(name) \(values[0])") }
             return .events([.signal(index: index, Float(values[0]))])
         case .modulationEnable:
             guard let number = Int(match.captures["n"] ?? ""), (1...modulationCount).contains(number) else { return .unknownAddress }
-            guard let values = floats(1...1) else { return expecting("0 or 1") }
-            return .events([.modulationEnable(index: Int32(number - 1), values[0] != 0)])
+            guard let values = floats(1...1), values[0] == 0 || values[0] == 1 else { return expecting("0 or 1") }
+            return .events([.modulationEnable(index: Int32(number - 1), values[0] == 1)])
         case .ppg, .ppgRate, .status, .meterSubscribe, .meterUnsubscribe:
             return .unknownAddress  // the OSC input's own (`byInput`)
         }
@@ -148,7 +150,7 @@ public struct OSCRoutes: Sendable {
                                 expecting: (String) -> Outcome) -> Outcome {
         switch kind {
         case .voiceEnable:
-            guard let values = floats(1...1) else { return expecting("0 or 1") }
+            guard let values = floats(1...1), values[0].isFinite else { return expecting("0 or 1") }
             return .events([.voiceParameter(voice: voice, .enable(values[0] != 0))])
         case .voiceGain:
             guard let values = floats(1...1), values[0].isFinite, VoiceParameterRange.gain.contains(values[0]) else {

@@ -77,7 +77,7 @@ public struct RegionModel: Sendable {
                     let before = usesY ? old.y : old.x
                     if before != value {
                         let fraction = min(1, max(0, (threshold.enter - before) / (value - before)))
-                        hitFrame = previous.frame + Int64((fraction * Double(frame - previous.frame)).rounded())
+                        hitFrame = previous.frame + (Int64(checkedRounding: Double(fraction) * Double(frame - previous.frame)) ?? 0)
                     }
                 }
                 hits.append(Hit(region: region, frame: hitFrame))

@@ -176,23 +176,33 @@ public enum SessionLog {
             guard let value else { throw place.with(field: field, "missing for event '\(kind)'") }
             return value
         }
+        // A number that is no number, or an absurd one, is refused here, where the line is named.
+        func plausible(_ values: [Double], _ field: String) throws -> [Double] {
+            guard values.allSatisfy(OutsideNumber.isPlausible) else {
+                throw place.with(field: field, "\(values.map(\.plainText).joined(separator: ", ")): not a finite number of sensible size")
+            }
+            return values
+        }
+        func plausible(_ value: Float?, _ field: String) throws -> Float? {
+            try value.map { Float(try plausible([Double($0)], field)[0]) }
+        }
         switch kind {
-        case "tempo": return .tempo(bpm: try need(line.bpm, "bpm"))
-        case "heartbeat": return .heartbeat(strength: line.strength ?? 1)
+        case "tempo": return .tempo(bpm: try plausible([try need(line.bpm, "bpm")], "bpm")[0])
+        case "heartbeat": return .heartbeat(strength: try plausible(line.strength, "strength") ?? 1)
         case "insert_control":
-            let value = Float(try need(line.values?.first, "values"))
+            let value = Float(try plausible([try need(line.values?.first, "values")], "values")[0])
             return .insertControl(InsertAddress(chain: try need(line.voice, "voice"), stage: try need(line.stage, "stage"),
                                                  port: try need(line.port, "port")), value)
-        case "voice_trigger": return .voiceTrigger(voice: try need(line.voice, "voice"), velocity: line.velocity ?? 1)
+        case "voice_trigger": return .voiceTrigger(voice: try need(line.voice, "voice"), velocity: try plausible(line.velocity, "velocity") ?? 1)
         case "voice_parameter":
             let voice = try need(line.voice, "voice")
             if let on = line.enable { return .voiceParameter(voice: voice, .enable(on)) }
-            else if let gain = line.gain { return .voiceParameter(voice: voice, .gain(gain)) }
-            else if let pan = line.pan { return .voiceParameter(voice: voice, .pan(pan)) }
+            else if let gain = try plausible(line.gain, "gain") { return .voiceParameter(voice: voice, .gain(gain)) }
+            else if let pan = try plausible(line.pan, "pan") { return .voiceParameter(voice: voice, .pan(pan)) }
             else if let every = line.every {
                 return .voiceParameter(voice: voice, .rate(BeatRate(everyNthBeat: every, subdivision: line.subdivide ?? 1)))
             } else { throw place.with(field: nil, "a voice_parameter needs enable, gain, pan or every") }
-        case "region_hit": return .regionHit(region: try need(line.region, "region"), velocity: line.velocity ?? 1)
+        case "region_hit": return .regionHit(region: try need(line.region, "region"), velocity: try plausible(line.velocity, "velocity") ?? 1)
         case "mode":
             let name = try need(line.mode, "mode")
             guard let mode = PerformanceMode.allCases.first(where: { "\($0)" == name }) else {
@@ -200,7 +210,7 @@ public enum SessionLog {
             }
             return .modeChange(mode)
         case "pose":
-            let values = try need(line.values, "values")
+            let values = try plausible(try need(line.values, "values"), "values")
             guard values.count == 4 else { throw place.with(field: "values", "a pose has 4 values") }
             return .pose(leftX: Float(values[0]), leftY: Float(values[1]), rightX: Float(values[2]), rightY: Float(values[3]))
         case "band_power":
@@ -208,7 +218,7 @@ public enum SessionLog {
             guard let band = EEGBand.allCases.first(where: { $0.name == name }), let value = line.values?.first else {
                 throw place.with(field: "band", "'\(name)' is not alpha, beta, delta, theta or gamma")
             }
-            return .bandPower(band, Float(value))
+            return .bandPower(band, Float(try plausible([value], "values")[0]))
         case "heart_presence": return .heartPresence(try need(line.enable, "enable"))
         case "rr":
             // Seconds, each a whole number of 1/1024 s as the sensor sent it.
@@ -222,7 +232,7 @@ public enum SessionLog {
         case "signal":
             let index = try need(line.signal, "signal")
             guard let value = line.values?.first, value.isFinite else { throw place.with(field: "values", "a signal has one finite value") }
-            return .signal(index: index, Float(value))
+            return .signal(index: index, Float(try plausible([value], "values")[0]))
         case "controller":
             let number = try need(line.controller, "controller")
             guard number < 128, let value = line.values?.first, value >= 0, value < 128, value == value.rounded() else {

@@ -112,14 +112,14 @@ public final class LSLInput: InputSource, Sendable {
         }
         while running.load(ordering: .acquiring) {
             let now = MonotonicClock.seconds
-            for link in links {
+            for link in links where running.load(ordering: .relaxed) {
                 if !link.isOpen {
                     guard now >= link.retryAt else { continue }
                     do {
-                        if try link.open() {
+                        if try link.open(stillRunning: { running.load(ordering: .relaxed) }) {
                             say("pulsejack: LSL stream \(link.info?.name ?? "") (\(link.info?.type ?? ""), \(Self.rateText(link.info?.rate ?? 0))) read as \(link.query.role.rawValue)"
                                 + (link.query.performer > 0 ? " of performer \(link.query.performer + 1)" : ""))
-                            if let problem = link.problem { note(link, problem) }
+                            if let problem = link.openingProblem { note(link, problem) }
                         } else {
                             link.retryAt = MonotonicClock.seconds + 0.25
                         }
@@ -161,9 +161,12 @@ public final class LSLInput: InputSource, Sendable {
         if let problem = link.takeProblem() { note(link, problem) }
     }
 
+    /// A stream's problem in the status, and said once: a stream refused again at each retry
+    /// for the same reason is not said again.
     private func note(_ link: LSLInletLink, _ problem: String) {
+        let repeated = link.problem == problem
         link.problem = problem
-        if let line = reports.admit("LSL: \(link.query.description): \(problem)", kind: "lsl \(link.index)") { log(line) }
+        if !repeated, let line = reports.admit("LSL: \(link.query.description): \(problem)", kind: "lsl \(link.index)") { log(line) }
         update(link)
     }
 

@@ -9,9 +9,16 @@ import UserFiles
 /// .deb, or `LD_LIBRARY_PATH`), an installation's `lib/pulsejack/` beside the binary's `bin/`,
 /// and the clone's venv, where `make deps` installs the pinned `pylsl` wheel that carries it.
 public enum LSLLibrary {
-    /// What `--lsl` without the library says, in one line.
-    public static let howToGet = "liblsl is not installed: `make deps` puts it in the clone's venv (the pinned pylsl wheel), "
-        + "or install liblsl's own package (github.com/sccn/liblsl/releases), or set PULSEJACK_LIBLSL=/path/to/liblsl.so.2"
+    /// What `--lsl` without the library says, in one line: in a clone, how the clone gets it; an
+    /// installed binary, where its package puts it.
+    public static var howToGet: String {
+        let own = "or install liblsl's own package (github.com/sccn/liblsl/releases), or set PULSEJACK_LIBLSL=/path/to/liblsl.so.2"
+        if Installation.builtInClone {
+            return "liblsl is not installed: `make deps` puts it in the clone's venv (the pinned pylsl wheel), " + own
+        }
+        return "liblsl is not installed: pulsejack looks for it at \(Installation.prefix.appendingPathComponent("lib/pulsejack/liblsl.so.2").path) "
+            + "(reinstall pulsejack's package, which carries it), " + own
+    }
 
     private static let state = LockedBox<Result<String, LSLError>?>(nil)
 
@@ -43,6 +50,33 @@ public enum LSLLibrary {
         return paths
     }
 
+    /// Where pulsejack says liblsl's lines and its own about the configuration (standard error).
+    static let say: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+
+    /// The lab's configuration with the log quieted and said through pulsejack (`LSLConfiguration`),
+    /// before liblsl reads any.
+    private static func configure() {
+        // The threads made here (the log's reader, any of liblsl's) must never take a stop signal
+        // meant for the run's signal thread: they start with every signal blocked.
+        var all = sigset_t(), before = sigset_t()
+        sigfillset(&all)
+        pthread_sigmask(SIG_BLOCK, &all, &before)
+        defer { pthread_sigmask(SIG_SETMASK, &before, nil) }
+        let lab = LSLConfiguration.lab()
+        if let problem = lab.problem { say("pulsejack: LSL: " + problem) }
+        let logFile = lab.logsThroughPulsejack ? LSLLogRelay.start(say: say) : nil
+        pj_lsl_set_config_content(lab.content(logFile: logFile))
+        guard logFile != nil else { return }
+        // loguru announces a new log file on standard error ("Logging to …", INFO) before liblsl
+        // applies the configured verbosity: the configuration is read now (the protocol version
+        // reads it), at load, with that one line sent nowhere.
+        let (quiet, saved) = (open("/dev/null", O_WRONLY), dup(STDERR_FILENO))
+        if quiet >= 0, saved >= 0 { dup2(quiet, STDERR_FILENO) }
+        _ = pj_lsl_protocol_version()
+        if quiet >= 0, saved >= 0 { dup2(saved, STDERR_FILENO) }
+        for descriptor in [quiet, saved] where descriptor >= 0 { close(descriptor) }
+    }
+
     private static func attempt() -> Result<String, LSLError> {
         var reasons: [String] = []
         for path in candidates() {
@@ -52,8 +86,7 @@ public enum LSLLibrary {
             }
             var error = [CChar](repeating: 0, count: 512)
             if pj_lsl_load(path, &error, error.count) == 0 {
-                // Warnings and errors only: liblsl's informational lines would go to stderr beside ours.
-                pj_lsl_set_config_content("[log]\nlevel = -1\n")
+                configure()
                 return .success(path)
             }
             let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -27,8 +27,14 @@ final class LSLSampleReader {
     /// Engine frames from a sample's time stamp to its sound (beats: `--ecg-delay`; markers and signals: `--lsl-delay`).
     private let delayFrames: Double
     private let engineRate: Int
-    /// Beats or readings made, and those too late for their delay.
-    private(set) var beats = 0, late = 0
+    /// Beats or readings made, those too late for their delay, and samples refused for a value
+    /// that is no number or an absurd one (`OutsideNumber`).
+    private(set) var beats = 0, late = 0, badValues = 0
+    /// The most a stream may declare (samples a second, channels), and the EEG channels × rate
+    /// whose band powers are worked out.
+    static let highestRate = 100_000.0
+    static let mostChannels = 4096
+    static let eegBudget = 16_384
     /// Something the stream's description lacks (a channel a signal names), said once at opening.
     private(set) var problem: String?
     private let voices: [String], regions: [String]
@@ -39,6 +45,13 @@ final class LSLSampleReader {
         performer = UInt8(clamping: query.performer)
         (voices, regions) = (configuration.voices, configuration.regions)
         let name = "'\(info.name)' (\(info.type.isEmpty ? "no type" : info.type))"
+        // What the stream declares is the peer's word: checked before anything is sized by it.
+        guard info.rate.isFinite, info.rate >= 0, info.rate <= Self.highestRate else {
+            throw LSLError("\(name) declares a rate of \(info.rate) Hz (0, irregular, to \(Int(Self.highestRate)) Hz are read)")
+        }
+        guard info.channelCount >= 1, info.channelCount <= Self.mostChannels else {
+            throw LSLError("\(name) declares \(info.channelCount) channels (1 to \(Self.mostChannels) are read)")
+        }
         func channel() throws(LSLError) -> Int {
             guard let wanted = query.channel else { return 0 }
             guard let index = info.channel(wanted) else {
@@ -68,6 +81,11 @@ final class LSLSampleReader {
             var channels = Array(0..<info.channelCount).filter { !info.labels[$0].lowercased().contains("aux") }
             if query.channel != nil { channels = [try channel()] }
             guard !channels.isEmpty else { throw LSLError("\(name) has no EEG channel") }
+            // A second's spectrum of each channel ten times a second: a budget keeps the inlet up with its stream.
+            guard channels.count * Int(info.rate.rounded()) <= Self.eegBudget else {
+                throw LSLError("\(name) is too wide for band powers: \(channels.count) EEG channels at \(LSLInput.rateText(info.rate)) "
+                               + "(channels × rate at most \(Self.eegBudget), e.g. 64 at 256 Hz); name one with lsl:\(info.name),channel=LABEL")
+            }
             kind = .eeg(EEGBandPowers(sensors: channels.count, sampleRate: Int(info.rate.rounded())), channels: channels)
             delayFrames = 0
         case .markers:
@@ -101,13 +119,24 @@ final class LSLSampleReader {
         var problem: String?
     }
 
+    /// The channels this reader reads.
+    private var usedChannels: [Int] {
+        switch kind {
+        case .ecg(_, let channel), .ppg(_, let channel, _), .intervals(let channel, _): [channel]
+        case .eeg(_, let channels): channels
+        case .markers: []
+        case .signals(let pairs, _): pairs.map(\.channel)
+        }
+    }
+
     /// A signal is sent at most this often (frames apart, at the stream's time stamps): 200 a second.
     private var signalSpacing: Double { Double(engineRate) / 200 }
 
     /// A frame `delayFrames` after a sample's, or at once (counted late) when that has passed.
     private func due(_ frame: Double, now: Int64) -> Int64 {
-        let at = Int64((frame + delayFrames).rounded())
-        if at <= now {
+        // The inlet refuses stamps far from now (`LSLInletLink.acceptsStamp`); a frame that is no
+        // number still plays at once rather than trapping.
+        guard let at = Int64(checkedRounding: frame + delayFrames), at > now else {
             late += 1
             return ControlMessage.immediate
         }
@@ -115,9 +144,21 @@ final class LSLSampleReader {
     }
 
     /// Samples (`rows` of numbers, or `texts`) at engine frames `frames` (fractional), read at frame `now`.
-    func read(rows: [[Double]], texts: [String], frames: [Double], now: Int64) -> Made {
+    func read(rows allRows: [[Double]], texts: [String], frames allFrames: [Double], now: Int64) -> Made {
         var made = Made()
         let rate = Double(engineRate)
+        // A row whose channels in use carry no plausible number is refused whole (counted): a NaN
+        // would poison a filter's state for good, an absurd value overflow it.
+        var (rows, frames) = (allRows, allFrames)
+        if !allRows.isEmpty {
+            let used = usedChannels
+            let good = allRows.indices.filter { row in used.allSatisfy { OutsideNumber.isPlausible(allRows[row][$0]) } }
+            if good.count < allRows.count {
+                badValues += allRows.count - good.count
+                made.problem = "\(allRows.count - good.count) sample(s) carried a value that is no number or an absurd one (refused)"
+                (rows, frames) = (good.map { allRows[$0] }, good.map { allFrames[$0] })
+            }
+        }
         switch kind {
         case .ecg(var timeline, let channel):
             let (before, lateBefore) = (timeline.beats, timeline.late)
@@ -175,7 +216,6 @@ final class LSLSampleReader {
             for (row, frame) in zip(rows, frames) {
                 for (slot, pair) in pairs.enumerated() where frame - last[slot] >= signalSpacing {
                     let value = row[pair.channel]
-                    guard value.isFinite else { continue }
                     last[slot] = frame
                     made.messages.append(ControlMessage(frame: due(frame, now: now), .signal(index: pair.signal, Float(value))))
                 }

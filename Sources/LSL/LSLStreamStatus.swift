@@ -21,6 +21,10 @@ public struct LSLStreamStatus: Sendable, Equatable {
     /// in: beats (or band readings) made, and markers, samples or beats that came too late for their delay.
     public var beats = 0
     public var late = 0
+    /// in: samples refused for their time stamp (no number, or far from now) and for a value (no
+    /// number, or absurd), each counted once.
+    public var badStamps = 0
+    public var badValues = 0
     /// out: whether an inlet listens.
     public var consumers = false
     public var problem: String?
@@ -35,7 +39,7 @@ public struct LSLStreamStatus: Sendable, Equatable {
                                                ("_state", .text(state)), ("_samples", .int(samples))]
         if direction == "in" {
             fields += [("_role", .text(role)), ("_time_correction", .float(timeCorrection ?? 0)), ("_lost", .int(lost)), ("_dropouts", .int(dropouts)),
-                       ("_beats", .int(beats)), ("_late", .int(late))]
+                       ("_beats", .int(beats)), ("_late", .int(late)), ("_bad_stamps", .int(badStamps)), ("_bad_values", .int(badValues))]
         } else {
             fields.append(("_consumers", .int(consumers ? 1 : 0)))
         }

@@ -211,9 +211,15 @@ public final class OSCInput: Sendable {
                 counters.add(.badArguments)
                 return report("/pulse/ppg expects pulse-wave samples")
             }
+            // A NaN would poison the detector's filters for good: refused, counted.
+            let plausible = samples.filter(OutsideNumber.isPlausible)
+            if plausible.count < samples.count {
+                counters.add(.implausible)
+                report("/pulse/ppg: \(samples.count - plausible.count) sample(s) not a finite number of sensible size, refused")
+            }
             heartData(performer: Int(performer))
             senses.withLockedValue { senses in
-                for sample in samples where senses[Int(performer)].interpreter.pulseWave(sample) {
+                for sample in plausible where senses[Int(performer)].interpreter.pulseWave(sample) {
                     counters.add(.ppgBeats)
                     // Explicit beats only: a tempo too would start the clock's own beats beside them.
                     // The rate is published in /pulse/status.

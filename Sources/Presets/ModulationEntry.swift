@@ -34,6 +34,8 @@ public struct ModulationEntry: Codable, Sendable, Equatable {
             self.seconds = seconds
             self.after = after
         }
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case value, seconds, after }
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {

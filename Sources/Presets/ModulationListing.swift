@@ -37,6 +37,10 @@ public struct ModulationListing: Encodable, Sendable {
                    what: "OSC /signal/NAME f (a timetagged bundle places it at its frame)"),
             Source(name: "midi.cc.N", unit: "", range: [ModulationTable.controllerRange.low, ModulationTable.controllerRange.high],
                    what: "controller N on midi_in"),
+            Source(name: "lsl.STREAM.CHANNEL", unit: "", range: [ModulationTable.signalRange.low, ModulationTable.signalRange.high],
+                   what: "channel CHANNEL (a label or a number) of the LSL stream STREAM (pulsejack lsl lists them)"),
+            Source(name: "performer.NAME.SOURCE", unit: "", range: [],
+                   what: "any heart., beat., eeg. or pose. source above, of the preset's performer NAME (performers:)"),
         ]
         let destinations = setup.handle.modulationTargets().map { target in
             Destination(name: target.name, range: [target.minimum, target.maximum], takes: describe(target.step), value: target.base)

@@ -19,12 +19,23 @@ public enum PresetCopy {
         }
         let file = target + "/preset.yaml"
         let text = String(decoding: try UserFile.read(file, what: "preset"), as: UTF8.self)
-        let rewritten = anchored(text, from: source)
+        let anchoredText = anchored(text, from: source)
+        let rewritten = name == URL(fileURLWithPath: source).lastPathComponent ? anchoredText : renamed(anchoredText, to: name)
         guard rewritten != text else { return target }
         do { try rewritten.write(toFile: file, atomically: true, encoding: .utf8) } catch {
             throw InputError(file: file, "cannot write the copied preset: \(error.localizedDescription)")
         }
         return target
+    }
+
+    /// `text` with its top-level `name:` (if it has one) set to `name`, its comment kept: the copy
+    /// says it plays the name it was copied as.
+    static func renamed(_ text: String, to name: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            guard line.hasPrefix("name:") else { return String(line) }
+            let comment = commentStart(line)
+            return "name: \(name)" + (comment < line.endIndex ? "  " + line[comment...] : "")
+        }.joined(separator: "\n")
     }
 
     /// `text` with each value that starts with `../` (plain or quoted, in block or flow style)

@@ -59,6 +59,20 @@ public struct PresetSearchPath: Sendable {
     public var userFolder: String { folders.first { $0.place == .config }?.path ?? folders[0].path }
 
     /// Whether `value` reads as a name (no slash, not a YAML file), not as a path.
+    /// Why `value` cannot name a new preset (a copy's `--as`): nil when it can. A name is a folder
+    /// a shell and a unit (`pulsejack@NAME`) pass as it is: letters, digits, '-', '_', '.', '+',
+    /// not starting with '.'.
+    public static func newNameProblem(_ value: String) -> String? {
+        if value.isEmpty { return "a preset's name cannot be empty" }
+        if !isName(value) { return "'\(value)': a preset's name has no slash and no .yaml" }
+        if value.hasPrefix(".") { return "'\(value)': a preset's name cannot start with '.' (a hidden folder)" }
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_.+"))
+        guard value.unicodeScalars.allSatisfy(allowed.contains) else {
+            return "'\(value.unicodeScalars.map { allowed.contains($0) ? String($0) : "?" }.joined())': a preset's name is letters, digits, '-', '_', '.' and '+' (no spaces, tabs or control characters)"
+        }
+        return nil
+    }
+
     public static func isName(_ value: String) -> Bool {
         !value.isEmpty && !value.contains("/") && !value.hasSuffix(".yaml") && !value.hasSuffix(".yml") && value != "." && value != ".."
     }

@@ -22,13 +22,49 @@ package enum YAMLFile {
         } catch let error as YamlError {
             throw describe(error, file: file)
         }
+        if let (key, line) = firstRepeatedKey(in: node) {
+            throw InputError(file: file, line: line, field: key, "set twice in one mapping (the later would silently win)")
+        }
         var lines: [String: Int] = [:]
         try checkKeys(node, file: file, rootKeys: Set(rootKeys), lines: &lines)
         do {
             return (try YAMLDecoder().decode(T.self, from: text), lines)
         } catch let error as DecodingError {
-            throw describe(error, file: file, lines: lines)
+            throw describe(error, file: file, lines: lines, in: node)
         }
+    }
+
+    /// The first key a mapping anywhere in `node` holds twice, and the line of its second.
+    static func firstRepeatedKey(in node: Node) -> (String, Int?)? {
+        if let mapping = node.mapping {
+            var seen = Set<String>()
+            for (key, value) in mapping {
+                let name = key.string ?? "\(key)"
+                if !seen.insert(name).inserted { return (name, key.mark?.line) }
+                if let found = firstRepeatedKey(in: value) { return found }
+            }
+        }
+        for item in node.sequence ?? [] { if let found = firstRepeatedKey(in: item) { return found } }
+        return nil
+    }
+
+    /// What stands at `path` in `node`, in words ("a list", "a mapping", "nothing", "'text'").
+    static func found(at path: [CodingKey], in node: Node) -> String? {
+        var current = node
+        for key in path {
+            if let index = key.intValue, let items = current.sequence, index < items.count {
+                current = items[index]
+            } else if let mapping = current.mapping, let value = mapping.first(where: { $0.key.string == key.stringValue })?.value {
+                current = value
+            } else {
+                return nil
+            }
+        }
+        if current.sequence != nil { return "a list" }
+        if current.mapping != nil { return "a mapping" }
+        guard let scalar = current.scalar else { return nil }
+        if ["", "~", "null", "Null", "NULL"].contains(scalar.string) && scalar.style == .plain { return "nothing" }
+        return "'\(scalar.string.prefix(40))'"
     }
 
     /// Records each field's line and refuses keys the format does not have (a typo would
@@ -54,12 +90,22 @@ package enum YAMLFile {
             if name == "modulations", let items = value.sequence {
                 let known = Set(ModulationEntry.CodingKeys.allCases.map(\.rawValue))
                 for (index, item) in items.enumerated() {
-                    for (key, _) in item.mapping ?? [:] {
+                    for (key, value) in item.mapping ?? [:] {
                         let field = key.string ?? ""
                         lines["modulations[\(index)].\(field)"] = key.mark?.line
                         guard known.contains(field) else {
                             throw InputError(file: file, line: key.mark?.line, field: "modulations[\(index)].\(field)",
                                              "unknown field (known: \(known.sorted().joined(separator: ", ")))")
+                        }
+                        guard field == "on_dropout", let dropout = value.mapping else { continue }
+                        let dropoutKeys = Set(ModulationEntry.OnDropout.CodingKeys.allCases.map(\.rawValue))
+                        for (inner, _) in dropout {
+                            let name = inner.string ?? ""
+                            lines["modulations[\(index)].on_dropout.\(name)"] = inner.mark?.line
+                            guard dropoutKeys.contains(name) else {
+                                throw InputError(file: file, line: inner.mark?.line, field: "modulations[\(index)].on_dropout.\(name)",
+                                                 "unknown field (known: \(dropoutKeys.sorted().joined(separator: ", ")))")
+                            }
                         }
                     }
                 }
@@ -138,7 +184,7 @@ package enum YAMLFile {
         }
     }
 
-    private static func describe(_ error: DecodingError, file: String, lines: [String: Int]) -> InputError {
+    private static func describe(_ error: DecodingError, file: String, lines: [String: Int], in node: Node) -> InputError {
         func path(_ keys: [CodingKey]) -> String {
             keys.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }
                 .joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
@@ -160,7 +206,8 @@ package enum YAMLFile {
             let field = path(context.codingPath)
             let expected = type == String.self ? "text" : type == Bool.self ? "true or false"
                 : type == Int.self ? "a whole number" : "\(type)".hasPrefix("Array") ? "a list" : "a number"
-            return InputError(file: file, line: lineFor(field), field: field, "expected \(expected)")
+            let what = found(at: context.codingPath, in: node).map { ", found \($0)" } ?? ""
+            return InputError(file: file, line: lineFor(field), field: field, "expected \(expected)\(what)")
         case .dataCorrupted(let context):
             let field = path(context.codingPath)
             if field.hasSuffix(".kind") {

@@ -27,9 +27,10 @@ public struct RRIntervals: Sendable, Equatable, BitwiseCopyable {
         return stride(from: 0, to: all.count, by: capacity).map { RRIntervals(all[$0..<min($0 + capacity, all.count)])! }
     }
 
-    /// `seconds` in the Heart Rate Service's 1/1024 s (rounded, within a UInt16), in as many values as they need.
+    /// `seconds` in the Heart Rate Service's 1/1024 s (rounded, within a UInt16), in as many values
+    /// as they need; a value that is no number of seconds (NaN, infinite) is left out.
     public static func chunks(seconds: [Double]) -> [RRIntervals] {
-        chunks(seconds.map { UInt16(clamping: Int(($0 * 1024).rounded())) })
+        chunks(seconds.compactMap { Int64(checkedRounding: $0 * 1024).map { UInt16(clamping: $0) } })
     }
 
     /// Real-time safe. Interval `number` in seconds (exact: k/1024).

@@ -116,7 +116,7 @@ extension LiveSession {
                 throw OptionProblem("--lsl-delay \(lslDelay) is outside 0…2 s")
             }
             if lsl || !lslMarkers.isEmpty || [heart, eeg].contains(where: { $0.map(LSLStreamQuery.names) ?? false }) {
-                do { try LSLLibrary.load() } catch { throw OptionProblem("LSL: \(error)") }
+                do { try LSLLibrary.load() } catch { throw OptionProblem("LSL: \(error)", unavailable: true) }
             }
             guard recordBufferSeconds.isFinite, (0.05...600).contains(recordBufferSeconds) else {
                 throw OptionProblem("--record-buffer \(recordBufferSeconds) is outside 0.05…600 s")

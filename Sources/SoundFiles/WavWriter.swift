@@ -6,8 +6,9 @@ import CSndfile
 ///
 /// The file is RF64 with libsndfile's auto-downgrade: it stays a plain WAV unless it grows past
 /// 4 GB, where a RIFF header's 32-bit sizes would wrap. `close()` finishes the header; meanwhile
-/// the header is rewritten once a second of audio has reached the file since the last rewrite,
-/// so a killed process (a plugin's crash) leaves a readable take of all but its last moments.
+/// the header is rewritten at the first write and then whenever a tenth of a second of audio has
+/// reached the file since the last rewrite (one small write of the header each time), so a
+/// process killed by any signal leaves a readable take of all but its last moments.
 ///
 /// Periods written with `write(left:right:frames:)` are gathered into a 64 Ki-frame buffer and
 /// reach the file in one `write()` each (512 KB) instead of one per period; `flush()` and
@@ -22,8 +23,9 @@ public final class WavWriter {
     public let path: String
     /// Frames accepted (written or gathered).
     public private(set) var framesWritten = 0
-    /// Frames in the file since its header was last rewritten, and how many make that due.
-    private var framesSinceHeader = 0
+    /// Frames in the file since its header was last rewritten (the first write makes it due), and
+    /// how many make that due.
+    private var framesSinceHeader = Int.max / 2
     private let headerEvery: Int
 
     public init(path: String, sampleRate: Int) throws {
@@ -37,7 +39,7 @@ public final class WavWriter {
         sf_command(file, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE))
         self.file = file
         self.path = path
-        headerEvery = sampleRate
+        headerEvery = max(1, sampleRate / 10)
     }
 
     /// Gathers `frames` frames of two channels; the file gets them in large writes.

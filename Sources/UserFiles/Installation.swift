@@ -27,6 +27,16 @@ public enum Installation {
         return nil
     }
 
+    /// Whether this binary was built in a clone (it lies below one), whatever the current folder.
+    public static var builtInClone: Bool {
+        var folder = executable.deletingLastPathComponent()
+        while folder.path != "/" {
+            if isClone(folder) { return true }
+            folder = folder.deletingLastPathComponent()
+        }
+        return false
+    }
+
     /// pulsejack's clone, not another Swift package: its manifest beside the tool's sources.
     private static func isClone(_ folder: URL) -> Bool {
         FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path)

@@ -6,7 +6,7 @@ import NIOCore
 
 /// Answers a refused WebSocket upgrade with its own status (401 without the token, 403 from
 /// another site), before the WebSocket library sees it: the library answers every refused
-/// upgrade 400. A handler first in each connection's pipeline reads the first request's head;
+/// upgrade 400. A request with two Host fields gets 400, and `/ws` without an upgrade 426. A handler first in each connection's pipeline reads the first request's head;
 /// an upgrade `refuse` turns down gets the status and the connection closes; anything else
 /// passes on untouched and the handler leaves. (A later request on a kept-alive connection is
 /// checked by the route itself, which refuses with the library's 400.)
@@ -55,17 +55,25 @@ final class UpgradeGate: ChannelInboundHandler, RemovableChannelHandler {
             return (line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
         let upgrade = fields.contains { $0.0 == "upgrade" && $0.1.lowercased() == "websocket" }
-        if upgrade, let (status, reason) = refuse(target, fields) {
-            let body = reason + "\n"
-            var response = context.channel.allocator.buffer(capacity: 256)
-            response.writeString("HTTP/1.1 \(status) \(status == 401 ? "Unauthorized" : status == 403 ? "Forbidden" : "Service Unavailable")\r\n"
-                + "Content-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body)
-            pending = nil
-            let channel = context.channel
-            context.writeAndFlush(wrapOutboundOut(response)).whenComplete { _ in channel.close(promise: nil) }
-            return
+        // Two Host fields: which one the checks read would be the attacker's choice.
+        if fields.filter({ $0.0 == "host" }).count > 1 { return answer(400, "a request names one Host", context) }
+        if !upgrade && target.split(separator: "?").first == "/ws" {
+            return answer(426, "/ws is the page's WebSocket: it takes an upgrade", context)
         }
+        if upgrade, let (status, reason) = refuse(target, fields) { return answer(status, reason, context) }
         pass(buffer, context)
+    }
+
+    /// Answers `status` with `reason` and closes the connection.
+    private func answer(_ status: Int, _ reason: String, _ context: ChannelHandlerContext) {
+        let body = reason + "\n"
+        let phrase = [400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 426: "Upgrade Required"][status] ?? "Service Unavailable"
+        var response = context.channel.allocator.buffer(capacity: 256)
+        response.writeString("HTTP/1.1 \(status) \(phrase)\r\n" + (status == 426 ? "Upgrade: websocket\r\n" : "")
+            + "Content-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body)
+        pending = nil
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(response)).whenComplete { _ in channel.close(promise: nil) }
     }
 
     typealias OutboundOut = ByteBuffer

@@ -16,6 +16,8 @@ import ServiceLifecycle
 public final class WebServer: Sendable {
     /// The largest message a page may send; larger ones are counted and close the connection.
     public static let maximumMessageBytes = 4096
+    /// The largest WebSocket frame (and fragmented message) read at all.
+    static let largestFrame = 1 << 20
     /// Messages a page may send a second (over a burst of `rateBurst`); faster closes it.
     public static let messagesPerSecond = 100.0
     public static let rateBurst = 200.0
@@ -96,7 +98,9 @@ public final class WebServer: Sendable {
         }, onUpgrade: { [self] inbound, outbound, _ in
             await converse(inbound: inbound, outbound: outbound)
         })
-        let configuration = WebSocketServerConfiguration(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(20)),
+        // Frames up to 1 MiB reach `read`, which refuses (and counts) any command over
+        // `maximumMessageBytes`; the library resets a larger frame on its own.
+        let configuration = WebSocketServerConfiguration(maxFrameSize: Self.largestFrame, autoPing: .enabled(timePeriod: .seconds(20)),
                                                          closeTimeout: .seconds(2), validateUTF8: true)
         let webSocketResponder = router.buildResponder()
         let server = HTTPServerBuilder { [self] responder in
@@ -250,7 +254,7 @@ public final class WebServer: Sendable {
         var allowance = Self.rateBurst
         var last = MonotonicClock.seconds
         do {
-            for try await message in inbound.messages(maxSize: 1 << 16) {
+            for try await message in inbound.messages(maxSize: Self.largestFrame) {
                 let now = MonotonicClock.seconds
                 allowance = min(Self.rateBurst, allowance + (now - last) * Self.messagesPerSecond)
                 last = now
@@ -284,8 +288,9 @@ public final class WebServer: Sendable {
                 }
             }
         } catch {
-            // A protocol error or a message over the frame limit: the library closes it.
-            counters.add(.malformed)
+            // A protocol error, or a message fragmented past `largestFrame` (the library's
+            // `messageTooLarge`): the library closes it.
+            counters.add("\(error)".contains("messageTooLarge") ? .oversized : .malformed)
         }
         return nil
     }

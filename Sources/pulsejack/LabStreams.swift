@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LSL
+import Renders
 
 struct LabStreams: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,7 +17,7 @@ struct LabStreams: ParsableCommand {
 
     func run() throws {
         let streams: [LSLStreamInfo]
-        do { streams = try LSLStreamScan.run(seconds: wait) } catch { throw fail(error) }
+        do { streams = try LSLStreamScan.run(seconds: wait) } catch { throw refusal(OptionProblem("\(error)", unavailable: true)) }
         if streams.isEmpty { print("pulsejack: no LSL streams answered in \(String(format: "%g", wait)) s") }
         streams.forEach { print(LSLStreamScan.listing($0)) }
     }

@@ -48,7 +48,7 @@ struct PresetList: ParsableCommand {
             do {
                 let source = try Self.folder(of: try path.resolve(copy))
                 let name = copyName ?? (PresetSearchPath.isName(copy) ? copy : URL(fileURLWithPath: source).lastPathComponent)
-                guard PresetSearchPath.isName(name) else { throw InputError(file: name, "a preset's name has no slash and no .yaml") }
+                if let problem = PresetSearchPath.newNameProblem(name) { throw fail(problem) }
                 let copied = try PresetCopy.copy(source, named: name, into: path.userFolder)
                 print("Copied \(source) to \(copied): edit \(copied)/preset.yaml, and play it with --preset \(name).")
             } catch let error as InputError { throw fail(error) }

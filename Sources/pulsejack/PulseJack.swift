@@ -1,5 +1,6 @@
 import ArgumentParser
 import Runs
+import Renders
 import Inputs
 import Foundation
 
@@ -21,6 +22,14 @@ struct PulseJack: ParsableCommand {
 func fail(_ message: Any) -> ExitCode {
     FileHandle.standardError.write(Data("pulsejack: error: \(LogLine.clipped("\(message)"))\n".utf8))
     return ExitCode(1)
+}
+
+/// An option's problem: a usage error (64, as argument-parser says it), or, when the machine
+/// lacks what it needs (liblsl), that said and EX_UNAVAILABLE (69).
+func refusal(_ problem: OptionProblem) -> Error {
+    guard problem.unavailable else { return ValidationError("\(problem)") }
+    FileHandle.standardError.write(Data("pulsejack: error: \(LogLine.clipped(problem.description))\n".utf8))
+    return ExitCode(69)
 }
 
 /// Warnings of one kind at most once a second, each line clipped; the count of those held back

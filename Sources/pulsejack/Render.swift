@@ -35,7 +35,7 @@ struct Render: ParsableCommand {
             }
         }
         guard !session.isEmpty else { throw ValidationError("Missing expected argument '--session <[PERFORMER=]FILE>'") }
-        do { try job().check() } catch let problem as OptionProblem { throw ValidationError("\(problem)") }
+        do { try job().check() } catch let problem as OptionProblem { throw refusal(problem) }
     }
 
     /// The render these options ask for.

@@ -61,7 +61,7 @@ struct Run: ParsableCommand {
     @Option(name: .customLong("midi-out"), help: ArgumentHelp("combined (midi_out only) or voices (also a MIDI port <voice>_midi per voice). Default: the preset's midi_out:, else combined.", valueName: "combined|voices")) var midiOut: String?
 
     func validate() throws {
-        do { try configuration().check() } catch let problem as OptionProblem { throw ValidationError("\(problem)") }
+        do { try configuration().check() } catch let problem as OptionProblem { throw refusal(problem) }
     }
 
     /// The run these options ask for; a value that does not parse is refused by its option.

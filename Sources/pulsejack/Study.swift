@@ -20,7 +20,7 @@ struct Study: ParsableCommand {
     @Option(help: ArgumentHelp("Live: read the heart from a Lab Streaming Layer stream instead of OSC (an ECG, PPG or RR stream).", valueName: "lsl:NAME")) var heart: String?
 
     func validate() throws {
-        do { try study().check() } catch let problem as OptionProblem { throw ValidationError("\(problem)") }
+        do { try study().check() } catch let problem as OptionProblem { throw refusal(problem) }
     }
 
     /// The study these options ask for.

@@ -145,6 +145,48 @@ final class ModulationTests: XCTestCase {
         XCTAssertGreaterThan(checked, 60)
     }
 
+    /// A value far beyond the source's range (1e38) is its range's end before the one-pole sees
+    /// it: 0.5 after it follows the one-pole from the range's top, the formula on clamped values.
+    /// A quiet source after 1e20 glides to its dropout value exactly.
+    func testAHugeValueIsClampedBeforeItIsSmoothedOrGlided() throws {
+        let (engine, ring) = try engine("""
+            bpm: 181
+            modulations:
+              - {from: signal.level, to: voice.a.gain, from_range: [0, 1], to_range: [0.2, 1.2], smooth: 0.2}
+              - {from: signal.lost, to: voice.b.gain, on_dropout: {value: 0.5, seconds: 1, after: 3}}
+            voices:
+              - {name: a, kind: click, pan: -1}
+              - {name: b, kind: click, pan: 1}
+            """)
+        let changes = [(frame: 7_001, value: 1e38), (frame: 100_000, value: 0.5)]
+        for change in changes { ring.producer.push(ControlMessage(frame: Int64(change.frame), .signal(index: 0, Float(change.value)))) }
+        ring.producer.push(ControlMessage(frame: 1_000, .signal(index: 1, 1e20)))
+        let output = Fixtures.run(engine, sizes: [256], periods: 1500)
+        let coefficient = 1 - exp(-32 / (0.2 * Double(rate)))
+        var y = Double.nan
+        var smoothed = [Int: Double]()
+        for boundary in stride(from: 0, to: output.left.count, by: 32) {
+            guard let x = Self.inForce(changes, at: boundary) else { continue }
+            let clamped = min(max(x, 0), 1)
+            y = y.isNaN ? clamped : y + coefficient * (clamped - y)
+            smoothed[boundary] = y
+        }
+        var checked = 0
+        for click in Self.clicks(output.left) where click.frame > 7_032 {
+            XCTAssertEqual(Double(click.height), 0.2 + (smoothed[click.frame / 32 * 32] ?? .nan), accuracy: 1e-4, "click at \(click.frame)")
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 20)
+        // Within a second (5 time constants) of 0.5, its mapped 0.7 to e^-5 of the step.
+        let settled = Self.clicks(output.left).filter { $0.frame > 100_000 + rate }
+        XCTAssertFalse(settled.isEmpty)
+        for click in settled { XCTAssertEqual(Double(click.height), 0.7, accuracy: 0.5 * exp(-5.0)) }
+        // b: 1e20 held (the range's top, 1), quiet after 3 s, at 0.5 a second later, and there to the end.
+        let rested = Self.clicks(output.right).filter { $0.frame > 1_000 + 4 * rate + 32 }
+        XCTAssertFalse(rested.isEmpty)
+        for click in rested { XCTAssertEqual(click.height, 0.5, accuracy: 1e-6, "click at \(click.frame)") }
+    }
+
     func testASilentSourceHoldsOrGlidesToItsDropoutValue() throws {
         let (engine, ring) = try engine("""
             bpm: 60

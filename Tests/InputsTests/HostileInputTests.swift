@@ -18,6 +18,41 @@ final class HostileInputTests: XCTestCase {
         return nil
     }
 
+    /// Numbers no body makes, by OSC and in a session log: a signal, a pose or a band power beyond
+    /// 10¹² is refused as implausible (a Float would have made 1e39 an infinity), a modulation's
+    /// switch takes 0 or 1 only, and a session line's NaN or absurd value is an error at its line.
+    func testAbsurdNumbersAreRefusedWhereTheyCameFrom() throws {
+        let routes = OSCRoutes(voices: ["a"], signals: ["level"], modulations: 1)
+        func route(_ address: String, _ arguments: [OSCMessage.Argument]) -> OSCRoutes.Outcome {
+            routes.route(OSCMessage(address: address, arguments: arguments))
+        }
+        func isImplausible(_ outcome: OSCRoutes.Outcome) -> Bool { if case .implausible = outcome { true } else { false } }
+        func isBad(_ outcome: OSCRoutes.Outcome) -> Bool { if case .badArguments = outcome { true } else { false } }
+        XCTAssertTrue(isImplausible(route("/signal/level", [.float(1e38)])))
+        XCTAssertTrue(isImplausible(route("/signal/level", [.float(-1e39)])))
+        XCTAssertEqual(route("/signal/level", [.float(1e9)]), .events([.signal(index: 0, 1e9)]))
+        XCTAssertTrue(isImplausible(route("/pose/hands", [.float(0), .float(1e20), .float(0), .float(0)])))
+        XCTAssertTrue(isImplausible(route("/muse/elements/alpha_absolute", [.float(1e39)])))
+        for refused in [OSCMessage.Argument.int(5), .int(-1), .float(.nan), .float(0.5)] {
+            XCTAssertTrue(isBad(route("/modulation/1/enable", [refused])), "\(refused)")
+        }
+        XCTAssertEqual(route("/modulation/1/enable", [.int(0)]), .events([.modulationEnable(index: 0, false)]))
+        XCTAssertEqual(route("/modulation/1/enable", [.float(1)]), .events([.modulationEnable(index: 0, true)]))
+        XCTAssertTrue(isBad(route("/voice/a/enable", [.float(.nan)])))
+
+        let header = "{\"pulsejack_session\":1,\"sample_rate\":48000,\"voices\":[\"a\"],\"signals\":[\"level\"]}\n"
+        for (line, field) in [("{\"frame\":10,\"event\":\"signal\",\"signal\":0,\"values\":[1e38]}", "values"),
+                              ("{\"frame\":10,\"event\":\"tempo\",\"bpm\":1e300}", "bpm"),
+                              ("{\"frame\":10,\"event\":\"pose\",\"values\":[0,0,1e30,0]}", "values"),
+                              ("{\"frame\":10,\"event\":\"insert_control\",\"voice\":0,\"stage\":0,\"port\":1,\"values\":[1e39]}", "values")] {
+            let refusal = error { _ = try SessionLog.parse(header + line + "\n", path: "take.jsonl") }
+            XCTAssertEqual(refusal?.line, 2, "\(line)")
+            XCTAssertEqual(refusal?.field, field, "\(line): \(String(describing: refusal))")
+        }
+        let csv = error { _ = try HeartSession.load(path: write("time,ppg\n0,1\n0.01,1e300\n", "ppg.csv")) }
+        XCTAssertEqual(csv?.line, 3)
+    }
+
     func testCRLFAndCRSessionsReadLikeLF() throws {
         let rows = "time,bpm\n0,72\n1.5,80\n3,64\n"
         let unix = try HeartSession.load(path: write(rows, "lf.csv"))

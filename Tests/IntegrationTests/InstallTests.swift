@@ -68,6 +68,12 @@ final class InstallTests: XCTestCase {
         if FileManager.default.fileExists(atPath: tree.root + "/lib/pulsejack/liblsl.so.2") {
             XCTAssertTrue(lsl.stderr.contains("no JACK server 'pulsejack-none'") && !lsl.stderr.contains("liblsl"), lsl.stderr)
         }
+        // Without it, the installed binary says where its package puts it (no clone's `make deps`),
+        // and exits as a missing library does (EX_UNAVAILABLE), not as a usage error.
+        let without = try Subprocess.run("/usr/bin/env", ["-i", "PATH=\(tree.root)/bin:/usr/bin:/bin", "HOME=/tmp/pjh\(getpid())", "PULSEJACK_LIBLSL=/nonexistent/liblsl.so.2",
+                                                          "pulsejack", "run", "--lsl", "--preset", "click", "--no-osc"], in: folder.url, timeout: 30)
+        XCTAssertEqual(without.status, 69, without.stderr)
+        XCTAssertTrue(without.stderr.contains(tree.root + "/lib/pulsejack/liblsl.so.2") && !without.stderr.contains("make deps"), without.stderr)
 
         let version = try tree.run(["--version"], in: folder.url)
         let head = try Subprocess.run("/usr/bin/git", ["-C", Subprocess.repository.path, "rev-parse", "HEAD"]).stdout

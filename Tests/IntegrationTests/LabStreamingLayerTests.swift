@@ -7,20 +7,7 @@ import XCTest
 /// independent peer: a real ECG and a muse-lsl EEG read as bodies, pulsejack's markers read by a
 /// pylsl inlet and held against the recording and JACK's own clock, a marker stream played, a
 /// channel modulating a voice, a stream that vanishes and returns, and the run without liblsl.
-final class LabStreamingLayerTests: XCTestCase {
-    private func prepare() throws -> String {
-        try Subprocess.requirePulsejack()
-        guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
-        if let missing = LSLPeer.missing { throw XCTSkip(missing) }
-        if TestServer.isPipeWire { throw XCTSkip("LSL reaches the engine as a sensor does, the same on every server: the jackd2 pass runs this") }
-        return server
-    }
-
-    private func status(_ port: UInt16) -> [String: Any] {
-        let answer = try? Subprocess.run(Subprocess.pulsejack, ["status", "--osc-port", "\(port)", "--json"], timeout: 5)
-        return (try? JSONSerialization.jsonObject(with: Data((answer?.stdout ?? "").utf8)) as? [String: Any]) ?? [:]
-    }
-
+final class LabStreamingLayerTests: LabNetworkTestCase {
     private func waitFor(seconds: Double, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
@@ -34,18 +21,18 @@ final class LabStreamingLayerTests: XCTestCase {
     /// constant delay (`--ecg-delay`, 1 s) after the R-peaks scipy finds, within 10 ms, all on
     /// the outlet's own time stamps; the session log holds the beats; the status lists both streams.
     func testAnECGStreamsRPeaksAreTheBeatsOnTheLabsClock() throws {
-        let server = try prepare()
+        let server = try prepare("lsl-ecg")
         let folder = try TemporaryFolder("lsl-ecg")
         defer { folder.remove() }
         let stream = "pj-ecg-\(getpid())", name = "pj-lsl-ecg-\(getpid())", port = OSCEncoder.freePort()
-        let ecg = try LSLPeer(["ecg", "--name", stream, "--seconds", "24", "--wait", "3", "--out", folder.file("peaks.json")])
+        let ecg = try LSLPeer(["ecg", "--name", stream, "--seconds", "24", "--wait", "3", "--out", folder.file("peaks.json")], network: network)
         let output = Pipe()
         let run = try Subprocess.startPulsejack(["run", "--preset", Subprocess.repository.appendingPathComponent("presets/click").path,
                                                  "--name", name, "--osc-port", "\(port)", "--heart", "lsl:\(stream)", "--lsl",
-                                                 "--record-session", folder.file("session.jsonl")], server: server, output: output)
+                                                 "--record-session", folder.file("session.jsonl")], server: server, output: output, network: network)
         defer { if run.isRunning { run.terminate() } }
         XCTAssertTrue(try Subprocess.waitForPorts(of: name, server: server))
-        let listener = try LSLPeer(["listen", "--name", name, "--seconds", "24", "--out", folder.file("markers.json")])
+        let listener = try LSLPeer(["listen", "--name", name, "--seconds", "24", "--out", folder.file("markers.json")], network: network)
         XCTAssertTrue(listener.finish(seconds: 40), listener.stderr)
         let values = status(port)
         ecg.finish(seconds: 10)
@@ -102,7 +89,7 @@ final class LabStreamingLayerTests: XCTestCase {
     /// dominant then beta-dominant: the mood goes calm, then focused, as the Muse over BLE does;
     /// the outlet's markers carry both moods.
     func testAMuseLSLStreamSetsTheMoodAsTheHeadbandDoes() throws {
-        let server = try prepare()
+        let server = try prepare("lsl-eeg")
         let folder = try TemporaryFolder("lsl-eeg")
         defer { folder.remove() }
         try """
@@ -117,11 +104,11 @@ final class LabStreamingLayerTests: XCTestCase {
         let stream = "pj-muse-\(getpid())", name = "pj-lsl-eeg-\(getpid())", port = OSCEncoder.freePort()
         let output = Pipe()
         let run = try Subprocess.startPulsejack(["run", "--preset", folder.path, "--name", name, "--osc-port", "\(port)",
-                                                 "--eeg", "lsl:\(stream)", "--lsl", "--bpm", "70"], server: server, output: output)
+                                                 "--eeg", "lsl:\(stream)", "--lsl", "--bpm", "70"], server: server, output: output, network: network)
         defer { if run.isRunning { run.terminate() } }
         XCTAssertTrue(try Subprocess.waitForPorts(of: name, server: server))
-        let listener = try LSLPeer(["listen", "--name", name, "--seconds", "22", "--out", folder.file("markers.json")])
-        let eeg = try LSLPeer(["eeg", "--name", stream, "--calm", "9", "--focused", "9"])
+        let listener = try LSLPeer(["listen", "--name", name, "--seconds", "22", "--out", folder.file("markers.json")], network: network)
+        let eeg = try LSLPeer(["eeg", "--name", stream, "--calm", "9", "--focused", "9"], network: network)
         var values: [String: Any] = [:]
         let calm = waitFor(seconds: 12) { values = status(port); return values["mood"] as? String == "calm" }
         let calmValues = values
@@ -149,23 +136,23 @@ final class LabStreamingLayerTests: XCTestCase {
     /// file (within 0.1 ms) and as the markers that fired them, and each is stamped with the LSL
     /// time at which a JACK ear hears its pulse (its cycle's time by JACK's DLL, on the same monotonic clock).
     func testMarkersAreStampedWithTheFramesTheyAreHeardAt() throws {
-        let server = try prepare()
+        let server = try prepare("lsl-markers")
         let folder = try TemporaryFolder("lsl-markers")
         defer { folder.remove() }
         try "voices:\n  - {name: click, kind: click, on_beat: false, gain: 0.89}\n"
             .write(toFile: folder.file("preset.yaml"), atomically: true, encoding: .utf8)
         let incoming = "pj-cues-\(getpid())", name = "pj-lsl-marks-\(getpid())", port = OSCEncoder.freePort()
         let cues = try LSLPeer(["markers", "--name", incoming, "--wait", "4", "--count", "14", "--gaps", "0.3,0.45,0.25,0.6,0.35",
-                                "--marker", "voice/click", "--out", folder.file("cues.json")])
+                                "--marker", "voice/click", "--out", folder.file("cues.json")], network: network)
         let output = Pipe()
         let run = try Subprocess.startPulsejack(["run", "--preset", folder.path, "--name", name, "--osc-port", "\(port)", "--lsl",
                                                  "--lsl-markers", incoming, "--lsl-delay", "0.1", "--record", folder.file("take.wav")],
-                                                server: server, output: output)
+                                                server: server, output: output, network: network)
         defer { if run.isRunning { run.terminate() } }
         XCTAssertTrue(try Subprocess.waitForPorts(of: name, server: server))
         let ear = try CaptureClient(name: "pj-lsl-ear", threshold: 0.5)
         try ear.connect(from: "\(name):out_L")
-        let listener = try LSLPeer(["listen", "--name", name, "--seconds", "11", "--out", folder.file("markers.json")])
+        let listener = try LSLPeer(["listen", "--name", name, "--seconds", "11", "--out", folder.file("markers.json")], network: network)
         XCTAssertTrue(listener.finish(seconds: 30), listener.stderr)
         let values = status(port)
         cues.finish(seconds: 5)
@@ -206,7 +193,7 @@ final class LabStreamingLayerTests: XCTestCase {
     /// resolved again and its beats back; a channel read as `lsl.STREAM.CHANNEL` sets a
     /// modulation's source; nothing crashes.
     func testAStreamThatVanishesIsResolvedAgainAndAChannelModulates() throws {
-        let server = try prepare()
+        let server = try prepare("lsl-vanish")
         let folder = try TemporaryFolder("lsl-vanish")
         defer { folder.remove() }
         let rr = "pj-rr-\(getpid())", level = "pjlevel\(getpid())", name = "pj-lsl-rr-\(getpid())", port = OSCEncoder.freePort()
@@ -216,11 +203,11 @@ final class LabStreamingLayerTests: XCTestCase {
         modulations:
           - {from: lsl.\(level).level, to: voice.click.gain, from_range: [0, 1], to_range: [0, 1]}
         """.write(toFile: folder.file("preset.yaml"), atomically: true, encoding: .utf8)
-        let heart = try LSLPeer(["rr", "--name", rr, "--on", "6", "--off", "4", "--again", "8"])
-        let signal = try LSLPeer(["signal", "--name", level, "--channel", "level", "--values", "0.25,0.25,0.75,0.75,0.75", "--every", "1", "--wait", "3"])
+        let heart = try LSLPeer(["rr", "--name", rr, "--on", "6", "--off", "4", "--again", "8"], network: network)
+        let signal = try LSLPeer(["signal", "--name", level, "--channel", "level", "--values", "0.25,0.25,0.75,0.75,0.75", "--every", "1", "--wait", "3"], network: network)
         let output = Pipe()
         let run = try Subprocess.startPulsejack(["run", "--preset", folder.path, "--name", name, "--osc-port", "\(port)",
-                                                 "--heart", "lsl:name=\(rr),type=RR"], server: server, output: output)
+                                                 "--heart", "lsl:name=\(rr),type=RR"], server: server, output: output, network: network)
         defer { if run.isRunning { run.terminate() } }
         XCTAssertTrue(try Subprocess.waitForPorts(of: name, server: server))
         var values: [String: Any] = [:]
@@ -250,23 +237,24 @@ final class LabStreamingLayerTests: XCTestCase {
     /// markers, the start on the frame the clip's voice fired, the beats beside them; the study
     /// saves the heart rate the intervals give.
     func testAStudyMarksItsClipAndReadsAnLSLHeart() throws {
-        let server = try prepare()
+        let server = try prepare("lsl-study")
         let folder = try TemporaryFolder("lsl-study")
         defer { folder.remove() }
         try FileManager.default.createDirectory(atPath: folder.file("clips"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Shipped.presets.appendingPathComponent("sounds/snap.wav").path, toPath: folder.file("clips/snap.wav"))
         let stream = "pj-study-rr-\(getpid())"
-        let heart = try LSLPeer(["rr", "--name", stream, "--on", "14", "--off", "0", "--again", "0"])
+        let heart = try LSLPeer(["rr", "--name", stream, "--on", "14", "--off", "0", "--again", "0"], network: network)
         let study = Process()
         Subprocess.keepForTheSuite(study)
-        study.executableURL = URL(fileURLWithPath: Subprocess.pulsejack)
-        study.arguments = ["study", "--clips", folder.file("clips"), "--baseline", "3", "--duration", "3", "--out", folder.file("out"),
-                           "--osc-port", "\(OSCEncoder.freePort())", "--lsl", "--heart", "lsl:\(stream)"]
+        let command = network.command(Subprocess.pulsejack, ["study", "--clips", folder.file("clips"), "--baseline", "3", "--duration", "3",
+                                                             "--out", folder.file("out"), "--osc-port", "\(OSCEncoder.freePort())", "--lsl", "--heart", "lsl:\(stream)"])
+        study.executableURL = URL(fileURLWithPath: command.executable)
+        study.arguments = command.arguments
         study.environment = ProcessInfo.processInfo.environment.merging(["JACK_DEFAULT_SERVER": server]) { $1 }
         let output = Pipe()
         (study.standardOutput, study.standardError) = (output, output)
         try Subprocess.launch(study)
-        let listener = try LSLPeer(["listen", "--name", "pulsejack-study", "--seconds", "9", "--out", folder.file("markers.json")])
+        let listener = try LSLPeer(["listen", "--name", "pulsejack-study", "--seconds", "9", "--out", folder.file("markers.json")], network: network)
         listener.finish(seconds: 30)
         study.waitUntilExit()
         heart.finish(seconds: 10)
@@ -292,7 +280,7 @@ final class LabStreamingLayerTests: XCTestCase {
         try Subprocess.requirePulsejack()
         let missing = ["PULSEJACK_LIBLSL": "/nonexistent/liblsl.so.2"]
         let refused = try Subprocess.run(Subprocess.pulsejack, ["run", "--lsl", "--no-osc"], environment: missing, timeout: 30)
-        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertEqual(refused.status, 69, "EX_UNAVAILABLE: the machine lacks it, the command line is right")
         let said = (refused.stdout + refused.stderr).split(separator: "\n").filter { $0.contains("liblsl") }
         XCTAssertEqual(said.count, 1, refused.stdout + refused.stderr)
         XCTAssertTrue(said.first?.contains("make deps") == true && said.first?.contains("PULSEJACK_LIBLSL") == true, "\(said)")

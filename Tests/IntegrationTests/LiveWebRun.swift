@@ -14,9 +14,11 @@ final class LiveWebRun {
     let client: String
     private let process: Process
     private let folder: URL
+    private var relayProcess: Process?
 
-    /// `arguments`: more options for `run` (a recording, …).
-    init(preset: String, web: String, server: String, arguments: [String] = []) throws {
+    /// `arguments`: more options for `run` (a recording, …). `network`: run inside that namespace
+    /// (an LSL run), the page reached through a relay on this side's loopback.
+    init(preset: String, web: String, server: String, arguments: [String] = [], network: LabNetwork? = nil) throws {
         try Subprocess.requirePulsejack()
         folder = try TemporaryFolder("web").url
         try preset.write(to: folder.appendingPathComponent("preset.yaml"), atomically: true, encoding: .utf8)
@@ -28,12 +30,17 @@ final class LiveWebRun {
         osc = OSCEncoder.freePort()
         client = "pj-web-\(getpid())"
         process = try Subprocess.startPulsejack(["run", "--preset", folder.path, "--name", client, "--osc-port", "\(osc)", "--web", web]
-                                                + arguments, server: server, output: pipe)
+                                                + arguments, server: server, output: pipe, network: network)
         for _ in 0..<100 {
             if let line = output.withLockedValue({ $0 }).split(separator: "\n").first(where: { $0.contains("the live page is at ") }),
-               let components = URLComponents(string: String(line.split(separator: " ").last!)), let port = components.port {
-                url = String(line.split(separator: " ").last!)
-                self.port = port
+               var components = URLComponents(string: String(line.split(separator: " ").last!)), let port = components.port {
+                if let network {
+                    let relay = try network.relay(port: port)
+                    relayProcess = relay.process
+                    components.port = relay.port
+                }
+                url = components.string ?? String(line.split(separator: " ").last!)
+                self.port = components.port ?? port
                 token = components.queryItems?.first { $0.name == "token" }?.value
                 return
             }
@@ -48,6 +55,7 @@ final class LiveWebRun {
 
     func stop() {
         if process.isRunning { process.interrupt(); process.waitUntilExit() }
+        if let relayProcess, relayProcess.isRunning { relayProcess.terminate(); relayProcess.waitUntilExit() }
         try? FileManager.default.removeItem(at: folder)
     }
 

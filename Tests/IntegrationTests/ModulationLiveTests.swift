@@ -78,6 +78,51 @@ final class ModulationLiveTests: XCTestCase {
     }
 
     /// Every sample louder than 0.01: a click through the plugin is one sample.
+    /// A huge value on a smoothed modulation, live: 1e38 refused and counted (implausible), 1e9
+    /// clamped to the range before the one-pole; 0.5 after it has the destination at 0.5's mapped
+    /// value within the smoothing's time (5 time constants), not a quarter of a minute later.
+    /// `/modulation/1/enable` with 5, -1 or NaN is refused, counted, and switches nothing.
+    func testAHugeValueNeitherSticksNorSwitchesAModulation() throws {
+        try Subprocess.requirePulsejack()
+        guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
+        let folder = try TemporaryFolder("modulation-huge")
+        defer { folder.remove() }
+        try """
+            voices:
+              - {name: click, kind: click}
+            modulations:
+              - {from: signal.level, to: voice.click.gain, from_range: [0, 1], to_range: [0.2, 1], smooth: 0.2}
+            """.write(toFile: folder.file("preset.yaml"), atomically: true, encoding: .utf8)
+        let name = "pj-huge-\(getpid())", port = OSCEncoder.freePort()
+        let run = try LiveRun(["run", "--preset", folder.path, "--name", name, "--osc-port", "\(port)"], server: server)
+        defer { run.stop() }
+        XCTAssertTrue(try Subprocess.waitForPorts(of: name, server: server))
+        func status() -> [String: Double] {
+            let answer = try? Subprocess.run(Subprocess.pulsejack, ["status", "--osc-port", "\(port)", "--json"], timeout: 5)
+            let values = (try? JSONSerialization.jsonObject(with: Data((answer?.stdout ?? "").utf8)) as? [String: Any]) ?? [:]
+            return values.compactMapValues { ($0 as? NSNumber)?.doubleValue }
+        }
+        func signal(_ value: Float) { _ = OSCEncoder.send(OSCEncoder.message("/signal/level", [.float(value)]), port: port) }
+        signal(1e38)
+        signal(1e9)
+        usleep(1_500_000)
+        var values = status()
+        XCTAssertEqual(values["implausible"], 1, "1e38 refused and counted: \(values)")
+        XCTAssertEqual(values["modulation_1_source"], 1, "1e9 at the range's top: \(values)")
+        XCTAssertEqual(values["modulation_1_value"] ?? 0, 1, accuracy: 1e-3, "\(values)")
+        signal(0.5)
+        usleep(1_000_000)  // 5 time constants of 0.2 s: e^-5 of the step is left (0.0027 of 0.4)
+        values = status()
+        XCTAssertEqual(values["modulation_1_value"] ?? 0, 0.6, accuracy: 0.4 * exp(-4.0), "0.5 maps to 0.6: \(values)")
+        for refused in [OSCEncoder.Argument.int(5), .int(-1), .float(.nan)] {
+            _ = OSCEncoder.send(OSCEncoder.message("/modulation/1/enable", [refused]), port: port)
+        }
+        usleep(300_000)
+        values = status()
+        XCTAssertEqual(values["bad_arguments"], 3, "\(values)")
+        XCTAssertEqual(values["modulation_1_on"], 1, "\(values)")
+    }
+
     private static func pulses(_ samples: [Float]) -> [(frame: Int, level: Float)] {
         samples.indices.filter { abs(samples[$0]) > 0.01 }.map { ($0, samples[$0]) }
     }

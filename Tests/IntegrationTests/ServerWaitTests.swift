@@ -6,19 +6,42 @@ import XCTest
 /// An installation's pulsejack starts before its JACK server (at boot, from the systemd user
 /// unit): it waits, then plays once the server is up; a server that never comes is one error.
 final class ServerWaitTests: XCTestCase {
-    /// The unit's own ExecStart, for the instance `click` (its %I), with $PULSEJACK_OPTIONS as an
-    /// instance's env file would set them.
-    private func unitCommand(options: [String]) throws -> [String] {
+    /// The unit's own ExecStart for `instance` (`pulsejack@INSTANCE`), its specifiers expanded as
+    /// systemd expands them (`%i` as written; `%I` unescaped, by systemd-escape itself), with
+    /// $PULSEJACK_OPTIONS as an instance's env file would set them.
+    private func unitCommand(instance: String = "click", options: [String]) throws -> [String] {
         let unit = try String(contentsOf: Subprocess.repository.appendingPathComponent("packaging/pulsejack@.service.in"), encoding: .utf8)
         let execStart = try XCTUnwrap(unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") })
         let words = execStart.dropFirst("ExecStart=".count).split(separator: " ").map(String.init)
         XCTAssertEqual(words.first, "@BINDIR@/pulsejack")
         return words.dropFirst().flatMap { word -> [String] in
             switch word {
-            case "%I": return ["click"]
+            case "%i": return [instance]
+            case "%I": return [(try? Subprocess.run("/usr/bin/systemd-escape", ["--unescape", instance], timeout: 10).stdout
+                                    .trimmingCharacters(in: .whitespacesAndNewlines)) ?? instance]
             case "$PULSEJACK_OPTIONS": return options
             default: return [word]
             }
+        }
+    }
+
+    /// `pulsejack@NAME` for every shipped preset: the unit's command names the preset itself
+    /// (net-duo, not %I's net/duo), and `voices` loads it by that name.
+    func testTheUserUnitRunsEveryShippedPresetByItsName() throws {
+        try Subprocess.requirePulsejack()
+        let names = try FileManager.default.contentsOfDirectory(atPath: Shipped.presets.path).filter {
+            FileManager.default.fileExists(atPath: Shipped.presets.appendingPathComponent("\($0)/preset.yaml").path)
+        }.sorted()
+        XCTAssertTrue(names.contains { $0.contains("-") }, "a shipped name with a dash: \(names)")
+        // From an empty folder, as systemd starts it: the name is a name, never a path that happens to exist.
+        let folder = try TemporaryFolder("unit-names")
+        defer { folder.remove() }
+        for name in names {
+            let arguments = try unitCommand(instance: name, options: [])
+            let preset = try XCTUnwrap(arguments.firstIndex(of: "--preset").map { arguments[$0 + 1] })
+            XCTAssertEqual(preset, name)
+            let loaded = try Subprocess.run(Subprocess.pulsejack, ["voices", "--preset", preset], in: folder.url, timeout: 60)
+            XCTAssertEqual(loaded.status, 0, "pulsejack@\(name): \(loaded.stderr)")
         }
     }
 

@@ -218,11 +218,13 @@ final class WebPageTests: XCTestCase {
         if let missing = LSLPeer.missing { throw XCTSkip(missing) }
         if TestServer.isPipeWire { throw XCTSkip("the page shows what the status says, the same on every server: the jackd2 pass runs this") }
         TestServer.use(server)
+        let network = try LabNetwork("lsl-web")
+        defer { network.remove() }
         let stream = "pj-web-hrv-\(getpid())"
-        let heart = try LSLPeer(["rr", "--name", stream, "--on", "20", "--off", "0", "--again", "0"])
+        let heart = try LSLPeer(["rr", "--name", stream, "--on", "20", "--off", "0", "--again", "0"], network: network)
         defer { heart.finish(seconds: 0) }
         let run = try LiveWebRun(preset: "voices:\n  - {name: click, kind: click}\n", web: "0", server: server,
-                                 arguments: ["--lsl", "--heart", "lsl:\(stream)"])
+                                 arguments: ["--lsl", "--heart", "lsl:\(stream)"], network: network)
         self.run = run
         XCTAssertTrue(try Subprocess.waitForPorts(of: run.client, server: server))
         let browser = try WebDriver()

@@ -96,6 +96,19 @@ final class WebSocketTests: XCTestCase {
         XCTAssertEqual(counted["web_unauthorized"], 4, "two pages and two sockets without the token")
         XCTAssertEqual(counted["web_foreign_origin"], 1)
 
+        // A 70 kB command (beyond one 64 KiB frame of the library's default): closed with 1009 and counted.
+        let large = try WebSocketPeer(port: port, path: "/ws?token=\(token)")
+        try large.send(opcode: 1, payload: Array(repeating: UInt8(ascii: "x"), count: 70_000))
+        var largeClose = 0
+        while let frame = try large.receive() {
+            if case .close(let code) = frame { largeClose = code; break }
+        }
+        XCTAssertEqual(largeClose, 1009)
+        XCTAssertEqual(try webStatus(port: port, token: token) { ($0["web_oversized"] ?? 0) >= 2501 }["web_oversized"], 2501)
+        // `/ws` without an upgrade is no page (426); a request with two Host fields is refused (400).
+        XCTAssertEqual(try WebSocketPeer.get(port: port, path: "/ws?token=\(token)"), 426)
+        XCTAssertEqual(try PlainHTTP.request("GET", port: port, path: "/?token=\(token)", headers: ["host": "127.0.0.1:\(port)"]).status, 400)
+
         // Faster than 100 messages a second (past the burst of 200): closed, counted.
         let flooder = try WebSocketPeer(port: port, path: "/ws?token=\(token)")
         for index in 0..<400 { try? flooder.send(text: "{\"type\":\"ping\",\"t\":\(index)}") }

@@ -41,6 +41,15 @@ final class ModulationPresetTests: XCTestCase {
             ("modulations:\n  - from: heart.bpm\n    to: voice.pad.gain\n    on_dropout: {value: 70, seconds: -1}\n",
              ":4: modulations[0].on_dropout.seconds: -1.0 is outside 0…600 s"),
             ("hrv_window: 2\n", ":1: hrv_window: 2.0 is outside 5.0…300.0 s"),
+            // The smaller points of issue 55: an unknown key inside on_dropout, a key set twice, what a number's place holds.
+            ("modulations:\n  - from: heart.bpm\n    to: voice.pad.gain\n    on_dropout: {value: 70, secs: 4}\n",
+             ":4: modulations[0].on_dropout.secs: unknown field (known: after, seconds, value)"),
+            ("modulations:\n  - from: heart.bpm\n    to: voice.pad.gain\n    smooth: 1\n    smooth: 2\n",
+             ":5: smooth: set twice in one mapping"),
+            ("modulations:\n  - from: heart.bpm\n    to: voice.pad.gain\n    smooth: [1, 2]\n", ":4: modulations[0].smooth: expected a number, found a list"),
+            ("modulations:\n  - from: heart.bpm\n    to: voice.pad.gain\n    smooth: {a: 1}\n", ":4: modulations[0].smooth: expected a number, found a mapping"),
+            ("modulations:\n  - from: heart.bpm\n    to: voice.pad.gain\n    on_dropout: {value: null}\n",
+             ":4: modulations[0].on_dropout.value: expected a number, found nothing"),
         ]
         for (text, expected) in cases {
             let folder = try folder(text + Self.voices)
@@ -84,7 +93,7 @@ final class ModulationPresetTests: XCTestCase {
         let listing = try ModulationListing.of(LoadedPreset.load(path: folder.path))
         let sources = Set(listing.sources.map(\.name))
         for name in ["heart.bpm", "heart.rmssd", "heart.breath_rate", "beat.phase", "eeg.gamma", "eeg.relaxation", "pose.spread",
-                     "performer.alice.pose.left.x", "signal.NAME", "midi.cc.N"] {
+                     "performer.alice.pose.left.x", "signal.NAME", "midi.cc.N", "lsl.STREAM.CHANNEL", "performer.NAME.SOURCE"] {
             XCTAssertTrue(sources.contains(name), name)
         }
         let destinations = Dictionary(uniqueKeysWithValues: listing.destinations.map { ($0.name, $0) })

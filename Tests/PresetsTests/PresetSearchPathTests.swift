@@ -97,6 +97,22 @@ final class PresetSearchPathTests: XCTestCase {
         }
     }
 
+    /// A copy under another name says that name (`name:` rewritten, its comment kept); the
+    /// original's own name is left alone; a new name that a shell or a unit would mangle is refused.
+    func testACopyUnderAnotherNameIsThatName() throws {
+        let root = try TemporaryFolder("copy-as")
+        defer { root.remove() }
+        let copied = try PresetCopy.copy(Shipped.presets.appendingPathComponent("breathe").path, named: "mine", into: root.path)
+        XCTAssertEqual(try LoadedPreset.load(path: copied).preset.name, "mine")
+        XCTAssertEqual(PresetCopy.renamed("name: breathe   # the calm one\nvoices: []\n  name: inner", to: "mine"),
+                       "name: mine  # the calm one\nvoices: []\n  name: inner")
+        for bad in ["", "my preset", "tab\tname", ".hidden", "a/b", "x.yaml", "bell\u{7}"] {
+            XCTAssertNotNil(PresetSearchPath.newNameProblem(bad), "'\(bad)' refused")
+        }
+        XCTAssertEqual(PresetSearchPath.newNameProblem(""), "a preset's name cannot be empty")
+        for good in ["mine", "net-duo", "take_2", "v1.2+"] { XCTAssertNil(PresetSearchPath.newNameProblem(good), good) }
+    }
+
     func testOnlyValuesLeavingTheFolderAreRewritten() {
         let text = """
             # from ../sounds, as the comment says ../x

@@ -15,7 +15,10 @@ public final class LSLPeer: @unchecked Sendable {
               check.status == 0 else {
             return "pylsl (and its liblsl) is not in .build/venv: `make deps` installs the pinned wheel"
         }
-        if let found = try? Subprocess.run(Subprocess.pulsejack, ["lsl", "--wait", "0.2"], timeout: 30), found.status != 0 {
+        if let missing = LabNetwork.missing { return missing }
+        guard let network = try? LabNetwork("lsl-check") else { return "no network namespace could be made for LSL's peers" }
+        defer { network.remove() }
+        if let found = try? network.run(Subprocess.pulsejack, ["lsl", "--wait", "0.2"], timeout: 30), found.status != 0 {
             return "pulsejack finds no liblsl: \(found.stderr.trimmingCharacters(in: .whitespacesAndNewlines))"
         }
         return nil
@@ -25,12 +28,19 @@ public final class LSLPeer: @unchecked Sendable {
     private let lines = LockedBox<[String]>([])
     private let errors = LockedBox<String>("")
 
-    /// Starts `peer.py ARGUMENTS` and waits (up to `seconds`) for its "ready".
-    public init(_ arguments: [String], seconds: Double = 30) throws {
+    /// Starts `peer.py ARGUMENTS` inside `network` and waits (up to `seconds`) for its "ready".
+    /// Refuses where anything but loopback is up there: LSL's discovery must not leave the machine.
+    public init(_ arguments: [String], network: LabNetwork, seconds: Double = 30, environment: [String: String] = [:]) throws {
+        let up = network.interfacesUp
+        guard up == ["lo"] else {
+            throw JSONFailure("refusing to start an LSL peer in \(network.name): \(up) up, not loopback alone (its discovery would leave the machine)")
+        }
         process = Process()
         Subprocess.keepForTheSuite(process)
-        process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = ["-W", "ignore", Self.script] + arguments
+        let command = network.command(Self.python, ["-W", "ignore", Self.script] + arguments)
+        process.executableURL = URL(fileURLWithPath: command.executable)
+        process.arguments = command.arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let out = Pipe(), err = Pipe()
         (process.standardOutput, process.standardError, process.standardInput) = (out, err, FileHandle.nullDevice)
         try Subprocess.launch(process)

@@ -91,12 +91,14 @@ public struct Subprocess {
 
     /// Starts `pulsejack ARGUMENTS` against the JACK server `server`, output discarded (or to
     /// `output`); the caller interrupts it (SIGINT) and waits.
+    /// `network`: inside that namespace (a run that reads or writes LSL streams).
     public static func startPulsejack(_ arguments: [String], server: String, output: Pipe? = nil,
-                                      environment: [String: String] = [:]) throws -> Process {
+                                      environment: [String: String] = [:], network: LabNetwork? = nil) throws -> Process {
         let process = Process()
         keepForTheSuite(process)
-        process.executableURL = URL(fileURLWithPath: pulsejack)
-        process.arguments = arguments
+        let command = network?.command(pulsejack, arguments) ?? (executable: pulsejack, arguments: arguments)
+        process.executableURL = URL(fileURLWithPath: command.executable)
+        process.arguments = command.arguments
         process.environment = ProcessInfo.processInfo.environment.merging(["JACK_DEFAULT_SERVER": server]) { $1 }
             .merging(environment) { $1 }
         process.standardOutput = output ?? FileHandle.nullDevice

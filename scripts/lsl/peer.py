@@ -14,14 +14,39 @@ inlet resolved), then runs; what it measured goes to --out as JSON.
   peer.py rr --name N --on S --off S --again S RR intervals (ms) of a steady 75 bpm heart, one a
                                                beat: S seconds, gone for S, back for S.
   peer.py signal --name N --channel L --values V,V,... --every S   one float channel.
+  peer.py hostile --name P --seconds S         what a hostile or broken peer sends, for S seconds:
+                                               P-marks (Markers), P-rr (RR, ms), P-ecg (ECG 360 Hz),
+                                               P-eeg (EEG 256 Hz, 4 channels), P-level (one float
+                                               channel; gone from 40 % to 60 % of the run) and P-wide
+                                               (1,000 channels at 256 Hz): good samples beside ones
+                                               stamped NaN, +Inf, -Inf, now + 1e15 s, now - 1e9 s,
+                                               and samples whose values are NaN, +Inf, -Inf, 1e38.
+
+Every mode refuses to start where a network interface other than loopback is up, unless
+--any-network says so: LSL discovers peers by multicast and broadcast on every interface, and a
+test's traffic stays on the machine (the tests run each peer inside a network namespace of their own).
 """
 import argparse
 import json
+import math
+import os
 import sys
 import time
 
 import numpy as np
 import pylsl
+
+
+def interfaces_up_besides_loopback():
+    up = []
+    for name in os.listdir("/sys/class/net"):
+        try:
+            flags = int(open(f"/sys/class/net/{name}/flags").read().strip(), 16)
+        except OSError:
+            continue
+        if flags & 0x1 and name != "lo":
+            up.append(name)
+    return up
 
 
 def ready():
@@ -126,7 +151,7 @@ def rr(args):
         until = pylsl.local_clock() + seconds
         while pylsl.local_clock() < until:
             time.sleep(0.8)
-            outlet.push_sample([800.0], pylsl.local_clock())
+            outlet.push_sample([args.interval], pylsl.local_clock())
         del outlet
     stream(args.on)
     time.sleep(args.off)
@@ -142,9 +167,76 @@ def signal_stream(args):
         time.sleep(args.every)
 
 
+BAD_STAMPS = [math.nan, math.inf, -math.inf, 1e15, -1e9]  # the last two added to now
+BAD_VALUES = [math.nan, math.inf, -math.inf, 1e38]
+
+
+def bad_stamp(index):
+    bad = BAD_STAMPS[index % len(BAD_STAMPS)]
+    return pylsl.local_clock() + bad if abs(bad) < math.inf and bad == bad and abs(bad) > 1 else bad
+
+
+def hostile(args):
+    from scipy.misc import electrocardiogram
+    marks = pylsl.StreamOutlet(pylsl.StreamInfo(f"{args.name}-marks", "Markers", 1, 0, "string", f"peer-{args.name}-marks"))
+    rr = pylsl.StreamOutlet(described(f"{args.name}-rr", "RR", ["RR"], "ms", pylsl.IRREGULAR_RATE))
+    ecg = pylsl.StreamOutlet(described(f"{args.name}-ecg", "ECG", ["ECG"], "mV", 360.0))
+    eeg = pylsl.StreamOutlet(described(f"{args.name}-eeg", "EEG", ["TP9", "AF7", "AF8", "TP10"], "microvolts", 256.0))
+    wide = pylsl.StreamOutlet(described(f"{args.name}-wide", "EEG", [f"E{i}" for i in range(1000)], "microvolts", 256.0))
+    level_info = lambda: described(f"{args.name}-level", "Level", ["level"], "", pylsl.IRREGULAR_RATE)
+    level = pylsl.StreamOutlet(level_info())
+    trace = electrocardiogram()
+    ready()
+    start = pylsl.local_clock()
+    tick, ecg_sent, eeg_sent = 0, 0, 0
+    while (now := pylsl.local_clock()) < start + args.seconds:
+        elapsed = now - start
+        # Regular streams: every sample due by now, one a tick with a bad stamp, one with a bad value.
+        ecg_due = int(elapsed * 360)
+        for index in range(ecg_sent, ecg_due):
+            value = float(trace[index % len(trace)])
+            stamp = start + index / 360
+            if index % 90 == 7:
+                stamp = bad_stamp(index // 90)
+            if index % 90 == 40:
+                value = BAD_VALUES[(index // 90) % len(BAD_VALUES)]
+            ecg.push_sample([value], stamp)
+        ecg_sent = ecg_due
+        eeg_due = int(elapsed * 256)
+        for index in range(eeg_sent, eeg_due):
+            t = index / 256
+            row = [float(800 + 4 * math.sin(2 * math.pi * 10 * t))] * 4
+            stamp = start + t
+            if index % 64 == 5:
+                stamp = bad_stamp(index // 64)
+            if index % 64 == 30:
+                row[index % 4] = BAD_VALUES[(index // 64) % len(BAD_VALUES)]
+            eeg.push_sample(row, stamp)
+            wide.push_sample(row * 250, start + t)
+        eeg_sent = eeg_due
+        # Irregular ones: a good sample and a bad one each tick.
+        marks.push_sample(["voice/click"], now)
+        marks.push_sample(["voice/click"], bad_stamp(tick))
+        rr.push_sample([800.0], now)
+        rr.push_sample([800.0], bad_stamp(tick))
+        rr.push_sample([BAD_VALUES[tick % len(BAD_VALUES)]], now)
+        gone = 0.4 * args.seconds <= elapsed < 0.6 * args.seconds
+        if gone and level is not None:
+            del level
+            level = None
+        elif not gone and level is None:
+            level = pylsl.StreamOutlet(level_info())
+        if level is not None:
+            level.push_sample([0.5], now)
+            level.push_sample([0.25], bad_stamp(tick))
+            level.push_sample([BAD_VALUES[tick % len(BAD_VALUES)]], now)
+        tick += 1
+        time.sleep(0.25)
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=["ecg", "eeg", "listen", "markers", "rr", "signal"])
+    parser.add_argument("mode", choices=["ecg", "eeg", "listen", "markers", "rr", "signal", "hostile"])
     parser.add_argument("--name", required=True)
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--wait", type=float, default=0)
@@ -160,8 +252,16 @@ def main():
     parser.add_argument("--again", type=float, default=5)
     parser.add_argument("--channel", default="level")
     parser.add_argument("--values", default="0.5")
+    parser.add_argument("--interval", type=float, default=800.0, help="rr: the interval sent, ms")
+    parser.add_argument("--any-network", action="store_true",
+                        help="run where interfaces besides loopback are up (a person trying pulsejack on a lab's network; the tests never pass it)")
     args = parser.parse_args()
-    {"ecg": ecg, "eeg": eeg, "listen": listen, "markers": markers, "rr": rr, "signal": signal_stream}[args.mode](args)
+    up = interfaces_up_besides_loopback()
+    if up and not args.any_network:
+        sys.exit(f"peer.py: refusing to start: {', '.join(up)} up besides loopback (LSL's discovery would leave the machine); "
+                 "run it inside a network namespace with loopback alone")
+    {"ecg": ecg, "eeg": eeg, "listen": listen, "markers": markers, "rr": rr, "signal": signal_stream,
+     "hostile": hostile}[args.mode](args)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,8 @@ int pj_lsl_load(const char *path, char *error, size_t error_size);
 
 /// liblsl's configuration (lsl_api.cfg's text), before anything else is called.
 void pj_lsl_set_config_content(const char *content);
+/// The protocol version; the first call reads the configuration.
+int32_t pj_lsl_protocol_version(void);
 void pj_lsl_destroy_string(char *s);
 
 lsl_streaminfo pj_lsl_create_streaminfo(const char *name, const char *type, int32_t channel_count, double nominal_srate,

@@ -111,7 +111,7 @@ package final class ModulationBank {
             state.nextDue = due
             return
         }
-        let x = state.glided(read.value, quietSince: read.quietSince, at: frame)
+        let x = state.glided(state.mapping.clampedSource(read.value), quietSince: read.quietSince, at: frame)
         state.reading = x
         due = min(due, state.dueForDropout(lastValue: read.frame, quietSince: read.quietSince, at: frame))
         var y = x

@@ -26,6 +26,11 @@ public struct ModulationMapping: Sendable, Equatable {
         return nil
     }
 
+    /// Real-time safe. `x` within `from` (whichever way it runs): what a source says beyond its
+    /// range is its range's end before anything remembers it (the glide, the one-pole).
+    @inline(__always)
+    public func clampedSource(_ x: Double) -> Double { min(max(x, min(from.low, from.high)), max(from.low, from.high)) }
+
     /// Real-time safe. The source value `x` mapped.
     public func value(_ x: Double) -> Double {
         let low = min(from.low, from.high), high = max(from.low, from.high)

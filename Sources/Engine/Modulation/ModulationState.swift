@@ -43,7 +43,7 @@ package final class ModulationState {
         mapping = modulation.mapping
         smoothing = modulation.smoothSeconds > 0
             ? 1 - exp(-Double(Modulation.blockFrames) / (modulation.smoothSeconds * Double(sampleRate))) : 0
-        dropoutValue = modulation.dropout?.value ?? .nan
+        dropoutValue = modulation.dropout.map { modulation.mapping.clampedSource($0.value) } ?? .nan
         glideFrames = max(1, (modulation.dropout?.seconds ?? 0) * Double(sampleRate))
         quietAfterFrames = Int64(((modulation.dropout?.after ?? 0) * Double(sampleRate)).rounded())
         glides = modulation.dropout != nil
@@ -103,11 +103,12 @@ package final class ModulationState {
     }
 
     /// Real-time safe. The source's value at `frame` with the dropout's glide: `held` is the
-    /// last value, `quietSince` when the source went quiet (nil: it is not).
+    /// last value (within the source's range), `quietSince` when the source went quiet (nil: it
+    /// is not); at the glide's end exactly the dropout's value.
     func glided(_ held: Double, quietSince: Int64?, at frame: Int64) -> Double {
         guard glides, let quietSince, frame >= quietSince else { return held }
-        let progress = min(1, Double(frame - quietSince) / glideFrames)
-        return held + (dropoutValue - held) * progress
+        let progress = Double(frame - quietSince) / glideFrames
+        return progress >= 1 ? dropoutValue : held + (dropoutValue - held) * progress
     }
 }
 
