@@ -6,9 +6,10 @@ import CSndfile
 ///
 /// The file is RF64 with libsndfile's auto-downgrade: it stays a plain WAV unless it grows past
 /// 4 GB, where a RIFF header's 32-bit sizes would wrap. `close()` finishes the header; meanwhile
-/// the header is rewritten at the first write and then whenever a tenth of a second of audio has
-/// reached the file since the last rewrite (one small write of the header each time), so a
-/// process killed by any signal leaves a readable take of all but its last moments.
+/// the header is rewritten at the first write (a take is readable from its first block) and then
+/// whenever a second of audio has reached the file since the last rewrite, so a process killed by
+/// any signal leaves a readable take of all but its last second (and the recorder's last disk
+/// block, 85 ms, that had not reached the file).
 ///
 /// Periods written with `write(left:right:frames:)` are gathered into a 64 Ki-frame buffer and
 /// reach the file in one `write()` each (512 KB) instead of one per period; `flush()` and
@@ -39,7 +40,7 @@ public final class WavWriter {
         sf_command(file, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE))
         self.file = file
         self.path = path
-        headerEvery = max(1, sampleRate / 10)
+        headerEvery = sampleRate
     }
 
     /// Gathers `frames` frames of two channels; the file gets them in large writes.

@@ -27,6 +27,7 @@ final class HostileLabPeerTests: LabNetworkTestCase {
           - {name: bob, heart: "lsl:\(prefix)-ecg", eeg: "lsl:\(prefix)-wide"}
         modulations:
           - {from: lsl.\(prefix)-level.level, to: voice.click.gain, from_range: [0, 1], to_range: [0, 1], smooth: 0.2}
+          - {from: lsl.\(prefix)-wide.E999, to: voice.beat.gain, from_range: [790, 810], to_range: [0.5, 1]}
         """.write(toFile: folder.file("preset.yaml"), atomically: true, encoding: .utf8)
         let peer = try LSLPeer(["hostile", "--name", prefix, "--seconds", "13"], network: network)
         defer { peer.finish(seconds: 0) }
@@ -69,11 +70,17 @@ final class HostileLabPeerTests: LabNetworkTestCase {
         let level = try XCTUnwrap(inlet("\(prefix)-level"))
         XCTAssertEqual(values["\(level)_dropouts"] as? Int, 1, "the signal's stream vanished once \(values)")
         XCTAssertEqual(values["\(level)_state"] as? String, "streaming", "and came back \(values)")
-        // The wide stream: one clear line, no inlet reading it.
-        let wide = try XCTUnwrap(inlet("\(prefix)-wide") ?? (0..<8).map { "lsl_in_\($0)" }.first { (values["\($0)_name"] as? String)?.contains("wide") == true },
-                                 "\(values)")
-        XCTAssertTrue((values["\(wide)_problem"] as? String ?? "").contains("too wide for band powers"), "\(values)")
+        // The wide stream: as EEG, one clear line and no inlet reading it; its 1,000th channel as a
+        // modulation's source, read at its rate (256 samples a second, not a trickle).
+        func wide(_ role: String) -> String? {
+            (0..<8).map { "lsl_in_\($0)" }.first { values["\($0)_role"] as? String == role && (values["\($0)_name"] as? String)?.contains("\(prefix)-wide") == true }
+        }
+        let wideEEG = try XCTUnwrap(wide("eeg"), "\(values)")
+        XCTAssertTrue((values["\(wideEEG)_problem"] as? String ?? "").contains("too wide for band powers"), "\(values)")
         XCTAssertEqual(printed.components(separatedBy: "too wide for band powers").count - 1, 1, printed)
+        let wideSignals = try XCTUnwrap(wide("signals"), "\(values)")
+        XCTAssertGreaterThan(values["\(wideSignals)_samples"] as? Int ?? 0, 256 * 7, "read at its rate: \(values)")
+        XCTAssertEqual(values["\(wideSignals)_lost"] as? Int, 0, "\(values)")
         XCTAssertFalse(printed.contains("Fatal error"), printed)
 
         // The take: readable, finite, as long as the run, with the markers' clicks in it.
