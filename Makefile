@@ -71,7 +71,8 @@ test: build ble-peers release man
 # runtime defaults ignore_interceptors_accesses=1, which leaves a libjack thread that
 # jack_client_close cancels inside read() "finished with ignores enabled": both are turned off.
 # The OSC fuzz is one thread (decoder, router and engine in turn): a tenth of its million packets
-# shows the race detector all it can see there; `make test` runs the million.
+# shows the race detector all it can see there; `make test` runs the million. Likewise the headroom
+# test's concurrent renders: 10 s each show whether they share anything (4 minutes at 40 s here).
 # IntegrationTests are left out here: their subject is the plain build's tool run as a subprocess
 # (PULSEJACK_TOOL), which no sanitizer instruments, so under TSan they check only the harness —
 # at about ten of CI's fifty minutes. `make test` runs them; every library target's tests run here.
@@ -80,7 +81,7 @@ TSAN_OPTIONS_PJ := halt_on_error=1 exitcode=66 second_deadlock_stack=1 ignore_in
 test-tsan: deps ble-peers
 	$(SWIFT) build --product pulsejack
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
-	PULSEJACK_TOOL="$(CURDIR)/.build/debug/pulsejack" PULSEJACK_FUZZ_PACKETS=100000 TSAN_OPTIONS="$(TSAN_OPTIONS_PJ)" ./scripts/with-private-jackd.sh \
+	PULSEJACK_TOOL="$(CURDIR)/.build/debug/pulsejack" PULSEJACK_FUZZ_PACKETS=100000 PULSEJACK_HEADROOM_SECONDS=10 TSAN_OPTIONS="$(TSAN_OPTIONS_PJ)" ./scripts/with-private-jackd.sh \
 		$(call PASS_LIMIT,35) $(SWIFT) test --skip-build --disable-swift-testing --sanitize=thread --build-path .build-tsan --skip "$(TSAN_SKIP)" 2>&1 | tee .build-tsan/test.log; \
 	$(call FAILURES,.build-tsan/test.log)
 

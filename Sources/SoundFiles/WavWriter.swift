@@ -6,10 +6,8 @@ import CSndfile
 ///
 /// The file is RF64 with libsndfile's auto-downgrade: it stays a plain WAV unless it grows past
 /// 4 GB, where a RIFF header's 32-bit sizes would wrap. `close()` finishes the header; meanwhile
-/// the header is rewritten at the first write (a take is readable from its first block) and then
-/// whenever a second of audio has reached the file since the last rewrite, so a process killed by
-/// any signal leaves a readable take of all but its last second (and the recorder's last disk
-/// block, 85 ms, that had not reached the file).
+/// the header is rewritten once a second of audio has reached the file since the last rewrite,
+/// so a killed process (a plugin's crash) leaves a readable take of all but its last moments.
 ///
 /// Periods written with `write(left:right:frames:)` are gathered into a 64 Ki-frame buffer and
 /// reach the file in one `write()` each (512 KB) instead of one per period; `flush()` and
@@ -24,9 +22,8 @@ public final class WavWriter {
     public let path: String
     /// Frames accepted (written or gathered).
     public private(set) var framesWritten = 0
-    /// Frames in the file since its header was last rewritten (the first write makes it due), and
-    /// how many make that due.
-    private var framesSinceHeader = Int.max / 2
+    /// Frames in the file since its header was last rewritten, and how many make that due.
+    private var framesSinceHeader = 0
     private let headerEvery: Int
 
     public init(path: String, sampleRate: Int) throws {

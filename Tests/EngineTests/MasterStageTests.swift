@@ -15,7 +15,8 @@ final class MasterStageTests: XCTestCase {
 
     /// Every shipped preset on the demo session, the 73-BPM session and a racing 150-BPM heart:
     /// peaks at or below −1 dBFS (read back with the test's own WAV reader), nothing clipped.
-    /// The renders are independent, so both cores take them.
+    /// The renders are independent, so both cores take them. 40 s each; `PULSEJACK_HEADROOM_SECONDS`
+    /// shortens them where only the renders' independence is in question (`make test-tsan`: 10 s).
     func testEveryShippedPresetPeaksAtOrBelowMinusOneDBFS() throws {
         let folders = try FileManager.default.contentsOfDirectory(atPath: Fixtures.presets.path).sorted()
             .filter { FileManager.default.fileExists(atPath: Fixtures.presets.appendingPathComponent("\($0)/preset.yaml").path) }
@@ -27,6 +28,7 @@ final class MasterStageTests: XCTestCase {
                         Fixtures.presets.appendingPathComponent("sessions/73bpm.csv").path, fast]
         let renders = folders.flatMap { folder in sessions.map { (folder: folder, session: $0) } }
         let ceiling = self.ceiling
+        let seconds = ProcessInfo.processInfo.environment["PULSEJACK_HEADROOM_SECONDS"].flatMap(Int64.init) ?? 40
         let problems = LockedBox([String]())
         DispatchQueue.concurrentPerform(iterations: renders.count) { index in
             let (folder, session) = renders[index]
@@ -36,7 +38,7 @@ final class MasterStageTests: XCTestCase {
                 let renderer = try OfflineRenderer(preset: preset, sampleRate: 48_000, messages: source.messages)
                 let out = NSTemporaryDirectory() + "pulsejack-headroom-\(getpid())-\(index).wav"
                 defer { unlink(out) }
-                let summary = try renderer.render(frames: 40 * 48_000, to: out)
+                let summary = try renderer.render(frames: seconds * 48_000, to: out)
                 let audio = try WavFile(path: out)
                 let peak = audio.channels.flatMap { $0 }.map(abs).max() ?? 0
                 var found: [String] = []

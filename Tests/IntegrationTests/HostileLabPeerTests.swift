@@ -59,6 +59,8 @@ final class HostileLabPeerTests: LabNetworkTestCase {
             }
             XCTAssertGreaterThan(values["\(key)_samples"] as? Int ?? 0, 0, "\(stream) \(values)")
             XCTAssertGreaterThan(values["\(key)_bad_stamps"] as? Int ?? 0, 0, "\(stream): bad stamps counted \(values)")
+            // A stamp far off is refused, never a gap of a billion lost samples.
+            XCTAssertLessThanOrEqual(values["\(key)_lost"] as? Int ?? 0, 360 * 13, "\(stream): \(values)")
             if stream != "marks" {
                 XCTAssertGreaterThan(values["\(key)_bad_values"] as? Int ?? 0, 0, "\(stream): bad values counted \(values)")
             }

@@ -220,6 +220,10 @@ final class LabStreamingLayerTests: LabNetworkTestCase {
         signal.finish(seconds: 10)
         let signalled = waitFor(seconds: 5) { values = status(port); return values["modulation_1_source"] as? Double == 0.75 }
         heart.finish(seconds: 15)
+        // The beats add up across the reconnect (the stream's 8 s back bring about ten more).
+        let ended = status(port)
+        let before = lostValues["lsl_in_0_beats"] as? Int ?? 0
+        XCTAssertGreaterThanOrEqual(ended["lsl_in_0_beats"] as? Int ?? 0, before + 5, "beats kept across the reconnect: \(lostValues) then \(ended)")
         run.interrupt()
         run.waitUntilExit()
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
