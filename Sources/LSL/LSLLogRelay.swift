@@ -1,5 +1,6 @@
 import Foundation
 import Inputs
+import Realtime
 
 /// liblsl's log lines as pulsejack's own: liblsl (loguru) writes its log to a file the
 /// configuration names (`LSLConfiguration`), here the write end of a pipe (`/proc/self/fd/N`,
@@ -15,6 +16,7 @@ enum LSLLogRelay {
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let limiter = WarningLimiter()
         let thread = Thread {
+            ThreadName.set("pj-lsl-log")
             var pending = Data()
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
@@ -29,7 +31,6 @@ enum LSLLogRelay {
                 }
             }
         }
-        thread.name = "pj-lsl-log"
         thread.start()
         return "/proc/self/fd/\(writing)"
     }
