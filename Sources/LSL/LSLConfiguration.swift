@@ -13,6 +13,13 @@ public struct LSLConfiguration: Equatable, Sendable {
     public var text: String
     /// Why the lab's file could not be taken (liblsl would fall back to its defaults too), naming its line.
     public var problem: String?
+    /// The keys `text` sets (`section.key`), read once.
+    private let keys: Set<String>
+
+    public init(file: String?, text: String, problem: String? = nil) {
+        (self.file, self.text, self.problem) = (file, text, problem)
+        keys = (try? Self.keys(text)) ?? []
+    }
 
     /// liblsl's search, in its order; the first readable file.
     public static func labFile(environment: [String: String], currentDirectory: String) -> String? {
@@ -74,14 +81,13 @@ public struct LSLConfiguration: Equatable, Sendable {
     /// The text liblsl is given: the lab's, and the log settings it left out (`logFile`: where
     /// liblsl's lines go, for pulsejack to print).
     public func content(logFile: String?) -> String {
-        let set = (try? Self.keys(text)) ?? []
         var added: [String] = []
-        if !set.contains("log.level") { added.append("level = -1") }
-        if !set.contains("log.file"), let logFile { added.append("file = \(logFile)") }
+        if !keys.contains("log.level") { added.append("level = -1") }
+        if !keys.contains("log.file"), let logFile { added.append("file = \(logFile)") }
         guard !added.isEmpty else { return text }
         return text + (text.isEmpty || text.hasSuffix("\n") ? "" : "\n") + "[log]\n" + added.joined(separator: "\n") + "\n"
     }
 
     /// Whether liblsl's log goes to pulsejack (the lab named no file of its own).
-    public var logsThroughPulsejack: Bool { !((try? Self.keys(text)) ?? []).contains("log.file") }
+    public var logsThroughPulsejack: Bool { !keys.contains("log.file") }
 }
