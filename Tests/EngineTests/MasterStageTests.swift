@@ -16,7 +16,7 @@ final class MasterStageTests: XCTestCase {
     /// Every shipped preset on the demo session, the 73-BPM session and a racing 150-BPM heart:
     /// peaks at or below −1 dBFS (read back with the test's own WAV reader), nothing clipped.
     /// The renders are independent, so both cores take them. 40 s each; `PULSEJACK_HEADROOM_SECONDS`
-    /// shortens them where only the renders' independence is in question (`make test-tsan`: 10 s).
+    /// shortens them where only the renders' independence is in question (`make test-tsan`: 3 s).
     func testEveryShippedPresetPeaksAtOrBelowMinusOneDBFS() throws {
         let folders = try FileManager.default.contentsOfDirectory(atPath: Fixtures.presets.path).sorted()
             .filter { FileManager.default.fileExists(atPath: Fixtures.presets.appendingPathComponent("\($0)/preset.yaml").path) }
