@@ -10,12 +10,6 @@ let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 /// ThreadSanitizer builds, where every test runs, keep them.
 let processPath: [SwiftSetting] = strict + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
-/// What a library target's tests may use: the library, the fixtures and the real peers.
-let libraryTestDependencies: [Target.Dependency] = [
-    "Engine", "Presets", "Plugins", "JackBackend", "SoundFiles", "Runs", "Renders", "Reports", "Realtime", "UserFiles", "Inputs", "OSC", "Voices", "CJack", "CAllocCounter",
-    "TestSupport", "JackPeers", "EngineFixtures", "WebSurface", "Sensors", "LSL",
-]
-
 let package = Package(
     name: "pulsejack",
     platforms: [.macOS(.v15)],
@@ -55,7 +49,7 @@ let package = Package(
         // Real-time primitives: the rings, the control messages, the clock, fixed buffers, the locked box.
         .target(name: "Realtime", dependencies: ["CProcessThread", .product(name: "Atomics", package: "swift-atomics")], swiftSettings: processPath),
         // A user's files: the one error that names a file, line and field, and the regular-file rule.
-        .target(name: "UserFiles", swiftSettings: strict),
+        .target(name: "UserFiles", dependencies: ["CBuildStamp"], swiftSettings: strict),
         // What reaches the engine from outside, in no wire format: the address space and its routes,
         // the page's commands, every heart and EEG source's watch, the sensor DSP, the session formats.
         .target(name: "Inputs", dependencies: [
@@ -65,7 +59,7 @@ let package = Package(
         // OSC over UDP through liblo: the input's thread, replies, the meters, the status query, the
         // session manager's protocol.
         .target(name: "OSC", dependencies: [
-            "CLiblo", "Realtime", "UserFiles", "Inputs",
+            "CLiblo", "Realtime", "Inputs",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         // The body sensors: a Bluetooth LE central over BlueZ (sd-bus) on one sensor thread, the
@@ -77,14 +71,14 @@ let package = Package(
         // The voices: DSP only, no I/O.
         .target(name: "Voices", dependencies: ["Realtime", "CZitaConvolver", "CRubberBand"], swiftSettings: processPath),
         // Sound files: reading samples and tracks, writing WAV (libsndfile, libsamplerate).
-        .target(name: "SoundFiles", dependencies: ["CSndfile", "CSamplerate", "Realtime", "UserFiles", "Voices"], swiftSettings: strict),
+        .target(name: "SoundFiles", dependencies: ["CSndfile", "CSamplerate", "UserFiles", "Voices"], swiftSettings: strict),
         // LV2 plugins through lilv: the world, instances, insert chains, the instrument voice, state.
         .target(name: "Plugins", dependencies: ["CLilv", "CLV2", "CProcessThread", "Realtime", "UserFiles", "Voices"], swiftSettings: processPath),
         // The engine: its setup value, the process path and its parts, the handle other threads
         // hold, the mixer, meters and MIDI-out queues. It links neither libjack nor liblo: an
         // offline render needs neither.
         .target(name: "Engine", dependencies: [
-            "Realtime", "UserFiles", "Voices", "Plugins", "SoundFiles",
+            "Realtime", "UserFiles", "Voices", "Plugins",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: processPath),
         // Lab Streaming Layer: the lab's streams as bodies (an input source) and pulsejack's beats,
@@ -96,7 +90,7 @@ let package = Package(
         // Presets: the YAML, the voice-kind descriptors and field tables, the graph that makes a
         // setup from a preset, session sources.
         .target(name: "Presets", dependencies: [
-            "Realtime", "UserFiles", "Inputs", "Voices", "Plugins", "SoundFiles", "Engine", "Sensors", "LSL",
+            "Realtime", "UserFiles", "Inputs", "Voices", "Plugins", "SoundFiles", "Engine",
             .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "Yams", package: "Yams"),
         ], swiftSettings: strict),
@@ -109,7 +103,7 @@ let package = Package(
         // The live page: the session's live picture, and an HTTP and WebSocket server on it; the
         // page's HTML, CSS and JavaScript are its resources.
         .target(name: "WebSurface", dependencies: [
-            "Engine", "Presets", "JackBackend", "Realtime", "UserFiles", "Inputs",
+            "Engine", "Presets", "JackBackend", "Realtime", "Inputs",
             .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -124,58 +118,69 @@ let package = Package(
         // Renders: an offline render's life cycle (the engine period by period into files, stems,
         // events, the meters plot, the report, the watchdog). It links neither libjack nor liblo.
         .target(name: "Renders", dependencies: [
-            "Engine", "Presets", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "Voices", "Reports",
+            "Engine", "Presets", "SoundFiles", "Realtime", "UserFiles", "Inputs", "Voices", "Reports",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         // Runs: a live run's life cycle (the page's included), the study.
         .target(name: "Runs", dependencies: [
-            "Renders", "Engine", "Presets", "Sensors", "LSL", "JackBackend", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "OSC", "Voices", "Reports", "WebSurface",
+            "CJack", "Renders", "Engine", "Presets", "Sensors", "LSL", "JackBackend", "SoundFiles", "Realtime", "UserFiles", "Inputs", "OSC", "WebSurface",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         .executableTarget(name: "pulsejack", dependencies: [
-            "Runs", "Renders", "Sensors", "LSL", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "UserFiles", "Inputs", "OSC", "CJack", "WebSurface", "CBuildStamp",
+            "Runs", "Renders", "Sensors", "LSL", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "UserFiles", "Inputs", "OSC", "WebSurface",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
 
         .executableTarget(name: "pulsejack-bench", dependencies: [
             "Runs", "Renders", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "OSC", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface", "Sensors",
-            .product(name: "Atomics", package: "swift-atomics"),
         ], path: "Benchmarks/PulsejackBench", swiftSettings: strict),
 
         // Test-only malloc interposer: counts allocations made inside real-time sections. Built
         // empty under ThreadSanitizer (`make test-tsan`), whose own start-up the interposer breaks.
         .target(name: "CAllocCounter", dependencies: ["CProcessThread"], path: "Tests/CAllocCounter", linkerSettings: [.linkedLibrary("dl")]),
         // Independent references for tests: a WAV reader of our own, a private jackd, a process runner.
-        .target(name: "TestSupport", dependencies: ["Realtime", "UserFiles", "Inputs", "OSC", "CJack", "JackPeers", "CAllocCounter"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Realtime", "Inputs", "OSC", "CJack", "JackPeers", "CAllocCounter"], path: "Tests/TestSupport", swiftSettings: strict),
         // Real JACK peers in the same process: an ear that records onsets, a MIDI pad.
         .target(name: "JackPeers", dependencies: ["CJack", .product(name: "Atomics", package: "swift-atomics")],
                 path: "Tests/JackPeers", swiftSettings: strict),
         // Engines built without a preset, and a driver that runs one period by period.
-        .target(name: "EngineFixtures", dependencies: ["Engine", "Plugins", "Voices", "Realtime", "Inputs", "UserFiles", "TestSupport"],
+        .target(name: "EngineFixtures", dependencies: ["Engine", "Plugins", "Voices", "Realtime", "Inputs", "TestSupport"],
                 path: "Tests/EngineFixtures", swiftSettings: strict),
         .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "InputsTests", dependencies: [
-            "Realtime", "UserFiles", "Inputs", "TestSupport", "Engine", "Presets", "EngineFixtures",
+            "Realtime", "UserFiles", "Inputs", "TestSupport",
         ], swiftSettings: strict),
         .testTarget(name: "OSCTests", dependencies: [
-            "Realtime", "UserFiles", "Inputs", "OSC", "TestSupport", "Engine", "Presets", "EngineFixtures",
+            "Realtime", "Inputs", "OSC", "TestSupport", "Engine", "Presets", "EngineFixtures",
         ], swiftSettings: strict),
-        .testTarget(name: "VoicesTests", dependencies: ["Realtime", "Voices"], swiftSettings: strict),
+        .testTarget(name: "VoicesTests", dependencies: ["Voices"], swiftSettings: strict),
         .testTarget(name: "LSLTests", dependencies: ["LSL", "Inputs", "Realtime", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Realtime", "UserFiles", "Inputs", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "EngineTests", dependencies: libraryTestDependencies, swiftSettings: strict),
-        .testTarget(name: "PresetsTests", dependencies: libraryTestDependencies, swiftSettings: strict),
-        .testTarget(name: "PluginsTests", dependencies: libraryTestDependencies, swiftSettings: strict),
-        .testTarget(name: "JackBackendTests", dependencies: libraryTestDependencies, swiftSettings: strict),
-        .testTarget(name: "SoundFilesTests", dependencies: libraryTestDependencies, swiftSettings: strict),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Realtime", "Inputs", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "EngineTests", dependencies: [
+            "Engine", "Presets", "Plugins", "JackBackend", "SoundFiles", "Runs", "Renders", "Reports", "Realtime", "UserFiles", "Inputs", "OSC", "Voices", "Sensors", "CJack", "CAllocCounter",
+            "TestSupport", "JackPeers", "EngineFixtures", .product(name: "Atomics", package: "swift-atomics"),
+        ], swiftSettings: strict),
+        .testTarget(name: "PresetsTests", dependencies: [
+            "Presets", "Engine", "Renders", "Runs", "SoundFiles", "Realtime", "UserFiles", "Inputs", "Voices", "TestSupport", "EngineFixtures",
+            .product(name: "Yams", package: "Yams"),
+        ], swiftSettings: strict),
+        .testTarget(name: "PluginsTests", dependencies: [
+            "Plugins", "Engine", "Presets", "Realtime", "Inputs", "TestSupport", "EngineFixtures",
+        ], swiftSettings: strict),
+        .testTarget(name: "JackBackendTests", dependencies: [
+            "JackBackend", "Engine", "Presets", "Inputs", "CJack", "TestSupport", "JackPeers",
+        ], swiftSettings: strict),
+        .testTarget(name: "SoundFilesTests", dependencies: [
+            "SoundFiles", "TestSupport",
+        ], swiftSettings: strict),
         .testTarget(name: "RunsTests", dependencies: [
-            "Runs", "Renders", "Reports", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "OSC", "Voices", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface", "EngineFixtures",
+            "Runs", "Presets", "Sensors", "LSL", "Engine", "Realtime", "Inputs", "OSC", "CAllocCounter", "TestSupport", "WebSurface",
         ], swiftSettings: strict),
         .testTarget(name: "RendersTests", dependencies: [
-            "Renders", "Engine", "Presets", "Realtime", "UserFiles", "Inputs", "Voices", "SoundFiles", "TestSupport", "EngineFixtures",
+            "Renders", "Engine", "Presets", "Realtime", "Inputs", "SoundFiles", "TestSupport",
         ], swiftSettings: strict),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Engine"], swiftSettings: strict),
         .testTarget(name: "WebSurfaceTests", dependencies: ["WebSurface", "Inputs"], swiftSettings: strict),
-        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Realtime", "UserFiles", "Inputs", "OSC", "JackPeers", "Reports"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "Realtime", "Inputs", "OSC", "JackPeers", "CJack", "Reports"], swiftSettings: strict),
     ]
 )

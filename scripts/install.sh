@@ -7,7 +7,7 @@
 #   share/bash-completion/completions/pulsejack, share/zsh/vendor-completions/_pulsejack,
 #   share/fish/vendor_completions.d/pulsejack.fish
 #   lib/systemd/user/pulsejack@.service            the instance is a preset's name
-#   share/doc/pulsejack/                           README, licence, changelog
+#   share/doc/pulsejack/                           README and docs/ (its links hold there), licence, changelog
 # Usage: install.sh DESTDIR PREFIX BINARY MAN_FOLDER
 set -euo pipefail
 destdir=$1 prefix=$2 binary=$3 man=$4
@@ -55,6 +55,8 @@ sed "s|@BINDIR@|$prefix/bin|g" packaging/pulsejack@.service.in > "$root/lib/syst
 chmod 644 "$root/lib/systemd/user/pulsejack@.service"
 
 install -m 644 README.md "$root/share/doc/pulsejack/README.md"
+install -d "$root/share/doc/pulsejack/docs"
+install -m 644 docs/*.md docs/*.png "$root/share/doc/pulsejack/docs/"
 install -m 644 packaging/copyright "$root/share/doc/pulsejack/copyright"
 gzip -9n < packaging/changelog > "$root/share/doc/pulsejack/changelog.gz"
 chmod 644 "$root/share/doc/pulsejack/changelog.gz"

@@ -1,5 +1,5 @@
 /// Every OSC address pulsejack takes, in one table: its pattern, its arguments and what it does
-/// (as the README's table shows them — a test holds the two together), whether a performer may
+/// (as docs/osc.md's table shows them — a test holds the two together), whether a performer may
 /// send it under `/performer/<name>`, whether the live page may, and who handles it. The routes
 /// (`OSCRoutes`), the OSC input's own addresses, the performer prefix and the page all read it.
 public enum OSCAddresses {
@@ -14,7 +14,7 @@ public enum OSCAddresses {
         public let kind: Kind
         /// The address patterns ("/voice/<name>/gain"): placeholders in angle brackets.
         public let patterns: [String]
-        /// The arguments as the README writes them ("f", "[f strength]").
+        /// The arguments as docs/osc.md writes them ("f", "[f strength]").
         public let arguments: String
         /// Under `/performer/<name>` too: that performer's heart, hands and mood.
         public let perPerformer: Bool

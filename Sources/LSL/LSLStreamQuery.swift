@@ -1,3 +1,6 @@
+import Inputs
+import UserFiles
+
 /// Which LSL stream a run reads, as the command line or a preset names it: `lsl:NAME` (the
 /// stream with that name), or `lsl:type=ECG`, `lsl:name=Muse,type=EEG` (any of `name`, `type`,
 /// `source_id`, `hostname`), and `channel=LABEL` to read one channel of several (a PPG stream's
@@ -37,6 +40,12 @@ public struct LSLStreamQuery: Equatable, Sendable, CustomStringConvertible {
 
     /// Whether `spec` means an LSL stream (`lsl:…`).
     public static func names(_ spec: String) -> Bool { spec.lowercased().hasPrefix("lsl:") }
+
+    /// The stream a preset's or an option's `lsl:` spec names, read as its role's body; one that
+    /// does not parse is the error naming the preset's line and field.
+    public init(_ spec: SensorSpec) throws(InputError) {
+        self = try spec.resolved { spec in try LSLStreamQuery(parsing: spec.text, role: spec.role == .heart ? .heart : .eeg, performer: spec.performer) }
+    }
 
     /// Parses `lsl:NAME` or `lsl:KEY=VALUE[,KEY=VALUE…]`.
     public init(parsing spec: String, role: Role, performer: Int = 0) throws(LSLError) {

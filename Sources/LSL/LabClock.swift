@@ -26,14 +26,20 @@ public final class LabClock: Sendable {
         var updated: Double
         var strays = 0
     }
-    private let line = LockedBox<Line?>(nil)
+    /// The line, the times it was set from scratch, and how many times it was stored (a reader
+    /// stores its update only over the line it started from).
+    private struct Kept {
+        var line: Line?
+        var anchors = 0
+        var stores = 0
+    }
+    private let kept = LockedBox(Kept())
     /// How far the frame now may stray before the line is set again: 20 ms.
     public static let tolerance = 0.02
     /// Seconds between the loop's updates, and its bandwidth (Hz).
     static let updateEvery = 0.5, bandwidth = 0.02
     /// Times the line was set from scratch.
-    public var anchors: Int { anchorCount.withLockedValue { $0 } }
-    private let anchorCount = LockedBox(0)
+    public var anchors: Int { kept.withLockedValue { $0.anchors } }
 
     public init(frames: any FrameClock) {
         self.frames = frames
@@ -44,7 +50,7 @@ public final class LabClock: Sendable {
     public var currentFrame: Int64 { frames.currentFrame() }
 
     /// `count` readings of a frame and its time, sorted by their error from `line` (or from the
-    /// nominal rate through the first).
+    /// nominal rate through the first). Taken outside the lock: they sleep between readings.
     private func readings(_ count: Int, from line: Line?) -> [(seconds: Double, frame: Double, error: Double)] {
         var taken: [(seconds: Double, frame: Double)] = []
         for index in 0..<count {
@@ -57,38 +63,48 @@ public final class LabClock: Sendable {
         return taken.map { ($0.seconds, $0.frame, $0.frame - (reference.1 + rate * ($0.seconds - reference.0))) }.sorted { $0.error < $1.error }
     }
 
-    /// The line, kept on the frames.
+    /// The line, kept on the frames. The lock is held only to read the line and to store a new
+    /// one: the readings (and their sleeps) are taken outside it, so a caller never waits for
+    /// another's readings. Two callers that update at once each read the same line; the first
+    /// to store wins, and the other uses that line.
     private func current() -> Line {
-        line.withLockedValue { line in
-            let rate = frames.sampleRate
-            let (frameNow, time) = frames.frameAndTime()
-            if var kept = line, kept.nominal == rate,
-               abs(Double(frameNow) - (kept.frame + kept.rate * (time - kept.seconds))) <= Self.tolerance * Double(rate) {
-                guard time - kept.updated >= Self.updateEvery else { return kept }
-                let middle = readings(3, from: kept)[1]
-                let error = middle.error
-                let strays = abs(error) > 0.002 * Double(rate)
-                if abs(error) <= Self.tolerance * Double(rate) && (!strays || kept.strays < 2) {
-                    let interval = middle.seconds - kept.updated
-                    kept.strays = strays ? kept.strays + 1 : 0
-                    if !strays {
-                        // A second-order loop: ω = 2π·B·T; the anchor moves by √2·ω of the error, the rate by ω² of it a period.
-                        let omega = 2 * Double.pi * Self.bandwidth * max(interval, Self.updateEvery)
-                        let predicted = kept.frame + kept.rate * (middle.seconds - kept.seconds)
-                        kept.frame = predicted + 2.squareRoot() * omega * error
-                        kept.seconds = middle.seconds
-                        kept.rate += omega * omega * error / max(interval, Self.updateEvery)
-                    }
-                    kept.updated = middle.seconds
-                    line = kept
-                    return kept
+        let (seen, stores) = kept.withLockedValue { ($0.line, $0.stores) }
+        let rate = frames.sampleRate
+        let (frameNow, time) = frames.frameAndTime()
+        if var line = seen, line.nominal == rate,
+           abs(Double(frameNow) - (line.frame + line.rate * (time - line.seconds))) <= Self.tolerance * Double(rate) {
+            guard time - line.updated >= Self.updateEvery else { return line }
+            let middle = readings(3, from: line)[1]
+            let error = middle.error
+            let strays = abs(error) > 0.002 * Double(rate)
+            if abs(error) <= Self.tolerance * Double(rate) && (!strays || line.strays < 2) {
+                let interval = middle.seconds - line.updated
+                line.strays = strays ? line.strays + 1 : 0
+                if !strays {
+                    // A second-order loop: ω = 2π·B·T; the anchor moves by √2·ω of the error, the rate by ω² of it a period.
+                    let omega = 2 * Double.pi * Self.bandwidth * max(interval, Self.updateEvery)
+                    let predicted = line.frame + line.rate * (middle.seconds - line.seconds)
+                    line.frame = predicted + 2.squareRoot() * omega * error
+                    line.seconds = middle.seconds
+                    line.rate += omega * omega * error / max(interval, Self.updateEvery)
                 }
+                line.updated = middle.seconds
+                return store(line, over: stores, anchored: false)
             }
-            let median = readings(5, from: nil)[2]
-            let fresh = Line(seconds: median.seconds, frame: median.frame, rate: Double(rate), nominal: rate, updated: median.seconds)
-            line = fresh
-            anchorCount.withLockedValue { $0 += 1 }
-            return fresh
+        }
+        let median = readings(5, from: nil)[2]
+        return store(Line(seconds: median.seconds, frame: median.frame, rate: Double(rate), nominal: rate, updated: median.seconds),
+                     over: stores, anchored: true)
+    }
+
+    /// `line` stored if no other caller stored one since this one read `stores`; else theirs.
+    private func store(_ line: Line, over stores: Int, anchored: Bool) -> Line {
+        kept.withLockedValue { kept in
+            if kept.stores != stores, let theirs = kept.line { return theirs }
+            kept.line = line
+            kept.stores += 1
+            if anchored { kept.anchors += 1 }
+            return line
         }
     }
 

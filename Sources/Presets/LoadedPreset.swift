@@ -5,8 +5,6 @@ import Voices
 import Yams
 import Realtime
 import Engine
-import Sensors
-import LSL
 
 /// One voice as loaded: its definition, the file that defined it and where.
 public struct LoadedVoice: Sendable {
@@ -243,8 +241,6 @@ public struct LoadedPreset: Sendable {
             }
         }
         try validatePerformers()
-        _ = try sensorRequests()
-        _ = try lslStreams()
     }
 
     /// The most performers one engine follows.
@@ -280,43 +276,23 @@ public struct LoadedPreset: Sendable {
 
     /// Every sensor the run reads, as written: `sensors:` (the first performer's) and each
     /// performer's own `heart:`/`eeg:`; `heart`/`eeg` given here (`run --heart`, `--eeg`) take the
-    /// first performer's place. With the field each came from.
-    private func sensorSpecs(heart: String?, eeg: String?) -> [(spec: String, role: SensorRole, performer: Int, field: String)] {
+    /// first performer's place. Each with the field and line it came from; a live run resolves
+    /// them into devices and streams (`Runs/BodySources`).
+    public func sensorSpecs(heart: String? = nil, eeg: String? = nil) -> [SensorSpec] {
         let entries = preset.performerEntries ?? []
-        var specs: [(spec: String?, role: SensorRole, performer: Int, field: String)] = [
+        var specs: [(spec: String?, role: SensorSpec.Role, performer: Int, field: String)] = [
             (heart ?? preset.sensors?.heart ?? entries.first?.heart, .heart, 0, heart == nil ? "sensors.heart" : "--heart"),
             (eeg ?? preset.sensors?.eeg ?? entries.first?.eeg, .eeg, 0, eeg == nil ? "sensors.eeg" : "--eeg"),
         ]
         for (index, entry) in entries.enumerated().dropFirst() {
             specs += [(entry.heart, .heart, index, "performers[\(index)].heart"), (entry.eeg, .eeg, index, "performers[\(index)].eeg")]
         }
-        return specs.compactMap { entry in entry.spec.map { ($0, entry.role, entry.performer, entry.field) } }
-    }
-
-    /// `parse` on each spec `wanted` keeps; one that does not parse is an error naming its line.
-    private func parseSensors<Parsed>(heart: String?, eeg: String?, where wanted: (String) -> Bool,
-                                      _ parse: (String, SensorRole, Int) throws -> Parsed) throws -> [Parsed] {
-        try sensorSpecs(heart: heart, eeg: eeg).filter { wanted($0.spec) }.map { spec, role, performer, field in
-            do {
-                return try parse(spec, role, performer)
-            } catch {
-                let parent = String(field[..<(field.lastIndex(of: ".") ?? field.endIndex)])
-                throw InputError(file: file, line: line(field) ?? line(parent) ?? line("sensors") ?? line("performers"), field: field, "\(error)")
+        return specs.compactMap { entry in
+            entry.spec.map { text in
+                let parent = String(entry.field[..<(entry.field.lastIndex(of: ".") ?? entry.field.endIndex)])
+                return SensorSpec(text, role: entry.role, performer: entry.performer, field: entry.field, file: file,
+                                  line: line(entry.field) ?? line(parent) ?? line("sensors") ?? line("performers"))
             }
-        }
-    }
-
-    /// The Bluetooth LE sensors the preset (or the options) name.
-    public func sensorRequests(heart: String? = nil, eeg: String? = nil) throws -> [SensorRequest] {
-        try parseSensors(heart: heart, eeg: eeg, where: { !LSLStreamQuery.names($0) }) { spec, role, performer in
-            try SensorRequest(parsing: spec, kinds: SensorKinds.kinds(role), performer: performer)
-        }
-    }
-
-    /// The LSL streams the run reads as hearts and EEGs (`lsl:…` where a sensor is named).
-    public func lslStreams(heart: String? = nil, eeg: String? = nil) throws -> [LSLStreamQuery] {
-        try parseSensors(heart: heart, eeg: eeg, where: LSLStreamQuery.names) { spec, role, performer in
-            try LSLStreamQuery(parsing: spec, role: role == .heart ? .heart : .eeg, performer: performer)
         }
     }
 

@@ -2,7 +2,7 @@ import CProcessThread
 import Foundation
 
 /// Every thread of pulsejack says what it is in `top -H`, `ps -L` and a debugger: `pj-osc`,
-/// `pj-view`, … (README, "Threads"). At most 15 bytes: the kernel keeps no more.
+/// `pj-view`, … (docs/architecture.md, "Threads"). At most 15 bytes: the kernel keeps no more.
 public enum ThreadName {
     /// Names the calling thread.
     public static func set(_ name: String) {

@@ -54,15 +54,15 @@ struct LiveInputs {
             replay = ReplaySource(messages: messages, clock: clock, hearts: hearts)
             replayRejections = (source.rejections, source.rejectedCount)
         }
-        let requests = try loaded.sensorRequests(heart: configuration.heart, eeg: configuration.eeg)
+        let bodies = try BodySources(loaded, heart: configuration.heart, eeg: configuration.eeg)
+        let requests = bodies.sensors
         if !requests.isEmpty {
             var sensing = SensorInput.Configuration()
             (sensing.sensors, sensing.adapter, sensing.predictBeats, sensing.ecgDelay) =
                 (requests, configuration.bleAdapter, configuration.predictBeats, configuration.ecgDelay)
             sensors = SensorInput(configuration: sensing, clock: clock, hearts: hearts, moods: moods, log: log, say: say)
         }
-        let streams = try loaded.lslStreams(heart: configuration.heart, eeg: configuration.eeg)
-            + configuration.lslMarkers.map { LSLStreamQuery(role: .markers, name: $0) }
+        let streams = bodies.streams + configuration.lslMarkers.map { LSLStreamQuery(role: .markers, name: $0) }
         let signals = ModulationTable.signalNames(loaded.preset)
         if configuration.lsl || !streams.isEmpty || signals.contains(where: { $0.hasPrefix("lsl.") }) {
             do { try LSLLibrary.load() } catch { throw LSLError("LSL: \(error)") }

@@ -1,3 +1,5 @@
+import Inputs
+import UserFiles
 import Foundation
 
 /// One sensor a run reads, as the command line or a preset names it: `ble` (the first device
@@ -37,6 +39,14 @@ public struct SensorRequest: Equatable, Sendable {
         self.kind = kind
         self.match = match
         self.performer = performer
+    }
+
+    /// The Bluetooth LE sensor a preset's or an option's spec names, for its role; one that does
+    /// not parse is the error naming the preset's line and field.
+    public init(_ spec: SensorSpec) throws(InputError) {
+        self = try spec.resolved { spec in
+            try SensorRequest(parsing: spec.text, kinds: SensorKinds.kinds(spec.role == .heart ? .heart : .eeg), performer: spec.performer)
+        }
     }
 
     /// Parses `KIND[:ADDRESS|NAME]`, where `kinds` are those this place accepts.

@@ -2,7 +2,6 @@ import Renders
 import OSC
 import Runs
 import ArgumentParser
-import CJack
 import Presets
 import WebSurface
 import Engine
@@ -105,7 +104,7 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
-        pj_line_buffer_stdout()
+        StandardOutput.lineBuffered()
         let signals = StopSignals()
         let outcome: LivePerformance.Outcome
         do {

@@ -3,14 +3,14 @@ import Inputs
 import TestSupport
 import XCTest
 
-/// The OSC address space is one table (`OSCAddresses`): the README's table of addresses says
+/// The OSC address space is one table (`OSCAddresses`): docs/osc.md's table of addresses says
 /// exactly what it says, and the routes, the OSC input, the performer prefix and the page obey it.
 final class OSCAddressTableTests: XCTestCase {
-    /// The README's "| address | arguments | effect |" rows: each row's addresses and arguments.
-    private func readmeRows() throws -> [(addresses: [String], arguments: String, performer: Bool)] {
-        let readme = try String(contentsOf: Subprocess.repository.appendingPathComponent("README.md"), encoding: .utf8)
-        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let header = try XCTUnwrap(lines.firstIndex(of: "| address | arguments | effect |"), "the README's OSC table")
+    /// docs/osc.md's "| address | arguments | effect |" rows: each row's addresses and arguments.
+    private func documentedRows() throws -> [(addresses: [String], arguments: String, performer: Bool)] {
+        let page = try String(contentsOf: Subprocess.repository.appendingPathComponent("docs/osc.md"), encoding: .utf8)
+        let lines = page.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let header = try XCTUnwrap(lines.firstIndex(of: "| address | arguments | effect |"), "docs/osc.md's OSC table")
         let code = try NSRegularExpression(pattern: "`([^`]*)`")
         func spans(_ text: String) -> [String] {
             code.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { String(text[Range($0.range(at: 1), in: text)!]) }
@@ -24,19 +24,19 @@ final class OSCAddressTableTests: XCTestCase {
         }
     }
 
-    func testTheReadmesAddressTableIsTheTable() throws {
-        let rows = try readmeRows()
+    func testTheDocumentedAddressTableIsTheTable() throws {
+        let rows = try documentedRows()
         XCTAssertEqual(rows.filter(\.performer).count, 1, "one row lists a performer's addresses")
         for row in rows where !row.performer {
             let entries = row.addresses.compactMap { address in OSCAddresses.all.first { $0.patterns.contains(address) } }
-            XCTAssertEqual(entries.count, row.addresses.count, "every README address is in the table: \(row.addresses)")
+            XCTAssertEqual(entries.count, row.addresses.count, "every documented address is in the table: \(row.addresses)")
             guard let entry = entries.first else { continue }
             XCTAssertTrue(entries.allSatisfy { $0.kind == entry.kind }, "one row, one entry: \(row.addresses)")
             XCTAssertEqual(Set(row.addresses), Set(entry.patterns), "the row lists every pattern of \(entry.kind)")
             XCTAssertEqual(row.arguments, entry.arguments, "\(entry.kind)'s arguments")
         }
         let documented = Set(rows.filter { !$0.performer }.flatMap(\.addresses))
-        XCTAssertEqual(documented, Set(OSCAddresses.all.flatMap(\.patterns)), "every table address is in the README")
+        XCTAssertEqual(documented, Set(OSCAddresses.all.flatMap(\.patterns)), "every table address is in docs/osc.md")
         let performerRow = try XCTUnwrap(rows.first(where: \.performer))
         XCTAssertEqual(Set(performerRow.addresses), Set(OSCAddresses.all.filter(\.perPerformer).flatMap(\.patterns)),
                        "a performer's addresses are the table's perPerformer ones")

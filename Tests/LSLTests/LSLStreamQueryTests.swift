@@ -1,5 +1,6 @@
 import Foundation
 import Inputs
+import Realtime
 import XCTest
 @testable import LSL
 
@@ -70,6 +71,49 @@ final class LSLStreamQueryTests: XCTestCase {
             if step > 120 { worst = max(worst, error) }
         }
         XCTAssertLessThan(worst, 50e-6)
+        XCTAssertEqual(clock.anchors, 1)
+    }
+
+    /// Frames whose readings on one thread wait until the test lets them go.
+    private final class HeldFrames: FrameClock, @unchecked Sendable {
+        let sampleRate = 48_000
+        let held = LockedBox<pthread_t?>(nil)
+        let reached = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let seconds = LockedBox(100.0)
+        func currentFrame() -> Int64 { Int64((seconds.withLockedValue { $0 } - 100) * 48_000) }
+        func frame(forTimetag timetag: UInt64) -> Int64 { 0 }
+        func frameAndTime() -> (frame: Int64, seconds: Double) {
+            if let thread = held.withLockedValue({ $0 }), pthread_equal(thread, pthread_self()) != 0 {
+                held.withLockedValue { $0 = nil }
+                reached.signal()
+                release.wait()
+            }
+            return (currentFrame(), seconds.withLockedValue { $0 })
+        }
+    }
+
+    /// A caller whose update is still reading the frames (the loop's readings sleep between
+    /// them) holds no lock: another caller gets its answer meanwhile, from the line as it was.
+    func testACallerNeverWaitsForAnothersReadings() throws {
+        let frames = HeldFrames()
+        let clock = LabClock(frames: frames)
+        XCTAssertEqual(clock.seconds(atFrame: 48_000), 101, accuracy: 1e-9)
+        frames.seconds.withLockedValue { $0 = 100.75 }  // past the update interval: the next call updates
+        let updater = Thread {
+            frames.held.withLockedValue { $0 = pthread_self() }
+            _ = clock.seconds(atFrame: 0)
+        }
+        updater.start()
+        XCTAssertEqual(frames.reached.wait(timeout: .now() + 10), .success, "the updater reached its readings")
+        let answered = DispatchSemaphore(value: 0)
+        let other = Thread {
+            XCTAssertEqual(clock.frame(atSeconds: 101.5), 48_000 * 1.5, accuracy: 1e-6)
+            answered.signal()
+        }
+        other.start()
+        let result = answered.wait(timeout: .now() + 10)
+        frames.release.signal()
+        XCTAssertEqual(result, .success, "the other caller answered while the updater was held")
         XCTAssertEqual(clock.anchors, 1)
     }
 }

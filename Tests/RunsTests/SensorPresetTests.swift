@@ -1,12 +1,14 @@
 import Foundation
 import Presets
+import Runs
 import Sensors
 import LSL
 import TestSupport
 import XCTest
 
-/// A preset's body sensors: `sensors:` for the first performer, `heart:`/`eeg:` on a performer,
-/// the command line over the preset, and a spec that does not parse named by its line.
+/// A preset's body sensors as a live run resolves them (`BodySources`): `sensors:` for the first
+/// performer, `heart:`/`eeg:` on a performer, the command line over the preset, and a spec that
+/// does not parse named by its line.
 final class SensorPresetTests: XCTestCase {
     private func load(_ yaml: String) throws -> LoadedPreset {
         let folder = try TemporaryFolder("sensor-preset")
@@ -26,27 +28,27 @@ final class SensorPresetTests: XCTestCase {
           - {name: click, kind: click}
         """)
         XCTAssertEqual(preset.performerNames, ["alice", "bob"])
-        XCTAssertEqual(try preset.sensorRequests(), [
+        XCTAssertEqual(try BodySources(preset).sensors, [
             SensorRequest(kind: .heartRate, match: .name("Polar H10"), performer: 0), SensorRequest(kind: .muse, performer: 0),
             SensorRequest(kind: .heartRate, match: .address("A0:9E:1A:00:00:02"), performer: 1),
             SensorRequest(kind: .muse, match: .name("Muse-S 1A2B"), performer: 1),
         ])
-        XCTAssertEqual(try preset.sensorRequests(heart: "ble").first, SensorRequest(kind: .heartRate), "--heart over the preset's")
-        XCTAssertEqual(try preset.sensorRequests(heart: "polar-ecg:Polar H10").first, SensorRequest(kind: .polarECG, match: .name("Polar H10")))
+        XCTAssertEqual(try BodySources(preset, heart: "ble").sensors.first, SensorRequest(kind: .heartRate), "--heart over the preset's")
+        XCTAssertEqual(try BodySources(preset, heart: "polar-ecg:Polar H10").sensors.first, SensorRequest(kind: .polarECG, match: .name("Polar H10")))
     }
 
     func testABadSensorIsOneErrorNamingItsLine() {
-        XCTAssertThrowsError(try load("""
+        XCTAssertThrowsError(try BodySources(load("""
         name: bad
         performers:
           - alice
           - {name: bob, heart: "bluetooth:bob"}
         voices:
           - {name: click, kind: click}
-        """)) { error in
+        """))) { error in
             XCTAssertTrue("\(error)".hasSuffix("preset.yaml:4: performers[1].heart: 'bluetooth:bob' is not a sensor: expected ble[:ADDRESS|NAME] or polar-ecg[:ADDRESS|NAME]"), "\(error)")
         }
-        XCTAssertThrowsError(try load("name: bad\nsensors: {eeg: ble}\nvoices:\n  - {name: click, kind: click}\n")) { error in
+        XCTAssertThrowsError(try BodySources(load("name: bad\nsensors: {eeg: ble}\nvoices:\n  - {name: click, kind: click}\n"))) { error in
             XCTAssertTrue("\(error)".hasSuffix("preset.yaml:2: sensors.eeg: 'ble' is not a sensor: expected muse[:ADDRESS|NAME]"), "\(error)")
         }
     }
@@ -66,15 +68,15 @@ final class SensorPresetTests: XCTestCase {
         modulations:
           - {from: lsl.Muse.AF7, to: voice.click.gain}
         """)
-        XCTAssertEqual(try preset.sensorRequests(), [], "no Bluetooth sensor")
-        XCTAssertEqual(try preset.lslStreams(), [
+        XCTAssertEqual(try BodySources(preset).sensors, [], "no Bluetooth sensor")
+        XCTAssertEqual(try BodySources(preset).streams, [
             try LSLStreamQuery(parsing: "lsl:type=ECG", role: .heart), LSLStreamQuery(role: .eeg, name: "Muse"),
             try LSLStreamQuery(parsing: "lsl:name=bob-hrv,type=RR", role: .heart, performer: 1),
         ])
-        XCTAssertEqual(try preset.lslStreams(heart: "lsl:Polar H10").first, LSLStreamQuery(role: .heart, name: "Polar H10"), "--heart over the preset's")
-        XCTAssertEqual(try preset.lslStreams(heart: "ble").count, 2, "a Bluetooth heart over the preset's LSL one")
+        XCTAssertEqual(try BodySources(preset, heart: "lsl:Polar H10").streams.first, LSLStreamQuery(role: .heart, name: "Polar H10"), "--heart over the preset's")
+        XCTAssertEqual(try BodySources(preset, heart: "ble").streams.count, 2, "a Bluetooth heart over the preset's LSL one")
         XCTAssertEqual(ModulationTable.signalNames(preset.preset), ["lsl.Muse.AF7"])
-        XCTAssertThrowsError(try load("name: bad\nsensors: {heart: \"lsl:colour=red\"}\nvoices:\n  - {name: click, kind: click}\n")) { error in
+        XCTAssertThrowsError(try BodySources(load("name: bad\nsensors: {heart: \"lsl:colour=red\"}\nvoices:\n  - {name: click, kind: click}\n"))) { error in
             XCTAssertTrue("\(error)".contains("preset.yaml:2: sensors.heart: 'lsl:colour=red': 'colour' is not one of name, type, source_id, hostname, channel"), "\(error)")
         }
         XCTAssertThrowsError(try load("name: bad\nvoices:\n  - {name: click, kind: click}\nmodulations:\n  - {from: lsl.Muse, to: voice.click.gain}\n")) { error in
