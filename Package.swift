@@ -48,24 +48,27 @@ let package = Package(
 
         // Real-time primitives: the rings, the control messages, the clock, fixed buffers, the locked box.
         .target(name: "Realtime", dependencies: ["CProcessThread", .product(name: "Atomics", package: "swift-atomics")], swiftSettings: processPath),
+        // The body's signals, DSP only and no I/O, for every input alike: R-peaks in an ECG and
+        // their timelines, RR intervals' beats, a pulse wave's beats, EEG band powers, hands into regions.
+        .target(name: "BodySignals", dependencies: ["Realtime"], swiftSettings: strict),
         // A user's files: the one error that names a file, line and field, and the regular-file rule.
         .target(name: "UserFiles", dependencies: ["CBuildStamp"], swiftSettings: strict),
         // What reaches the engine from outside, in no wire format: the address space and its routes,
         // the page's commands, every heart and EEG source's watch, the sensor DSP, the session formats.
         .target(name: "Inputs", dependencies: [
-            "Realtime", "UserFiles",
+            "Realtime", "UserFiles", "BodySignals",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         // OSC over UDP through liblo: the input's thread, replies, the meters, the status query, the
         // session manager's protocol.
         .target(name: "OSC", dependencies: [
-            "CLiblo", "Realtime", "Inputs",
+            "CLiblo", "Realtime", "Inputs", "BodySignals",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         // The body sensors: a Bluetooth LE central over BlueZ (sd-bus) on one sensor thread, the
         // devices' notifications decoded and turned into control messages in its own ring.
         .target(name: "Sensors", dependencies: [
-            "CSystemd", "Realtime", "Inputs", "UserFiles",
+            "CSystemd", "Realtime", "Inputs", "UserFiles", "BodySignals",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         // The voices: DSP only, no I/O.
@@ -81,16 +84,16 @@ let package = Package(
             "Realtime", "UserFiles", "Voices", "Plugins",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: processPath),
-        // Lab Streaming Layer: the lab's streams as bodies (an input source) and pulsejack's beats,
-        // voices and hearts as outlets, each on the lab's clock.
+        // Lab Streaming Layer, an input beside the sensors: the lab's streams as bodies (an input
+        // source) on the lab's clock, and the outlet handle `Runs/Outputs/LSLOutput` sends through.
         .target(name: "LSL", dependencies: [
-            "CLSL", "Realtime", "UserFiles", "Inputs", "Sensors", "Engine",
+            "CLSL", "Realtime", "UserFiles", "Inputs", "BodySignals",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         // Presets: the YAML, the voice-kind descriptors and field tables, the graph that makes a
         // setup from a preset, session sources.
         .target(name: "Presets", dependencies: [
-            "Realtime", "UserFiles", "Inputs", "Voices", "Plugins", "SoundFiles", "Engine",
+            "Realtime", "UserFiles", "Inputs", "BodySignals", "Voices", "Plugins", "SoundFiles", "Engine",
             .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "Yams", package: "Yams"),
         ], swiftSettings: strict),
@@ -132,7 +135,7 @@ let package = Package(
         ], swiftSettings: strict),
 
         .executableTarget(name: "pulsejack-bench", dependencies: [
-            "Runs", "Renders", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "OSC", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface", "Sensors",
+            "Runs", "Renders", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "OSC", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface", "Sensors", "BodySignals",
         ], path: "Benchmarks/PulsejackBench", swiftSettings: strict),
 
         // Test-only malloc interposer: counts allocations made inside real-time sections. Built
@@ -147,15 +150,16 @@ let package = Package(
         .target(name: "EngineFixtures", dependencies: ["Engine", "Plugins", "Voices", "Realtime", "Inputs", "TestSupport"],
                 path: "Tests/EngineFixtures", swiftSettings: strict),
         .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "BodySignalsTests", dependencies: ["BodySignals", "Realtime", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "InputsTests", dependencies: [
-            "Realtime", "UserFiles", "Inputs", "TestSupport",
+            "Realtime", "UserFiles", "Inputs", "BodySignals", "TestSupport",
         ], swiftSettings: strict),
         .testTarget(name: "OSCTests", dependencies: [
             "Realtime", "Inputs", "OSC", "TestSupport", "Engine", "Presets", "EngineFixtures",
         ], swiftSettings: strict),
         .testTarget(name: "VoicesTests", dependencies: ["Voices"], swiftSettings: strict),
         .testTarget(name: "LSLTests", dependencies: ["LSL", "Inputs", "Realtime", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Realtime", "Inputs", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "BodySignals", "Realtime", "Inputs", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "EngineTests", dependencies: [
             "Engine", "Presets", "Plugins", "JackBackend", "SoundFiles", "Runs", "Renders", "Reports", "Realtime", "UserFiles", "Inputs", "OSC", "Voices", "Sensors", "CJack", "CAllocCounter",
             "TestSupport", "JackPeers", "EngineFixtures", .product(name: "Atomics", package: "swift-atomics"),

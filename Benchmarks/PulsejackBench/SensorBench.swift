@@ -1,3 +1,4 @@
+import BodySignals
 import Foundation
 import Inputs
 import Realtime

@@ -1,3 +1,4 @@
+import BodySignals
 import Realtime
 /// Which control message each OSC address makes, for this preset's voices, regions, inserts
 /// and performers: the addresses are `OSCAddresses`' table (the ones `OSCInput` handles itself

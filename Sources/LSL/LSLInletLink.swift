@@ -2,7 +2,7 @@ import CLSL
 import Foundation
 import Inputs
 import Realtime
-import Sensors
+import BodySignals
 
 /// One requested stream's life on the LSL input's thread (only there): its inlet, what the
 /// stream said of itself, its clock correction, and the reader its samples go through.

@@ -1,7 +1,7 @@
 import Foundation
 import Inputs
 import Realtime
-import Sensors
+import BodySignals
 
 /// What one stream's samples mean to the engine, by what the run asked of it and what the stream
 /// is (its type, rate and channels). Deterministic in the samples and their frames: the LSL

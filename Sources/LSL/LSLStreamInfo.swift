@@ -52,13 +52,13 @@ public struct LSLStreamInfo: Sendable, Equatable {
 }
 
 /// One outlet of ours: float32 channels with labels, units and types in its description, or one
-/// string channel (markers). Made and pushed on the LSL output's thread.
-final class LSLOutletHandle {
-    let info: LSLStreamInfo
+/// string channel (markers). Made and pushed on one thread (the LSL output's, `Runs/Outputs`).
+public final class LSLOutletHandle {
+    public let info: LSLStreamInfo
     private let outlet: lsl_outlet
-    private(set) var samples = 0
+    public private(set) var samples = 0
 
-    init(name: String, type: String, sourceID: String, channels: [(label: String, unit: String, type: String)], text: Bool) throws(LSLError) {
+    public init(name: String, type: String, sourceID: String, channels: [(label: String, unit: String, type: String)], text: Bool) throws(LSLError) {
         let count = text ? 1 : channels.count
         guard let info = pj_lsl_create_streaminfo(name, type, Int32(count), PJ_LSL_IRREGULAR_RATE, text ? cft_string : cft_float32, sourceID) else {
             throw LSLError("could not describe the LSL stream \(name)")
@@ -81,13 +81,13 @@ final class LSLOutletHandle {
     deinit { pj_lsl_destroy_outlet(outlet) }
 
     /// One sample of floats at `time` (LSL's clock), sent at once.
-    func push(_ values: [Float], at time: Double) {
+    public func push(_ values: [Float], at time: Double) {
         values.withUnsafeBufferPointer { _ = pj_lsl_push_sample_ftp(outlet, $0.baseAddress, time, 1) }
         samples += 1
     }
 
     /// One string at `time`, sent at once.
-    func push(_ text: String, at time: Double) {
+    public func push(_ text: String, at time: Double) {
         text.withCString { pointer in
             var strings: [UnsafePointer<CChar>?] = [pointer]
             _ = pj_lsl_push_sample_strtp(outlet, &strings, time, 1)
@@ -95,5 +95,5 @@ final class LSLOutletHandle {
         samples += 1
     }
 
-    var hasConsumers: Bool { pj_lsl_have_consumers(outlet) != 0 }
+    public var hasConsumers: Bool { pj_lsl_have_consumers(outlet) != 0 }
 }

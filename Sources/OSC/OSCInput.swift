@@ -1,3 +1,4 @@
+import BodySignals
 import Inputs
 import Atomics
 import Foundation

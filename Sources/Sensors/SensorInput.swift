@@ -1,3 +1,4 @@
+import BodySignals
 import Atomics
 import Foundation
 import Inputs

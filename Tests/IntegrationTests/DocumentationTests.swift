@@ -102,4 +102,30 @@ final class DocumentationTests: XCTestCase {
         let firstCommand = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("```") })
         XCTAssertEqual(demo, firstCommand + 1, "the first thing to type is make demo")
     }
+
+    /// Every Swift file the docs name (`Runs/LiveInputs.swift`, `ECGBeatDetector.swift`) is there:
+    /// a path under `Sources/`, `Tests/` or `Benchmarks/`, a bare name anywhere in them — so a
+    /// message's walk through the files follows the tree as it is.
+    func testEveryFileTheDocsNameExists() throws {
+        var names: Set<String> = []
+        for page in try pages() {
+            // A template (`Sources/Voices/<Name>Voice.swift`) names no file.
+            for piece in try text(page).components(separatedBy: "`").enumerated()
+            where piece.offset % 2 == 1 && piece.element.hasSuffix(".swift") && !piece.element.contains("<") {
+                names.insert(piece.element)
+            }
+        }
+        XCTAssertGreaterThan(names.count, 30, "the docs name files")
+        var everywhere: Set<String> = []
+        for folder in ["Sources", "Tests", "Benchmarks"] {
+            let root = repository.appendingPathComponent(folder)
+            let paths = try XCTUnwrap(FileManager.default.enumerator(atPath: root.path), folder)
+            for case let path as String in paths { everywhere.insert("\(folder)/\(path)") }
+        }
+        let missing = names.filter { name in
+            name.contains("/") ? !["", "Sources/", "Tests/", "Benchmarks/"].contains { everywhere.contains($0 + name) }
+                               : !everywhere.contains { ($0 as NSString).lastPathComponent == name }
+        }
+        XCTAssertEqual(missing.sorted(), [], "files the docs name that are not in the tree")
+    }
 }

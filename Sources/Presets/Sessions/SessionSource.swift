@@ -1,3 +1,4 @@
+import BodySignals
 import UserFiles
 import Inputs
 import Foundation

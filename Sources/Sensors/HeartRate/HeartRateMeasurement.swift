@@ -1,3 +1,6 @@
+import BodySignals
+import Realtime
+
 /// One notification of the standard Heart Rate Measurement characteristic (0x2A37, Bluetooth
 /// SIG Heart Rate Service 0x180D), as straps and watches send it about once a second: flags; the
 /// heart rate in 8 or 16 bits; sensor contact; the energy expended (kJ); the RR intervals since
@@ -69,5 +72,12 @@ public struct HeartRateMeasurement: Equatable, Sendable {
         } else if index != bytes.count {
             throw Malformed(description: "a heart rate measurement of \(bytes.count) bytes has \(bytes.count - index) bytes its flags do not account for")
         }
+    }
+}
+
+extension RRBeatTimeline {
+    /// The messages for one Heart Rate Measurement notification that arrived at `frame`.
+    public mutating func messages(for measurement: HeartRateMeasurement, at frame: Int64, performer: UInt8) -> [ControlMessage] {
+        messages(rrIntervals: measurement.rrIntervals, contactLost: measurement.contact == .lost, bpm: measurement.bpm, at: frame, performer: performer)
     }
 }

@@ -1,3 +1,6 @@
+import BodySignals
+import Realtime
+
 /// One notification of Polar's measurement-data characteristic carrying ECG (the H10: 130 Hz):
 /// byte 0 the measurement type (0: ECG), bytes 1–8 the sensor's time stamp of the frame's last
 /// sample (ns, little-endian), byte 9 the frame type (0: samples of 3 bytes, signed
@@ -31,5 +34,17 @@ public struct PolarECGFrame: Equatable, Sendable {
     public var sampleTimes: [Double] {
         let last = Double(timestamp)
         return (0..<microvolts.count).map { last - Double(microvolts.count - 1 - $0) * 1e9 / Self.sampleRate }
+    }
+}
+
+extension ECGBeatTimeline {
+    /// A timeline for a Polar H10's ECG (130 Hz).
+    public init(sampleRate: Int, predicts: Bool, delay: Double = ECGBeatTimeline.defaultDelay) {
+        self.init(sampleRate: sampleRate, predicts: predicts, delay: delay, signalRate: PolarECGFrame.sampleRate)
+    }
+
+    /// The messages for one of Polar's ECG frames that arrived at `frame`.
+    public mutating func messages(for ecg: PolarECGFrame, at frame: Int64, performer: UInt8) -> [ControlMessage] {
+        messages(timestamp: ecg.timestamp, microvolts: ecg.microvolts.map(Double.init), at: frame, performer: performer)
     }
 }

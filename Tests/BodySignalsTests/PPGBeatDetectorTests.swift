@@ -1,4 +1,4 @@
-import Inputs
+import BodySignals
 import Foundation
 import XCTest
 

@@ -1,4 +1,3 @@
-import Inputs
 import Realtime
 
 /// What a heart-rate strap's notifications mean to the engine. Each notification carries the RR
@@ -51,20 +50,22 @@ public struct RRBeatTimeline: Sendable {
         self.predicts = predicts
     }
 
-    /// The messages for one notification that arrived at `frame`: the intervals and the tempo take
-    /// effect at once (the next period: the arrival is already past), predicted beats at theirs.
-    public mutating func messages(for measurement: HeartRateMeasurement, at frame: Int64, performer: UInt8) -> [ControlMessage] {
+    /// The messages for one notification that arrived at `frame` — its RR intervals (1/1024 s, as
+    /// the Heart Rate Service sends them), whether the sensor said it lost contact, its BPM: the
+    /// intervals and the tempo take effect at once (the next period: the arrival is already
+    /// past), predicted beats at theirs.
+    public mutating func messages(rrIntervals: [UInt16], contactLost: Bool, bpm: Int, at frame: Int64, performer: UInt8) -> [ControlMessage] {
         let now = ControlMessage.immediate
-        var messages = RRIntervals.chunks(measurement.rrIntervals).map { ControlMessage(frame: now, performer: performer, .rrIntervals($0)) }
+        var messages = RRIntervals.chunks(rrIntervals).map { ControlMessage(frame: now, performer: performer, .rrIntervals($0)) }
         // No contact: what it sends is not a heart (the watch sees a dropout).
-        guard measurement.contact != .lost else { return messages }
-        let seconds = measurement.rrSeconds
+        guard !contactLost else { return messages }
+        let seconds = rrIntervals.map { Double($0) / 1024 }
         let plausible = seconds.allSatisfy(PlausibleHeart.accepts(rr:))
         if !predicts {
             if let last = seconds.last, PlausibleHeart.accepts(rr: last) {
                 messages.append(ControlMessage(frame: now, performer: performer, .tempo(bpm: 60 / last)))
-            } else if seconds.isEmpty, PlausibleHeart.accepts(bpm: Double(measurement.bpm)) {
-                messages.append(ControlMessage(frame: now, performer: performer, .tempo(bpm: Double(measurement.bpm))))
+            } else if seconds.isEmpty, PlausibleHeart.accepts(bpm: Double(bpm)) {
+                messages.append(ControlMessage(frame: now, performer: performer, .tempo(bpm: Double(bpm))))
             }
             return messages
         }

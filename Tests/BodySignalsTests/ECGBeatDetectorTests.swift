@@ -1,5 +1,5 @@
 import Foundation
-import Sensors
+import BodySignals
 import TestSupport
 import XCTest
 
@@ -13,7 +13,7 @@ final class ECGBeatDetectorTests: XCTestCase {
     /// and every matched beat within 10 ms of the reference's (at 130 Hz a sample is 7.7 ms).
     func testRPeaksMatchAnIndependentDetectorWithinTenMilliseconds() throws {
         let recording = try RecordedECG.load(end: 180)
-        var detector = ECGBeatDetector()
+        var detector = ECGBeatDetector(sampleRate: 130)  // the recording is a Polar H10's
         var detected: [Double] = []
         for (sample, time) in zip(recording.samples, recording.times) {
             if let beat = detector.add(sample, at: time) { detected.append(beat) }
@@ -35,7 +35,7 @@ final class ECGBeatDetectorTests: XCTestCase {
 
     /// A flat line (no contact, a lead off) is no heart: no beats.
     func testNoBeatsInAFlatLine() {
-        var detector = ECGBeatDetector()
+        var detector = ECGBeatDetector(sampleRate: 130)  // the recording is a Polar H10's
         let beats = (0..<(130 * 20)).filter { detector.add(0, at: Double($0) / 130) != nil }
         XCTAssertEqual(beats, [])
     }

@@ -35,7 +35,7 @@ public struct ECGBeatDetector: Sendable {
     static let signalMemory = 8, intervalMemory = 8
     static let searchBackAfter = 1.66, searchBackLevel = 0.35, thresholdFraction = 0.25
 
-    public init(sampleRate: Double = PolarECGFrame.sampleRate) {
+    public init(sampleRate: Double) {
         self.sampleRate = sampleRate
         bandPass = BandPass(low: 5, high: 20, sampleRate: sampleRate)
         func samples(_ seconds: Double) -> Int { Int(seconds * sampleRate) }

@@ -1,7 +1,6 @@
-import Inputs
 import Realtime
 
-/// What Polar's ECG stream means to the engine: its R-peaks (`ECGBeatDetector`), at the
+/// What an ECG stream (Polar's H10, an LSL stream) means to the engine: its R-peaks (`ECGBeatDetector`), at the
 /// sensor's own times, placed on JACK's frames by `SensorTimeMapping`, become explicit beats:
 ///
 /// - Without prediction, each beat at its R-peak plus a fixed delay (`--ecg-delay`, 1 s by
@@ -37,7 +36,7 @@ public struct ECGBeatTimeline: Sendable {
     /// R-peaks found, and beats known too late for their delay.
     public private(set) var beats = 0, late = 0
 
-    public init(sampleRate: Int, predicts: Bool, delay: Double = ECGBeatTimeline.defaultDelay, signalRate: Double = PolarECGFrame.sampleRate) {
+    public init(sampleRate: Int, predicts: Bool, delay: Double = ECGBeatTimeline.defaultDelay, signalRate: Double) {
         self.sampleRate = sampleRate
         self.predicts = predicts
         self.delay = delay
@@ -50,21 +49,22 @@ public struct ECGBeatTimeline: Sendable {
         mapping.reset()
     }
 
-    /// The messages for one ECG frame that arrived at `frame`.
-    public mutating func messages(for ecg: PolarECGFrame, at frame: Int64, performer: UInt8) -> [ControlMessage] {
-        if let lastTimestamp, ecg.timestamp <= lastTimestamp || Double(ecg.timestamp - lastTimestamp) / 1e9 > Self.longestGap {
-            restart(at: ecg.timestamp)
+    /// The messages for one frame of ECG samples that arrived at `frame`, stamped by the sensor's
+    /// own clock (`timestamp`: nanoseconds, its last sample's), the samples `signalRate` apart.
+    public mutating func messages(timestamp: UInt64, microvolts: [Double], at frame: Int64, performer: UInt8) -> [ControlMessage] {
+        if let lastTimestamp, timestamp <= lastTimestamp || Double(timestamp - lastTimestamp) / 1e9 > Self.longestGap {
+            restart(at: timestamp)
         }
-        let epoch = self.epoch ?? ecg.timestamp
+        let epoch = self.epoch ?? timestamp
         self.epoch = epoch
-        lastTimestamp = ecg.timestamp
+        lastTimestamp = timestamp
         let rate = Double(sampleRate)
-        let last = Double(ecg.timestamp - epoch) / 1e9
+        let last = Double(timestamp - epoch) / 1e9
         let arrival = Double(frame) / rate
         mapping.observe(sample: last, arrival: arrival)
-        let count = ecg.microvolts.count
-        let times = (0..<count).map { last - Double(count - 1 - $0) / PolarECGFrame.sampleRate }
-        return messages(microvolts: ecg.microvolts.map(Double.init), times: times, offset: mapping.offset!, at: frame, performer: performer)
+        let count = microvolts.count
+        let times = (0..<count).map { last - Double(count - 1 - $0) / signalRate }
+        return messages(microvolts: microvolts, times: times, offset: mapping.offset!, at: frame, performer: performer)
     }
 
     /// The messages for ECG samples at `times` (seconds on a clock `offset` seconds behind JACK's

@@ -2,6 +2,7 @@ import Atomics
 import Engine
 import Foundation
 import Inputs
+import LSL
 import Realtime
 
 /// `--lsl`: pulsejack's outlets on the lab's bus, named after the JACK client, each sample
