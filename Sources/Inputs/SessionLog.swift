@@ -172,84 +172,104 @@ public enum SessionLog {
 
     /// The event a log line of `kind` describes; errors at `place` (the file and line).
     private static func event(of line: Line, kind: String, sampleRate: Int, at place: InputError) throws -> ControlMessage.Event {
+        guard let read = events[kind] else { throw place.with(field: "event", "unknown event '\(kind)'") }
+        return try read(Reading(line: line, kind: kind, sampleRate: sampleRate, place: place))
+    }
+
+    /// One log line being read: its fields, and the file and line an error names.
+    private struct Reading {
+        let line: Line, kind: String, sampleRate: Int, place: InputError
+
         func need<T>(_ value: T?, _ field: String) throws -> T {
             guard let value else { throw place.with(field: field, "missing for event '\(kind)'") }
             return value
         }
-        // A number that is no number, or an absurd one, is refused here, where the line is named.
+
+        /// A number that is no number, or an absurd one, is refused here, where the line is named.
         func plausible(_ values: [Double], _ field: String) throws -> [Double] {
             guard values.allSatisfy(OutsideNumber.isPlausible) else {
                 throw place.with(field: field, "\(values.map(\.plainText).joined(separator: ", ")): not a finite number of sensible size")
             }
             return values
         }
+
         func plausible(_ value: Float?, _ field: String) throws -> Float? {
             try value.map { Float(try plausible([Double($0)], field)[0]) }
         }
-        switch kind {
-        case "tempo": return .tempo(bpm: try plausible([try need(line.bpm, "bpm")], "bpm")[0])
-        case "heartbeat": return .heartbeat(strength: try plausible(line.strength, "strength") ?? 1)
-        case "insert_control":
-            let value = Float(try plausible([try need(line.values?.first, "values")], "values")[0])
-            return .insertControl(InsertAddress(chain: try need(line.voice, "voice"), stage: try need(line.stage, "stage"),
-                                                 port: try need(line.port, "port")), value)
-        case "voice_trigger": return .voiceTrigger(voice: try need(line.voice, "voice"), velocity: try plausible(line.velocity, "velocity") ?? 1)
-        case "voice_parameter":
-            let voice = try need(line.voice, "voice")
+
+        /// The first of `values`, there and plausible.
+        func firstValue() throws -> Float { Float(try plausible([try need(line.values?.first, "values")], "values")[0]) }
+    }
+
+    /// Every event a log line may hold, by its `event` word: how its fields make the message.
+    private static let events: [String: @Sendable (Reading) throws -> ControlMessage.Event] = [
+        "tempo": { .tempo(bpm: try $0.plausible([try $0.need($0.line.bpm, "bpm")], "bpm")[0]) },
+        "heartbeat": { .heartbeat(strength: try $0.plausible($0.line.strength, "strength") ?? 1) },
+        "insert_control": { reading in
+            let value = try reading.firstValue()
+            return .insertControl(InsertAddress(chain: try reading.need(reading.line.voice, "voice"), stage: try reading.need(reading.line.stage, "stage"),
+                                                port: try reading.need(reading.line.port, "port")), value)
+        },
+        "voice_trigger": { .voiceTrigger(voice: try $0.need($0.line.voice, "voice"), velocity: try $0.plausible($0.line.velocity, "velocity") ?? 1) },
+        "voice_parameter": { reading in
+            let (line, voice) = (reading.line, try reading.need(reading.line.voice, "voice"))
             if let on = line.enable { return .voiceParameter(voice: voice, .enable(on)) }
-            else if let gain = try plausible(line.gain, "gain") { return .voiceParameter(voice: voice, .gain(gain)) }
-            else if let pan = try plausible(line.pan, "pan") { return .voiceParameter(voice: voice, .pan(pan)) }
-            else if let every = line.every {
-                return .voiceParameter(voice: voice, .rate(BeatRate(everyNthBeat: every, subdivision: line.subdivide ?? 1)))
-            } else { throw place.with(field: nil, "a voice_parameter needs enable, gain, pan or every") }
-        case "region_hit": return .regionHit(region: try need(line.region, "region"), velocity: try plausible(line.velocity, "velocity") ?? 1)
-        case "mode":
-            let name = try need(line.mode, "mode")
+            if let gain = try reading.plausible(line.gain, "gain") { return .voiceParameter(voice: voice, .gain(gain)) }
+            if let pan = try reading.plausible(line.pan, "pan") { return .voiceParameter(voice: voice, .pan(pan)) }
+            if let every = line.every { return .voiceParameter(voice: voice, .rate(BeatRate(everyNthBeat: every, subdivision: line.subdivide ?? 1))) }
+            throw reading.place.with(field: nil, "a voice_parameter needs enable, gain, pan or every")
+        },
+        "region_hit": { .regionHit(region: try $0.need($0.line.region, "region"), velocity: try $0.plausible($0.line.velocity, "velocity") ?? 1) },
+        "mode": { reading in
+            let name = try reading.need(reading.line.mode, "mode")
             guard let mode = PerformanceMode.allCases.first(where: { "\($0)" == name }) else {
-                throw place.with(field: "mode", "'\(name)' is not freestyle, recording or playing")
+                throw reading.place.with(field: "mode", "'\(name)' is not freestyle, recording or playing")
             }
             return .modeChange(mode)
-        case "pose":
-            let values = try plausible(try need(line.values, "values"), "values")
-            guard values.count == 4 else { throw place.with(field: "values", "a pose has 4 values") }
+        },
+        "pose": { reading in
+            let values = try reading.plausible(try reading.need(reading.line.values, "values"), "values")
+            guard values.count == 4 else { throw reading.place.with(field: "values", "a pose has 4 values") }
             return .pose(leftX: Float(values[0]), leftY: Float(values[1]), rightX: Float(values[2]), rightY: Float(values[3]))
-        case "band_power":
-            let name = try need(line.band, "band")
-            guard let band = EEGBand.allCases.first(where: { $0.name == name }), let value = line.values?.first else {
-                throw place.with(field: "band", "'\(name)' is not alpha, beta, delta, theta or gamma")
+        },
+        "band_power": { reading in
+            let name = try reading.need(reading.line.band, "band")
+            guard let band = EEGBand.allCases.first(where: { $0.name == name }), let value = reading.line.values?.first else {
+                throw reading.place.with(field: "band", "'\(name)' is not alpha, beta, delta, theta or gamma")
             }
-            return .bandPower(band, Float(try plausible([value], "values")[0]))
-        case "heart_presence": return .heartPresence(try need(line.enable, "enable"))
-        case "rr":
+            return .bandPower(band, Float(try reading.plausible([value], "values")[0]))
+        },
+        "heart_presence": { .heartPresence(try $0.need($0.line.enable, "enable")) },
+        "rr": { reading in
             // Seconds, each a whole number of 1/1024 s as the sensor sent it.
-            let values = try need(line.values, "values")
+            let values = try reading.need(reading.line.values, "values")
             let units = values.map { ($0 * 1024).rounded() }
             guard units.allSatisfy({ $0 >= 0 && $0 <= Double(UInt16.max) }), zip(units, values).allSatisfy({ $0 / 1024 == $1 }),
                   let intervals = RRIntervals(units.map { UInt16($0) }) else {
-                throw place.with(field: "values", "RR intervals are at most \(RRIntervals.capacity) values in seconds, each k/1024 (0…64 s)")
+                throw reading.place.with(field: "values", "RR intervals are at most \(RRIntervals.capacity) values in seconds, each k/1024 (0…64 s)")
             }
             return .rrIntervals(intervals)
-        case "signal":
-            let index = try need(line.signal, "signal")
-            guard let value = line.values?.first, value.isFinite else { throw place.with(field: "values", "a signal has one finite value") }
-            return .signal(index: index, Float(try plausible([value], "values")[0]))
-        case "controller":
-            let number = try need(line.controller, "controller")
-            guard number < 128, let value = line.values?.first, value >= 0, value < 128, value == value.rounded() else {
-                throw place.with(field: "values", "a controller is 0…127 with one value 0…127")
+        },
+        "signal": { reading in
+            let index = try reading.need(reading.line.signal, "signal")
+            guard let value = reading.line.values?.first, value.isFinite else { throw reading.place.with(field: "values", "a signal has one finite value") }
+            return .signal(index: index, Float(try reading.plausible([value], "values")[0]))
+        },
+        "controller": { reading in
+            let number = try reading.need(reading.line.controller, "controller")
+            guard number < 128, let value = reading.line.values?.first, value >= 0, value < 128, value == value.rounded() else {
+                throw reading.place.with(field: "values", "a controller is 0…127 with one value 0…127")
             }
             return .controller(number: number, value: UInt8(value))
-        case "modulation":
-            return .modulationEnable(index: try need(line.modulation, "modulation"), try need(line.enable, "enable"))
-        case "frames_skipped":
-            let frames = try need(line.frames, "frames")
+        },
+        "modulation": { .modulationEnable(index: try $0.need($0.line.modulation, "modulation"), try $0.need($0.line.enable, "enable")) },
+        "frames_skipped": { reading in
+            let frames = try reading.need(reading.line.frames, "frames")
             // Lost cycles are bounded by a second (a longer jump is a new clock, not a loss).
-            guard frames != 0, abs(Int(frames)) <= sampleRate else {
-                throw place.with(field: "frames", "\(frames) is not a lost cycle (1 s at most, not 0)")
+            guard frames != 0, abs(Int(frames)) <= reading.sampleRate else {
+                throw reading.place.with(field: "frames", "\(frames) is not a lost cycle (1 s at most, not 0)")
             }
             return .framesSkipped(frames)
-        default:
-            throw place.with(field: "event", "unknown event '\(kind)'")
-        }
-    }
+        },
+    ]
 }

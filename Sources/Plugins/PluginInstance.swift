@@ -75,72 +75,28 @@ package final class PluginInstance {
     /// `isolate`: hosted by a child process, started at `activate`.
     init(uri: String, sampleRate: Int, maxFrames: Int, controls: [String: Float] = [:], stateFolder: String? = nil,
          offline: Bool, isolate: Bool = false) throws {
-        self.uri = uri
-        self.maxFrames = maxFrames
-        self.sampleRate = sampleRate
-        self.offline = offline
-        self.stateFolder = stateFolder
+        (self.uri, self.maxFrames, self.sampleRate, self.offline, self.stateFolder) = (uri, maxFrames, sampleRate, offline, stateFolder)
         let sequenceType = pj_urid_map(pj_lv2_atom_sequence()), chunkType = pj_urid_map(pj_lv2_atom_chunk())
         midiType = pj_urid_map(pj_lv2_midi_event())
         guard let host = pj_host_new(Double(sampleRate), Int32(maxFrames), Int32(maxFrames), Int32(Self.sequenceBytes),
                                      stateFolder, offline ? 1 : 0) else { throw PluginError("\(uri): out of memory") }
         self.host = host
-        var failure: PluginError?
-        var described: Description?
-        _ = PluginWorld.shared.withWorld { world in
-            do { described = try Self.describe(uri, in: world, controls: controls) } catch let error as PluginError {
-                failure = error
-            } catch {}
-        }
-        guard let described else {
+        let described: Description, hosted: (isolation: PluginProcess?, instance: UnsafeMutablePointer<LilvInstance>?)
+        do {
+            described = try Self.described(uri, controls: controls)
+            hosted = try Self.hosted(described, uri: uri, sampleRate: sampleRate, maxFrames: maxFrames, offline: offline,
+                                     stateFolder: stateFolder, isolate: isolate, host: host)
+        } catch {
             pj_host_free(host)
-            throw failure ?? PluginError("\(uri): LV2 is not available here (lilv could not load its world)")
+            throw error
         }
-        var made: UnsafeMutablePointer<LilvInstance>?
-        if isolate {
-            do {
-                isolation = try PluginProcess(plugin: .init(uri: uri, sampleRate: sampleRate, maxFrames: maxFrames, offline: offline,
-                                                            filesFolder: stateFolder), portCount: described.ports.count)
-            } catch {
-                pj_host_free(host)
-                throw error
-            }
-        } else {
-            isolation = nil
-            // Plugin code from here: its library's constructors, instantiate() and restore() print
-            // to the terminal as they will, and a crash there is the last line the user reads.
-            Self.announce("loading LV2 plugin \(described.name) (\(uri))")
-            _ = PluginWorld.shared.withWorldOfPluginCode { world in
-                made = Self.instantiate(uri, described: described, in: world, sampleRate: sampleRate, host: host)
-            }
-        }
-        guard made != nil || isolate else {
-            pj_host_free(host)
-            let problem = PluginWorld.shared.withWorldOfPluginCode { world in
-                PluginWorld.plugin(uri, in: world).flatMap { PluginWorld.libraryProblem(of: $0, uri: uri) }
-            }
-            throw PluginError("\(described.name) (\(uri)) could not be instantiated: \((problem ?? nil) ?? "its instantiate() returned nothing")")
-        }
-        name = described.name
-        ports = described.ports
-        instance = made
+        (name, ports, instance, isolation) = (described.name, described.ports, hosted.instance, hosted.isolation)
         connected = FixedBuffer(capacity: ports.count, repeating: nil)
-        coarseBlockLength = described.coarse
-        latencyPort = described.latency
+        (coarseBlockLength, latencyPort) = (described.coarse, described.latency)
         audioInputs = ports.filter { $0.kind == .audio && $0.isInput }.map(\.index)
         audioOutputs = ports.filter { $0.kind == .audio && !$0.isInput }.map(\.index)
-
-        // Controls: the defaults (checked: a default outside its range is clamped, a non-finite
-        // one refused), then the preset's values (checked before instantiating).
         controlValues = FixedBuffer(capacity: ports.count, repeating: 0)
-        var warnings: [String] = []
-        for port in ports where port.kind == .control {
-            let (value, problem) = port.checkedDefault
-            if let problem, port.isInput { warnings.append("\(described.name): \(problem)") }
-            controlValues[Int(port.index)] = controls[port.symbol] ?? value
-        }
-        self.warnings = warnings
-
+        warnings = Self.setStartingControls(controlValues, of: ports, given: controls, name: described.name)
         controlSnapshot = FixedBuffer(capacity: ports.count, repeating: 0)
         for index in 0..<ports.count { controlSnapshot[index] = controlValues[index] }
         scratch = FixedBuffer(capacity: maxFrames, repeating: 0)
@@ -148,15 +104,74 @@ package final class PluginInstance {
         midiInput = midiPort.map { _ in
             AtomSequence.Box(AtomSequence(capacityBytes: Self.sequenceBytes, sequenceType: sequenceType, chunkType: chunkType), isInput: true)
         }
+        otherAtoms = isolate ? [] : Self.connectInProcess(ports, of: instance, controls: controlValues, scratch: scratch, midiPort: midiPort?.index,
+                                                 midiInput: midiInput, sequenceType: sequenceType, chunkType: chunkType)
+        if let made = instance { pj_host_attach_worker(host, Self.workerInterface(made), lilv_instance_get_handle(made)) }
+    }
+
+    /// The plugin as lilv's world describes it, its controls checked.
+    private static func described(_ uri: String, controls: [String: Float]) throws -> Description {
+        var failure: PluginError?
+        var described: Description?
+        _ = PluginWorld.shared.withWorld { world in
+            do { described = try Self.describe(uri, in: world, controls: controls) } catch let error as PluginError {
+                failure = error
+            } catch {}
+        }
+        guard let described else { throw failure ?? PluginError("\(uri): LV2 is not available here (lilv could not load its world)") }
+        return described
+    }
+
+    /// The plugin's instance in this process, or its child process when isolated.
+    private static func hosted(_ described: Description, uri: String, sampleRate: Int, maxFrames: Int, offline: Bool, stateFolder: String?,
+                               isolate: Bool, host: OpaquePointer) throws -> (isolation: PluginProcess?, instance: UnsafeMutablePointer<LilvInstance>?) {
+        if isolate {
+            return (try PluginProcess(plugin: .init(uri: uri, sampleRate: sampleRate, maxFrames: maxFrames, offline: offline,
+                                                    filesFolder: stateFolder), portCount: described.ports.count), nil)
+        }
+        // Plugin code from here: its library's constructors, instantiate() and restore() print
+        // to the terminal as they will, and a crash there is the last line the user reads.
+        Self.announce("loading LV2 plugin \(described.name) (\(uri))")
+        var made: UnsafeMutablePointer<LilvInstance>?
+        _ = PluginWorld.shared.withWorldOfPluginCode { world in
+            made = Self.instantiate(uri, described: described, in: world, sampleRate: sampleRate, host: host)
+        }
+        guard let made else {
+            let problem = PluginWorld.shared.withWorldOfPluginCode { world in
+                PluginWorld.plugin(uri, in: world).flatMap { PluginWorld.libraryProblem(of: $0, uri: uri) }
+            }
+            throw PluginError("\(described.name) (\(uri)) could not be instantiated: \((problem ?? nil) ?? "its instantiate() returned nothing")")
+        }
+        return (nil, made)
+    }
+
+    /// Controls: the defaults (checked: a default outside its range is clamped, a non-finite
+    /// one refused), then the preset's values (checked before instantiating).
+    private static func setStartingControls(_ values: borrowing FixedBuffer<Float>, of ports: [PluginPort], given controls: [String: Float],
+                                            name: String) -> [String] {
+        var warnings: [String] = []
+        for port in ports where port.kind == .control {
+            let (value, problem) = port.checkedDefault
+            if let problem, port.isInput { warnings.append("\(name): \(problem)") }
+            values[Int(port.index)] = controls[port.symbol] ?? value
+        }
+        return warnings
+    }
+
+    /// Every port of an instance in this process connected to its buffer; the atom ports other
+    /// than the MIDI input, whose buffers are made here.
+    private static func connectInProcess(_ ports: [PluginPort], of instance: UnsafeMutablePointer<LilvInstance>?,
+                                         controls: borrowing FixedBuffer<Float>, scratch: borrowing FixedBuffer<Float>, midiPort: UInt32?,
+                                         midiInput: AtomSequence.Box?, sequenceType: UInt32, chunkType: UInt32) -> [AtomSequence.Box] {
         var others: [AtomSequence.Box] = []
-        for port in ports where !isolate {
+        for port in ports {
             switch port.kind {
             case .control:
-                lilv_instance_connect_port(instance, port.index, controlValues.pointer + Int(port.index))
-            case .cv:
+                lilv_instance_connect_port(instance, port.index, controls.pointer + Int(port.index))
+            case .cv, .audio:
                 lilv_instance_connect_port(instance, port.index, scratch.pointer)
             case .atom:
-                if port.index == midiPort?.index, let midiInput {
+                if port.index == midiPort, let midiInput {
                     lilv_instance_connect_port(instance, port.index, midiInput.sequence.pointer)
                     midiInput.reset()
                 } else {
@@ -166,14 +181,11 @@ package final class PluginInstance {
                     box.reset()
                     others.append(box)
                 }
-            case .audio:
-                lilv_instance_connect_port(instance, port.index, scratch.pointer)
             case .event, .unknown:
                 break  // optional (a plugin needing one is refused): left unconnected, as it allows
             }
         }
-        otherAtoms = others
-        if let made { pj_host_attach_worker(host, Self.workerInterface(made), lilv_instance_get_handle(made)) }
+        return others
     }
 
     /// Control thread, after any state restore and before the process thread runs it.

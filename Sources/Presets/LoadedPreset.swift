@@ -54,6 +54,20 @@ public struct LoadedPreset: Sendable {
     /// Control thread. Reads and validates the preset `path` names: a file, a folder, or a name
     /// on the search path (`PresetSearchPath`).
     public static func load(path named: String, searching searchPath: PresetSearchPath = .standard()) throws -> LoadedPreset {
+        let file = try presetFile(named: named, searching: searchPath)
+        let (preset, lines) = try YAMLFile.decode(Preset.self, file: file, rootKeys: Preset.CodingKeys.allCases.map(\.rawValue))
+        let loaded = LoadedPreset(preset: preset, file: file, voices: try voices(of: preset, file: file, lines: lines), lines: lines)
+        try loaded.validate()
+        _ = try loaded.controlChanges()
+        _ = try loaded.regionNotes()
+        _ = try loaded.performanceSettings()
+        _ = try OutputLayout(preset: loaded)
+        try loaded.checkSections()
+        return loaded
+    }
+
+    /// The `preset.yaml` a name, a file or a folder stands for, its path made standard.
+    private static func presetFile(named: String, searching searchPath: PresetSearchPath) throws -> String {
         let path = try searchPath.resolve(named)
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
@@ -66,8 +80,11 @@ public struct LoadedPreset: Sendable {
                 throw InputError(file: path, "this preset folder has no preset.yaml")
             }
         }
-        file = URL(fileURLWithPath: file).standardizedFileURL.path
-        let (preset, lines) = try YAMLFile.decode(Preset.self, file: file, rootKeys: Preset.CodingKeys.allCases.map(\.rawValue))
+        return URL(fileURLWithPath: file).standardizedFileURL.path
+    }
+
+    /// The preset's voices, then each included file's, with `settings:` applied to them by name.
+    private static func voices(of preset: Preset, file: String, lines: [String: Int]) throws -> [LoadedVoice] {
         var voices = (preset.voices ?? []).enumerated().map { index, voice in
             LoadedVoice(definition: voice, file: file, path: "voices[\(index)]", lines: lines)
         }
@@ -91,12 +108,12 @@ public struct LoadedPreset: Sendable {
             }
             settings.apply(to: &voices[index].definition)
         }
-        let loaded = LoadedPreset(preset: preset, file: file, voices: voices, lines: lines)
-        try loaded.validate()
-        _ = try loaded.controlChanges()
-        _ = try loaded.regionNotes()
-        _ = try loaded.performanceSettings()
-        _ = try OutputLayout(preset: loaded)
+        return voices
+    }
+
+    /// The preset's numbers against their ranges (`PresetFields`), Tambour's pose thresholds,
+    /// the moods, the modulations' sources and the dropout's action.
+    private func checkSections() throws {
         for field in PresetFields.all {
             guard let value = field.given(in: preset), let problem = field.problem(with: value) else { continue }
             let parent = field.path.split(separator: ".").first.map(String.init) ?? field.path
@@ -121,7 +138,7 @@ public struct LoadedPreset: Sendable {
             }
         }
         for (index, entry) in (preset.modulations ?? []).enumerated() {
-            if case .failure(let error) = ModulationTable.source(entry.from, performers: loaded.performerNames) {
+            if case .failure(let error) = ModulationTable.source(entry.from, performers: performerNames) {
                 let field = "modulations[\(index)].from"
                 throw InputError(file: file, line: lines[field] ?? lines["modulations[\(index)]"], field: field, error.text)
             }
@@ -129,7 +146,6 @@ public struct LoadedPreset: Sendable {
         if let action = preset.dropout?.action, !["hold", "fade"].contains(action) {
             throw InputError(file: file, line: lines["dropout.action"] ?? lines["dropout"], field: "dropout.action", "'\(action)' is not hold or fade")
         }
-        return loaded
     }
 
     /// Region names in index order (sorted), and what each plays: a voice, or for a region

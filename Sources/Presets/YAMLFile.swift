@@ -70,103 +70,84 @@ package enum YAMLFile {
     /// Records each field's line and refuses keys the format does not have (a typo would
     /// otherwise be ignored without a word).
     private static func checkKeys(_ node: Node, file: String, rootKeys: Set<String>, lines: inout [String: Int]) throws {
-        guard let root = node.mapping else {
+        guard node.mapping != nil else {
             throw InputError(file: file, line: node.mark?.line, "expected a mapping of fields (\(rootKeys.sorted().joined(separator: ", ")))")
         }
-        let voiceKeys = VoiceKinds.allKeys
-        for (key, value) in root {
-            let name = key.string ?? ""
-            guard rootKeys.contains(name) else {
-                throw InputError(file: file, line: key.mark?.line, field: name,
-                                 "unknown field (known: \(rootKeys.sorted().joined(separator: ", ")))")
-            }
-            lines[name] = key.mark?.line
+        try checkFields(of: node, at: "", known: rootKeys, file: file, lines: &lines) { name, value, lines in
             if ["midi_cc", "midi_regions", "regions", "mode_sounds"].contains(name), let map = value.mapping {
                 for (key, _) in map { lines["\(name).\(key.string ?? "")"] = key.mark?.line }
             }
-            if let items = value.sequence {
-                for (index, item) in items.enumerated() { lines["\(name)[\(index)]"] = item.mark?.line }
-            }
-            if name == "modulations", let items = value.sequence {
-                let known = Set(ModulationEntry.CodingKeys.allCases.map(\.rawValue))
-                for (index, item) in items.enumerated() {
-                    for (key, value) in item.mapping ?? [:] {
-                        let field = key.string ?? ""
-                        lines["modulations[\(index)].\(field)"] = key.mark?.line
-                        guard known.contains(field) else {
-                            throw InputError(file: file, line: key.mark?.line, field: "modulations[\(index)].\(field)",
-                                             "unknown field (known: \(known.sorted().joined(separator: ", ")))")
-                        }
-                        guard field == "on_dropout", let dropout = value.mapping else { continue }
-                        let dropoutKeys = Set(ModulationEntry.OnDropout.CodingKeys.allCases.map(\.rawValue))
-                        for (inner, _) in dropout {
-                            let name = inner.string ?? ""
-                            lines["modulations[\(index)].on_dropout.\(name)"] = inner.mark?.line
-                            guard dropoutKeys.contains(name) else {
-                                throw InputError(file: file, line: inner.mark?.line, field: "modulations[\(index)].on_dropout.\(name)",
-                                                 "unknown field (known: \(dropoutKeys.sorted().joined(separator: ", ")))")
-                            }
-                        }
-                    }
+            for (index, item) in (value.sequence ?? []).enumerated() { lines["\(name)[\(index)]"] = item.mark?.line }
+            switch name {
+            case "modulations": try checkModulations(value, file: file, lines: &lines)
+            case "master":
+                try checkFields(of: value, at: "master", known: Set(Preset.Master.CodingKeys.allCases.map(\.rawValue)), file: file,
+                                lines: &lines) { field, value, lines in
+                    if field == "inserts" { try checkInserts(value, at: "master.inserts", file: file, lines: &lines) }
                 }
-            }
-            if name == "master", let fields = value.mapping {
-                let known = Set(Preset.Master.CodingKeys.allCases.map(\.rawValue))
-                for (key, fieldValue) in fields {
-                    let field = key.string ?? ""
-                    lines["master.\(field)"] = key.mark?.line
-                    if field == "inserts" { try checkInserts(fieldValue, at: "master.inserts", file: file, lines: &lines) }
-                    guard known.contains(field) else {
-                        throw InputError(file: file, line: key.mark?.line, field: "master.\(field)",
-                                         "unknown field (known: \(known.sorted().joined(separator: ", ")))")
-                    }
-                }
-            }
-            if name == "settings", let settings = value.mapping {
-                let settingKeys = Set(["mute", "enabled", "gain", "pan", "every", "subdivide", "velocity"])
-                for (voiceName, fields) in settings {
+            case "settings":
+                for (voiceName, fields) in value.mapping ?? [:] {
                     lines["settings.\(voiceName.string ?? "")"] = voiceName.mark?.line
-                    for (settingKey, _) in fields.mapping ?? [:] where !settingKeys.contains(settingKey.string ?? "") {
-                        throw InputError(file: file, line: settingKey.mark?.line,
-                                         field: "settings.\(voiceName.string ?? "").\(settingKey.string ?? "")",
-                                         "unknown setting (known: \(settingKeys.sorted().joined(separator: ", ")))")
-                    }
+                    try checkFields(of: fields, at: "settings.\(voiceName.string ?? "")", known: settingKeys, noun: "setting", file: file, lines: &lines)
                 }
+            case "voices":
+                for (index, voice) in (value.sequence ?? []).enumerated() { try checkVoice(voice, index: index, file: file, lines: &lines) }
+            default: break
             }
-            guard name == "voices", let voices = value.sequence else { continue }
-            for (index, voice) in voices.enumerated() {
-                guard let fields = voice.mapping else { continue }
-                for (voiceKey, fieldValue) in fields {
-                    let field = voiceKey.string ?? ""
-                    guard voiceKeys.contains(field) else {
-                        throw InputError(file: file, line: voiceKey.mark?.line, field: "voices[\(index)].\(field)",
-                                         "unknown field (known: \(voiceKeys.sorted().joined(separator: ", ")))")
-                    }
-                    lines["voices[\(index)].\(field)"] = voiceKey.mark?.line
-                    if field == "inserts" { try checkInserts(fieldValue, at: "voices[\(index)].inserts", file: file, lines: &lines) }
-                    for (symbol, _) in fieldValue.mapping ?? [:] {
-                        lines["voices[\(index)].\(field).\(symbol.string ?? "")"] = symbol.mark?.line
-                    }
-                    for (item, element) in (fieldValue.sequence ?? []).enumerated() {
-                        lines["voices[\(index)].\(field)[\(item)]"] = element.mark?.line
-                    }
-                }
+        }
+    }
+
+    /// What a voice's `settings:` entry may set.
+    private static let settingKeys: Set<String> = ["mute", "enabled", "gain", "pan", "every", "subdivide", "velocity"]
+
+    /// Each key of `node`'s mapping, at `path`: one not in `known` is the error "unknown NOUN
+    /// (known: …)" naming its line; each known one's line is recorded and `each` is given it.
+    private static func checkFields(of node: Node, at path: String, known: Set<String>, noun: String = "field", file: String,
+                                    lines: inout [String: Int],
+                                    each: (String, Node, inout [String: Int]) throws -> Void = { _, _, _ in }) throws {
+        for (key, value) in node.mapping ?? [:] {
+            let field = key.string ?? ""
+            let place = path.isEmpty ? field : "\(path).\(field)"
+            guard known.contains(field) else {
+                throw InputError(file: file, line: key.mark?.line, field: place, "unknown \(noun) (known: \(known.sorted().joined(separator: ", ")))")
+            }
+            lines[place] = key.mark?.line
+            try each(field, value, &lines)
+        }
+    }
+
+    /// A `modulations:` list: each entry's fields and its `on_dropout:` fields.
+    private static func checkModulations(_ node: Node, file: String, lines: inout [String: Int]) throws {
+        let known = Set(ModulationEntry.CodingKeys.allCases.map(\.rawValue))
+        let dropoutKeys = Set(ModulationEntry.OnDropout.CodingKeys.allCases.map(\.rawValue))
+        for (index, item) in (node.sequence ?? []).enumerated() {
+            try checkFields(of: item, at: "modulations[\(index)]", known: known, file: file, lines: &lines) { field, value, lines in
+                guard field == "on_dropout" else { return }
+                try checkFields(of: value, at: "modulations[\(index)].on_dropout", known: dropoutKeys, file: file, lines: &lines)
+            }
+        }
+    }
+
+    /// One voice of `voices:`: its fields, their lines down to a mapping's keys and a list's
+    /// items, and its inserts.
+    private static func checkVoice(_ voice: Node, index: Int, file: String, lines: inout [String: Int]) throws {
+        try checkFields(of: voice, at: "voices[\(index)]", known: VoiceKinds.allKeys, file: file, lines: &lines) { field, value, lines in
+            if field == "inserts" { try checkInserts(value, at: "voices[\(index)].inserts", file: file, lines: &lines) }
+            for (symbol, _) in value.mapping ?? [:] {
+                lines["voices[\(index)].\(field).\(symbol.string ?? "")"] = symbol.mark?.line
+            }
+            for (item, element) in (value.sequence ?? []).enumerated() {
+                lines["voices[\(index)].\(field)[\(item)]"] = element.mark?.line
             }
         }
     }
 
     /// An `inserts:` list: each item's lines, down to its control symbols, and no unknown key.
     private static func checkInserts(_ node: Node, at path: String, file: String, lines: inout [String: Int]) throws {
-        let known: Set<String> = ["plugin", "controls", "bypass", "state", "isolate"]
         for (index, item) in (node.sequence ?? []).enumerated() {
             lines["\(path)[\(index)]"] = item.mark?.line
-            for (key, value) in item.mapping ?? [:] {
-                let field = key.string ?? ""
-                lines["\(path)[\(index)].\(field)"] = key.mark?.line
-                guard known.contains(field) else {
-                    throw InputError(file: file, line: key.mark?.line, field: "\(path)[\(index)].\(field)",
-                                     "unknown field (known: \(known.sorted().joined(separator: ", ")))")
-                }
+            try checkFields(of: item, at: "\(path)[\(index)]", known: ["plugin", "controls", "bypass", "state", "isolate"], file: file,
+                            lines: &lines) { field, value, lines in
                 for (symbol, _) in value.mapping ?? [:] {
                     lines["\(path)[\(index)].\(field).\(symbol.string ?? "")"] = symbol.mark?.line
                 }
