@@ -74,22 +74,8 @@ public struct OSCRoutes: Sendable {
         func expecting(_ what: String) -> Outcome { .badArguments("\(message.address) expects \(what)") }
         let name = match.captures["name"] ?? ""
         switch match.entry.kind {
-        case .bpm:
-            guard let values = floats(1...1) else { return expecting("one number (bpm)") }
-            guard PlausibleHeart.accepts(bpm: values[0]) else { return .implausible("bpm \(values[0])") }
-            return .events([.tempo(bpm: values[0])])
-        case .beat:
-            guard let values = floats(0...1) else { return expecting("an optional strength") }
-            let strength = values.first ?? 1
-            guard strength.isFinite else { return .implausible("strength \(strength)") }
-            return .events([.heartbeat(strength: Float(min(max(strength, 0), 1)))])
-        case .rr:
-            guard let values = floats(1...64) else { return expecting("RR intervals in seconds") }
-            let good = values.filter(PlausibleHeart.accepts(rr:))
-            guard !good.isEmpty else { return .implausible("RR \(values)") }
-            // The tempo the latest interval implies, and the intervals (in the Heart Rate Service's
-            // 1/1024 s) for the heart's variability.
-            return .events([.tempo(bpm: 60 / good.last!)] + RRIntervals.chunks(seconds: good).map { .rrIntervals($0) })
+        case .bpm, .beat, .rr:
+            return heartRoute(match.entry.kind, floats: floats, expecting: expecting)
         case .insertState:
             let place = match.captures["master"] ?? name
             let insert = message.address.dropFirst().split(separator: "/").dropLast().joined(separator: "/")
@@ -113,6 +99,44 @@ public struct OSCRoutes: Sendable {
                 return expecting("freestyle, recording or playing")
             }
             return .events([.modeChange(mode)])
+        case .hands, .bandPower, .signal:
+            return bodyRoute(match, name: name, floats: floats, expecting: expecting)
+        case .modulationEnable:
+            guard let number = Int(match.captures["n"] ?? ""), (1...modulationCount).contains(number) else { return .unknownAddress }
+            guard let values = floats(1...1), values[0] == 0 || values[0] == 1 else { return expecting("0 or 1") }
+            return .events([.modulationEnable(index: Int32(number - 1), values[0] == 1)])
+        case .ppg, .ppgRate, .status, .meterSubscribe, .meterUnsubscribe:
+            return .unknownAddress  // the OSC input's own (`byInput`)
+        }
+    }
+
+    /// A heart's BPM, beat or RR intervals.
+    private func heartRoute(_ kind: OSCAddresses.Kind, floats: (ClosedRange<Int>) -> [Double]?, expecting: (String) -> Outcome) -> Outcome {
+        switch kind {
+        case .bpm:
+            guard let values = floats(1...1) else { return expecting("one number (bpm)") }
+            guard PlausibleHeart.accepts(bpm: values[0]) else { return .implausible("bpm \(values[0])") }
+            return .events([.tempo(bpm: values[0])])
+        case .beat:
+            guard let values = floats(0...1) else { return expecting("an optional strength") }
+            let strength = values.first ?? 1
+            guard strength.isFinite else { return .implausible("strength \(strength)") }
+            return .events([.heartbeat(strength: Float(min(max(strength, 0), 1)))])
+        case .rr:
+            guard let values = floats(1...64) else { return expecting("RR intervals in seconds") }
+            let good = values.filter(PlausibleHeart.accepts(rr:))
+            guard !good.isEmpty else { return .implausible("RR \(values)") }
+            // The tempo the latest interval implies, and the intervals (in the Heart Rate Service's
+            // 1/1024 s) for the heart's variability.
+            return .events([.tempo(bpm: 60 / good.last!)] + RRIntervals.chunks(seconds: good).map { .rrIntervals($0) })
+        default: return .unknownAddress
+        }
+    }
+
+    /// The body beyond the heart: the hands, an EEG band's power, a named signal.
+    private func bodyRoute(_ match: OSCAddresses.Match, name: String, floats: (ClosedRange<Int>) -> [Double]?,
+                           expecting: (String) -> Outcome) -> Outcome {
+        switch match.entry.kind {
         case .hands:
             guard let values = floats(4...4), values.allSatisfy(\.isFinite) else { return expecting("four numbers: lx ly rx ry") }
             guard values.allSatisfy(OutsideNumber.isPlausible) else { return .implausible("hands \(values)") }
@@ -128,12 +152,7 @@ public struct OSCRoutes: Sendable {
             guard let values = floats(1...1), values[0].isFinite else { return expecting("one number") }
             guard OutsideNumber.isPlausible(values[0]) else { return .implausible("signal \(name) \(values[0])") }
             return .events([.signal(index: index, Float(values[0]))])
-        case .modulationEnable:
-            guard let number = Int(match.captures["n"] ?? ""), (1...modulationCount).contains(number) else { return .unknownAddress }
-            guard let values = floats(1...1), values[0] == 0 || values[0] == 1 else { return expecting("0 or 1") }
-            return .events([.modulationEnable(index: Int32(number - 1), values[0] == 1)])
-        case .ppg, .ppgRate, .status, .meterSubscribe, .meterUnsubscribe:
-            return .unknownAddress  // the OSC input's own (`byInput`)
+        default: return .unknownAddress
         }
     }
 

@@ -93,23 +93,28 @@ final class LSLSampleReader {
             kind = .markers
             delayFrames = configuration.markerDelay * Double(engineRate)
         case .signals:
-            guard !info.isText else { throw LSLError("\(name) carries text: a modulation reads a numeric channel") }
-            var pairs: [(channel: Int, signal: Int32)] = [], missing: [String] = []
-            let stream = query.match.first?.1 ?? info.name
-            for (index, signal) in configuration.signals.enumerated() {
-                let parts = signal.split(separator: ".")
-                guard parts.count == 3, parts[0] == "lsl", parts[1] == stream else { continue }
-                if let channel = info.channel(String(parts[2])) { pairs.append((channel, Int32(index))) } else { missing.append(String(parts[2])) }
-            }
-            if pairs.isEmpty {
-                throw LSLError("\(name) has none of the channels \(missing.joined(separator: ", ")) (channels: \(info.labels.filter { !$0.isEmpty }.joined(separator: ", ")))")
-            }
-            if !missing.isEmpty {
-                problem = "\(name) has no channel \(missing.joined(separator: ", ")) (channels: \(info.labels.filter { !$0.isEmpty }.joined(separator: ", ")))"
-            }
+            let (pairs, missing) = try Self.signalChannels(query: query, info: info, name: name, signals: configuration.signals)
+            if let missing { problem = missing }
             kind = .signals(pairs, last: Array(repeating: -.infinity, count: pairs.count))
             delayFrames = configuration.markerDelay * Double(engineRate)
         }
+    }
+
+    /// The stream's channels the preset's `lsl.STREAM.CHANNEL` sources read, each with its
+    /// signal's index, and what the stream lacks of them (a problem to say, unless it has none).
+    private static func signalChannels(query: LSLStreamQuery, info: LSLStreamInfo, name: String,
+                                       signals: [String]) throws(LSLError) -> (pairs: [(channel: Int, signal: Int32)], missing: String?) {
+        guard !info.isText else { throw LSLError("\(name) carries text: a modulation reads a numeric channel") }
+        var pairs: [(channel: Int, signal: Int32)] = [], missing: [String] = []
+        let stream = query.match.first?.1 ?? info.name
+        for (index, signal) in signals.enumerated() {
+            let parts = signal.split(separator: ".")
+            guard parts.count == 3, parts[0] == "lsl", parts[1] == stream else { continue }
+            if let channel = info.channel(String(parts[2])) { pairs.append((channel, Int32(index))) } else { missing.append(String(parts[2])) }
+        }
+        let labels = info.labels.filter { !$0.isEmpty }.joined(separator: ", ")
+        if pairs.isEmpty { throw LSLError("\(name) has none of the channels \(missing.joined(separator: ", ")) (channels: \(labels))") }
+        return (pairs, missing.isEmpty ? nil : "\(name) has no channel \(missing.joined(separator: ", ")) (channels: \(labels))")
     }
 
     struct Made {
@@ -147,18 +152,7 @@ final class LSLSampleReader {
     func read(rows allRows: [[Double]], texts: [String], frames allFrames: [Double], now: Int64) -> Made {
         var made = Made()
         let rate = Double(engineRate)
-        // A row whose channels in use carry no plausible number is refused whole (counted): a NaN
-        // would poison a filter's state for good, an absurd value overflow it.
-        var (rows, frames) = (allRows, allFrames)
-        if !allRows.isEmpty {
-            let used = usedChannels
-            let good = allRows.indices.filter { row in used.allSatisfy { OutsideNumber.isPlausible(allRows[row][$0]) } }
-            if good.count < allRows.count {
-                badValues += allRows.count - good.count
-                made.problem = "\(allRows.count - good.count) sample(s) carried a value that is no number or an absurd one (refused)"
-                (rows, frames) = (good.map { allRows[$0] }, good.map { allFrames[$0] })
-            }
-        }
+        let (rows, frames) = plausible(rows: allRows, frames: allFrames, made: &made)
         switch kind {
         case .ecg(var timeline, let channel):
             let (before, lateBefore) = (timeline.beats, timeline.late)
@@ -177,19 +171,7 @@ final class LSLSampleReader {
             }
             kind = .ppg(detector, channel: channel, lastBeat: lastBeat)
         case .intervals(let channel, let milliseconds):
-            for (row, frame) in zip(rows, frames) {
-                let value = row[channel]
-                let seconds = (milliseconds ?? (value > 10)) ? value / 1000 : value
-                guard PlausibleHeart.accepts(rr: seconds) else {
-                    made.problem = "an interval of \(value) is not a heart's (\(milliseconds == true ? "ms" : milliseconds == false ? "s" : "ms or s"))"
-                    continue
-                }
-                if let interval = RRIntervals.chunks(seconds: [seconds]).first {
-                    made.messages.append(ControlMessage(performer: performer, .rrIntervals(interval)))
-                }
-                made.messages.append(ControlMessage(frame: due(frame, now: now), performer: performer, .heartbeat(strength: 1)))
-                made.beats += 1
-            }
+            readIntervals(rows: rows, frames: frames, channel: channel, milliseconds: milliseconds, now: now, made: &made)
         case .eeg(var powers, let channels):
             for (slot, channel) in channels.enumerated() {
                 guard let reading = powers.add(rows.map { $0[channel] }, channel: slot) else { continue }
@@ -202,16 +184,7 @@ final class LSLSampleReader {
             }
             kind = .eeg(powers, channels: channels)
         case .markers:
-            for (text, frame) in zip(texts, frames) {
-                let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
-                if parts.count == 2, parts[0] == "voice", let voice = voices.firstIndex(of: parts[1]) {
-                    made.messages.append(ControlMessage(frame: due(frame, now: now), .voiceTrigger(voice: Int32(voice), velocity: 1)))
-                } else if parts.count == 2, parts[0] == "region", let region = regions.firstIndex(of: parts[1]) {
-                    made.messages.append(ControlMessage(frame: due(frame, now: now), .regionHit(region: Int32(region), velocity: 1)))
-                } else {
-                    made.problem = "marker '\(text)' names no voice or region of the preset (voice/NAME, region/NAME)"
-                }
-            }
+            readMarkers(texts: texts, frames: frames, now: now, made: &made)
         case .signals(let pairs, var last):
             for (row, frame) in zip(rows, frames) {
                 for (slot, pair) in pairs.enumerated() where frame - last[slot] >= signalSpacing {
@@ -224,5 +197,49 @@ final class LSLSampleReader {
         }
         beats += made.beats
         return made
+    }
+
+    /// The rows whose channels in use all carry a plausible number, and their frames. A row
+    /// that does not is refused whole (counted): a NaN would poison a filter's state for good, an
+    /// absurd value overflow it.
+    private func plausible(rows: [[Double]], frames: [Double], made: inout Made) -> (rows: [[Double]], frames: [Double]) {
+        guard !rows.isEmpty else { return (rows, frames) }
+        let used = usedChannels
+        let good = rows.indices.filter { row in used.allSatisfy { OutsideNumber.isPlausible(rows[row][$0]) } }
+        guard good.count < rows.count else { return (rows, frames) }
+        badValues += rows.count - good.count
+        made.problem = "\(rows.count - good.count) sample(s) carried a value that is no number or an absurd one (refused)"
+        return (good.map { rows[$0] }, good.map { frames[$0] })
+    }
+
+    /// An interval stream's samples: each a beat `delayFrames` after its stamp, and its interval.
+    private func readIntervals(rows: [[Double]], frames: [Double], channel: Int, milliseconds: Bool?, now: Int64, made: inout Made) {
+        for (row, frame) in zip(rows, frames) {
+            let value = row[channel]
+            let seconds = (milliseconds ?? (value > 10)) ? value / 1000 : value
+            guard PlausibleHeart.accepts(rr: seconds) else {
+                made.problem = "an interval of \(value) is not a heart's (\(milliseconds == true ? "ms" : milliseconds == false ? "s" : "ms or s"))"
+                continue
+            }
+            if let interval = RRIntervals.chunks(seconds: [seconds]).first {
+                made.messages.append(ControlMessage(performer: performer, .rrIntervals(interval)))
+            }
+            made.messages.append(ControlMessage(frame: due(frame, now: now), performer: performer, .heartbeat(strength: 1)))
+            made.beats += 1
+        }
+    }
+
+    /// A marker stream's strings: `voice/NAME` and `region/NAME` played at their frames.
+    private func readMarkers(texts: [String], frames: [Double], now: Int64, made: inout Made) {
+        for (text, frame) in zip(texts, frames) {
+            let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
+            if parts.count == 2, parts[0] == "voice", let voice = voices.firstIndex(of: parts[1]) {
+                made.messages.append(ControlMessage(frame: due(frame, now: now), .voiceTrigger(voice: Int32(voice), velocity: 1)))
+            } else if parts.count == 2, parts[0] == "region", let region = regions.firstIndex(of: parts[1]) {
+                made.messages.append(ControlMessage(frame: due(frame, now: now), .regionHit(region: Int32(region), velocity: 1)))
+            } else {
+                made.problem = "marker '\(text)' names no voice or region of the preset (voice/NAME, region/NAME)"
+            }
+        }
     }
 }

@@ -104,12 +104,7 @@ public final class OfflineRenderer {
                        onPeriod: ((UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Void)? = nil,
                        progress: ((Double) -> Void)? = nil, shouldStop: (() -> Bool)? = nil,
                        say: ((String) -> Void)? = nil) throws -> Summary {
-        // Locked: a watchdog that stops a stuck render writes what is gathered first, from its own
-        // thread (the render thread is then inside a plugin's run, never inside the files).
-        let files = LockedBox(try RenderFiles(out: outPath, stems: stems.map { folder in
-            guard let layout = stemLayout else { preconditionFailure("stems from a renderer made with a stem layout") }
-            return (folder, layout.buses)
-        }, sampleRate: engine.sampleRate, onPeriod: onPeriod))
+        let files = try openFiles(out: outPath, stems: stems, onPeriod: onPeriod)
         defer { files.withLockedValue { $0.close() } }
         finishStuck.withLockedValue { $0 = { try? files.withLockedValue { try $0.flush() } } }
         defer { finishStuck.withLockedValue { $0 = nil } }
@@ -136,13 +131,7 @@ public final class OfflineRenderer {
             var frames = Int(min(Int64(periodFrames), total - done))
             if let jump = nextJump, jump.frame < done + Int64(frames) { frames = Int(jump.frame - done) }
             feed(before: done + Int64(frames))
-            if let input {
-                for frame in 0..<frames {
-                    let at = Int(done) + frame
-                    inputLeft[frame] = at < input.frameCount ? input.left[at] : 0
-                    inputRight[frame] = at < input.frameCount ? input.right[at] : 0
-                }
-            }
+            copyInput(from: Int(done), frames: frames, left: inputLeft, right: inputRight)
             engine.process(frames: frames, left: left, right: right,
                            inputLeft: input == nil ? nil : UnsafePointer(inputLeft),
                            inputRight: input == nil ? nil : UnsafePointer(inputRight))
@@ -162,6 +151,27 @@ public final class OfflineRenderer {
         return Summary(frames: done, sampleRate: engine.sampleRate, beats: counters[.beats],
                        voicesFired: counters[.voicesFired], rejectedTempos: counters[.rejectedTempos],
                        secondsTaken: MonotonicClock.seconds - started, counters: counters)
+    }
+
+    /// The render's files. Locked: a watchdog that stops a stuck render writes what is gathered
+    /// first, from its own thread (the render thread is then inside a plugin's run, never inside
+    /// the files).
+    private func openFiles(out outPath: String, stems: String?,
+                           onPeriod: ((UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Void)?) throws -> LockedBox<RenderFiles> {
+        LockedBox(try RenderFiles(out: outPath, stems: stems.map { folder in
+            guard let layout = stemLayout else { preconditionFailure("stems from a renderer made with a stem layout") }
+            return (folder, layout.buses)
+        }, sampleRate: engine.sampleRate, onPeriod: onPeriod))
+    }
+
+    /// The input file's frames from `start` (silence past its end) into the input buffers.
+    private func copyInput(from start: Int, frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        guard let input else { return }
+        for frame in 0..<frames {
+            let at = start + frame
+            left[frame] = at < input.frameCount ? input.left[at] : 0
+            right[frame] = at < input.frameCount ? input.right[at] : 0
+        }
     }
 
     /// Feeds the messages due before `end`, as far as the ring holds them (a lost cycle waits its turn).
