@@ -60,7 +60,7 @@ FAILURES = status=$${PIPESTATUS[0]}; if [ $$status -ne 0 ]; then \
 # skip, saying why.
 LIVE_TESTS := IntegrationTests|JackBackendTests|RealtimeSafetyTests.testNoAllocationOnJacksProcessThreadThroughARateChange|RealtimeSafetyTests.testJacksProcessThreadCannotBeCancelledInsideAPeriod
 # The tool's offline commands, the grid's arithmetic and the docs' links meet no server: the jackd2 pass runs them.
-OFFLINE_TESTS := IntegrationTests\.(CommandLineTests|MetersPlotTests|LiveGridTests|DocumentationTests)\.
+OFFLINE_TESTS := IntegrationTests\.(CommandLineTests|MetersPlotTests|LiveGridTests|DocumentationTests)/
 test: build ble-peers release man
 	$(SWIFT) build --build-tests
 	./scripts/with-private-jackd.sh $(call PASS_LIMIT,30) $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log; \
@@ -81,7 +81,7 @@ test: build ble-peers release man
 # race detector nothing (a day of beats, the breathing estimate's 180 cases, the plugin catalog
 # beside lv2ls, ten minutes of one render loop, three renders of the demo compared: three minutes here). `make test` runs all
 # of them; every library target's other tests run here.
-TSAN_SKIP := ^IntegrationTests\.|HeartbeatClockTests\.testChangingTempoAgainstAnIndependentReferenceOverTwentyFourHours|ModulationTests\.testTheBreathingRateIsFoundInTheIntervals|^PluginsTests\.PluginCatalogTests\.|OfflineRenderTests\.testClickPresetAtSeventyThreeBPMPutsImpulsesOnTheContractFrames|OfflineRenderTests\.testRenderIsDeterministicAndIndependentOfPeriodSize
+TSAN_SKIP := ^IntegrationTests\.|HeartbeatClockTests/testChangingTempoAgainstAnIndependentReferenceOverTwentyFourHours|ModulationTests/testTheBreathingRateIsFoundInTheIntervals|^PluginsTests\.PluginCatalogTests/|OfflineRenderTests/testClickPresetAtSeventyThreeBPMPutsImpulsesOnTheContractFrames|OfflineRenderTests/testRenderIsDeterministicAndIndependentOfPeriodSize
 TSAN_OPTIONS_PJ := halt_on_error=1 exitcode=66 second_deadlock_stack=1 ignore_interceptors_accesses=0 ignore_noninstrumented_modules=0 suppressions=$(CURDIR)/scripts/tsan.supp
 test-tsan: deps ble-peers
 	$(SWIFT) build --product pulsejack
