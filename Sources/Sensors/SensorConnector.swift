@@ -80,26 +80,7 @@ final class SensorConnector {
         }
         switch link.state {
         case .searching:
-            if !link.discovering {
-                do {
-                    try central.startDiscovery(services: [link.request.kind.service])
-                    link.discovering = true
-                    link.since = now
-                } catch {
-                    return problem(link, error.description)
-                }
-            }
-            // An address names one device; a name or none waits a few seconds of discovery, so
-            // that every device answering to it is seen before one is chosen.
-            if case .address = link.request.match {} else if now - link.since < Self.discoverySeconds { return }
-            let candidates = link.request.candidates(central.devices)
-            if candidates.count > 1, link.request.match != .any {
-                return problem(link, "\(candidates.count) devices match \(link.request.match): "
-                               + candidates.map(\.label).joined(separator: ", ") + "; name one by its address")
-            }
-            guard let device = candidates.first else { return }
-            link.choose(device, at: now)
-            report(link) { $0.state = .connecting; $0.device = device.label }
+            search(link, central, now: now)
         case .connecting:
             guard let path = link.devicePath, let device = central.device(at: path) else {
                 link.search()
@@ -135,6 +116,31 @@ final class SensorConnector {
             }
             step(link, central, now: now)
         }
+    }
+
+    /// A searching link: discovery started, and after its few seconds (at once for an address)
+    /// the one device that answers to the request chosen; several are a problem naming them.
+    private func search(_ link: SensorLink, _ central: BLEAccess, now: Double) {
+        if !link.discovering {
+            do {
+                try central.startDiscovery(services: [link.request.kind.service])
+                link.discovering = true
+                link.since = now
+            } catch {
+                return problem(link, error.description)
+            }
+        }
+        // An address names one device; a name or none waits a few seconds of discovery, so
+        // that every device answering to it is seen before one is chosen.
+        if case .address = link.request.match {} else if now - link.since < Self.discoverySeconds { return }
+        let candidates = link.request.candidates(central.devices)
+        if candidates.count > 1, link.request.match != .any {
+            return problem(link, "\(candidates.count) devices match \(link.request.match): "
+                           + candidates.map(\.label).joined(separator: ", ") + "; name one by its address")
+        }
+        guard let device = candidates.first else { return }
+        link.choose(device, at: now)
+        report(link) { $0.state = .connecting; $0.device = device.label }
     }
 
     /// Subscribes to what the sensor's kind streams and starts it; the battery level when offered.

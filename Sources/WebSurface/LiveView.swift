@@ -333,6 +333,28 @@ public final class LiveView: Sendable {
     }
 
     private func publishFrame(reading: MeterBallistics.Reading?, picture: EngineView.Picture?) {
+        let changed = merged(state(picture: picture, status: paceStatus()))
+        guard let reading else { return }
+        let clock = now()
+        let meter = JSONText.object([
+            ("type", "\"meter\""), ("seq", String(framesSent.wrappingIncrementThenLoad(ordering: .relaxed))),
+            ("t", JSONText.number(clock.ms)), ("frame", String(clock.frame)),
+            ("peak", JSONText.array([reading.peakLeft, reading.peakRight].map { JSONText.number($0) })),
+            ("rms", JSONText.array([reading.rmsLeft, reading.rmsRight].map { JSONText.number($0) })),
+            // Each modulation's source and destination values now, and whether it is on.
+            ("modulations", JSONText.array((0..<modulationCount).map { index in
+                let now = handle.modulationReadings.reading(index)
+                return JSONText.array([now.source.isNaN ? "null" : JSONText.number(now.source),
+                                       now.destination.isNaN ? "null" : JSONText.number(now.destination), JSONText.bool(now.enabled)])
+            })),
+        ])
+        let delta = changed.isEmpty ? nil : JSONText.object([("type", "\"delta\""), ("state", JSONText.object(changed))])
+        sink.withLockedValue { $0 }?(.frame(meter: meter, delta: delta))
+    }
+
+    /// The status as JSON, made again every `statusEvery` frames (and the playback latency read
+    /// then); the last one made otherwise.
+    private func paceStatus() -> String {
         let statusDue = pace.withLockedValue { pace in
             defer { pace.frameNumber += 1 }
             return pace.frameNumber % Self.statusEvery == 0
@@ -349,7 +371,12 @@ public final class LiveView: Sendable {
             })
             pace.withLockedValue { $0.playbackLatency = playbackLatency; $0.status = text }
         }
-        let lastStatus = pace.withLockedValue { $0.status }
+        return pace.withLockedValue { $0.status }
+    }
+
+    /// The page's state fields now, as JSON: the hearts, the engine's picture (mode, pattern,
+    /// voices, insert controls), the variability, the mood and bands, the track, the status.
+    private func state(picture: EngineView.Picture?, status lastStatus: String) -> [(String, String)] {
         let heartCount = handle.performerCount + (handle.ensemble == nil ? 0 : 1)
         var state: [(String, String)] = [("bpm", JSONText.number(handle.publishedTempo)),
                                          ("performers", JSONText.array((0..<heartCount).map { JSONText.number(handle.publishedTempo(of: $0)) })),
@@ -377,9 +404,13 @@ public final class LiveView: Sendable {
         state.append(("bands", JSONText.object(EEGBand.allCases.compactMap { band in bands[band].map { (band.name, JSONText.number($0)) } })))
         state.append(("track", JSONText.string(track.withLockedValue { $0 }.map { ($0 as NSString).lastPathComponent })))
         state.append(("status", lastStatus))
+        return state
+    }
 
-        // Fields the copy did not bring keep their last values.
-        let changed: [(String, String)] = fields.withLockedValue { last in
+    /// `state` merged into the fields the page has: those that changed, in order. Fields the
+    /// copy did not bring keep their last values.
+    private func merged(_ state: [(String, String)]) -> [(String, String)] {
+        fields.withLockedValue { last in
             var merged = last
             var changed: [(String, String)] = []
             for (key, value) in state {
@@ -394,21 +425,5 @@ public final class LiveView: Sendable {
             last = merged
             return changed
         }
-        guard let reading else { return }
-        let clock = now()
-        let meter = JSONText.object([
-            ("type", "\"meter\""), ("seq", String(framesSent.wrappingIncrementThenLoad(ordering: .relaxed))),
-            ("t", JSONText.number(clock.ms)), ("frame", String(clock.frame)),
-            ("peak", JSONText.array([reading.peakLeft, reading.peakRight].map { JSONText.number($0) })),
-            ("rms", JSONText.array([reading.rmsLeft, reading.rmsRight].map { JSONText.number($0) })),
-            // Each modulation's source and destination values now, and whether it is on.
-            ("modulations", JSONText.array((0..<modulationCount).map { index in
-                let now = handle.modulationReadings.reading(index)
-                return JSONText.array([now.source.isNaN ? "null" : JSONText.number(now.source),
-                                       now.destination.isNaN ? "null" : JSONText.number(now.destination), JSONText.bool(now.enabled)])
-            })),
-        ])
-        let delta = changed.isEmpty ? nil : JSONText.object([("type", "\"delta\""), ("state", JSONText.object(changed))])
-        sink.withLockedValue { $0 }?(.frame(meter: meter, delta: delta))
     }
 }

@@ -88,16 +88,7 @@ public final class WebServer: Sendable {
         _ = WebThreads.prepared
         var logger = Logger(label: "pulsejack-web")
         logger.logLevel = .critical
-        let router = Router(context: BasicWebSocketRequestContext.self)
-        router.get("/") { [self] request, _ in try serve("index.html", request: request) }
-        router.get("/page.js") { [self] request, _ in try serve("page.js", request: request, needsToken: false) }
-        router.get("/page.css") { [self] request, _ in try serve("page.css", request: request, needsToken: false) }
-        router.ws("/ws", shouldUpgrade: { [self] request, _ in
-            try admit(request)
-            return .upgrade([:])
-        }, onUpgrade: { [self] inbound, outbound, _ in
-            await converse(inbound: inbound, outbound: outbound)
-        })
+        let router = routes()
         // Frames up to 1 MiB reach `read`, which refuses (and counts) any command over
         // `maximumMessageBytes`; the library resets a larger frame on its own.
         let configuration = WebSocketServerConfiguration(maxFrameSize: Self.largestFrame, autoPing: .enabled(timePeriod: .seconds(20)),
@@ -106,15 +97,7 @@ public final class WebServer: Sendable {
         let server = HTTPServerBuilder { [self] responder in
             GatedUpgradeChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
                                                                     configuration: .init(ws: configuration))) { [self] target, fields in
-                do {
-                    if let refusal = access.check(target: target, fields: fields) { throw refuse(refusal) }
-                    try admitPage()
-                    return nil
-                } catch let error as HTTPError {
-                    return (Int(error.status.code), error.body ?? "\(error.status)")
-                } catch {
-                    return (403, "\(error)")
-                }
+                gate(target: target, fields: fields)
             }
         }
         // Hummingbird's `Application` would also run its date cache: a timer waking a thread every
@@ -151,6 +134,35 @@ public final class WebServer: Sendable {
             let why = failure.withLockedValue { $0 } ?? "it did not start within 10 s"
             throw WebServerError("--web \(address): cannot serve the page there: \(why)")
         }
+    }
+
+    /// A connection's first request before the WebSocket library sees it: nil to let it in, or
+    /// the status and text it is refused with.
+    private func gate(target: String, fields: [(String, String)]) -> (Int, String)? {
+        do {
+            if let refusal = access.check(target: target, fields: fields) { throw refuse(refusal) }
+            try admitPage()
+            return nil
+        } catch let error as HTTPError {
+            return (Int(error.status.code), error.body ?? "\(error.status)")
+        } catch {
+            return (403, "\(error)")
+        }
+    }
+
+    /// The page, its script and style, and its WebSocket.
+    private func routes() -> Router<BasicWebSocketRequestContext> {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        router.get("/") { [self] request, _ in try serve("index.html", request: request) }
+        router.get("/page.js") { [self] request, _ in try serve("page.js", request: request, needsToken: false) }
+        router.get("/page.css") { [self] request, _ in try serve("page.css", request: request, needsToken: false) }
+        router.ws("/ws", shouldUpgrade: { [self] request, _ in
+            try admit(request)
+            return .upgrade([:])
+        }, onUpgrade: { [self] inbound, outbound, _ in
+            await converse(inbound: inbound, outbound: outbound)
+        })
+        return router
     }
 
     /// Closes every page and stops listening.

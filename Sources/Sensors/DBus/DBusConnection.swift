@@ -186,14 +186,7 @@ public final class DBusConnection {
             return kind == type("s") ? .string(text) : kind == type("o") ? .objectPath(text) : .signature(text)
         case UInt8(ascii: "a"):
             let element = contents.map { String(cString: $0) } ?? ""
-            if element == "y" {
-                var pointer: UnsafeRawPointer?
-                var size = 0
-                let result = sd_bus_message_read_array(message, type("y"), &pointer, &size)
-                guard result >= 0 else { throw ReadFailure(code: result) }
-                let bytes = pointer.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
-                return .bytes(bytes)
-            }
+            if element == "y" { return .bytes(try readBytes(message)) }
             return try container { () throws(ReadFailure) in .array(elementSignature: element, try readAll(message)) }
         case UInt8(ascii: "e"):
             return try container { () throws(ReadFailure) in
@@ -211,6 +204,15 @@ public final class DBusConnection {
         default:
             throw ReadFailure(code: -EBADMSG)
         }
+    }
+
+    /// An array of bytes (a characteristic's value), read whole.
+    private static func readBytes(_ message: OpaquePointer) throws(ReadFailure) -> [UInt8] {
+        var pointer: UnsafeRawPointer?
+        var size = 0
+        let result = sd_bus_message_read_array(message, type("y"), &pointer, &size)
+        guard result >= 0 else { throw ReadFailure(code: result) }
+        return pointer.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
     }
 
     private static func append(_ value: DBusValue, to message: OpaquePointer) -> Int32 {
