@@ -1,16 +1,18 @@
 import UserFiles
 
+/// What a sensor or stream is to a performer: their heart, or their EEG. It names the command
+/// line's option and the preset's field that take it (`--heart`, `heart:`), and the status
+/// fields' stem (`heart_sensor…`).
+public enum SensorRole: String, Sendable, CaseIterable {
+    case heart, eeg
+}
+
 /// A body sensor or stream as a preset or an option names it, before anything resolves it into
 /// a device: `ble:Polar H10`, `muse`, `lsl:type=ECG`. The presets read these as plain words;
 /// a live run resolves them (a Bluetooth LE sensor, an LSL stream) and a render never needs to.
 public struct SensorSpec: Sendable, Equatable {
-    /// Whose heart or EEG it gives.
-    public enum Role: String, Sendable {
-        case heart, eeg
-    }
-
     public var text: String
-    public var role: Role
+    public var role: SensorRole
     public var performer: Int
     /// Where it was written: `sensors.heart`, `performers[1].eeg`, `--heart`.
     public var field: String
@@ -18,7 +20,7 @@ public struct SensorSpec: Sendable, Equatable {
     public var file: String
     public var line: Int?
 
-    public init(_ text: String, role: Role, performer: Int = 0, field: String, file: String, line: Int? = nil) {
+    public init(_ text: String, role: SensorRole, performer: Int = 0, field: String, file: String, line: Int? = nil) {
         (self.text, self.role, self.performer, self.field, self.file, self.line) = (text, role, performer, field, file, line)
     }
 

@@ -296,7 +296,7 @@ public struct LoadedPreset: Sendable {
     /// them into devices and streams (`Runs/BodySources`).
     public func sensorSpecs(heart: String? = nil, eeg: String? = nil) -> [SensorSpec] {
         let entries = preset.performerEntries ?? []
-        var specs: [(spec: String?, role: SensorSpec.Role, performer: Int, field: String)] = [
+        var specs: [(spec: String?, role: SensorRole, performer: Int, field: String)] = [
             (heart ?? preset.sensors?.heart ?? entries.first?.heart, .heart, 0, heart == nil ? "sensors.heart" : "--heart"),
             (eeg ?? preset.sensors?.eeg ?? entries.first?.eeg, .eeg, 0, eeg == nil ? "sensors.eeg" : "--eeg"),
         ]

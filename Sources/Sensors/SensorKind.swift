@@ -1,13 +1,6 @@
 import Inputs
 import Realtime
 
-/// What a kind of sensor is to a performer: their heart, or their EEG. It names the command
-/// line's option and the preset's field that take it (`--heart`, `heart:`), and the status
-/// fields' stem (`heart_sensor…`).
-public enum SensorRole: String, Sendable, CaseIterable {
-    case heart, eeg
-}
-
 /// One kind of Bluetooth LE body sensor, described once: the word that names it (`ble`,
 /// `polar-ecg`, `muse`), its role, the service a device must offer, what to subscribe to and
 /// write once connected, the decoder its notifications go through, and the status fields of its

@@ -45,7 +45,7 @@ public struct SensorRequest: Equatable, Sendable {
     /// not parse is the error naming the preset's line and field.
     public init(_ spec: SensorSpec) throws(InputError) {
         self = try spec.resolved { spec in
-            try SensorRequest(parsing: spec.text, kinds: SensorKinds.kinds(spec.role == .heart ? .heart : .eeg), performer: spec.performer)
+            try SensorRequest(parsing: spec.text, kinds: SensorKinds.kinds(spec.role), performer: spec.performer)
         }
     }
 
