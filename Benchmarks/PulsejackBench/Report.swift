@@ -60,7 +60,11 @@ enum Report {
         """
         for row in rows { text += line(row) + "\n" }
         for line in kept { text += line + "\n" }
-        text += """
+        return text + howToRead
+    }
+
+    /// What each row's figure is and how far to trust it, under the table.
+    static let howToRead = """
 
         How to read it:
         - **Precision** compares each onset with the contract (beat k at the frame nearest the moment the
@@ -128,6 +132,4 @@ enum Report {
           wake-ups on a shared two-core machine, not pulsejack's cost (row 3).
 
         """
-        return text
-    }
 }

@@ -62,10 +62,31 @@ enum SafetyBench {
         let transport = try TransportPeer(name: "transport")
         transport.start()
         pj_rt_counters_reset()
+        feed(sensor.producer, seconds: seconds)
+        let allocations = pj_rt_allocation_count()
+        let locks = pj_rt_lock_count()
+        client.deactivate()
+        pad.close()
+        transport.close()
+        daw.close()
+        let recorded = (try? options.recorder?.finish()) ?? 0
+        let counts = engine.handle.counters.snapshot()
+        client.close()
+        let control = controlAllocationCount()
+        return [BenchRow(
+            row: "7. Real-time safety",
+            measure: String(format: "%.0f s live on dummy jackd, every voice kind active (sample, click, tap, arpeggio, sparse and dense convolution, track player), drum regions and modes, MIDI out, meters, a recording and the timebase: %d periods, %d voices fired, %d MIDI notes in, %d out, %d frames recorded",
+                            seconds, counts[.periods], counts[.voicesFired], pad.sentFrames.count, daw.received.filter(\.isNoteOn).count, recorded),
+            pulsejack: "\(allocations) allocations, \(locks) mutex locks on the process thread",
+            reference: "control: a deliberate malloc in a marked section counts \(control)",
+            command: ".build/release/pulsejack-bench --only safety")]
+    }
+
+    /// A hundred rounds a second of every kind of message the engine plays for `seconds`.
+    private static func feed(_ producer: SPSCRing<ControlMessage>.Producer, seconds: Double) {
         let started = Date()
         var step = 0
         while Date().timeIntervalSince(started) < seconds {
-            let producer = sensor.producer
             producer.push(ControlMessage(.heartbeat(strength: 0.7)))
             producer.push(ControlMessage(.voiceTrigger(voice: Int32(step % 8), velocity: 0.5)))
             producer.push(ControlMessage(.voiceParameter(voice: Int32(step % 8), .gain(Float(step % 8) / 8))))
@@ -76,29 +97,16 @@ enum SafetyBench {
             step += 1
             usleep(10_000)
         }
-        let allocations = pj_rt_allocation_count()
-        let locks = pj_rt_lock_count()
-        client.deactivate()
-        pad.close()
-        transport.close()
-        daw.close()
-        let recorded = (try? options.recorder?.finish()) ?? 0
-        let counts = engine.handle.counters.snapshot()
-        client.close()
-        // The control: one allocation made on purpose inside a marked section is seen.
+    }
+
+    /// The control: one allocation made on purpose inside a marked section is seen.
+    private static func controlAllocationCount() -> UInt64 {
         pj_rt_counters_reset()
         ProcessThread.enter()
         // Kept in a global, so the optimizer cannot drop the allocation.
         controlAllocation = malloc(64)
         ProcessThread.exit()
         free(controlAllocation)
-        let control = pj_rt_allocation_count()
-        return [BenchRow(
-            row: "7. Real-time safety",
-            measure: String(format: "%.0f s live on dummy jackd, every voice kind active (sample, click, tap, arpeggio, sparse and dense convolution, track player), drum regions and modes, MIDI out, meters, a recording and the timebase: %d periods, %d voices fired, %d MIDI notes in, %d out, %d frames recorded",
-                            seconds, counts[.periods], counts[.voicesFired], pad.sentFrames.count, daw.received.filter(\.isNoteOn).count, recorded),
-            pulsejack: "\(allocations) allocations, \(locks) mutex locks on the process thread",
-            reference: "control: a deliberate malloc in a marked section counts \(control)",
-            command: ".build/release/pulsejack-bench --only safety")]
+        return pj_rt_allocation_count()
     }
 }

@@ -59,65 +59,78 @@ enum WebBench {
         var result = Result()
         pj_rt_counters_reset()
 
-        // One client: each beat message against the beat's own time.
+        result.beatToMessage = try beatMessages(web)
+        for clients in [1, 8] {
+            let frames = try meterFrames(web, clients: clients)
+            result.meterRate[clients] = frames.rates
+            result.dropped[clients] = frames.dropped
+        }
+        if WebDriver.available { (result.beatToFlash, result.heardToFlash) = try flashes(web) }
+        result.allocations = Int(pj_rt_allocation_count())
+        result.beats = session.engine.handle.counters.value(.beats)
+        return result
+    }
+
+    /// One client: each beat message against the beat's own time, over 15 s.
+    private static func beatMessages(_ web: WebServer) throws -> [Double] {
         let peer = try WebSocketPeer(port: web.boundPort, path: "/ws")
         let end = Date().addingTimeInterval(15)
+        var delays: [Double] = []
         while Date() < end, let text = try peer.receiveText() {
             let received = nowMs()
             guard text.hasPrefix("{\"type\":\"beat\""),
                   let beat = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
                   let at = (beat["at"] as? NSNumber)?.doubleValue else { continue }
-            result.beatToMessage.append(received - at)
+            delays.append(received - at)
         }
+        return delays
+    }
 
-        // Meter frames per second per client, 1 and 8 clients reading everything.
-        for clients in [1, 8] {
-            let dropsBefore = web.counters.value(.meterFramesDropped)
-            let pages = try (0..<clients).map { _ in try WebSocketPeer(port: web.boundPort, path: "/ws") }
-            let counts = LockedBox([Int](repeating: 0, count: clients))
-            let started = DispatchSemaphore(value: 0), done = DispatchGroup()
-            let window = 5.0
-            for (index, page) in pages.enumerated() {
-                done.enter()
-                Thread {
-                    // Up to date first: reading until a frame sent after now.
-                    let catchUp = nowMs()
-                    while let text = try? page.receiveText() {
-                        if text.hasPrefix("{\"type\":\"meter\""), let t = Self.field("t", in: text), t > catchUp { break }
-                    }
-                    started.signal()
-                    let stop = Date().addingTimeInterval(window)
-                    while Date() < stop, let text = try? page.receiveText() {
-                        if text.hasPrefix("{\"type\":\"meter\"") { counts.withLockedValue { $0[index] += 1 } }
-                    }
-                    done.leave()
-                }.start()
-            }
-            for _ in 0..<clients { started.wait() }
-            done.wait()
-            result.meterRate[clients] = counts.withLockedValue { $0 }.map { Double($0) / window }
-            result.dropped[clients] = web.counters.value(.meterFramesDropped) - dropsBefore
-        }
-
-        // The page in chromium: when each beat's flash reached the screen.
-        if WebDriver.available {
-            let browser = try WebDriver()
-            defer { browser.quit() }
-            try browser.open(web.url)
-            _ = try browser.wait(until: "return window.pulsejack && window.pulsejack.connected && window.pulsejack.bestRoundTrip < 50")
-            usleep(12_000_000)
-            if let flashes = try browser.execute("return window.pulsejack.flashes") as? [[String: Any]] {
-                for flash in flashes {
-                    guard let at = (flash["at"] as? NSNumber)?.doubleValue, let heard = (flash["heard"] as? NSNumber)?.doubleValue,
-                          let shown = (flash["shown"] as? NSNumber)?.doubleValue else { continue }
-                    result.beatToFlash.append(shown - at)
-                    result.heardToFlash.append(shown - heard)
+    /// Meter frames per second for each of `clients` pages reading everything, and the frames dropped meanwhile.
+    private static func meterFrames(_ web: WebServer, clients: Int) throws -> (rates: [Double], dropped: Int) {
+        let dropsBefore = web.counters.value(.meterFramesDropped)
+        let pages = try (0..<clients).map { _ in try WebSocketPeer(port: web.boundPort, path: "/ws") }
+        let counts = LockedBox([Int](repeating: 0, count: clients))
+        let started = DispatchSemaphore(value: 0), done = DispatchGroup()
+        let window = 5.0
+        for (index, page) in pages.enumerated() {
+            done.enter()
+            Thread {
+                // Up to date first: reading until a frame sent after now.
+                let catchUp = nowMs()
+                while let text = try? page.receiveText() {
+                    if text.hasPrefix("{\"type\":\"meter\""), let t = Self.field("t", in: text), t > catchUp { break }
                 }
+                started.signal()
+                let stop = Date().addingTimeInterval(window)
+                while Date() < stop, let text = try? page.receiveText() {
+                    if text.hasPrefix("{\"type\":\"meter\"") { counts.withLockedValue { $0[index] += 1 } }
+                }
+                done.leave()
+            }.start()
+        }
+        for _ in 0..<clients { started.wait() }
+        done.wait()
+        return (counts.withLockedValue { $0 }.map { Double($0) / window }, web.counters.value(.meterFramesDropped) - dropsBefore)
+    }
+
+    /// The page in chromium: when each beat's flash reached the screen, from the beat and from its being heard.
+    private static func flashes(_ web: WebServer) throws -> (fromBeat: [Double], fromHeard: [Double]) {
+        let browser = try WebDriver()
+        defer { browser.quit() }
+        try browser.open(web.url)
+        _ = try browser.wait(until: "return window.pulsejack && window.pulsejack.connected && window.pulsejack.bestRoundTrip < 50")
+        usleep(12_000_000)
+        var fromBeat: [Double] = [], fromHeard: [Double] = []
+        if let flashes = try browser.execute("return window.pulsejack.flashes") as? [[String: Any]] {
+            for flash in flashes {
+                guard let at = (flash["at"] as? NSNumber)?.doubleValue, let heard = (flash["heard"] as? NSNumber)?.doubleValue,
+                      let shown = (flash["shown"] as? NSNumber)?.doubleValue else { continue }
+                fromBeat.append(shown - at)
+                fromHeard.append(shown - heard)
             }
         }
-        result.allocations = Int(pj_rt_allocation_count())
-        result.beats = session.engine.handle.counters.value(.beats)
-        return result
+        return (fromBeat, fromHeard)
     }
 
     // @unchecked: only the ticker thread calls `tick` until `stop`, which runs after it ends.

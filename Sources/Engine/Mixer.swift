@@ -143,27 +143,28 @@ package struct Mixer: ~Copyable {
                 bits &= bits &- 1
                 let slot = slots[index]
                 let bit = UInt64(1) << UInt64(index & 63)
-                if slot.silenced || slot.inputVoice != nil {
+                if slot.silenced || slot.isInput {
                     words[word] = words[word] & ~bit
                     continue
                 }
                 rendered = true
+                let voice = slot.voice
                 let own = blockBusIndex[index]
                 if own >= 0 {
                     // Filled here sub-block by sub-block; processed and mixed in `finishBlock`.
                     let (ownLeft, ownRight) = blockBus(Int(own))
-                    slot.voice.render(left: ownLeft + offset, right: ownRight + offset, frames: frames)
-                    if !slot.voice.isSounding { words[word] = words[word] & ~bit }
+                    voice.render(left: ownLeft + offset, right: ownRight + offset, frames: frames)
+                    if !voice.isSounding { words[word] = words[word] & ~bit }
                     continue
                 }
                 let (busLeft, busRight) = busBuffers()
                 busLeft.update(repeating: 0, count: frames)
                 busRight.update(repeating: 0, count: frames)
-                slot.voice.render(left: busLeft, right: busRight, frames: frames)
+                voice.render(left: busLeft, right: busRight, frames: frames)
                 mix(slot, index, busLeft, busRight, into: left + offset, right + offset, at: offset, frames: frames,
                     target: ActiveVoices.target(slot))
                 blockMixed = true
-                if !slot.voice.isSounding { words[word] = words[word] & ~bit }
+                if !voice.isSounding { words[word] = words[word] & ~bit }
             }
         }
         return rendered
@@ -279,14 +280,24 @@ package struct Mixer: ~Copyable {
             addToOutput(own, busLeft, busRight, at: offset, frames: frames)
             return
         }
+        // Sample by sample while the gains move; once both rest on their targets (a modulated
+        // gain's small step takes a few frames), the rest as the steady path above — the same
+        // products and sums, so the same samples.
         let slew = gainSlewPerFrame
-        for frame in 0..<frames {
+        var frame = 0
+        while frame < frames && (gainLeft != target.left || gainRight != target.right) {
             gainLeft += min(max(target.left - gainLeft, -slew), slew)
             gainRight += min(max(target.right - gainRight, -slew), slew)
-            busLeft[frame] *= gainLeft
-            busRight[frame] *= gainRight
-            left[frame] += busLeft[frame]
-            right[frame] += busRight[frame]
+            let scaledLeft = busLeft[frame] * gainLeft, scaledRight = busRight[frame] * gainRight
+            busLeft[frame] = scaledLeft
+            busRight[frame] = scaledRight
+            left[frame] += scaledLeft
+            right[frame] += scaledRight
+            frame += 1
+        }
+        if frame < frames {
+            VectorMath.scaleAndAdd(busLeft + frame, gainLeft, into: left + frame, count: frames - frame)
+            VectorMath.scaleAndAdd(busRight + frame, gainRight, into: right + frame, count: frames - frame)
         }
         slot.appliedLeft = gainLeft
         slot.appliedRight = gainRight

@@ -5,104 +5,159 @@ import Plugins
 /// firing, settings to the voices and inserts, region hits and modes to the performance, swaps
 /// of clips and plugin sets; and handing back to the control thread what no longer plays.
 extension RealtimeEngine {
-    /// Real-time safe. One control message at its frame.
+    /// Real-time safe. One control message at its frame: each kind of message to the part of
+    /// the engine it concerns, one line each.
     func apply(_ event: ControlMessage.Event, at frame: Int64, performer: UInt8 = 0) {
         counters.add(.messagesApplied)
         reportApplied(ControlMessage(frame: frame, performer: performer, event))
         switch event {
-        case .tempo(let bpm):
-            guard Int(performer) < hearts.performerCount else { return invalid() }
-            guard !hearts.followsGrid(Int(performer)) else { return counters.add(.ignoredTempos) }
-            hearts.setTempo(bpm, at: frame, performer: Int(performer))
-            bodyChanged(.heart(performer), at: frame)
-        case .heartbeat(let strength):
-            if performer == SharedGrid.performer { return hearts.gridBeat(at: frame, firing: firing) }
-            guard strength.isFinite, Int(performer) < hearts.performerCount else { return invalid() }
-            guard !hearts.followsGrid(Int(performer)) else { return counters.add(.ignoredTempos) }
-            hearts.explicitBeat(Int(performer), strength: strength, at: frame, firing: firing)
-            bodyChanged(.heart(performer), at: frame)
-        case .voiceTrigger(let voice, let velocity):
-            guard slot(voice) != nil, velocity.isFinite else { return invalid() }
-            firing.fireIfPlaying(voice, velocity: velocity, at: frame)
-        case .voiceParameter(let voice, let parameter):
-            guard let slot = slot(voice) else { return invalid() }
-            settingChanged()
-            switch parameter {
-            case .enable(let on): slot.enabled = on
-            case .gain(let gain):
-                guard gain.isFinite, VoiceSlot.gainRange.contains(gain) else { return invalid() }
-                slot.gain = gain  // under a modulation: its base, heard when it lets go
-            case .pan(let pan):
-                guard pan.isFinite, VoiceSlot.panRange.contains(pan) else { return invalid() }
-                slot.pan = pan
-            case .rate(let rate):
-                guard rate.isValid else { return invalid() }
-                slot.rate = rate
-            }
-        case .regionHit(let region, let velocity):
-            guard velocity.isFinite else { return invalid() }
-            if region >= 0 && Int(region) < handle.regionNames.count { firing.observed(.regionHit, region, at: frame, value: velocity) }
-            switch performance.hit(region: region) {
-            case .invalid: invalid()
-            case .silent: break
-            case .enter(let newMode): enter(newMode, at: frame)
-            case .play(let voice): firing.fireIfPlaying(voice, velocity: velocity, at: frame)
-            }
-        case .modeChange(let newMode):
-            enter(newMode, at: frame)
-        case .pose(let leftX, let leftY, let rightX, let rightY):
-            // The regions the hands enter were found before the ring; here they are a modulation source.
-            guard let modulations else { return }
-            guard modulations.readings.setPose((leftX, leftY, rightX, rightY), performer: Int(performer), at: frame) else { return invalid() }
-            bodyChanged(.pose(performer), at: frame)
-        case .bandPower(let band, let value):
-            // The mood took them before the ring; here they are a modulation source.
-            guard let modulations else { return }
-            guard modulations.readings.setBand(band, value, performer: Int(performer), at: frame) else { return invalid() }
-            bodyChanged(.eeg(performer), at: frame)
-        case .rrIntervals(let intervals):
-            // Their beats travel beside them; the intervals themselves are the heart's variability.
-            guard Int(performer) < hearts.performerCount else { return invalid() }
-            hearts.sensorIntervals(intervals, of: Int(performer), at: frame)
-            bodyChanged(.heart(performer), at: frame)
-        case .signal(let index, let value):
-            guard let modulations, modulations.readings.setSignal(index, value, at: frame) else { return invalid() }
-            bodyChanged(.signal(index), at: frame)
-        case .controller(let number, let value):
-            guard let modulations, number < 128, value < 128 else { return invalid() }
-            modulations.readings.setController(number, value, at: frame)
-            bodyChanged(.controller(number), at: frame)
-        case .modulationEnable(let index, let on):
-            guard let modulations, modulations.enable(index, on, at: frame, blockStart: blockStart, periodStart: periodStart, hearts: hearts)
-            else { return invalid() }
-            settingChanged()
-        case .heartPresence(let present):
-            guard Int(performer) < hearts.performerCount else { return invalid() }
-            hearts.presence(Int(performer), present, at: frame)
-            bodyChanged(.heart(performer), at: frame)
-        case .insertControl(let address, let value):
-            guard let chain = graph.insertChain(address), Int(address.stage) < chain.stages.count, value.isFinite else { return invalid() }
-            settingChanged()
-            if let owner = modulations?.owner(of: .insertControl(address)) {
-                owner.base = value  // heard when the modulation lets go
-                return
-            }
-            chain.change(stage: Int(address.stage), port: address.port, value: value, atOffset: Int(frame - blockStart))
-        case .swapInsert(let address, let object):
-            guard let chain = graph.insertChain(address), Int(address.stage) < chain.stages.count,
-                  object.unmanaged.takeUnretainedValue() is InsertChain.PluginSet else {
-                retire(object.unmanaged)
-                return invalid()
-            }
-            settingChanged()
-            // The message's strong reference moves into the stage at its frame; the old set's goes back.
-            chain.swap(stage: Int(address.stage), to: Unmanaged<InsertChain.PluginSet>.fromOpaque(object.unmanaged.toOpaque()),
-                       atOffset: Int(frame - blockStart))
-        case .swapClip(let voice, let clip):
-            swapClip(voice, clip.unmanaged)
-        case .framesSkipped:
-            invalid()  // a session log's record of a lost cycle: the offline renderer replays it, no ring carries it
+        case .tempo(let bpm): applyTempo(bpm, of: performer, at: frame)
+        case .heartbeat(let strength): applyHeartbeat(strength, of: performer, at: frame)
+        case .rrIntervals(let intervals): applyIntervals(intervals, of: performer, at: frame)
+        case .heartPresence(let present): applyPresence(present, of: performer, at: frame)
+        case .voiceTrigger(let voice, let velocity): applyTrigger(voice, velocity: velocity, at: frame)
+        case .voiceParameter(let voice, let parameter): applyParameter(parameter, of: voice)
+        case .regionHit(let region, let velocity): applyRegionHit(region, velocity: velocity, at: frame)
+        case .modeChange(let newMode): enter(newMode, at: frame)
+        case .pose(let leftX, let leftY, let rightX, let rightY): applyPose((leftX, leftY, rightX, rightY), of: performer, at: frame)
+        case .bandPower(let band, let value): applyBandPower(band, value, of: performer, at: frame)
+        case .signal(let index, let value): applySignal(index, value, at: frame)
+        case .controller(let number, let value): applyController(number, value, at: frame)
+        case .modulationEnable(let index, let on): applyModulationSwitch(index, on, at: frame)
+        case .insertControl(let address, let value): applyInsertControl(address, value, at: frame)
+        case .swapInsert(let address, let object): swapInsert(address, object.unmanaged, at: frame)
+        case .swapClip(let voice, let clip): swapClip(voice, clip.unmanaged)
+        // A session log's record of a lost cycle: the offline renderer replays it, no ring carries it.
+        case .framesSkipped: invalid()
         }
+    }
+
+    // MARK: A performer's heart
+
+    /// Real-time safe.
+    private func applyTempo(_ bpm: Double, of performer: UInt8, at frame: Int64) {
+        guard Int(performer) < hearts.performerCount else { return invalid() }
+        guard !hearts.followsGrid(Int(performer)) else { return counters.add(.ignoredTempos) }
+        hearts.setTempo(bpm, at: frame, performer: Int(performer))
+        bodyChanged(.heart(performer), at: frame)
+    }
+
+    /// Real-time safe.
+    private func applyHeartbeat(_ strength: Float, of performer: UInt8, at frame: Int64) {
+        if performer == SharedGrid.performer { return hearts.gridBeat(at: frame, firing: firing) }
+        guard strength.isFinite, Int(performer) < hearts.performerCount else { return invalid() }
+        guard !hearts.followsGrid(Int(performer)) else { return counters.add(.ignoredTempos) }
+        hearts.explicitBeat(Int(performer), strength: strength, at: frame, firing: firing)
+        bodyChanged(.heart(performer), at: frame)
+    }
+
+    /// Real-time safe. Their beats travel beside them; the intervals themselves are the heart's variability.
+    private func applyIntervals(_ intervals: RRIntervals, of performer: UInt8, at frame: Int64) {
+        guard Int(performer) < hearts.performerCount else { return invalid() }
+        hearts.sensorIntervals(intervals, of: Int(performer), at: frame)
+        bodyChanged(.heart(performer), at: frame)
+    }
+
+    /// Real-time safe.
+    private func applyPresence(_ present: Bool, of performer: UInt8, at frame: Int64) {
+        guard Int(performer) < hearts.performerCount else { return invalid() }
+        hearts.presence(Int(performer), present, at: frame)
+        bodyChanged(.heart(performer), at: frame)
+    }
+
+    // MARK: Voices, regions and inserts
+
+    /// Real-time safe.
+    private func applyTrigger(_ voice: Int32, velocity: Float, at frame: Int64) {
+        guard slot(voice) != nil, velocity.isFinite else { return invalid() }
+        firing.fireIfPlaying(voice, velocity: velocity, at: frame)
+    }
+
+    /// Real-time safe. Under a modulation, a gain or pan is its base, heard when it lets go.
+    private func applyParameter(_ parameter: VoiceParameter, of voice: Int32) {
+        guard let slot = slot(voice) else { return invalid() }
+        settingChanged()
+        switch parameter {
+        case .enable(let on): slot.enabled = on
+        case .gain(let gain):
+            guard gain.isFinite, VoiceSlot.gainRange.contains(gain) else { return invalid() }
+            slot.gain = gain
+        case .pan(let pan):
+            guard pan.isFinite, VoiceSlot.panRange.contains(pan) else { return invalid() }
+            slot.pan = pan
+        case .rate(let rate):
+            guard rate.isValid else { return invalid() }
+            slot.rate = rate
+        }
+    }
+
+    /// Real-time safe.
+    private func applyRegionHit(_ region: Int32, velocity: Float, at frame: Int64) {
+        guard velocity.isFinite else { return invalid() }
+        if region >= 0 && Int(region) < handle.regionNames.count { firing.observed(.regionHit, region, at: frame, value: velocity) }
+        switch performance.hit(region: region) {
+        case .invalid: invalid()
+        case .silent: break
+        case .enter(let newMode): enter(newMode, at: frame)
+        case .play(let voice): firing.fireIfPlaying(voice, velocity: velocity, at: frame)
+        }
+    }
+
+    /// Real-time safe. Under a modulation, the value is its base, heard when it lets go.
+    private func applyInsertControl(_ address: InsertAddress, _ value: Float, at frame: Int64) {
+        guard let chain = graph.insertChain(address), Int(address.stage) < chain.stages.count, value.isFinite else { return invalid() }
+        settingChanged()
+        if modulations?.takeManualChange(of: .insertControl(address), value) == true { return }
+        chain.change(stage: Int(address.stage), port: address.port, value: value, atOffset: Int(frame - blockStart))
+    }
+
+    /// Real-time safe. The message's strong reference moves into the stage at its frame; the old
+    /// set's goes back. A refused or misaddressed one goes back at once.
+    private func swapInsert(_ address: InsertAddress, _ object: Unmanaged<AnyObject>, at frame: Int64) {
+        guard let chain = graph.insertChain(address), Int(address.stage) < chain.stages.count,
+              object.takeUnretainedValue() is InsertChain.PluginSet else {
+            retire(object)
+            return invalid()
+        }
+        settingChanged()
+        chain.swap(stage: Int(address.stage), to: Unmanaged<InsertChain.PluginSet>.fromOpaque(object.toOpaque()),
+                   atOffset: Int(frame - blockStart))
+    }
+
+    // MARK: Modulation sources
+
+    /// Real-time safe. The regions the hands enter were found before the ring; here they are a modulation source.
+    private func applyPose(_ hands: (Float, Float, Float, Float), of performer: UInt8, at frame: Int64) {
+        guard let modulations else { return }
+        guard modulations.readings.setPose(hands, performer: Int(performer), at: frame) else { return invalid() }
+        bodyChanged(.pose(performer), at: frame)
+    }
+
+    /// Real-time safe. The mood took them before the ring; here they are a modulation source.
+    private func applyBandPower(_ band: EEGBand, _ value: Float, of performer: UInt8, at frame: Int64) {
+        guard let modulations else { return }
+        guard modulations.readings.setBand(band, value, performer: Int(performer), at: frame) else { return invalid() }
+        bodyChanged(.eeg(performer), at: frame)
+    }
+
+    /// Real-time safe.
+    private func applySignal(_ index: Int32, _ value: Float, at frame: Int64) {
+        guard let modulations, modulations.readings.setSignal(index, value, at: frame) else { return invalid() }
+        bodyChanged(.signal(index), at: frame)
+    }
+
+    /// Real-time safe.
+    private func applyController(_ number: UInt8, _ value: UInt8, at frame: Int64) {
+        guard let modulations, number < 128, value < 128 else { return invalid() }
+        modulations.readings.setController(number, value, at: frame)
+        bodyChanged(.controller(number), at: frame)
+    }
+
+    /// Real-time safe.
+    private func applyModulationSwitch(_ index: Int32, _ on: Bool, at frame: Int64) {
+        guard let modulations, modulations.enable(index, on, at: frame, blockStart: blockStart, periodStart: periodStart, hearts: hearts)
+        else { return invalid() }
+        settingChanged()
     }
 
     /// Real-time safe. A body signal of `key` changed at `frame`: the modulations that read it follow.

@@ -11,6 +11,8 @@ package final class VoiceSlot {
     /// once here so the process thread never casts.
     let pulseVoice: (any PulseVoice)?
     let inputVoice: (any InputVoice)?
+    /// Whether it is an input voice (a flag: testing the optional above counts a reference).
+    let isInput: Bool
     let clipVoice: (any ClipSwapping)?
     let tempoVoice: (any TempoFollowing)?
     let blockVoice: (any BlockVoice)?
@@ -60,6 +62,7 @@ package final class VoiceSlot {
         self.voice = voice
         pulseVoice = voice as? any PulseVoice
         inputVoice = voice as? any InputVoice
+        isInput = inputVoice != nil
         clipVoice = voice as? any ClipSwapping
         tempoVoice = voice as? any TempoFollowing
         blockVoice = voice as? any BlockVoice

@@ -161,17 +161,25 @@ package final class InsertChain {
                 let old = stage.swap(fresh.takeRetainedValue())
                 if let retire { retire(old) } else { old.release() }
             }
-            var start = 0
+            // The stage's runs, split where its controls change, are timed as one.
+            var start = 0, timed = false
             for changeIndex in 0..<changeCount where changes[changeIndex].stage == index {
                 let change = changes[changeIndex]
                 let offset = min(max(change.offset, 0), frames)
                 if offset > start && !stage.plugin.coarseBlockLength && stage.plays {
+                    if !timed { stage.pluginGuard.startRun() }
+                    timed = true
                     run(stage, left: left, right: right, from: start, to: offset)
                     start = offset
                 }
                 apply(change)
             }
-            if start < frames && stage.plays { run(stage, left: left, right: right, from: start, to: frames) }
+            if start < frames && stage.plays {
+                if !timed { stage.pluginGuard.startRun() }
+                timed = true
+                run(stage, left: left, right: right, from: start, to: frames)
+            }
+            if timed { stage.pluginGuard.stopTiming() }
         }
         changeCount = 0
     }
@@ -194,13 +202,13 @@ package final class InsertChain {
         return benched
     }
 
-    /// Real-time safe. One stage over frames `from..<to`, its output copied back onto the bus.
+    /// Real-time safe. One stage over frames `from..<to` (the caller times it), its output
+    /// checked and copied back onto the bus.
     private func run(_ stage: Stage, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, from: Int, to: Int) {
         let frames = to - from
         let inLeft = left + from, inRight = right + from
         let outLeft = scratch.pointer, outRight = scratch.pointer + maxFrames, mono = scratch.pointer + 2 * maxFrames
         let plugin = stage.plugin
-        stage.pluginGuard.startRun()
         switch stage.layout {
         case .stereo:
             plugin.connect(port: plugin.audioInputs[0], to: inLeft)
@@ -230,7 +238,7 @@ package final class InsertChain {
             outRight.update(from: outLeft, count: frames)
         }
         // Nothing non-finite or subnormal reaches the next stage.
-        stage.pluginGuard.endRun(outLeft, outRight, frames: frames)
+        stage.pluginGuard.checkOutputs(outLeft, outRight, frames: frames)
         inLeft.update(from: outLeft, count: frames)
         inRight.update(from: outRight, count: frames)
     }

@@ -57,11 +57,24 @@ package final class PluginGuard {
 
     /// Real-time safe. After the run: its time, and `outputs` (each `frames` long) checked.
     package func endRun(_ first: UnsafeMutablePointer<Float>, _ second: UnsafeMutablePointer<Float>?, frames: Int) {
+        stopTiming()
+        checkOutputs(first, second, frames: frames)
+    }
+
+    /// Real-time safe. The runs since `startRun` are over (a vDSO clock read): their time counts
+    /// toward the period's share. A run split at control changes is timed once, not per part.
+    @inline(__always)
+    package func stopTiming() {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         watch.running.store(false, ordering: .relaxed)
         periodNanoseconds += (now.tv_sec - runStarted.tv_sec) * 1_000_000_000 + (now.tv_nsec - runStarted.tv_nsec)
         ranThisPeriod = true
+    }
+
+    /// Real-time safe. A run's `outputs` (each `frames` long) checked: nothing non-finite or
+    /// subnormal goes on, and each is counted.
+    package func checkOutputs(_ first: UnsafeMutablePointer<Float>, _ second: UnsafeMutablePointer<Float>?, frames: Int) {
         var replaced = Self.sanitize(first, frames: frames)
         if let second { replaced = Self.add(replaced, Self.sanitize(second, frames: frames)) }
         if replaced.nonFinite > 0 {

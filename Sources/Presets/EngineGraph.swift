@@ -56,7 +56,7 @@ public enum EngineGraph {
         let preset = loaded.preset
         setup.heartFadeSeconds = Float(PresetFields.dropoutFade.value(in: preset))
         setup.hrvWindowSeconds = PresetFields.hrvWindow.value(in: preset)
-        (setup.modulations, setup.signalNames) = try ModulationTable.resolve(loaded, targets: setup.handle.modulationTargets())
+        (setup.modulations, setup.signalNames) = try ModulationTable.resolve(loaded, destinations: setup.handle.modulationDestinations())
         if let master {
             setup.setMaster(gainDB: PresetFields.masterGain.value(in: preset),
                             ceilingDB: master.limiter == true ? PresetFields.masterCeiling.value(in: preset) : nil,

@@ -42,8 +42,8 @@ public struct ModulationListing: Encodable, Sendable {
             Source(name: "performer.NAME.SOURCE", unit: "", range: [],
                    what: "any heart., beat., eeg. or pose. source above, of the preset's performer NAME (performers:)"),
         ]
-        let destinations = setup.handle.modulationTargets().map { target in
-            Destination(name: target.name, range: [target.minimum, target.maximum], takes: describe(target.step), value: target.base)
+        let destinations = setup.handle.modulationDestinations().map { named in
+            Destination(name: named.name, range: [named.minimum, named.maximum], takes: describe(named.step), value: named.base)
         }
         return ModulationListing(sources: sources, destinations: destinations, modulations: setup.modulations.map(\.name))
     }

@@ -5,7 +5,7 @@ import Plugins
 
 /// The names a preset's `modulations:` use, and how an entry becomes the engine's
 /// `Modulation`: its source by name (a performer's body, a named signal, a MIDI controller), its
-/// destination among the engine's `ModulationTarget`s, the ranges, curve, smoothing and dropout
+/// destination among the engine's `NamedDestination`s, the ranges, curve, smoothing and dropout
 /// checked. Errors name the file, line and field, and for a name it does not know, the closest
 /// it does. Control thread.
 public enum ModulationTable {
@@ -110,9 +110,9 @@ public enum ModulationTable {
         return names
     }
 
-    /// Control thread. The preset's modulations resolved against the engine's `targets`, and the
+    /// Control thread. The preset's modulations resolved against the engine's `destinations`, and the
     /// signal names their sources read (by index).
-    public static func resolve(_ loaded: LoadedPreset, targets: [ModulationTarget]) throws -> (modulations: [Modulation], signals: [String]) {
+    public static func resolve(_ loaded: LoadedPreset, destinations: [NamedDestination]) throws -> (modulations: [Modulation], signals: [String]) {
         let entries = loaded.preset.modulations ?? []
         let signals = signalNames(loaded.preset)
         var modulations: [Modulation] = [], owners: [ModulationDestination: Int] = [:]
@@ -131,21 +131,21 @@ public enum ModulationTable {
             if let signal {
                 source = .signal(Int32(signals.firstIndex(of: signal)!))
             }
-            guard let target = targets.first(where: { $0.name == entry.to }) else {
-                let closest = PluginCatalog.closest(to: entry.to, among: targets.map(\.name))
+            guard let named = destinations.first(where: { $0.name == entry.to }) else {
+                let closest = PluginCatalog.closest(to: entry.to, among: destinations.map(\.name))
                 throw fail("to", "unknown destination '\(entry.to)' (closest: \(closest.joined(separator: ", ")); `pulsejack voices --modulations` lists them all)")
             }
-            if let other = owners[target.destination] {
+            if let other = owners[named.destination] {
                 throw fail("to", "\(entry.to) is already modulated by modulations[\(other)]: one modulation per destination")
             }
-            owners[target.destination] = index
-            let mapping = try self.mapping(entry, sourceRange: sourceRange, target: target, fail: fail)
+            owners[named.destination] = index
+            let mapping = try self.mapping(entry, sourceRange: sourceRange, destination: named, fail: fail)
             let smooth = entry.smooth ?? 0
             guard smooth.isFinite, (0...60).contains(smooth) else { throw fail("smooth", "\(smooth) is outside 0…60 s") }
             let dropout = try entry.onDropout.map { try self.dropout($0, fail: fail) }
-            modulations.append(Modulation(name: "\(entry.from) → \(entry.to)", source: source, destination: target.destination,
-                                          mapping: mapping, smoothSeconds: smooth, dropout: dropout, minimum: target.minimum,
-                                          maximum: target.maximum, step: target.step, base: target.base, enabled: entry.enabled ?? true))
+            modulations.append(Modulation(from: entry.from, to: entry.to, source: source, destination: named.destination,
+                                          mapping: mapping, smoothSeconds: smooth, dropout: dropout, minimum: named.minimum,
+                                          maximum: named.maximum, step: named.step, base: named.base, enabled: entry.enabled ?? true))
         }
         guard modulations.count <= most else {
             throw InputError(file: loaded.file, line: loaded.line("modulations"), field: "modulations", "\(modulations.count) modulations (at most \(most))")
@@ -163,7 +163,7 @@ public enum ModulationTable {
     }
 
     /// The entry's ranges and curve, checked: the source's and the destination's own ranges where it gives none.
-    private static func mapping(_ entry: ModulationEntry, sourceRange: (low: Double, high: Double), target: ModulationTarget,
+    private static func mapping(_ entry: ModulationEntry, sourceRange: (low: Double, high: Double), destination: NamedDestination,
                                 fail: (String?, String) -> InputError) throws -> ModulationMapping {
         func pair(_ values: [Double]?, _ field: String) throws -> (Double, Double)? {
             guard let values else { return nil }
@@ -171,7 +171,7 @@ public enum ModulationTable {
             return (values[0], values[1])
         }
         let from = try pair(entry.fromRange, "from_range") ?? sourceRange
-        guard let to = try pair(entry.toRange, "to_range") ?? target.defaultRange.map({ (Double($0.low), Double($0.high)) }) else {
+        guard let to = try pair(entry.toRange, "to_range") ?? destination.defaultRange.map({ (Double($0.low), Double($0.high)) }) else {
             throw fail("to_range", "\(entry.to) gives no range of its own: say to_range: [low, high]")
         }
         guard let curve = ModulationMapping.Curve(rawValue: entry.curve ?? "linear") else {

@@ -17,6 +17,14 @@ public struct FixedBuffer<Element: BitwiseCopyable>: ~Copyable {
         base.initialize(repeating: value, count: max(1, capacity))
     }
 
+    /// Control thread. Holds `elements`, all in use.
+    public init(_ elements: [Element]) {
+        capacity = elements.count
+        used = elements.count
+        base = .allocate(capacity: max(1, elements.count))
+        elements.withUnsafeBufferPointer { if let source = $0.baseAddress { base.initialize(from: source, count: elements.count) } }
+    }
+
     deinit { base.deallocate() }
 
     /// Real-time safe.

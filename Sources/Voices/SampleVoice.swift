@@ -21,6 +21,19 @@ public final class SampleVoice: Voice {
         var onRetiring: Bool
     }
 
+    /// A clip's channels and length, as a render reads them.
+    private struct ClipSamples {
+        let left: UnsafeMutablePointer<Float>
+        let right: UnsafeMutablePointer<Float>
+        let frameCount: Int
+
+        init(_ clip: SampleBuffer) {
+            left = clip.left.baseAddress!
+            right = clip.right.baseAddress!
+            frameCount = clip.frameCount
+        }
+    }
+
     /// The notes sounding or waiting, `playheads.count` of them.
     private var playheads: FixedBuffer<Playhead>
     /// The clip new notes play, and the one the last swap replaced while notes still use it.
@@ -93,14 +106,15 @@ public final class SampleVoice: Voice {
 
     /// Real-time safe.
     public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
-        let fresh = current.takeUnretainedValue()
-        let old = retiring?.takeUnretainedValue()
+        // The clips' samples borrowed for this call: the voice holds both, and no reference is counted.
+        let fresh = current._withUnsafeGuaranteedRef { ClipSamples($0) }
+        let old = retiring?._withUnsafeGuaranteedRef { ClipSamples($0) }
         var index = 0
         while index < playheads.count {
             var note = playheads[index]
             let clip = note.onRetiring ? (old ?? fresh) : fresh
-            let sourceLeft = clip.left.baseAddress!
-            let sourceRight = clip.right.baseAddress!
+            let sourceLeft = clip.left
+            let sourceRight = clip.right
             let length = clip.frameCount
             let start = min(note.delay, frames)
             note.delay -= start

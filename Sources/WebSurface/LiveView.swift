@@ -149,9 +149,8 @@ public final class LiveView: Sendable {
     /// fader it moves (a voice's gain or pan, an insert control by its index in `controls`), if any.
     private static func modulationLayout(_ modulations: [Modulation], controls: [EngineView.InsertControl]) -> [String] {
         modulations.map { modulation in
-            let parts = modulation.name.components(separatedBy: " → ")
-            var fields: [(String, String)] = [("name", JSONText.string(modulation.name)), ("from", JSONText.string(parts.first ?? "")),
-                                              ("to", JSONText.string(parts.last ?? ""))]
+            var fields: [(String, String)] = [("name", JSONText.string(modulation.name)), ("from", JSONText.string(modulation.from)),
+                                              ("to", JSONText.string(modulation.to))]
             switch modulation.destination {
             case .voiceGain(let voice): fields += [("voice", String(voice)), ("parameter", "\"gain\"")]
             case .voicePan(let voice): fields += [("voice", String(voice)), ("parameter", "\"pan\"")]

@@ -258,10 +258,10 @@ final class ModulationTests: XCTestCase {
                 inserts:
                   - plugin: http://gareus.org/oss/lv2/balance
             """)
-        let targets = Dictionary(uniqueKeysWithValues: engine.handle.modulationTargets().map { ($0.name, $0.step) })
-        XCTAssertEqual(targets["voice.click.insert.1.delayLeft"], .integer)
-        XCTAssertEqual(targets["voice.click.insert.1.phaseL"], .toggled)
-        XCTAssertEqual(targets["voice.click.insert.1.monoswap"], .enumeration([0, 1, 2, 3, 4]))
+        let destinations = Dictionary(uniqueKeysWithValues: engine.handle.modulationDestinations().map { ($0.name, $0.step) })
+        XCTAssertEqual(destinations["voice.click.insert.1.delayLeft"], .integer)
+        XCTAssertEqual(destinations["voice.click.insert.1.phaseL"], .toggled)
+        XCTAssertEqual(destinations["voice.click.insert.1.monoswap"], .enumeration([0, 1, 2, 3, 4]))
         ring.producer.push(ControlMessage(frame: 1_000, .signal(index: 0, 0.1043)))  // 10.43 samples → 10
         ring.producer.push(ControlMessage(frame: 1_000, .signal(index: 1, 0.7)))  // past half: on
         let output = Fixtures.run(engine, sizes: [256], periods: 800)

@@ -257,7 +257,7 @@ final class RealtimeSafetyTests: XCTestCase {
             """.write(toFile: folder.file("preset.yaml"), atomically: true, encoding: .utf8)
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
         let engine = try EngineGraph.build(preset: LoadedPreset.load(path: folder.path), sampleRate: 48_000, maxFrames: 256) { $0.sources = [ring] }
-        XCTAssertEqual(engine.modulations?.states.count, 12)
+        XCTAssertEqual(engine.modulations?.count, 12)
         ring.producer.push(ControlMessage(frame: 0, .tempo(bpm: 80)))
         engine.warmUp()
         let left = UnsafeMutablePointer<Float>.allocate(capacity: 256), right = UnsafeMutablePointer<Float>.allocate(capacity: 256)

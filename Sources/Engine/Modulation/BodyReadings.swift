@@ -6,14 +6,14 @@ import Realtime
 /// activation; the process thread writes it as the messages apply.
 package final class BodyReadings {
     let performers: Int
-    private let bands: FixedBuffer<Float>
-    private let bandFrames: FixedBuffer<Int64>
-    private let poses: FixedBuffer<Float>
-    private let poseFrames: FixedBuffer<Int64>
-    private let signals: FixedBuffer<Float>
-    private let signalFrames: FixedBuffer<Int64>
-    private let controllers = FixedBuffer<Float>(capacity: 128, repeating: .nan)
-    private let controllerFrames = FixedBuffer<Int64>(capacity: 128, repeating: -1)
+    let bands: FixedBuffer<Float>
+    let bandFrames: FixedBuffer<Int64>
+    let poses: FixedBuffer<Float>
+    let poseFrames: FixedBuffer<Int64>
+    let signals: FixedBuffer<Float>
+    let signalFrames: FixedBuffer<Int64>
+    let controllers = FixedBuffer<Float>(capacity: 128, repeating: .nan)
+    let controllerFrames = FixedBuffer<Int64>(capacity: 128, repeating: -1)
 
     static let bandCount = EEGBand.allCases.count
 
@@ -85,17 +85,5 @@ package final class BodyReadings {
         case .controller(let number): return (Double(controllers[Int(number)]), controllerFrames[Int(number)])
         case .heart, .beatPhase: return (.nan, -1)
         }
-    }
-}
-
-extension BodyReadings {
-    /// Control thread, neither engine running: `old`'s values (frames as they were: a rebuilt
-    /// engine starts where the old one stopped).
-    func take(_ old: BodyReadings) {
-        for index in 0..<min(bands.capacity, old.bands.capacity) { (bands[index], bandFrames[index]) = (old.bands[index], old.bandFrames[index]) }
-        for index in 0..<min(poses.capacity, old.poses.capacity) { poses[index] = old.poses[index] }
-        for index in 0..<min(poseFrames.capacity, old.poseFrames.capacity) { poseFrames[index] = old.poseFrames[index] }
-        for index in 0..<min(signals.capacity, old.signals.capacity) { (signals[index], signalFrames[index]) = (old.signals[index], old.signalFrames[index]) }
-        for index in 0..<128 { (controllers[index], controllerFrames[index]) = (old.controllers[index], old.controllerFrames[index]) }
     }
 }

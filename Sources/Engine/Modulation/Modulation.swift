@@ -2,8 +2,11 @@
 /// values that destination takes, the mapping, the smoothing and what a dropout does. Part of
 /// an `EngineSetup`; the process thread plays it as a `ModulationState`.
 public struct Modulation: Sendable {
-    /// "heart.bpm → voice.pad.insert.1.cutoff", as the preset wrote it (status, page).
-    public var name: String
+    /// Its source and destination as the preset wrote them: "heart.bpm", "voice.pad.insert.1.cutoff".
+    public var from: String
+    public var to: String
+    /// "heart.bpm → voice.pad.insert.1.cutoff" (status, page).
+    public var name: String { "\(from) → \(to)" }
     public var source: ModulationSource
     public var destination: ModulationDestination
     public var mapping: ModulationMapping
@@ -34,10 +37,11 @@ public struct Modulation: Sendable {
         }
     }
 
-    public init(name: String, source: ModulationSource, destination: ModulationDestination, mapping: ModulationMapping,
+    public init(from: String, to: String, source: ModulationSource, destination: ModulationDestination, mapping: ModulationMapping,
                 smoothSeconds: Double = 0, dropout: Dropout? = nil, minimum: Float, maximum: Float, step: ControlStep = .continuous,
                 base: Float, enabled: Bool = true) {
-        self.name = name
+        self.from = from
+        self.to = to
         self.source = source
         self.destination = destination
         self.mapping = mapping

@@ -4,8 +4,8 @@ import Foundation
 /// range inverts. `linear`; `exp`: equal steps of the source multiply the destination by equal
 /// ratios (a cutoff, a pitch: `to` both above 0); `log`: equal ratios of the source are equal
 /// steps (a power, a rate: `from` both above 0); `smooth`: smoothstep, gentle at both ends.
-public struct ModulationMapping: Sendable, Equatable {
-    public enum Curve: String, Sendable, CaseIterable { case linear, exp, log, smooth }
+public struct ModulationMapping: Sendable, Equatable, BitwiseCopyable {
+    public enum Curve: String, Sendable, CaseIterable, BitwiseCopyable { case linear, exp, log, smooth }
 
     public var from: (low: Double, high: Double)
     public var to: (low: Double, high: Double)

@@ -2,30 +2,42 @@ import Atomics
 
 /// What the process thread publishes of each modulation at the end of a period, for the status,
 /// the page and the OSC meters: its source's value, its destination's value and whether it is
-/// on. Any thread reads it.
-public final class ModulationReadings: Sendable {
-    /// Per modulation: the source value's bits high, the destination value's low (NaN: none yet).
-    private let values: [ManagedAtomic<UInt64>]
-    private let switches: [ManagedAtomic<Bool>]
-    public var count: Int { values.count }
+/// on. Any thread reads it. One block of atomics, not an object each: the process thread's
+/// stores touch no reference count.
+// @unchecked: the storage is written only through atomics, allocated in init and freed in deinit.
+public final class ModulationReadings: @unchecked Sendable {
+    /// Per modulation: the source value's bits high, the destination value's low (NaN: none
+    /// yet); and whether it is on (1) or off (0).
+    private let values: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>
+    private let switches: UnsafeMutablePointer<UnsafeAtomic<Int>.Storage>
+    public let count: Int
 
     init(count: Int) {
+        self.count = count
         let nothing = UInt64(Float.nan.bitPattern) << 32 | UInt64(Float.nan.bitPattern)
-        values = (0..<count).map { _ in ManagedAtomic(nothing) }
-        switches = (0..<count).map { _ in ManagedAtomic(true) }
+        values = .allocate(capacity: max(1, count))
+        values.initialize(repeating: .init(nothing), count: max(1, count))
+        switches = .allocate(capacity: max(1, count))
+        switches.initialize(repeating: .init(1), count: max(1, count))
+    }
+
+    deinit {
+        values.deallocate()
+        switches.deallocate()
     }
 
     /// Real-time safe.
     func store(_ index: Int, reading: Float, output: Float, enabled: Bool) {
-        values[index].store(UInt64(reading.bitPattern) << 32 | UInt64(output.bitPattern), ordering: .relaxed)
-        switches[index].store(enabled, ordering: .relaxed)
+        UnsafeAtomic<UInt64>(at: values + index).store(UInt64(reading.bitPattern) << 32 | UInt64(output.bitPattern), ordering: .relaxed)
+        UnsafeAtomic<Int>(at: switches + index).store(enabled ? 1 : 0, ordering: .relaxed)
     }
 
     /// Modulation `index`'s source and destination values (NaN: none yet) and whether it is on.
     public func reading(_ index: Int) -> (source: Float, destination: Float, enabled: Bool) {
-        let bits = values[index].load(ordering: .relaxed)
+        precondition(index >= 0 && index < count, "modulation \(index) of \(count)")
+        let bits = UnsafeAtomic<UInt64>(at: values + index).load(ordering: .relaxed)
         return (Float(bitPattern: UInt32(bits >> 32)), Float(bitPattern: UInt32(truncatingIfNeeded: bits)),
-                switches[index].load(ordering: .relaxed))
+                UnsafeAtomic<Int>(at: switches + index).load(ordering: .relaxed) != 0)
     }
 }
 

@@ -1,12 +1,15 @@
 import Foundation
 import Realtime
 
-/// One modulation as the process thread plays it: the setup's `Modulation` in the form the
-/// thread reads (a smoothing coefficient per block, frames instead of seconds, the scale
-/// points in a fixed buffer) and where it stands (the smoothed value, the value the
-/// destination took, the block it last changed in, when it must be evaluated next).
-package final class ModulationState {
+/// One modulation as the process thread plays it: a plain value in the bank's contiguous
+/// storage (no reference in it). The setup's `Modulation` in the form the thread reads (a
+/// smoothing coefficient per block, frames instead of seconds, its scale points as a range of
+/// the bank's), and where it stands (the smoothed value, the value the destination took, the
+/// block it last changed in, when it must be evaluated next).
+struct ModulationState: BitwiseCopyable {
     let source: ModulationSource
+    /// The source's place among the bank's distinct sources (each read once per evaluation pass).
+    let sourceSlot: Int32
     let destination: ModulationDestination
     let mapping: ModulationMapping
     /// The one-pole's step per control block: 1 − exp(−block / (smooth · rate)); 0: no smoothing.
@@ -18,15 +21,14 @@ package final class ModulationState {
     let glides: Bool
     let minimum: Float
     let maximum: Float
-    /// 0 any value, 1 whole numbers, 2 off/on, 3 a scale point.
-    private let stepKind: UInt8
-    private let points: FixedBuffer<Float>
+    let step: ModulationStep
+    /// Its scale points: `points[firstPoint ..< firstPoint + pointCount]` of the bank's.
+    let firstPoint: Int32
+    let pointCount: Int32
+
     /// The destination's value without it: the preset's, or the last manual change while it was on.
     var base: Float
     var enabled: Bool
-    /// Which change of the world concerns it (`ModulationBank.changed`).
-    let key: SourceKey
-
     /// The smoothed source value (NaN before the first), the value it read last (published),
     /// and the destination's value it set last (NaN: none yet).
     var smoothed = Double.nan
@@ -37,8 +39,10 @@ package final class ModulationState {
     /// The frame it must be evaluated at next (`Int64.max`: only when its source changes).
     var nextDue = Int64.max
 
-    package init(_ modulation: Modulation, sampleRate: Int) {
+    /// Control thread.
+    init(_ modulation: Modulation, sampleRate: Int, sourceSlot: Int32, firstPoint: Int32) {
         source = modulation.source
+        self.sourceSlot = sourceSlot
         destination = modulation.destination
         mapping = modulation.mapping
         smoothing = modulation.smoothSeconds > 0
@@ -49,32 +53,28 @@ package final class ModulationState {
         glides = modulation.dropout != nil
         minimum = modulation.minimum
         maximum = modulation.maximum
-        switch modulation.step {
-        case .continuous: stepKind = 0; points = FixedBuffer(capacity: 1, repeating: 0)
-        case .integer: stepKind = 1; points = FixedBuffer(capacity: 1, repeating: 0)
-        case .toggled: stepKind = 2; points = FixedBuffer(capacity: 1, repeating: 0)
-        case .enumeration(let values):
-            stepKind = values.isEmpty ? 0 : 3
-            points = FixedBuffer(capacity: max(1, values.count), repeating: 0)
-            for (index, value) in values.enumerated() { points[index] = value }
-        }
+        step = ModulationStep(modulation.step)
+        self.firstPoint = firstPoint
+        pointCount = Int32(modulation.step.points.count)
         base = modulation.base
         enabled = modulation.enabled
-        key = SourceKey(modulation.source)
     }
 
     /// Real-time safe. The source value `x` as the destination takes it: mapped, within the
-    /// range, on a whole number, an end or a scale point as the control asks.
-    func destinationValue(_ x: Double) -> Float {
+    /// range, on a whole number, an end or a scale point (of `points`, the bank's) as the control asks.
+    func destinationValue(_ x: Double, points: UnsafePointer<Float>) -> Float {
         let value = min(max(Float(mapping.value(x)), minimum), maximum)
-        switch stepKind {
-        case 1: return min(max(value.rounded(), minimum.rounded(.up)), maximum.rounded(.down))
-        case 2: return value >= (minimum + maximum) / 2 ? maximum : minimum
-        case 3:
-            var nearest = points[0]
-            for index in 1..<points.capacity where abs(points[index] - value) < abs(nearest - value) { nearest = points[index] }
+        switch step {
+        case .continuous: return value
+        case .integer: return min(max(value.rounded(), minimum.rounded(.up)), maximum.rounded(.down))
+        case .toggled: return value >= (minimum + maximum) / 2 ? maximum : minimum
+        case .scalePoint:
+            let first = Int(firstPoint)
+            var nearest = points[first]
+            for index in first + 1 ..< first + Int(pointCount) where abs(points[index] - value) < abs(nearest - value) {
+                nearest = points[index]
+            }
             return nearest
-        default: return value
         }
     }
 
@@ -90,7 +90,7 @@ package final class ModulationState {
     /// Real-time safe. The one-pole one block on at a block boundary (from `x` itself at its first
     /// value), when it is due again (each block until it rests on `x`); between boundaries, only
     /// the next boundary. Nil before its first value.
-    func smooth(_ x: Double, at frame: Int64) -> (value: Double?, due: Int64) {
+    mutating func smooth(_ x: Double, at frame: Int64) -> (value: Double?, due: Int64) {
         guard frame % ModulationBank.block == 0 else {
             return (smoothed.isNaN ? nil : smoothed, ModulationBank.boundary(atOrAfter: frame))
         }
@@ -112,18 +112,25 @@ package final class ModulationState {
     }
 }
 
-/// What kind of change in the world a source follows: a performer's heart, EEG or hands, one
-/// signal, one controller.
-package enum SourceKey: Equatable, BitwiseCopyable {
-    case heart(UInt8), eeg(UInt8), pose(UInt8), signal(Int32), controller(UInt8)
+/// How a destination takes values, as the process thread reads it: `ControlStep` without its
+/// scale points (they are the bank's).
+enum ModulationStep: UInt8, BitwiseCopyable {
+    case continuous, integer, toggled, scalePoint
 
-    init(_ source: ModulationSource) {
-        switch source {
-        case .heart(let performer, _), .beatPhase(let performer): self = .heart(performer)
-        case .eeg(let performer, _), .relaxation(let performer): self = .eeg(performer)
-        case .pose(let performer, _): self = .pose(performer)
-        case .signal(let index): self = .signal(index)
-        case .controller(let number): self = .controller(number)
+    init(_ step: ControlStep) {
+        switch step {
+        case .continuous: self = .continuous
+        case .integer: self = .integer
+        case .toggled: self = .toggled
+        case .enumeration(let values): self = values.isEmpty ? .continuous : .scalePoint
         }
+    }
+}
+
+extension ControlStep {
+    /// Its scale points (none but an enumeration's).
+    var points: [Float] {
+        if case .enumeration(let values) = self { return values }
+        return []
     }
 }
