@@ -2,8 +2,9 @@
 # Benchmark rows measured for two builds in one run: this tree's and the commit REV's (built in a
 # clone of its own), each row run for one build and then the other, ROUNDS times, so the
 # machine's drift over the run falls on both alike. Prints each run's row lines, labelled.
-#   scripts/bench-beside.sh REV [ROUNDS] ROW...     e.g. scripts/bench-beside.sh eb82bda 3 modulation rest
-# ROW: a `pulsejack-bench --only` name. Needs what `make bench` needs for those rows.
+#   scripts/bench-beside.sh REV ROUNDS ROW...     e.g. scripts/bench-beside.sh eb82bda 3 modulation rest:1
+# ROW: a `pulsejack-bench --only` name, with :N for N rounds of its own. Needs what `make bench`
+# needs for those rows.
 set -eu
 cd "$(dirname "$0")/.."
 [ $# -ge 3 ] || { echo "usage: scripts/bench-beside.sh REV ROUNDS ROW..." >&2; exit 2; }
@@ -18,6 +19,7 @@ swift build -c release --product pulsejack-bench >/dev/null
 swift build -c release --product pulsejack >/dev/null
 for round in $(seq "$rounds"); do
     for row in "$@"; do
+        case $row in *:*) [ "$round" -le "${row#*:}" ] || continue; row=${row%%:*} ;; esac
         for build in "$rev:$before/tree" "this tree:$PWD"; do
             label=${build%%:*} folder=${build#*:}
             echo "## round $round, $row, $label"

@@ -1,9 +1,11 @@
 /// Every OSC address pulsejack takes, in one table: its pattern, its arguments and what it does
 /// (as docs/osc.md's table shows them — a test holds the two together), whether a performer may
-/// send it under `/performer/<name>`, whether the live page may, and who handles it. The routes
-/// (`OSCRoutes`), the OSC input's own addresses, the performer prefix and the page all read it.
+/// send it under `/performer/<name>`, whether the live page may, and who handles it: the
+/// `OSCRoutes` handler that makes its control messages, or the OSC input itself. A new address
+/// is one entry here. The routes, the OSC input's own addresses, the performer prefix and the
+/// page all read it.
 public enum OSCAddresses {
-    /// What an address does; `OSCRoutes.route` and `OSCInput` switch over it.
+    /// What an address does, by name (`OSCInput` switches over its own).
     public enum Kind: String, CaseIterable, Sendable {
         case bpm, beat, rr, ppg, ppgRate, voiceEnable, voiceGain, voicePan, voiceRate, voiceTrigger, insertControl, insertState
         case region, mode, hands, bandPower, signal, modulationEnable, status, meterSubscribe, meterUnsubscribe
@@ -21,39 +23,42 @@ public enum OSCAddresses {
         /// Offered to the live page (not the sensor streams, which need the OSC input's
         /// detectors, nor file loads, nor the replies an OSC sender asks for).
         public let fromPage: Bool
-        /// Handled by `OSCInput` itself (it replies, or feeds its detectors), not routed to the engine.
-        public let byInput: Bool
+        /// What makes its control messages for the engine; nil: handled by `OSCInput` itself (it
+        /// replies, or feeds its detectors).
+        public let route: OSCRoutes.Handler?
+        /// Handled by `OSCInput` itself, not routed to the engine.
+        public var byInput: Bool { route == nil }
     }
 
     public static let all: [Entry] = [
-        Entry(kind: .bpm, patterns: ["/pulse/bpm"], arguments: "f", perPerformer: true, fromPage: true, byInput: false),
-        Entry(kind: .beat, patterns: ["/pulse/beat"], arguments: "[f strength]", perPerformer: true, fromPage: true, byInput: false),
-        Entry(kind: .rr, patterns: ["/pulse/rr"], arguments: "f…", perPerformer: true, fromPage: true, byInput: false),
-        Entry(kind: .ppg, patterns: ["/pulse/ppg"], arguments: "f…", perPerformer: true, fromPage: false, byInput: true),
-        Entry(kind: .ppgRate, patterns: ["/pulse/ppg/rate"], arguments: "f", perPerformer: true, fromPage: false, byInput: true),
-        Entry(kind: .voiceEnable, patterns: ["/voice/<name>/enable"], arguments: "i", perPerformer: false, fromPage: true, byInput: false),
-        Entry(kind: .voiceGain, patterns: ["/voice/<name>/gain"], arguments: "f", perPerformer: false, fromPage: true, byInput: false),
-        Entry(kind: .voicePan, patterns: ["/voice/<name>/pan"], arguments: "f", perPerformer: false, fromPage: true, byInput: false),
-        Entry(kind: .voiceRate, patterns: ["/voice/<name>/rate"], arguments: "i [i]", perPerformer: false, fromPage: true, byInput: false),
+        Entry(kind: .bpm, patterns: ["/pulse/bpm"], arguments: "f", perPerformer: true, fromPage: true, route: OSCRoutes.bpm),
+        Entry(kind: .beat, patterns: ["/pulse/beat"], arguments: "[f strength]", perPerformer: true, fromPage: true, route: OSCRoutes.beat),
+        Entry(kind: .rr, patterns: ["/pulse/rr"], arguments: "f…", perPerformer: true, fromPage: true, route: OSCRoutes.rr),
+        Entry(kind: .ppg, patterns: ["/pulse/ppg"], arguments: "f…", perPerformer: true, fromPage: false, route: nil),
+        Entry(kind: .ppgRate, patterns: ["/pulse/ppg/rate"], arguments: "f", perPerformer: true, fromPage: false, route: nil),
+        Entry(kind: .voiceEnable, patterns: ["/voice/<name>/enable"], arguments: "i", perPerformer: false, fromPage: true, route: OSCRoutes.voiceEnable),
+        Entry(kind: .voiceGain, patterns: ["/voice/<name>/gain"], arguments: "f", perPerformer: false, fromPage: true, route: OSCRoutes.voiceGain),
+        Entry(kind: .voicePan, patterns: ["/voice/<name>/pan"], arguments: "f", perPerformer: false, fromPage: true, route: OSCRoutes.voicePan),
+        Entry(kind: .voiceRate, patterns: ["/voice/<name>/rate"], arguments: "i [i]", perPerformer: false, fromPage: true, route: OSCRoutes.voiceRate),
         Entry(kind: .voiceTrigger, patterns: ["/voice/<name>/trigger"], arguments: "[f velocity]", perPerformer: false, fromPage: true,
-              byInput: false),
+              route: OSCRoutes.voiceTrigger),
         Entry(kind: .insertControl, patterns: ["/voice/<name>/insert/<n>/<symbol>", "/master/insert/<n>/<symbol>"], arguments: "f",
-              perPerformer: false, fromPage: true, byInput: false),
+              perPerformer: false, fromPage: true, route: OSCRoutes.insertControl),
         Entry(kind: .insertState, patterns: ["/voice/<name>/insert/<n>/state", "/master/insert/<n>/state"], arguments: "s folder",
-              perPerformer: false, fromPage: false, byInput: false),
-        Entry(kind: .region, patterns: ["/region/<name>"], arguments: "[f velocity]", perPerformer: false, fromPage: true, byInput: false),
-        Entry(kind: .mode, patterns: ["/mode"], arguments: "s", perPerformer: false, fromPage: true, byInput: false),
-        Entry(kind: .hands, patterns: ["/pose/hands"], arguments: "f f f f", perPerformer: true, fromPage: false, byInput: false),
+              perPerformer: false, fromPage: false, route: OSCRoutes.insertState),
+        Entry(kind: .region, patterns: ["/region/<name>"], arguments: "[f velocity]", perPerformer: false, fromPage: true, route: OSCRoutes.region),
+        Entry(kind: .mode, patterns: ["/mode"], arguments: "s", perPerformer: false, fromPage: true, route: OSCRoutes.mode),
+        Entry(kind: .hands, patterns: ["/pose/hands"], arguments: "f f f f", perPerformer: true, fromPage: false, route: OSCRoutes.hands),
         Entry(kind: .bandPower, patterns: ["/muse/elements/<band>_absolute"], arguments: "f or f f f f", perPerformer: true,
-              fromPage: false, byInput: false),
-        Entry(kind: .signal, patterns: ["/signal/<name>"], arguments: "f", perPerformer: false, fromPage: false, byInput: false),
+              fromPage: false, route: OSCRoutes.bandPower),
+        Entry(kind: .signal, patterns: ["/signal/<name>"], arguments: "f", perPerformer: false, fromPage: false, route: OSCRoutes.signal),
         Entry(kind: .modulationEnable, patterns: ["/modulation/<n>/enable"], arguments: "i", perPerformer: false, fromPage: true,
-              byInput: false),
-        Entry(kind: .status, patterns: ["/pulse/status"], arguments: "", perPerformer: false, fromPage: false, byInput: true),
+              route: OSCRoutes.modulationEnable),
+        Entry(kind: .status, patterns: ["/pulse/status"], arguments: "", perPerformer: false, fromPage: false, route: nil),
         Entry(kind: .meterSubscribe, patterns: ["/meter/subscribe"], arguments: "[i port]", perPerformer: false, fromPage: false,
-              byInput: true),
+              route: nil),
         Entry(kind: .meterUnsubscribe, patterns: ["/meter/unsubscribe"], arguments: "[i port]", perPerformer: false, fromPage: false,
-              byInput: true),
+              route: nil),
     ]
 
     /// The entry of `kind`.

@@ -63,137 +63,188 @@ public struct OSCRoutes: Sendable {
         route(message, match: OSCAddresses.match(message.address))
     }
 
-    /// `match`: the message's address matched against the table already.
+    /// `match`: the message's address matched against the table already; its entry's handler routes it.
     public func route(_ message: OSCMessage, match: OSCAddresses.Match?) -> Outcome {
-        guard let match, !match.entry.byInput else { return .unknownAddress }
-        let numbers = message.numbers
+        guard let match, let handler = match.entry.route else { return .unknownAddress }
+        return handler(self, Request(message: message, match: match))
+    }
+
+    /// What an address's handler makes of its message: control messages, a request, or why not.
+    public typealias Handler = @Sendable (OSCRoutes, Request) -> Outcome
+
+    /// One message to route, with its address's captures and the checks every handler makes.
+    public struct Request {
+        public let message: OSCMessage
+        public let match: OSCAddresses.Match
+
+        /// The "name" placeholder's value ("" when the address has none).
+        var name: String { match.captures["name"] ?? "" }
+
+        /// The arguments as numbers, when there are `count` of them.
         func floats(_ count: ClosedRange<Int>) -> [Double]? {
-            guard let numbers, count.contains(numbers.count) else { return nil }
+            guard let numbers = message.numbers, count.contains(numbers.count) else { return nil }
             return numbers
         }
+
         func expecting(_ what: String) -> Outcome { .badArguments("\(message.address) expects \(what)") }
-        let name = match.captures["name"] ?? ""
-        switch match.entry.kind {
-        case .bpm, .beat, .rr:
-            return heartRoute(match.entry.kind, floats: floats, expecting: expecting)
-        case .insertState:
-            let place = match.captures["master"] ?? name
-            let insert = message.address.dropFirst().split(separator: "/").dropLast().joined(separator: "/")
-            guard message.arguments.count == 1, case .string(let folder) = message.arguments[0] else {
-                return insertControl(message, expecting)  // a plugin's own control named "state"
-            }
-            guard inserts[insert + "/bypass"] != nil, let number = Int(match.captures["n"] ?? "") else { return .unknownAddress }
-            return .request(.loadInsertState(place: place, insert: number, folder: folder))
-        case .insertControl:
-            return insertControl(message, expecting)
-        case .voiceEnable, .voiceGain, .voicePan, .voiceRate, .voiceTrigger:
-            guard let voice = voices[name] else { return .unknownAddress }
-            return voiceParameter(match.entry.kind, voice: voice, floats: floats, expecting: expecting)
-        case .region:
-            guard let region = regions[name] else { return .unknownAddress }
-            guard let values = floats(0...1), values.allSatisfy(\.isFinite) else { return expecting("an optional velocity") }
-            return .events([.regionHit(region: region, velocity: Float(min(max(values.first ?? 1, 0), 1)))])
-        case .mode:
-            guard message.arguments.count == 1, case .string(let name) = message.arguments[0],
-                  let mode = PerformanceMode.allCases.first(where: { "\($0)" == name }) else {
-                return expecting("freestyle, recording or playing")
-            }
-            return .events([.modeChange(mode)])
-        case .hands, .bandPower, .signal:
-            return bodyRoute(match, name: name, floats: floats, expecting: expecting)
-        case .modulationEnable:
-            guard let number = Int(match.captures["n"] ?? ""), (1...modulationCount).contains(number) else { return .unknownAddress }
-            guard let values = floats(1...1), values[0] == 0 || values[0] == 1 else { return expecting("0 or 1") }
-            return .events([.modulationEnable(index: Int32(number - 1), values[0] == 1)])
-        case .ppg, .ppgRate, .status, .meterSubscribe, .meterUnsubscribe:
-            return .unknownAddress  // the OSC input's own (`byInput`)
-        }
+    }
+}
+
+// MARK: A heart
+
+extension OSCRoutes {
+    static func bpm(_ routes: OSCRoutes, _ request: Request) -> Outcome {
+        guard let values = request.floats(1...1) else { return request.expecting("one number (bpm)") }
+        guard PlausibleHeart.accepts(bpm: values[0]) else { return .implausible("bpm \(values[0])") }
+        return .events([.tempo(bpm: values[0])])
     }
 
-    /// A heart's BPM, beat or RR intervals.
-    private func heartRoute(_ kind: OSCAddresses.Kind, floats: (ClosedRange<Int>) -> [Double]?, expecting: (String) -> Outcome) -> Outcome {
-        switch kind {
-        case .bpm:
-            guard let values = floats(1...1) else { return expecting("one number (bpm)") }
-            guard PlausibleHeart.accepts(bpm: values[0]) else { return .implausible("bpm \(values[0])") }
-            return .events([.tempo(bpm: values[0])])
-        case .beat:
-            guard let values = floats(0...1) else { return expecting("an optional strength") }
-            let strength = values.first ?? 1
-            guard strength.isFinite else { return .implausible("strength \(strength)") }
-            return .events([.heartbeat(strength: Float(min(max(strength, 0), 1)))])
-        case .rr:
-            guard let values = floats(1...64) else { return expecting("RR intervals in seconds") }
-            let good = values.filter(PlausibleHeart.accepts(rr:))
-            guard !good.isEmpty else { return .implausible("RR \(values)") }
-            // The tempo the latest interval implies, and the intervals (in the Heart Rate Service's
-            // 1/1024 s) for the heart's variability.
-            return .events([.tempo(bpm: 60 / good.last!)] + RRIntervals.chunks(seconds: good).map { .rrIntervals($0) })
-        default: return .unknownAddress
-        }
+    static func beat(_ routes: OSCRoutes, _ request: Request) -> Outcome {
+        guard let values = request.floats(0...1) else { return request.expecting("an optional strength") }
+        let strength = values.first ?? 1
+        guard strength.isFinite else { return .implausible("strength \(strength)") }
+        return .events([.heartbeat(strength: Float(min(max(strength, 0), 1)))])
     }
 
-    /// The body beyond the heart: the hands, an EEG band's power, a named signal.
-    private func bodyRoute(_ match: OSCAddresses.Match, name: String, floats: (ClosedRange<Int>) -> [Double]?,
-                           expecting: (String) -> Outcome) -> Outcome {
-        switch match.entry.kind {
-        case .hands:
-            guard let values = floats(4...4), values.allSatisfy(\.isFinite) else { return expecting("four numbers: lx ly rx ry") }
-            guard values.allSatisfy(OutsideNumber.isPlausible) else { return .implausible("hands \(values)") }
-            return .events([.pose(leftX: Float(values[0]), leftY: Float(values[1]), rightX: Float(values[2]), rightY: Float(values[3]))])
-        case .bandPower:
-            guard let band = EEGBand.allCases.first(where: { $0.name == match.captures["band"] }) else { return .unknownAddress }
-            guard let values = floats(1...4) else { return expecting("one number, or one per sensor") }
-            let finite = values.filter(OutsideNumber.isPlausible)
-            guard !finite.isEmpty else { return .implausible("no plausible band power in \(values)") }
-            return .events([.bandPower(band, Float(finite.reduce(0, +) / Double(finite.count)))])
-        case .signal:
-            guard let index = signals[name] else { return .unknownAddress }
-            guard let values = floats(1...1), values[0].isFinite else { return expecting("one number") }
-            guard OutsideNumber.isPlausible(values[0]) else { return .implausible("signal \(name) \(values[0])") }
-            return .events([.signal(index: index, Float(values[0]))])
-        default: return .unknownAddress
-        }
+    /// The tempo the latest interval implies, and the intervals (in the Heart Rate Service's
+    /// 1/1024 s) for the heart's variability.
+    static func rr(_ routes: OSCRoutes, _ request: Request) -> Outcome {
+        guard let values = request.floats(1...64) else { return request.expecting("RR intervals in seconds") }
+        let good = values.filter(PlausibleHeart.accepts(rr:))
+        guard !good.isEmpty else { return .implausible("RR \(values)") }
+        return .events([.tempo(bpm: 60 / good.last!)] + RRIntervals.chunks(seconds: good).map { .rrIntervals($0) })
+    }
+}
+
+// MARK: The body beyond the heart
+
+extension OSCRoutes {
+    static func hands(_ routes: OSCRoutes, _ request: Request) -> Outcome {
+        guard let values = request.floats(4...4), values.allSatisfy(\.isFinite) else { return request.expecting("four numbers: lx ly rx ry") }
+        guard values.allSatisfy(OutsideNumber.isPlausible) else { return .implausible("hands \(values)") }
+        return .events([.pose(leftX: Float(values[0]), leftY: Float(values[1]), rightX: Float(values[2]), rightY: Float(values[3]))])
     }
 
+    static func bandPower(_ routes: OSCRoutes, _ request: Request) -> Outcome {
+        guard let band = EEGBand.allCases.first(where: { $0.name == request.match.captures["band"] }) else { return .unknownAddress }
+        guard let values = request.floats(1...4) else { return request.expecting("one number, or one per sensor") }
+        let finite = values.filter(OutsideNumber.isPlausible)
+        guard !finite.isEmpty else { return .implausible("no plausible band power in \(values)") }
+        return .events([.bandPower(band, Float(finite.reduce(0, +) / Double(finite.count)))])
+    }
+
+    static func signal(_ routes: OSCRoutes, _ request: Request) -> Outcome {
+        guard let index = routes.signals[request.name] else { return .unknownAddress }
+        guard let values = request.floats(1...1), values[0].isFinite else { return request.expecting("one number") }
+        guard OutsideNumber.isPlausible(values[0]) else { return .implausible("signal \(request.name) \(values[0])") }
+        return .events([.signal(index: index, Float(values[0]))])
+    }
+
+    static func modulationEnable(_ routes: OSCRoutes, _ request: Request) -> Outcome {
+        guard let number = Int(request.match.captures["n"] ?? ""), (1...routes.modulationCount).contains(number) else {
+            return .unknownAddress
+        }
+        guard let values = request.floats(1...1), values[0] == 0 || values[0] == 1 else { return request.expecting("0 or 1") }
+        return .events([.modulationEnable(index: Int32(number - 1), values[0] == 1)])
+    }
+}
+
+// MARK: Regions and modes
+
+extension OSCRoutes {
+    static func region(_ routes: OSCRoutes, _ request: Request) -> Outcome {
+        guard let region = routes.regions[request.name] else { return .unknownAddress }
+        guard let values = request.floats(0...1), values.allSatisfy(\.isFinite) else { return request.expecting("an optional velocity") }
+        return .events([.regionHit(region: region, velocity: Float(min(max(values.first ?? 1, 0), 1)))])
+    }
+
+    static func mode(_ routes: OSCRoutes, _ request: Request) -> Outcome {
+        let arguments = request.message.arguments
+        guard arguments.count == 1, case .string(let name) = arguments[0],
+              let mode = PerformanceMode.allCases.first(where: { "\($0)" == name }) else {
+            return request.expecting("freestyle, recording or playing")
+        }
+        return .events([.modeChange(mode)])
+    }
+}
+
+// MARK: Inserts
+
+extension OSCRoutes {
     /// An LV2 insert's control (or bypass), checked against its range.
-    private func insertControl(_ message: OSCMessage, _ expecting: (String) -> Outcome) -> Outcome {
-        guard let route = inserts[String(message.address.dropFirst())] else { return .unknownAddress }
-        guard let values = message.numbers, values.count == 1, values[0].isFinite, route.accepts(Float(values[0])) else {
-            return expecting("a value \(route.rangeDescription)")
+    static func insertControl(_ routes: OSCRoutes, _ request: Request) -> Outcome {
+        guard let route = routes.inserts[String(request.message.address.dropFirst())] else { return .unknownAddress }
+        guard let values = request.message.numbers, values.count == 1, values[0].isFinite, route.accepts(Float(values[0])) else {
+            return request.expecting("a value \(route.rangeDescription)")
         }
         return .events([.insertControl(route.address, Float(values[0]))])
     }
 
-    /// A voice's switch, gain, pan, rate or trigger.
-    private func voiceParameter(_ kind: OSCAddresses.Kind, voice: Int32, floats: (ClosedRange<Int>) -> [Double]?,
-                                expecting: (String) -> Outcome) -> Outcome {
-        switch kind {
-        case .voiceEnable:
-            guard let values = floats(1...1), values[0].isFinite else { return expecting("0 or 1") }
+    /// A plugin state's folder loaded into an insert (work for the control thread); a number
+    /// instead is a plugin's own control named "state".
+    static func insertState(_ routes: OSCRoutes, _ request: Request) -> Outcome {
+        let message = request.message
+        let place = request.match.captures["master"] ?? request.name
+        let insert = message.address.dropFirst().split(separator: "/").dropLast().joined(separator: "/")
+        guard message.arguments.count == 1, case .string(let folder) = message.arguments[0] else {
+            return insertControl(routes, request)
+        }
+        guard routes.inserts[insert + "/bypass"] != nil, let number = Int(request.match.captures["n"] ?? "") else { return .unknownAddress }
+        return .request(.loadInsertState(place: place, insert: number, folder: folder))
+    }
+}
+
+// MARK: Voices
+
+extension OSCRoutes {
+    /// The voice the address names, and what to make for it.
+    private static func voice(_ routes: OSCRoutes, _ request: Request, _ make: (Int32) -> Outcome) -> Outcome {
+        guard let voice = routes.voices[request.name] else { return .unknownAddress }
+        return make(voice)
+    }
+
+    static func voiceEnable(_ routes: OSCRoutes, _ request: Request) -> Outcome {
+        voice(routes, request) { voice in
+            guard let values = request.floats(1...1), values[0].isFinite else { return request.expecting("0 or 1") }
             return .events([.voiceParameter(voice: voice, .enable(values[0] != 0))])
-        case .voiceGain:
-            guard let values = floats(1...1), values[0].isFinite, VoiceParameterRange.gain.contains(values[0]) else {
-                return expecting("a gain \(VoiceParameterRange.describe(VoiceParameterRange.gain))")
+        }
+    }
+
+    static func voiceGain(_ routes: OSCRoutes, _ request: Request) -> Outcome {
+        voice(routes, request) { voice in
+            guard let values = request.floats(1...1), values[0].isFinite, VoiceParameterRange.gain.contains(values[0]) else {
+                return request.expecting("a gain \(VoiceParameterRange.describe(VoiceParameterRange.gain))")
             }
             return .events([.voiceParameter(voice: voice, .gain(Float(values[0])))])
-        case .voicePan:
-            guard let values = floats(1...1), values[0].isFinite, VoiceParameterRange.pan.contains(values[0]) else {
-                return expecting("a pan \(VoiceParameterRange.describe(VoiceParameterRange.pan))")
+        }
+    }
+
+    static func voicePan(_ routes: OSCRoutes, _ request: Request) -> Outcome {
+        voice(routes, request) { voice in
+            guard let values = request.floats(1...1), values[0].isFinite, VoiceParameterRange.pan.contains(values[0]) else {
+                return request.expecting("a pan \(VoiceParameterRange.describe(VoiceParameterRange.pan))")
             }
             return .events([.voiceParameter(voice: voice, .pan(Float(values[0])))])
-        case .voiceRate:
+        }
+    }
+
+    /// Numbers are truncated, as an OSC app sending 2.0 for "every 2nd beat" means.
+    static func voiceRate(_ routes: OSCRoutes, _ request: Request) -> Outcome {
+        voice(routes, request) { voice in
             let every = VoiceParameterRange.every, subdivisions = VoiceParameterRange.subdivisions
             let usage = "every Nth beat \(every.lowerBound)…\(every.upperBound) [and a subdivision \(subdivisions.first!)…\(subdivisions.last!)]"
-            // Numbers are truncated, as an OSC app sending 2.0 for "every 2nd beat" means.
-            guard let values = floats(1...2), values.allSatisfy({ $0.isFinite && $0 >= 1 && $0 < 256 }),
+            guard let values = request.floats(1...2), values.allSatisfy({ $0.isFinite && $0 >= 1 && $0 < 256 }),
                   every.contains(Int(values[0])), values.count == 1 || subdivisions.contains(Int(values[1])) else {
-                return expecting(usage)
+                return request.expecting(usage)
             }
             let rate = BeatRate(everyNthBeat: UInt8(values[0]), subdivision: UInt8(values.count > 1 ? values[1] : 1))
             return .events([.voiceParameter(voice: voice, .rate(rate))])
-        default:
-            guard let values = floats(0...1), values.allSatisfy(\.isFinite) else { return expecting("an optional velocity") }
+        }
+    }
+
+    static func voiceTrigger(_ routes: OSCRoutes, _ request: Request) -> Outcome {
+        voice(routes, request) { voice in
+            guard let values = request.floats(0...1), values.allSatisfy(\.isFinite) else { return request.expecting("an optional velocity") }
             return .events([.voiceTrigger(voice: voice, velocity: Float(min(max(values.first ?? 1, 0), 1)))])
         }
     }
