@@ -135,7 +135,8 @@ package final class ModulationBank {
         }
     }
 
-    private func updateNextDue() {
+    /// Real-time safe. `nextDue` from every modulation's.
+    func updateNextDue() {
         var earliest = Int64.max
         for index in 0..<states.capacity { earliest = min(earliest, states.pointer[index].nextDue) }
         nextDue = earliest

@@ -14,7 +14,7 @@ extension ModulationBank {
             state.pointee.nextDue = was.nextDue == .max ? .max : Self.boundary(atOrAfter: frame)
         }
         readings.take(old.readings)
-        nextDue = (0..<count).map { states[$0].nextDue }.min() ?? .max
+        updateNextDue()
     }
 }
 
