@@ -15,6 +15,8 @@ import Realtime
 /// non-mutating call on the engine's stored mixer copied all of it to the stack first.
 package struct Mixer: ~Copyable {
     let slots: ContiguousArray<VoiceSlot>
+    /// The same slots as the per-sub-block path reads them: uncounted, which is safe while `slots` holds them.
+    private let slotsUncounted: FixedBuffer<Unmanaged<VoiceSlot>>
     let maxFrames: Int
     /// The voice bus: left, then right, `maxFrames` each.
     private let bus: FixedBuffer<Float>
@@ -56,6 +58,7 @@ package struct Mixer: ~Copyable {
     /// Control thread.
     init(slots: ContiguousArray<VoiceSlot>, active: ActiveVoices, sampleRate: Int, maxFrames: Int) {
         self.slots = slots
+        slotsUncounted = FixedBuffer(slots.map { .passUnretained($0) })
         self.maxFrames = maxFrames
         self.active = active
         bus = FixedBuffer(capacity: 2 * maxFrames, repeating: 0)
@@ -141,33 +144,38 @@ package struct Mixer: ~Copyable {
             while bits != 0 {
                 let index = word << 6 | bits.trailingZeroBitCount
                 bits &= bits &- 1
-                let slot = slots[index]
-                let bit = UInt64(1) << UInt64(index & 63)
-                if slot.silenced || slot.isInput {
-                    words[word] = words[word] & ~bit
-                    continue
+                let sounds = slotsUncounted[index]._withUnsafeGuaranteedRef { slot in
+                    renderVoice(slot, index, offset: offset, frames: frames, left: left, right: right, rendered: &rendered)
                 }
-                rendered = true
-                let voice = slot.voice
-                let own = blockBusIndex[index]
-                if own >= 0 {
-                    // Filled here sub-block by sub-block; processed and mixed in `finishBlock`.
-                    let (ownLeft, ownRight) = blockBus(Int(own))
-                    voice.render(left: ownLeft + offset, right: ownRight + offset, frames: frames)
-                    if !voice.isSounding { words[word] = words[word] & ~bit }
-                    continue
-                }
-                let (busLeft, busRight) = busBuffers()
-                busLeft.update(repeating: 0, count: frames)
-                busRight.update(repeating: 0, count: frames)
-                voice.render(left: busLeft, right: busRight, frames: frames)
-                mix(slot, index, busLeft, busRight, into: left + offset, right + offset, at: offset, frames: frames,
-                    target: ActiveVoices.target(slot))
-                blockMixed = true
-                if !voice.isSounding { words[word] = words[word] & ~bit }
+                if !sounds { words[word] = words[word] & ~(UInt64(1) << UInt64(index & 63)) }
             }
         }
         return rendered
+    }
+
+    /// Real-time safe. One active voice over a sub-block: into its own bus, or mixed through the
+    /// shared one. False once it no longer sounds (or takes no part here: silenced, an input voice).
+    @inline(__always)
+    private mutating func renderVoice(_ slot: VoiceSlot, _ index: Int, offset: Int, frames: Int, left: UnsafeMutablePointer<Float>,
+                                      right: UnsafeMutablePointer<Float>, rendered: inout Bool) -> Bool {
+        if slot.silenced || slot.isInput { return false }
+        rendered = true
+        let voice = slot.voice
+        let own = blockBusIndex[index]
+        if own >= 0 {
+            // Filled here sub-block by sub-block; processed and mixed in `finishBlock`.
+            let (ownLeft, ownRight) = blockBus(Int(own))
+            voice.render(left: ownLeft + offset, right: ownRight + offset, frames: frames)
+            return voice.isSounding
+        }
+        let (busLeft, busRight) = busBuffers()
+        busLeft.update(repeating: 0, count: frames)
+        busRight.update(repeating: 0, count: frames)
+        voice.render(left: busLeft, right: busRight, frames: frames)
+        mix(slot, index, busLeft, busRight, into: left + offset, right + offset, at: offset, frames: frames,
+            target: ActiveVoices.target(slot))
+        blockMixed = true
+        return voice.isSounding
     }
 
     /// Real-time safe. After a block's sub-blocks: each hosted instrument runs over the whole
@@ -180,28 +188,35 @@ package struct Mixer: ~Copyable {
         defer { blockMixed = false }
         guard frames > 0, !blockSlots.isEmpty else { return false }
         for number in 0..<blockSlots.count {
-            let slot = slots[blockSlots[number]]
-            if !blockMixed, renderDirect(slot, blockSlots[number], into: left, right, frames: frames) {
-                blockMixed = true
-                continue
-            }
-            let (ownLeft, ownRight) = blockBus(number)
-            // A block voice overwrites its bus (`BlockVoice`); any other voice's renders added
-            // into it over the block, so it is cleared for the next once mixed.
-            let accumulated = slot.blockVoice == nil
-            defer {
-                if accumulated {
-                    ownLeft.update(repeating: 0, count: frames)
-                    ownRight.update(repeating: 0, count: frames)
-                }
-            }
-            if slot.silenced { continue }
-            if let blockVoice = slot.blockVoice { blockVoice.renderBlock(left: ownLeft, right: ownRight, frames: frames) }
-            if let inserts = slot.inserts { inserts.process(left: ownLeft, right: ownRight, frames: frames) }
-            mix(slot, blockSlots[number], ownLeft, ownRight, into: left, right, at: 0, frames: frames, target: ActiveVoices.target(slot))
-            blockMixed = true
+            slotsUncounted[blockSlots[number]]._withUnsafeGuaranteedRef { finishVoice($0, number, frames: frames, left: left, right: right) }
         }
         return true
+    }
+
+    /// Real-time safe. Block voice `number` of `finishBlock`: rendered over the block (or straight
+    /// into the output), its inserts run, mixed.
+    @inline(__always)
+    private mutating func finishVoice(_ slot: VoiceSlot, _ number: Int, frames: Int, left: UnsafeMutablePointer<Float>,
+                                      right: UnsafeMutablePointer<Float>) {
+        if !blockMixed, renderDirect(slot, blockSlots[number], into: left, right, frames: frames) {
+            blockMixed = true
+            return
+        }
+        let (ownLeft, ownRight) = blockBus(number)
+        // A block voice overwrites its bus (`BlockVoice`); any other voice's renders added
+        // into it over the block, so it is cleared for the next once mixed.
+        let accumulated = slot.blockVoice == nil
+        defer {
+            if accumulated {
+                ownLeft.update(repeating: 0, count: frames)
+                ownRight.update(repeating: 0, count: frames)
+            }
+        }
+        if slot.silenced { return }
+        slot.blockVoice?.renderBlock(left: ownLeft, right: ownRight, frames: frames)
+        slot.inserts?.process(left: ownLeft, right: ownRight, frames: frames)
+        mix(slot, blockSlots[number], ownLeft, ownRight, into: left, right, at: 0, frames: frames, target: ActiveVoices.target(slot))
+        blockMixed = true
     }
 
     /// Real-time safe. The engine's one voice, a block voice (`RealtimeEngine.playsQuietPeriods`),

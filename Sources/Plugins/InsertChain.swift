@@ -16,13 +16,31 @@ package final class InsertChain {
     /// the control thread can hand to the process thread in a swap.
     package final class PluginSet {
         package let instances: [PluginInstance]
-        package init(_ instances: [PluginInstance]) { self.instances = instances }
+        /// The first instance and the second (a mono plugin's right channel), as the process path
+        /// reads them: uncounted, which is safe while `instances` holds them.
+        let first: Unmanaged<PluginInstance>
+        let second: Unmanaged<PluginInstance>?
+        package init(_ instances: [PluginInstance]) {
+            self.instances = instances
+            first = .passUnretained(instances[0])
+            second = instances.count > 1 ? .passUnretained(instances[1]) : nil
+        }
+
+        /// Real-time safe. `body` given each instance, uncounted.
+        @inline(__always)
+        func forEachInstance(_ body: (PluginInstance) -> Void) {
+            first._withUnsafeGuaranteedRef(body)
+            second?._withUnsafeGuaranteedRef(body)
+        }
     }
 
     package final class Stage {
         /// The instances running now (the process thread's, once active); replaced whole by
         /// `swap` when a state is loaded live.
-        package private(set) var current: PluginSet
+        package var current: PluginSet { running.takeUnretainedValue() }
+        /// `current`'s strong reference, held by hand (released in `deinit`) so the process path
+        /// reads it without counting.
+        private var running: Unmanaged<PluginSet>
         /// The control thread's view: the set it built last (saves, logs and routes read this
         /// one, never `current`, which the process thread may be swapping).
         package var published: PluginSet
@@ -34,27 +52,34 @@ package final class InsertChain {
         /// Its output checked and its time measured, across the sets it runs.
         package let pluginGuard = PluginGuard()
         package init(instances: [PluginInstance], layout: Layout, bypass: Bool) {
-            current = PluginSet(instances)
-            published = current
+            let set = PluginSet(instances)
+            running = .passRetained(set)
+            published = set
             self.layout = layout
             self.bypass = bypass
             uri = instances[0].uri
             width = instances.count
         }
+        deinit { running.release() }
         package var instances: [PluginInstance] { current.instances }
         var plugin: PluginInstance { current.instances[0] }
         /// The frames of latency this stage adds (0 while bypassed or benched: it is not running).
-        var latency: Int { bypass || pluginGuard.benched ? 0 : plugin.latency }
+        var latency: Int { bypass || pluginGuard.benched ? 0 : withRunning { $0.first._withUnsafeGuaranteedRef(\.latency) } }
         /// Real-time safe. Whether it runs now.
         var plays: Bool { !bypass && !pluginGuard.benched }
 
-        /// Real-time safe. Runs `new` from now on; the set it replaces comes back with its strong
-        /// reference handed over, for the control thread to free (deactivating its instances).
-        func swap(_ new: PluginSet) -> Unmanaged<AnyObject> {
-            let old = Unmanaged.passRetained(current as AnyObject)
-            current = new
-            return old
+        /// Real-time safe. Runs `new` (its strong reference handed over) from now on; the set it
+        /// replaces comes back with its strong reference handed over, for the control thread to
+        /// free (deactivating its instances).
+        func swap(_ new: Unmanaged<PluginSet>) -> Unmanaged<AnyObject> {
+            let old = running
+            running = new
+            return Unmanaged<AnyObject>.fromOpaque(old.toOpaque())
         }
+
+        /// Real-time safe. `body` given the running set, uncounted.
+        @inline(__always)
+        func withRunning<Result>(_ body: (PluginSet) -> Result) -> Result { running._withUnsafeGuaranteedRef(body) }
     }
 
     struct Change: BitwiseCopyable {
@@ -72,6 +97,8 @@ package final class InsertChain {
     package var retire: ((Unmanaged<AnyObject>) -> Void)?
 
     package let stages: [Stage]
+    /// The same stages as the process path reads them: uncounted, which is safe while `stages` holds them.
+    private let stagesUncounted: FixedBuffer<Unmanaged<Stage>>
     let maxFrames: Int
     /// Stage output, left then right; and the mono sum.
     private let scratch: FixedBuffer<Float>
@@ -86,6 +113,7 @@ package final class InsertChain {
     /// Control thread. Each plugin with its layout on a stereo bus.
     package init(stages: [Stage], maxFrames: Int) {
         self.stages = stages
+        stagesUncounted = FixedBuffer(stages.map { .passUnretained($0) })
         self.maxFrames = maxFrames
         scratch = FixedBuffer(capacity: 3 * maxFrames, repeating: 0)
     }
@@ -105,7 +133,7 @@ package final class InsertChain {
     /// Real-time safe (an index loop: `reduce` over the array allocates in debug builds).
     package var latency: Int {
         var frames = 0
-        for index in 0..<stages.count { frames += stages[index].latency }
+        for index in 0..<stagesUncounted.count { frames += stagesUncounted[index]._withUnsafeGuaranteedRef(\.latency) }
         return frames
     }
 
@@ -139,49 +167,53 @@ package final class InsertChain {
 
     /// Real-time safe.
     private func apply(_ change: Change) {
-        let stage = stages[change.stage]
-        if change.port == Self.swapPort, let set = change.set {
-            let old = stage.swap(Unmanaged<PluginSet>.fromOpaque(set).takeRetainedValue())
-            if let retire { retire(old) } else { old.release() }
-        } else if change.port == Self.bypassPort {
-            stage.bypass = change.value >= 0.5
-            // An explicit "play" puts a benched plugin back, as the performer asked.
-            if !stage.bypass && stage.pluginGuard.benched { stage.pluginGuard.reinstate() }
-        } else {
-            // Index loops on the process path: an unspecialized array iterator allocates in debug builds.
-            for index in 0..<stage.instances.count { stage.instances[index].setControl(change.port, change.value) }
+        stagesUncounted[change.stage]._withUnsafeGuaranteedRef { stage in
+            if change.port == Self.swapPort, let set = change.set {
+                let old = stage.swap(Unmanaged<PluginSet>.fromOpaque(set))
+                if let retire { retire(old) } else { old.release() }
+            } else if change.port == Self.bypassPort {
+                stage.bypass = change.value >= 0.5
+                // An explicit "play" puts a benched plugin back, as the performer asked.
+                if !stage.bypass && stage.pluginGuard.benched { stage.pluginGuard.reinstate() }
+            } else {
+                stage.withRunning { $0.forEachInstance { $0.setControl(change.port, change.value) } }
+            }
         }
     }
 
     /// Real-time safe. Runs every stage over `frames` frames of `left`/`right`, in place.
     package func process(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
-        for index in 0..<stages.count {
-            let stage = stages[index]
-            if let fresh = stage.pluginGuard.takeReplacement() {
-                let old = stage.swap(fresh.takeRetainedValue())
-                if let retire { retire(old) } else { old.release() }
-            }
-            // The stage's runs, split where its controls change, are timed as one.
-            var start = 0, timed = false
-            for changeIndex in 0..<changeCount where changes[changeIndex].stage == index {
-                let change = changes[changeIndex]
-                let offset = min(max(change.offset, 0), frames)
-                if offset > start && !stage.plugin.coarseBlockLength && stage.plays {
-                    if !timed { stage.pluginGuard.startRun() }
-                    timed = true
-                    run(stage, left: left, right: right, from: start, to: offset)
-                    start = offset
-                }
-                apply(change)
-            }
-            if start < frames && stage.plays {
-                if !timed { stage.pluginGuard.startRun() }
-                timed = true
-                run(stage, left: left, right: right, from: start, to: frames)
-            }
-            if timed { stage.pluginGuard.stopTiming() }
+        for index in 0..<stagesUncounted.count {
+            stagesUncounted[index]._withUnsafeGuaranteedRef { stage in process(stage, index, left: left, right: right, frames: frames) }
         }
         changeCount = 0
+    }
+
+    /// Real-time safe. One stage over the block: its runs split where its controls change, timed as one.
+    @inline(__always)
+    private func process(_ stage: Stage, _ index: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        if let fresh = stage.pluginGuard.takeReplacement() {
+            let old = stage.swap(fresh)
+            if let retire { retire(old) } else { old.release() }
+        }
+        var start = 0, timed = false
+        for changeIndex in 0..<changeCount where changes[changeIndex].stage == index {
+            let change = changes[changeIndex]
+            let offset = min(max(change.offset, 0), frames)
+            if offset > start && stage.plays && !stage.withRunning({ $0.first._withUnsafeGuaranteedRef(\.coarseBlockLength) }) {
+                if !timed { stage.pluginGuard.startRun() }
+                timed = true
+                run(stage, left: left, right: right, from: start, to: offset)
+                start = offset
+            }
+            apply(change)
+        }
+        if start < frames && stage.plays {
+            if !timed { stage.pluginGuard.startRun() }
+            timed = true
+            run(stage, left: left, right: right, from: start, to: frames)
+        }
+        if timed { stage.pluginGuard.stopTiming() }
     }
 
     /// Real-time safe. At the end of each period: every stage's guard counts it (`budgetNanoseconds`:
@@ -190,13 +222,16 @@ package final class InsertChain {
     @discardableResult
     package func closePeriod(budgetNanoseconds: Int) -> Bool {
         var benched = false
-        for index in 0..<stages.count {
-            let stage = stages[index]
-            // An isolated plugin's time is bounded by its child's deadline: not an overrun to bench it for.
-            let budget = stage.plugin.isolation == nil ? budgetNanoseconds : 0
-            if stage.pluginGuard.closePeriod(budgetNanoseconds: budget) {
-                for instance in 0..<stage.instances.count { stage.instances[instance].snapshotControls() }
-                benched = true
+        for index in 0..<stagesUncounted.count {
+            stagesUncounted[index]._withUnsafeGuaranteedRef { stage in
+                stage.withRunning { set in
+                    // An isolated plugin's time is bounded by its child's deadline: not an overrun to bench it for.
+                    let budget = set.first._withUnsafeGuaranteedRef { $0.isolation == nil } ? budgetNanoseconds : 0
+                    if stage.pluginGuard.closePeriod(budgetNanoseconds: budget) {
+                        set.forEachInstance { $0.snapshotControls() }
+                        benched = true
+                    }
+                }
             }
         }
         return benched
@@ -208,34 +243,23 @@ package final class InsertChain {
         let frames = to - from
         let inLeft = left + from, inRight = right + from
         let outLeft = scratch.pointer, outRight = scratch.pointer + maxFrames, mono = scratch.pointer + 2 * maxFrames
-        let plugin = stage.plugin
-        switch stage.layout {
-        case .stereo:
-            plugin.connect(port: plugin.audioInputs[0], to: inLeft)
-            plugin.connect(port: plugin.audioInputs[1], to: inRight)
-            plugin.connect(port: plugin.audioOutputs[0], to: outLeft)
-            plugin.connect(port: plugin.audioOutputs[1], to: outRight)
-            plugin.run(frames: frames)
-        case .dualMono:
-            let other = stage.instances[1]
-            plugin.connect(port: plugin.audioInputs[0], to: inLeft)
-            plugin.connect(port: plugin.audioOutputs[0], to: outLeft)
-            plugin.run(frames: frames)
-            other.connect(port: other.audioInputs[0], to: inRight)
-            other.connect(port: other.audioOutputs[0], to: outRight)
-            other.run(frames: frames)
-        case .monoIn:
-            for frame in 0..<frames { mono[frame] = 0.5 * (inLeft[frame] + inRight[frame]) }
-            plugin.connect(port: plugin.audioInputs[0], to: mono)
-            plugin.connect(port: plugin.audioOutputs[0], to: outLeft)
-            plugin.connect(port: plugin.audioOutputs[1], to: outRight)
-            plugin.run(frames: frames)
-        case .monoOut:
-            plugin.connect(port: plugin.audioInputs[0], to: inLeft)
-            plugin.connect(port: plugin.audioInputs[1], to: inRight)
-            plugin.connect(port: plugin.audioOutputs[0], to: outLeft)
-            plugin.run(frames: frames)
-            outRight.update(from: outLeft, count: frames)
+        // The set and its instances read uncounted: the set is this stage's until the next swap.
+        stage.withRunning { set in
+            set.first._withUnsafeGuaranteedRef { plugin in
+                switch stage.layout {
+                case .stereo:
+                    plugin.run(inputs: inLeft, inRight, outputs: outLeft, outRight, frames: frames)
+                case .dualMono:
+                    plugin.run(inputs: inLeft, nil, outputs: outLeft, nil, frames: frames)
+                    set.second?._withUnsafeGuaranteedRef { $0.run(inputs: inRight, nil, outputs: outRight, nil, frames: frames) }
+                case .monoIn:
+                    for frame in 0..<frames { mono[frame] = 0.5 * (inLeft[frame] + inRight[frame]) }
+                    plugin.run(inputs: mono, nil, outputs: outLeft, outRight, frames: frames)
+                case .monoOut:
+                    plugin.run(inputs: inLeft, inRight, outputs: outLeft, nil, frames: frames)
+                    outRight.update(from: outLeft, count: frames)
+                }
+            }
         }
         // Nothing non-finite or subnormal reaches the next stage.
         stage.pluginGuard.checkOutputs(outLeft, outRight, frames: frames)

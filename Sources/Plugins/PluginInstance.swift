@@ -207,6 +207,18 @@ package final class PluginInstance {
         return true
     }
 
+    /// Real-time safe. Its first audio inputs and outputs connected to these buffers (nil: a
+    /// second port it does not have), then run over `frames`.
+    @inline(__always)
+    func run(inputs first: UnsafeMutablePointer<Float>, _ second: UnsafeMutablePointer<Float>?,
+             outputs firstOut: UnsafeMutablePointer<Float>, _ secondOut: UnsafeMutablePointer<Float>?, frames: Int) {
+        connect(port: audioInputs[0], to: first)
+        if let second { connect(port: audioInputs[1], to: second) }
+        connect(port: audioOutputs[0], to: firstOut)
+        if let secondOut { connect(port: audioOutputs[1], to: secondOut) }
+        run(frames: frames)
+    }
+
     /// Real-time safe. Runs the plugin for `frames` frames on the connected buffers, delivers the
     /// worker's responses and ends the run, then empties the MIDI input for the next.
     package func run(frames: Int) {

@@ -185,6 +185,8 @@ public struct Preset: Codable, Sendable {
         /// its input dry) until the process restarts, and nothing else.
         public var isolate: Bool?
 
+        enum CodingKeys: String, CodingKey, CaseIterable { case plugin, controls, bypass, state, isolate }
+
         public init(plugin: String, controls: [String: Double]? = nil, bypass: Bool? = nil, state: String? = nil, isolate: Bool? = nil) {
             self.plugin = plugin
             self.controls = controls

@@ -146,7 +146,7 @@ package enum YAMLFile {
     private static func checkInserts(_ node: Node, at path: String, file: String, lines: inout [String: Int]) throws {
         for (index, item) in (node.sequence ?? []).enumerated() {
             lines["\(path)[\(index)]"] = item.mark?.line
-            try checkFields(of: item, at: "\(path)[\(index)]", known: ["plugin", "controls", "bypass", "state", "isolate"], file: file,
+            try checkFields(of: item, at: "\(path)[\(index)]", known: Set(Preset.Insert.CodingKeys.allCases.map(\.rawValue)), file: file,
                             lines: &lines) { field, value, lines in
                 for (symbol, _) in value.mapping ?? [:] {
                     lines["\(path)[\(index)].\(field).\(symbol.string ?? "")"] = symbol.mark?.line

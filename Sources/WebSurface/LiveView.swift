@@ -373,37 +373,11 @@ public final class LiveView: Sendable {
         return pace.withLockedValue { $0.status }
     }
 
-    /// The page's state fields now, as JSON: the hearts, the engine's picture (mode, pattern,
-    /// voices, insert controls), the variability, the mood and bands, the track, the status.
-    private func state(picture: EngineView.Picture?, status lastStatus: String) -> [(String, String)] {
-        let heartCount = handle.performerCount + (handle.ensemble == nil ? 0 : 1)
-        var state: [(String, String)] = [("bpm", JSONText.number(handle.publishedTempo)),
-                                         ("performers", JSONText.array((0..<heartCount).map { JSONText.number(handle.publishedTempo(of: $0)) })),
-                                         ("dropout", JSONText.bool(hearts?.inDropout(performer: 0) ?? false))]
-        if let picture {
-            state.append(("mode", JSONText.string("\(picture.mode)")))
-            state.append(("pattern", JSONText.array(picture.pattern.map { step in
-                if case .region(let region) = step, Int(region) < regionNames.count { return JSONText.string(regionNames[Int(region)]) }
-                return "null"
-            })))
-            for (index, voice) in picture.voices.enumerated() {
-                state.append(("voice.\(index)", JSONText.object([
-                    ("enabled", JSONText.bool(voice.enabled)), ("gain", JSONText.number(voice.gain)), ("pan", JSONText.number(voice.pan)),
-                    ("every", String(voice.rate.everyNthBeat)), ("subdivision", String(voice.rate.subdivision)),
-                ])))
-            }
-            state.append(("controls", JSONText.array(picture.insertValues.map { JSONText.number($0) })))
-        }
-        state.append(("variability", JSONText.array((0..<heartCount).map { heart in
-            let reading = handle.variability.reading(heart)
-            return JSONText.array([reading.rmssd, reading.sdnn, reading.breathRate].map { JSONText.number($0) })
-        })))
-        let bands = moods?.averages() ?? [:]
-        state.append(("mood", JSONText.string(moods?.mood())))
-        state.append(("bands", JSONText.object(EEGBand.allCases.compactMap { band in bands[band].map { (band.name, JSONText.number($0)) } })))
-        state.append(("track", JSONText.string(track.withLockedValue { $0 }.map { ($0 as NSString).lastPathComponent })))
-        state.append(("status", lastStatus))
-        return state
+    /// The page's state fields now, as JSON (`PageStateField.all`).
+    private func state(picture: EngineView.Picture?, status: String) -> [(String, String)] {
+        PageStateField.entries(PageFrame(handle: handle, picture: picture, heartCount: handle.performerCount + (handle.ensemble == nil ? 0 : 1),
+                                         hearts: hearts, moods: moods, regionNames: regionNames,
+                                         track: track.withLockedValue { $0 }, status: status))
     }
 
     /// `state` merged into the fields the page has: those that changed, in order. Fields the

@@ -23,6 +23,8 @@ package final class ModulationBank {
     let performers: Int
     let signals: Int
     private let slots: ContiguousArray<VoiceSlot>
+    /// The same slots as `set` reads them: uncounted, which is safe while `slots` holds them.
+    private let slotsUncounted: FixedBuffer<Unmanaged<VoiceSlot>>
     private let graph: VoiceGraph
     private let master: MasterStage
     private let published: ModulationReadings
@@ -54,6 +56,7 @@ package final class ModulationBank {
         self.performers = performers
         self.signals = signals
         self.slots = slots
+        slotsUncounted = FixedBuffer(slots.map { .passUnretained($0) })
         self.graph = graph
         self.master = master
         self.published = published
@@ -211,14 +214,20 @@ package final class ModulationBank {
     /// Real-time safe. `destination` to `value` at `frame` (NaN: the modulation lets go, back to `base`).
     private func set(_ destination: ModulationDestination, to value: Float, base: Float, at frame: Int64, blockStart: Int64, periodStart: Int64) {
         switch destination {
-        case .voiceGain(let voice): slots[Int(voice)].modulatedGain = value
-        case .voicePan(let voice): slots[Int(voice)].modulatedPan = value
-        case .voiceVelocity(let voice): slots[Int(voice)].modulatedVelocity = value
+        case .voiceGain(let voice): slotsUncounted[Int(voice)]._withUnsafeGuaranteedRef { $0.modulatedGain = value }
+        case .voicePan(let voice): slotsUncounted[Int(voice)]._withUnsafeGuaranteedRef { $0.modulatedPan = value }
+        case .voiceVelocity(let voice): slotsUncounted[Int(voice)]._withUnsafeGuaranteedRef { $0.modulatedVelocity = value }
         case .insertControl(let address):
-            graph.insertChain(address)?.change(stage: Int(address.stage), port: address.port, value: value.isNaN ? base : value,
-                                               atOffset: Int(frame - blockStart))
+            let offset = Int(frame - blockStart), control = value.isNaN ? base : value
+            if address.chain == InsertAddress.master {
+                graph.masterInserts?.change(stage: Int(address.stage), port: address.port, value: control, atOffset: offset)
+            } else if address.chain >= 0 && Int(address.chain) < slotsUncounted.count {
+                slotsUncounted[Int(address.chain)]._withUnsafeGuaranteedRef {
+                    $0.inserts?.change(stage: Int(address.stage), port: address.port, value: control, atOffset: offset)
+                }
+            }
         case .instrumentControl(let voice, let port):
-            slots[Int(voice)].instrumentVoice?.setControl(port, value.isNaN ? base : value)
+            slotsUncounted[Int(voice)]._withUnsafeGuaranteedRef { $0.instrumentVoice?.setControl(port, value.isNaN ? base : value) }
         case .masterGain:
             master.changeGain(to: value.isNaN ? 1 : value, atOffset: Int(frame - periodStart))
         }
