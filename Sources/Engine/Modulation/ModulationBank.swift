@@ -93,10 +93,14 @@ package final class ModulationBank {
     func evaluateDue(at frame: Int64, blockStart: Int64, periodStart: Int64, hearts: borrowing EngineHearts) {
         pass &+= 1
         let state = states.pointer
-        for index in 0..<states.capacity where state[index].nextDue <= frame {
-            evaluate(&state[index], at: frame, blockStart: blockStart, periodStart: periodStart, hearts: hearts)
+        var earliest = Int64.max
+        for index in 0..<states.capacity {
+            if state[index].nextDue <= frame {
+                evaluate(&state[index], at: frame, blockStart: blockStart, periodStart: periodStart, hearts: hearts)
+            }
+            earliest = min(earliest, state[index].nextDue)
         }
-        updateNextDue()
+        nextDue = earliest
     }
 
     /// Real-time safe. Modulation `index` on or off at `frame`; off, its destination returns to
@@ -132,9 +136,9 @@ package final class ModulationBank {
 
     /// Real-time safe. Each modulation's source and destination values now, for other threads.
     func publish() {
+        let state = states.pointer
         for index in 0..<states.capacity {
-            let state = states.pointer[index]
-            published.store(index, reading: Float(state.reading), output: state.output, enabled: state.enabled)
+            published.store(index, reading: Float(state[index].reading), output: state[index].output, enabled: state[index].enabled)
         }
     }
 
