@@ -93,7 +93,21 @@ final class DAWRoutingTests: XCTestCase {
                 usleep(UInt32(pause) * 1000)
             }
         }
-        // The status says the layout, and sees the ears on the voices' ports.
+        try checkStatus(port: oscPort, client: client)
+        for ear in ears { ear.close() }
+        for capture in midi { capture.close() }
+        let printed = try stop()
+        XCTAssertTrue(printed.contains("4 voice port pairs (beat_L/beat_R, hat_L/hat_R, pad_L/pad_R, bell_L/bell_R) and 4 voice MIDI ports"), printed)
+        // Order after the six fixed ports: the pairs in voice order, then the MIDI ports.
+        XCTAssertTrue(described.contains("Voice hat Right") && described.contains("value: 10 "), described)
+        XCTAssertTrue(describedMIDI.contains("MIDI Out bell") && describedMIDI.contains("value: 18 "), describedMIDI)
+        checkTheMasterIsTheVoicesSum(audio, ports: ports)
+        let beats = try checkOnsets(events: events, ears: ears, printed: printed)
+        checkVoiceMIDI(midi, beats: beats)
+    }
+
+    /// The status says the layout, and sees the ears on the voices' ports.
+    private func checkStatus(port oscPort: UInt16, client: String) throws {
         let reply = try XCTUnwrap(OSCEncoder.send(OSCEncoder.message("/pulse/status"), port: oscPort, awaitReply: true))
         let status = try XCTUnwrap(OSCPacket.decode(reply).first).arguments
         func value(_ name: String) -> OSCMessage.Argument? { status.firstIndex(of: .string(name)).map { status[$0 + 1] } }
@@ -103,14 +117,10 @@ final class DAWRoutingTests: XCTestCase {
         guard case .string(let connected)? = value("connected") else { return XCTFail("no connections in \(status)") }
         XCTAssertTrue(connected.contains("\(client):hat_L>pj-daw-hat_L-\(getpid()):in"), connected)
         XCTAssertTrue(connected.contains("\(client):beat_midi>pj-daw-beat_midi-\(getpid()):in"), connected)
-        for ear in ears { ear.close() }
-        for capture in midi { capture.close() }
-        let printed = try stop()
-        XCTAssertTrue(printed.contains("4 voice port pairs (beat_L/beat_R, hat_L/hat_R, pad_L/pad_R, bell_L/bell_R) and 4 voice MIDI ports"), printed)
-        // Order after the six fixed ports: the pairs in voice order, then the MIDI ports.
-        XCTAssertTrue(described.contains("Voice hat Right") && described.contains("value: 10 "), described)
-        XCTAssertTrue(describedMIDI.contains("MIDI Out bell") && describedMIDI.contains("value: 18 "), describedMIDI)
+    }
 
+    /// The master is the sum of the voice ports, frame by frame; each voice at its gain and pan.
+    private func checkTheMasterIsTheVoicesSum(_ audio: WavFile, ports: [String]) {
         // The master is the sum of the voice ports, frame by frame, in every period recorded.
         XCTAssertGreaterThan(audio.frameCount, 3 * 48_000)
         let settled = Self.linksSettled
@@ -129,7 +139,10 @@ final class DAWRoutingTests: XCTestCase {
         XCTAssertEqual(loudest[4], left(0.3, 0.5), accuracy: 1e-5, "hat_L")
         XCTAssertEqual(loudest[6], left(0.6, 0), accuracy: 1e-5, "pad_L")
         XCTAssertGreaterThan(loudest[8], 0.01, "bell_L sounds")
+    }
 
+    /// Each voice's port holds that voice's events, on the contract; the beat voice's onsets.
+    private func checkOnsets(events: String, ears: [CaptureClient], printed: String) throws -> [Int64] {
         // Onsets: each voice's port holds exactly that voice's events (pulsejack's --events-out,
         // in engine frames: JACK's frame time less one constant), nothing of the others.
         var fired: [String: [Int64]] = [:]
@@ -159,7 +172,10 @@ final class DAWRoutingTests: XCTestCase {
         // On the contract: 100 BPM is a beat every 28 800 frames and a hat every 7 200.
         XCTAssertTrue(LiveGrid.onGrid(beats, framesPerBeat: 28_800, output: printed), "\(beats) \(printed)")
         XCTAssertTrue(LiveGrid.onGrid(hats, framesPerBeat: 7_200, output: printed), "\(hats) \(printed)")
+        return beats
+    }
 
+    private func checkVoiceMIDI(_ midi: [MidiCapture], beats: [Int64]) {
         // Each voice's MIDI port: that voice's notes only, at the frames the combined port has them.
         let beatNotes = midi[0].received.filter(\.isNoteOn), hatNotes = midi[1].received.filter(\.isNoteOn)
         let combined = midi[2].received.filter(\.isNoteOn)

@@ -7,24 +7,7 @@ import XCTest
 final class DebianPackageTests: XCTestCase {
     func testThePackageInstallsWorksAndRemovesEveryFile() throws {
         try Packaging.require()
-        let repository = Subprocess.repository
-        let made = try Subprocess.run("/usr/bin/make", ["-s", "deb"], in: repository)
-        XCTAssertEqual(made.status, 0, "make deb (lintian --fail-on error in it): \(made.stdout.suffix(3000)) \(made.stderr.suffix(3000))")
-        let architecture = try Subprocess.run("/usr/bin/dpkg", ["--print-architecture"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let version = try Subprocess.run(Subprocess.pulsejack, ["--version"]).stdout.split(separator: " ").first.map(String.init) ?? "?"
-        let package = repository.appendingPathComponent(".build/deb/pulsejack_\(version)_\(architecture).deb").path
-        XCTAssertTrue(FileManager.default.fileExists(atPath: package), "named pulsejack_VERSION_ARCH.deb: \(package)")
-
-        let lintian = try Subprocess.run("/usr/bin/lintian", ["--fail-on", "error", package], timeout: 300)
-        XCTAssertEqual(lintian.status, 0, lintian.stdout)
-        XCTAssertFalse(lintian.stdout.split(separator: "\n").contains { $0.hasPrefix("E:") }, lintian.stdout)
-
-        let fields = try Subprocess.run("/usr/bin/dpkg-deb", ["--field", package, "Depends", "Recommends"]).stdout
-        for needed in ["libjack-jackd2-0", "libsndfile1", "liblilv-0-0", "librubberband2", "libzita-convolver4", "liblo7", "jackd2 | pipewire-jack",
-                       "swh-lv2"] {
-            XCTAssertTrue(fields.contains(needed), "\(needed) in \(fields)")
-        }
-        XCTAssertFalse(fields.lowercased().contains("swift"), fields)
+        let package = try makePackage()
 
         if try Subprocess.run("/usr/bin/dpkg", ["-s", "pulsejack"]).status == 0 {
             _ = try Subprocess.run("/usr/bin/dpkg", ["-r", "pulsejack"], timeout: 120)
@@ -69,5 +52,29 @@ final class DebianPackageTests: XCTestCase {
         XCTAssertEqual(left, [], "dpkg -r left files behind")
         XCTAssertGreaterThan(files.count, 50)
         XCTAssertFalse(FileManager.default.fileExists(atPath: "/usr/share/pulsejack"), "its folders too")
+    }
+
+    /// `make deb`: the package named for its version and architecture, lintian without an
+    /// error, and what it depends on (no Swift toolchain). Its path.
+    private func makePackage() throws -> String {
+        let repository = Subprocess.repository
+        let made = try Subprocess.run("/usr/bin/make", ["-s", "deb"], in: repository)
+        XCTAssertEqual(made.status, 0, "make deb (lintian --fail-on error in it): \(made.stdout.suffix(3000)) \(made.stderr.suffix(3000))")
+        let architecture = try Subprocess.run("/usr/bin/dpkg", ["--print-architecture"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let version = try Subprocess.run(Subprocess.pulsejack, ["--version"]).stdout.split(separator: " ").first.map(String.init) ?? "?"
+        let package = repository.appendingPathComponent(".build/deb/pulsejack_\(version)_\(architecture).deb").path
+        XCTAssertTrue(FileManager.default.fileExists(atPath: package), "named pulsejack_VERSION_ARCH.deb: \(package)")
+
+        let lintian = try Subprocess.run("/usr/bin/lintian", ["--fail-on", "error", package], timeout: 300)
+        XCTAssertEqual(lintian.status, 0, lintian.stdout)
+        XCTAssertFalse(lintian.stdout.split(separator: "\n").contains { $0.hasPrefix("E:") }, lintian.stdout)
+
+        let fields = try Subprocess.run("/usr/bin/dpkg-deb", ["--field", package, "Depends", "Recommends"]).stdout
+        for needed in ["libjack-jackd2-0", "libsndfile1", "liblilv-0-0", "librubberband2", "libzita-convolver4", "liblo7", "jackd2 | pipewire-jack",
+                       "swh-lv2"] {
+            XCTAssertTrue(fields.contains(needed), "\(needed) in \(fields)")
+        }
+        XCTAssertFalse(fields.lowercased().contains("swift"), fields)
+        return package
     }
 }

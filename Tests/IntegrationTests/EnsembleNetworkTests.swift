@@ -23,7 +23,23 @@ final class EnsembleNetworkTests: XCTestCase {
         // Each slave's summary (its xruns and skipped frames), for any failure below.
         let summaries = [report.aliceLog, report.bobLog].map { $0.split(separator: "\n").filter { $0.contains("stopped after") }.joined() }
         print(summaries.joined(separator: "\n"))
+        let grid = checkStudioGrid(report)
+        var grown: [Int64] = []
+        for slave in [report.alice, report.bob] {
+            let (measured, grewAt) = checkRoundTrip(slave, grid: grid, report: report)
+            if let grewAt { grown.append(grewAt) }
+            checkPerformer(slave, measured: measured, report: report, summaries: summaries)
+        }
+        checkBothSlavesShareTheGrid(report, grown: grown, summaries: summaries)
+        try checkTheCut(report)
 
+        // Nothing stays behind: no namespace (so no veth or bridge), no jackd, no pulsejack.
+        ensemble.tearDown()
+        XCTAssertEqual(try ensemble.leftovers(), "")
+    }
+
+    /// The studio's beats (before the stop), checked on the grid.
+    private func checkStudioGrid(_ report: NetworkEnsemble.Report) -> [Int64] {
         // The studio's grid: its own click, every 60·48000/100 frames, never stopping (also while alice's link is cut).
         // Every beat heard is on that grid; a beat may be missing only where a cycle was lost: one
         // the ear was not run for (the test's clients on a loaded machine), or one of the studio's
@@ -44,62 +60,69 @@ final class EnsembleNetworkTests: XCTestCase {
         XCTAssertLessThanOrEqual(unexplained.count, studioXruns,
                                  "studio beats missing at \(missing); the ear missed \(report.studioEarGaps); \(studioXruns) studio xruns")
         XCTAssertLessThanOrEqual(missing.count, 3, "too many studio beats lost: \(missing)")
+        return grid
+    }
 
-        var grown: [Int64] = []
-        for slave in [report.alice, report.bob] {
-            // Every shared-grid beat of the slave lands a round trip of whole periods after the
-            // studio's beat: NetJACK2's reported latency, over 60 s. Under load the master may
-            // take a slave's packet a cycle later from some point on (its reply queued behind a late
-            // one): the round trip then grows by a period, for good — never shrinks, never scatters.
-            let measured = slave.gridBeats.filter { $0 < report.cutFrame }
-            XCTAssertGreaterThan(measured.count, 90, "\(slave.name): too few grid beats came back")
-            let roundTrips = measured.map { beat in beat - (grid.last { $0 <= beat } ?? .min) }
-            let steps = zip(roundTrips.dropFirst(), roundTrips).map { $0 - $1 }
-            XCTAssertTrue(roundTrips.allSatisfy { $0 % Int64(Self.period) == 0 }, "\(slave.name): the round trip is not whole periods: \(Set(roundTrips).sorted())")
-            XCTAssertTrue(steps.allSatisfy { $0 >= 0 }, "\(slave.name): grid beats scatter: \(roundTrips)")
-            // NetJACK2's own latencies for the slave's ports at the studio, as JACK reports them.
-            XCTAssertEqual(roundTrips.first, Int64(slave.reportedLatency), "\(slave.name): the round trip is not NetJACK2's reported latency")
-            if let growth = roundTrips.firstIndex(where: { $0 != roundTrips.first }) {
-                print("\(slave.name): the round trip grew to \(roundTrips.last ?? 0) frames at \(measured[growth])")
-                grown.append(measured[growth])
-            }
+    /// `slave`'s shared-grid beats heard at the studio before the cut, and the first one whose
+    /// round trip grew (nil: none did).
+    private func checkRoundTrip(_ slave: NetworkEnsemble.Slave, grid: [Int64], report: NetworkEnsemble.Report) -> (measured: [Int64], grewAt: Int64?) {
+        // Every shared-grid beat of the slave lands a round trip of whole periods after the
+        // studio's beat: NetJACK2's reported latency, over 60 s. Under load the master may
+        // take a slave's packet a cycle later from some point on (its reply queued behind a late
+        // one): the round trip then grows by a period, for good — never shrinks, never scatters.
+        let measured = slave.gridBeats.filter { $0 < report.cutFrame }
+        XCTAssertGreaterThan(measured.count, 90, "\(slave.name): too few grid beats came back")
+        let roundTrips = measured.map { beat in beat - (grid.last { $0 <= beat } ?? .min) }
+        let steps = zip(roundTrips.dropFirst(), roundTrips).map { $0 - $1 }
+        XCTAssertTrue(roundTrips.allSatisfy { $0 % Int64(Self.period) == 0 }, "\(slave.name): the round trip is not whole periods: \(Set(roundTrips).sorted())")
+        XCTAssertTrue(steps.allSatisfy { $0 >= 0 }, "\(slave.name): grid beats scatter: \(roundTrips)")
+        // NetJACK2's own latencies for the slave's ports at the studio, as JACK reports them.
+        XCTAssertEqual(roundTrips.first, Int64(slave.reportedLatency), "\(slave.name): the round trip is not NetJACK2's reported latency")
+        guard let growth = roundTrips.firstIndex(where: { $0 != roundTrips.first }) else { return (measured, nil) }
+        print("\(slave.name): the round trip grew to \(roundTrips.last ?? 0) frames at \(measured[growth])")
+        return (measured, measured[growth])
+    }
 
-            // The slave's own performer: every beat at its contract frame (the independent
-            // reference from the session's tempi, in the slave's engine frames) and heard at the
-            // studio on the same path as the slave's grid beats. A beat due in a cycle the slave
-            // lost (its frames skipped, in its summary) is passed over, and only such a beat.
-            let contract = ReferenceBeats.frames(sampleRate: Self.sampleRate, changes: slave.tempi, end: 200 * 48_000)
-            let fired = slave.performerEvents
-            XCTAssertGreaterThan(fired.count, 60)
-            let relative = fired.map { $0 - fired[0] }
-            let due = contract.prefix { $0 <= (relative.last ?? 0) }
-            let skipped = LiveGrid.xruns(in: slave.name == "alice" ? report.aliceLog : report.bobLog).skipped
-            XCTAssertTrue(Set(due).isSuperset(of: relative), "\(slave.name): performer beats off the contract: \(relative.filter { !due.contains($0) }); \(summaries)")
-            XCTAssertLessThanOrEqual(due.count - relative.count, skipped / Self.period,
-                                     "\(slave.name): performer beats missing at \(due.filter { !relative.contains($0) }); \(summaries)")
-            let heard = slave.performerBeats.filter { $0 < report.cutFrame }
-            XCTAssertGreaterThan(heard.count, 60)
-            // Under load the slave's frames fall whole periods behind the studio's, a period at a
-            // time and never back: NetJACK2's slave lets a master cycle pass uncounted, and does not
-            // always report it as an xrun (4 periods with 1 xrun, seen here). The grid beats stay on
-            // the studio's grid (above: they follow the master's transport); what the slave plays on
-            // its own frames, its performer, arrives that much later from then on. So from the
-            // slave's frames to the studio's: one constant plus the periods slipped so far, the same
-            // for the performer's beats and the grid's, which take the same path.
-            let period = Int64(Self.period)
-            let performerPath = Self.path(from: fired, to: heard, period: period)
-            let gridPath = Self.path(from: slave.gridEvents, to: measured, period: period)
-            XCTAssertNotNil(performerPath, "\(slave.name): performer beats scatter at the studio: \(Self.offsets(from: fired, to: heard)); \(summaries)")
-            XCTAssertNotNil(gridPath, "\(slave.name): grid beats scatter at the studio: \(Self.offsets(from: slave.gridEvents, to: measured)); \(summaries)")
-            let both = Self.path(from: fired + slave.gridEvents, to: (heard + measured).sorted(), period: period)
-            XCTAssertNotNil(both, "\(slave.name): performer beats and grid beats take different paths")
-            if let both, !both.slips.isEmpty { print("\(slave.name): its frames slipped a period behind the studio's at \(both.slips)") }
+    /// `slave`'s own performer: on its contract, heard on the grid beats' path, and sent as MIDI.
+    private func checkPerformer(_ slave: NetworkEnsemble.Slave, measured: [Int64], report: NetworkEnsemble.Report, summaries: [String]) {
+        // The slave's own performer: every beat at its contract frame (the independent
+        // reference from the session's tempi, in the slave's engine frames) and heard at the
+        // studio on the same path as the slave's grid beats. A beat due in a cycle the slave
+        // lost (its frames skipped, in its summary) is passed over, and only such a beat.
+        let contract = ReferenceBeats.frames(sampleRate: Self.sampleRate, changes: slave.tempi, end: 200 * 48_000)
+        let fired = slave.performerEvents
+        XCTAssertGreaterThan(fired.count, 60)
+        let relative = fired.map { $0 - fired[0] }
+        let due = contract.prefix { $0 <= (relative.last ?? 0) }
+        let skipped = LiveGrid.xruns(in: slave.name == "alice" ? report.aliceLog : report.bobLog).skipped
+        XCTAssertTrue(Set(due).isSuperset(of: relative), "\(slave.name): performer beats off the contract: \(relative.filter { !due.contains($0) }); \(summaries)")
+        XCTAssertLessThanOrEqual(due.count - relative.count, skipped / Self.period,
+                                 "\(slave.name): performer beats missing at \(due.filter { !relative.contains($0) }); \(summaries)")
+        let heard = slave.performerBeats.filter { $0 < report.cutFrame }
+        XCTAssertGreaterThan(heard.count, 60)
+        // Under load the slave's frames fall whole periods behind the studio's, a period at a
+        // time and never back: NetJACK2's slave lets a master cycle pass uncounted, and does not
+        // always report it as an xrun (4 periods with 1 xrun, seen here). The grid beats stay on
+        // the studio's grid (above: they follow the master's transport); what the slave plays on
+        // its own frames, its performer, arrives that much later from then on. So from the
+        // slave's frames to the studio's: one constant plus the periods slipped so far, the same
+        // for the performer's beats and the grid's, which take the same path.
+        let period = Int64(Self.period)
+        let performerPath = Self.path(from: fired, to: heard, period: period)
+        let gridPath = Self.path(from: slave.gridEvents, to: measured, period: period)
+        XCTAssertNotNil(performerPath, "\(slave.name): performer beats scatter at the studio: \(Self.offsets(from: fired, to: heard)); \(summaries)")
+        XCTAssertNotNil(gridPath, "\(slave.name): grid beats scatter at the studio: \(Self.offsets(from: slave.gridEvents, to: measured)); \(summaries)")
+        let both = Self.path(from: fired + slave.gridEvents, to: (heard + measured).sorted(), period: period)
+        XCTAssertNotNil(both, "\(slave.name): performer beats and grid beats take different paths")
+        if let both, !both.slips.isEmpty { print("\(slave.name): its frames slipped a period behind the studio's at \(both.slips)") }
 
-            // MIDI out went through NetJACK2's MIDI channel: a note-on at the studio for every beat heard.
-            let notes = Set(slave.midiNoteOns.filter { $0 < report.cutFrame && $0 >= report.firstCommonFrame })
-            let audio = Set((slave.performerBeats + slave.gridBeats).filter { $0 < report.cutFrame && $0 >= report.firstCommonFrame })
-            XCTAssertEqual(notes, audio, "\(slave.name): MIDI notes and audio onsets differ at the studio")
-        }
+        // MIDI out went through NetJACK2's MIDI channel: a note-on at the studio for every beat heard.
+        let notes = Set(slave.midiNoteOns.filter { $0 < report.cutFrame && $0 >= report.firstCommonFrame })
+        let audio = Set((slave.performerBeats + slave.gridBeats).filter { $0 < report.cutFrame && $0 >= report.firstCommonFrame })
+        XCTAssertEqual(notes, audio, "\(slave.name): MIDI notes and audio onsets differ at the studio")
+    }
+
+    private func checkBothSlavesShareTheGrid(_ report: NetworkEnsemble.Report, grown: [Int64], summaries: [String]) {
         // Both slaves' shared-grid beats coincide at the studio, to the frame (where both ears ran,
         // and until either's round trip grew).
         let window = report.firstCommonFrame..<min(report.cutFrame, grown.min() ?? .max)
@@ -112,7 +135,9 @@ final class EnsembleNetworkTests: XCTestCase {
         XCTAssertGreaterThan(alice.intersection(bob).count, 60)
         XCTAssertLessThanOrEqual(alice.symmetricDifference(bob).count, lostCycles,
                                  "grid beats heard by one slave only: \(alice.symmetricDifference(bob).sorted()); \(summaries)")
+    }
 
+    private func checkTheCut(_ report: NetworkEnsemble.Report) throws {
         // The cut: bob played on through it, alice came back on the grid, and said so.
         let during = report.cutFrame..<report.mendFrame
         XCTAssertGreaterThanOrEqual(report.bob.gridBeats.filter(during.contains).count, 7, "bob stopped while alice's link was cut")
@@ -128,10 +153,6 @@ final class EnsembleNetworkTests: XCTestCase {
         XCTAssertTrue(report.aliceStatus.contains("grid                   following"), report.aliceStatus)
         XCTAssertTrue(report.aliceLog.contains("the NetJACK2 link to the master is down"), report.aliceLog)
         XCTAssertTrue(report.aliceLog.contains("(the NetJACK2 master is back)"), report.aliceLog)
-
-        // Nothing stays behind: no namespace (so no veth or bridge), no jackd, no pulsejack.
-        ensemble.tearDown()
-        XCTAssertEqual(try ensemble.leftovers(), "")
     }
 
     /// For a failure: the offsets from fired to heard in order, as (first heard frame, offset to

@@ -48,6 +48,18 @@ final class HostileLabPeerTests: LabNetworkTestCase {
         XCTAssertEqual(run.terminationStatus, 0, printed)
         XCTAssertLessThan(stopping, 1.0, "SIGINT ended the run in \(stopping) s")
 
+        try checkTheInlets(values, prefix: prefix, printed: printed)
+
+        // The take: readable, finite, as long as the run, with the markers' clicks in it.
+        let take = try WavFile(path: folder.file("take.wav"))
+        XCTAssertGreaterThan(Double(take.channels[0].count) / Double(take.sampleRate), 9.5)
+        XCTAssertTrue(take.channels.allSatisfy { $0.allSatisfy(\.isFinite) }, "the output stays finite")
+        XCTAssertGreaterThan(WavFile.onsets(take.channels[0], threshold: 0.05).count, 10, "the good markers and beats play")
+    }
+
+    /// Each inlet counted what it refused and played the rest; the wide stream refused as EEG
+    /// in one line and read whole as signals.
+    private func checkTheInlets(_ values: [String: Any], prefix: String, printed: String) throws {
         // Each inlet, found by its stream's name.
         func inlet(_ stream: String) -> String? {
             (0..<8).map { "lsl_in_\($0)" }.first { values["\($0)_name"] as? String == stream }
@@ -84,12 +96,6 @@ final class HostileLabPeerTests: LabNetworkTestCase {
         XCTAssertGreaterThan(values["\(wideSignals)_samples"] as? Int ?? 0, 256 * 7, "read at its rate: \(values)")
         XCTAssertEqual(values["\(wideSignals)_lost"] as? Int, 0, "\(values)")
         XCTAssertFalse(printed.contains("Fatal error"), printed)
-
-        // The take: readable, finite, as long as the run, with the markers' clicks in it.
-        let take = try WavFile(path: folder.file("take.wav"))
-        XCTAssertGreaterThan(Double(take.channels[0].count) / Double(take.sampleRate), 9.5)
-        XCTAssertTrue(take.channels.allSatisfy { $0.allSatisfy(\.isFinite) }, "the output stays finite")
-        XCTAssertGreaterThan(WavFile.onsets(take.channels[0], threshold: 0.05).count, 10, "the good markers and beats play")
     }
 
     /// The lab's configuration is the lab's: with `LSLAPICFG` setting `SessionID`, pulsejack reads

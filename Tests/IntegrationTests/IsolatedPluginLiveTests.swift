@@ -59,11 +59,25 @@ final class IsolatedPluginLiveTests: XCTestCase {
         victim.close()
         let printed = run?.stop().printed ?? ""
 
-        // The clean voice: a click every 12 000 frames (240 BPM at 48 kHz) in JACK's frame time,
-        // none moved, none missing (but where the ear itself was not run: a loaded machine may
-        // skip a capture client's cycle, and what played then was not heard; and around an
-        // xrun, where jackd2's graph may run the ear on our port's next or last period: a click
-        // a period early or late, or twice, once per xrun at most — `LiveGrid.offGrid`).
+        checkTheCleanVoice(heardBy: bystander, from: listening, printed: printed)
+        // The victim: crashed at least twice, named, restarted and counted, back within a second each time.
+        XCTAssertTrue(printed.contains("plugin victim.insert1 (Misbehaving segfault), isolated: it crashed (signal 11"), printed)
+        guard case .int(let restarts)? = value("plugin_restarts") else { return XCTFail("no plugin_restarts in \(status)") }
+        XCTAssertGreaterThanOrEqual(restarts, 2)
+        let backs = printed.components(separatedBy: "is back in a new process ").dropFirst().compactMap { Int($0.prefix { $0.isNumber }) }
+        XCTAssertGreaterThanOrEqual(backs.count, 2, printed)
+        for milliseconds in backs { XCTAssertLessThan(milliseconds, 1000, printed) }
+        // A period JACK ran late (an xrun: the server counts it) may lose one of its clicks too.
+        guard case .int(let xruns)? = value("xruns") else { return XCTFail("no xruns in \(status)") }
+        try checkTheVictimsClicks(heardBy: victim, from: listening, full: try XCTUnwrap(bystander.onsetLevels.first), xruns: Int(xruns))
+    }
+
+    /// The clean voice: a click every 12 000 frames (240 BPM at 48 kHz) in JACK's frame time,
+    /// none moved, none missing (but where the ear itself was not run: a loaded machine may
+    /// skip a capture client's cycle, and what played then was not heard; and around an
+    /// xrun, where jackd2's graph may run the ear on our port's next or last period: a click
+    /// a period early or late, or twice, once per xrun at most — `LiveGrid.offGrid`).
+    private func checkTheCleanVoice(heardBy bystander: CaptureClient, from listening: Int64, printed: String) {
         let heard = bystander.onsetJackFrames.filter { $0 >= listening }
         XCTAssertGreaterThan(heard.count, 15, printed)
         let xruns = LiveGrid.xruns(in: printed).xruns
@@ -72,25 +86,19 @@ final class IsolatedPluginLiveTests: XCTestCase {
         let missing = Self.unheard(heard.filter { !off.contains($0) }, every: 12_000, by: bystander)
             .filter { due in !off.contains { abs($0 - due) == 256 } }
         XCTAssertEqual(missing, [], "the clean voice: \(heard), the ear's gaps \(bystander.gaps)")
-        // The victim: crashed at least twice, named, restarted and counted, back within a second each time.
-        XCTAssertTrue(printed.contains("plugin victim.insert1 (Misbehaving segfault), isolated: it crashed (signal 11"), printed)
-        guard case .int(let restarts)? = value("plugin_restarts") else { return XCTFail("no plugin_restarts in \(status)") }
-        XCTAssertGreaterThanOrEqual(restarts, 2)
-        let backs = printed.components(separatedBy: "is back in a new process ").dropFirst().compactMap { Int($0.prefix { $0.isNumber }) }
-        XCTAssertGreaterThanOrEqual(backs.count, 2, printed)
-        for milliseconds in backs { XCTAssertLessThan(milliseconds, 1000, printed) }
-        // Its clicks, each on its grid (3000 frames apart): through the plugin at half the
-        // bystander's level (the gain the performer set), or dry (the bystander's level) while its
-        // process is down, fewer than 16 in a row (back within a second). A click through the
-        // plugin after a dry one is a restarted process that kept the performer's gain (without
-        // it, it would be full).
+    }
+
+    /// The victim's clicks, each on its grid (3000 frames apart): through the plugin at half the
+    /// bystander's level `full` (the gain the performer set), or dry (the bystander's level)
+    /// while its process is down, fewer than 16 in a row (back within a second). A click through
+    /// the plugin after a dry one is a restarted process that kept the performer's gain (without
+    /// it, it would be full). A period JACK ran late (`xruns`) may lose one of its clicks.
+    private func checkTheVictimsClicks(heardBy victim: CaptureClient, from listening: Int64, full: Float, xruns: Int) throws {
         let listened = zip(victim.onsetJackFrames, victim.onsetLevels).filter { $0.0 >= listening }
-        let clicks = listened.map(\.0), levels = listened.map(\.1), full = try XCTUnwrap(bystander.onsetLevels.first)
+        let clicks = listened.map(\.0), levels = listened.map(\.1)
         XCTAssertGreaterThan(clicks.count, 60, "\(clicks)")
-        // A period JACK ran late (an xrun: the server counts it) may lose one of its clicks too.
-        guard case .int(let xruns)? = value("xruns") else { return XCTFail("no xruns in \(status)") }
         let lost: [Int64] = Self.unheard(clicks, every: 3_000, by: victim)
-        XCTAssertLessThanOrEqual(lost.count, Int(xruns), "the victim's clicks: \(clicks), lost or off the grid \(lost), the ear's gaps \(victim.gaps), \(xruns) xruns")
+        XCTAssertLessThanOrEqual(lost.count, xruns, "the victim's clicks: \(clicks), lost or off the grid \(lost), the ear's gaps \(victim.gaps), \(xruns) xruns")
         var dryInARow = 0, keptAfterRestart = 0
         for (index, level) in levels.enumerated().dropFirst() {
             let dry = abs(level - full) < full * 0.02

@@ -81,11 +81,15 @@ final class JackStudioTests: XCTestCase {
         } else {
             XCTAssertTrue(LiveGrid.onGrid(beats, framesPerBeat: 28_800, output: printed), "\(beats) \(printed)")
         }
-        // Each note-on has its note-off after its length: 0.1 s (4800 frames) and 0.05 s (2400);
-        // one due in a cycle JACK took from pulsejack goes out in the next cycle it runs, never
-        // later, never lost. The capture sees it only if it ran in that cycle too: a note-off whose
-        // window (its frame to 4096 frames on) holds a cycle the capture was not run for (the dummy
-        // driver on a loaded machine) is not asked for.
+        checkTheNoteOffs(noteOns: noteOns, noteOffs: noteOffs, heardBy: daw)
+    }
+
+    /// Each note-on has its note-off after its length: 0.1 s (4800 frames) and 0.05 s (2400);
+    /// one due in a cycle JACK took from pulsejack goes out in the next cycle it runs, never
+    /// later, never lost. The capture sees it only if it ran in that cycle too: a note-off whose
+    /// window (its frame to 4096 frames on) holds a cycle the capture was not run for (the dummy
+    /// driver on a loaded machine) is not asked for.
+    private func checkTheNoteOffs(noteOns: [MidiCapture.Event], noteOffs: [MidiCapture.Event], heardBy daw: MidiCapture) {
         var exact = 0, unheard = 0
         for on in noteOns.dropLast(4) {
             let length: Int64 = on.key == 36 ? 4800 : 2400

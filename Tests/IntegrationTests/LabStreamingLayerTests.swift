@@ -59,18 +59,7 @@ final class LabStreamingLayerTests: LabNetworkTestCase {
         let found = heard.filter { peak in beats.contains { abs($0 - 1 - peak) < 0.05 } }
         XCTAssertGreaterThanOrEqual(Double(found.count), 0.9 * Double(heard.count))
 
-        XCTAssertEqual(values["lsl_in_0_name"] as? String, stream, "\(values)")
-        XCTAssertEqual(values["lsl_in_0_type"] as? String, "ECG")
-        XCTAssertEqual(values["lsl_in_0_rate"] as? Double, 360)
-        XCTAssertEqual(values["lsl_in_0_role"] as? String, "heart")
-        XCTAssertEqual(values["lsl_in_0_state"] as? String, "streaming")
-        XCTAssertGreaterThan(values["lsl_in_0_samples"] as? Int ?? 0, 360 * 10)
-        XCTAssertEqual(values["lsl_in_0_lost"] as? Int, 0)
-        XCTAssertEqual(values["lsl_out_0_name"] as? String, name)
-        XCTAssertEqual(values["lsl_out_0_type"] as? String, "Markers")
-        XCTAssertEqual(values["lsl_out_1_name"] as? String, name + "-heart")
-        // The heart stream: one sample per beat, its rr_ms the beats' spacing.
-        XCTAssertGreaterThan(values["lsl_out_1_samples"] as? Int ?? 0, 15)
+        checkTheStreamsListed(values, in: stream, out: name)
         // What arrived is in the session log: the beats at their frames, the intervals.
         let lines = try String(contentsOfFile: folder.file("session.jsonl"), encoding: .utf8).split(separator: "\n").dropFirst()
             .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
@@ -83,6 +72,22 @@ final class LabStreamingLayerTests: LabNetworkTestCase {
         XCTAssertEqual(render.status, 0, render.stderr)
         let again = try WavFile(path: folder.file("again.wav"))
         XCTAssertEqual(WavFile.onsets(again.channels[0], threshold: 0.5).map { $0 - (logged.first ?? 0) }, logged.map { $0 - (logged.first ?? 0) })
+    }
+
+    /// The status lists the ECG stream read and the markers and heart streams sent.
+    private func checkTheStreamsListed(_ values: [String: Any], in stream: String, out name: String) {
+        XCTAssertEqual(values["lsl_in_0_name"] as? String, stream, "\(values)")
+        XCTAssertEqual(values["lsl_in_0_type"] as? String, "ECG")
+        XCTAssertEqual(values["lsl_in_0_rate"] as? Double, 360)
+        XCTAssertEqual(values["lsl_in_0_role"] as? String, "heart")
+        XCTAssertEqual(values["lsl_in_0_state"] as? String, "streaming")
+        XCTAssertGreaterThan(values["lsl_in_0_samples"] as? Int ?? 0, 360 * 10)
+        XCTAssertEqual(values["lsl_in_0_lost"] as? Int, 0)
+        XCTAssertEqual(values["lsl_out_0_name"] as? String, name)
+        XCTAssertEqual(values["lsl_out_0_type"] as? String, "Markers")
+        XCTAssertEqual(values["lsl_out_1_name"] as? String, name + "-heart")
+        // The heart stream: one sample per beat, its rr_ms the beats' spacing.
+        XCTAssertGreaterThan(values["lsl_out_1_samples"] as? Int ?? 0, 15)
     }
 
     /// muse-lsl's layout (TP9, AF7, AF8, TP10, Right AUX at 256 Hz) from a pylsl outlet, alpha-

@@ -157,8 +157,28 @@ final class MisbehavingPluginLiveTests: XCTestCase {
             XCTAssertEqual(channel.filter { !$0.isFinite }.count, 0, "non-finite samples on \(name)")
             XCTAssertEqual(channel.filter { $0.isSubnormal }.count, 0, "subnormal samples on \(name)")
         }
-        // The clean voice: its clicks on the heart's frames (24 000 apart at 120 BPM, in JACK's
-        // frame time) through every fault.
+        checkTheCleanVoice(heardBy: ear, printed: printed)
+        // Each plugin named in the log where it did wrong; the status, which `status --json`
+        // writes as JSON, shows the spinning one benched and the NaN one's samples.
+        for (index, behaviour) in Self.behaviours(at: place).enumerated() {
+            guard let said = behaviour.said else { continue }
+            let name = self.place(of: index, at: place)
+            // The guards say "plugin PLACE (NAME) …", a plugin's own data "PLACE: NAME: …".
+            let named = printed.split(separator: "\n").contains { line in
+                (line.contains("plugin \(name) (") || line.contains("\(name): ")) && line.contains("Misbehaving \(behaviour.name)")
+                    && line.contains(said)
+            }
+            XCTAssertTrue(named, "\(name): \(said): \(printed)")
+        }
+        XCTAssertEqual(status.status, 0, status.stderr)
+        let values = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any], status.stdout)
+        XCTAssertGreaterThan(values["plugin_\(self.place(of: 0, at: place))_nonfinite"] as? Int ?? 0, 0, status.stdout)
+        XCTAssertGreaterThanOrEqual(values["plugin_restarts"] as? Int ?? 0, 2, status.stdout)
+    }
+
+    /// The clean voice: its clicks on the heart's frames (24 000 apart at 120 BPM, in JACK's
+    /// frame time) through every fault.
+    private func checkTheCleanVoice(heardBy ear: CaptureClient, printed: String) {
         // A faulty plugin can still make a period late (an isolated one until its deadline, a
         // restart), and jackd2's graph then runs the ear on our port's next or last period: a
         // click heard a period early or late, or twice. Each such is an xrun pulsejack counts.
@@ -187,21 +207,5 @@ final class MisbehavingPluginLiveTests: XCTestCase {
         let gaps = ear.gaps
         let unexcused = TestServer.isPipeWire ? [] : (off ?? []).filter { onset in !gaps.contains { $0.contains(onset - 256) } }
         XCTAssertLessThanOrEqual(unexcused.count, xruns, "the clean voice a period off its grid: \(unexcused) of \(heard); \(timing)")
-        // Each plugin named in the log where it did wrong; the status, which `status --json`
-        // writes as JSON, shows the spinning one benched and the NaN one's samples.
-        for (index, behaviour) in Self.behaviours(at: place).enumerated() {
-            guard let said = behaviour.said else { continue }
-            let name = self.place(of: index, at: place)
-            // The guards say "plugin PLACE (NAME) …", a plugin's own data "PLACE: NAME: …".
-            let named = printed.split(separator: "\n").contains { line in
-                (line.contains("plugin \(name) (") || line.contains("\(name): ")) && line.contains("Misbehaving \(behaviour.name)")
-                    && line.contains(said)
-            }
-            XCTAssertTrue(named, "\(name): \(said): \(printed)")
-        }
-        XCTAssertEqual(status.status, 0, status.stderr)
-        let values = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any], status.stdout)
-        XCTAssertGreaterThan(values["plugin_\(self.place(of: 0, at: place))_nonfinite"] as? Int ?? 0, 0, status.stdout)
-        XCTAssertGreaterThanOrEqual(values["plugin_restarts"] as? Int ?? 0, 2, status.stdout)
     }
 }

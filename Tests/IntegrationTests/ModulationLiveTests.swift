@@ -64,12 +64,16 @@ final class ModulationLiveTests: XCTestCase {
             XCTAssertEqual(Double(heard[pair + 1].frame - heard[pair].frame), 48, accuracy: 1, "the new gain landed at the signal's frame")
         }
 
-        // The take re-rendered from its session log: the same pulses, spacing and heights.
+        try checkTheTakeReRenders(take, log: log, preset: folder.path, pulses: expected.count, in: folder)
+    }
+
+    /// The take re-rendered from its session log: the same `pulses`, spacing and heights.
+    private func checkTheTakeReRenders(_ take: String, log: String, preset: String, pulses: Int, in folder: TemporaryFolder) throws {
         let offline = folder.file("offline.wav")
-        let render = try Subprocess.run(Subprocess.pulsejack, ["render", "--preset", folder.path, "--session", log, "--out", offline])
+        let render = try Subprocess.run(Subprocess.pulsejack, ["render", "--preset", preset, "--session", log, "--out", offline])
         XCTAssertEqual(render.status, 0, render.stderr)
         let live = Self.pulses(try WavFile(path: take).channels[0]), again = Self.pulses(try WavFile(path: offline).channels[0])
-        XCTAssertEqual(live.count, expected.count)
+        XCTAssertEqual(live.count, pulses)
         XCTAssertEqual(live.map(\.level), again.map(\.level), "the same heights, sample for sample")
         XCTAssertEqual(zip(live.dropFirst(), live).map { $0.frame - $1.frame }, zip(again.dropFirst(), again).map { $0.frame - $1.frame })
         let recorded = try String(contentsOfFile: log, encoding: .utf8)

@@ -165,8 +165,13 @@ final class PipeWireTests: XCTestCase {
             XCTAssertTrue(printed.contains("recorded \(wav.frameCount) frames to \(path)"), "\(path): \(wav.frameCount) frames: \(printed)")
         }
 
-        // The session log at 48 kHz, rendered: the first take, then the silence (the frames the
-        // run skipped, in 44.1 kHz frames), then the second take, each beat where it was heard.
+        try checkTheSessionRendersAsHeard(session, takes: (take, second), printed: printed)
+    }
+
+    /// The session log at 48 kHz, rendered: the first take, then the silence (the frames the
+    /// run skipped, in 44.1 kHz frames), then the second take, each beat where it was heard.
+    private func checkTheSessionRendersAsHeard(_ session: String, takes: (first: String, second: String), printed: String) throws {
+        let (take, second) = takes
         let rendered = folder.appendingPathComponent("render.wav").path
         let render = try Subprocess.run(Subprocess.pulsejack, ["render", "--preset", Self.click, "--session", session, "--out", rendered])
         XCTAssertEqual(render.status, 0, render.stderr)

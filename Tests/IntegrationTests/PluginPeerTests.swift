@@ -36,16 +36,7 @@ final class PluginPeerTests: XCTestCase {
         defer { if run.isRunning { run.terminate() } }
         try Subprocess.waitForPorts(of: client, server: server)
 
-        let jalv = Process()
-        Subprocess.keepForTheSuite(jalv)
-        jalv.executableURL = URL(fileURLWithPath: "/usr/bin/jalv")
-        jalv.arguments = ["-x", "-n", jalvName, "-c", "random_detuning=0", Self.piano]
-        jalv.environment = ProcessInfo.processInfo.environment.merging(["JACK_NO_START_SERVER": "1"]) { $1 }
-        let jalvInput = Pipe()  // kept open: jalv's console quits at the end of its input
-        jalv.standardInput = jalvInput
-        jalv.standardOutput = FileHandle.nullDevice
-        jalv.standardError = FileHandle.nullDevice
-        try jalv.run()
+        let jalv = try startJalv(jalvName)
         defer { if jalv.isRunning { jalv.interrupt(); jalv.waitUntilExit() } }
         XCTAssertTrue(try Subprocess.waitForPorts(of: jalvName, server: server, port: "event_in"), "jalv's ports")
 
@@ -69,8 +60,28 @@ final class PluginPeerTests: XCTestCase {
         let output = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertEqual(run.terminationStatus, 0, output)
 
+        compareNotes(sent: pad.sentFrames, ours: ours, theirs: theirs, heard: heard, output: output)
+    }
+
+    /// jalv hosting the piano without its detuning, as JACK client `name`.
+    private func startJalv(_ name: String) throws -> Process {
+        let jalv = Process()
+        Subprocess.keepForTheSuite(jalv)
+        jalv.executableURL = URL(fileURLWithPath: "/usr/bin/jalv")
+        jalv.arguments = ["-x", "-n", name, "-c", "random_detuning=0", Self.piano]
+        jalv.environment = ProcessInfo.processInfo.environment.merging(["JACK_NO_START_SERVER": "1"]) { $1 }
+        // A pipe kept open (the process holds it): jalv's console quits at the end of its input.
+        jalv.standardInput = Pipe()
+        jalv.standardOutput = FileHandle.nullDevice
+        jalv.standardError = FileHandle.nullDevice
+        try jalv.run()
+        return jalv
+    }
+
+    /// Each note both ears heard whole: the same onset frame, and every sample above the
+    /// threshold at the same frame with the same value (but where a late cycle explains it).
+    private func compareNotes(sent: [Int64], ours: CaptureClient, theirs: CaptureClient, heard: Int64, output: String) {
         // Each note's first loud sample, in JACK's frame time; only notes both ears heard whole.
-        let sent = pad.sentFrames
         XCTAssertGreaterThan(sent.count, 5, "the pad played")
         func firstOnsets(_ ear: CaptureClient) -> [Int64: Int64] {
             var first: [Int64: Int64] = [:]

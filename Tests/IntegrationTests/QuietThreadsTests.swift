@@ -30,18 +30,7 @@ final class QuietThreadsTests: XCTestCase {
         Thread.sleep(forTimeInterval: 1)
         let pid = run.processIdentifier
 
-        // Every thread says what it is: pulsejack's own `pj-…` (zita-convolver's workers and the
-        // stop signals' included), the main thread, and under their own names PipeWire's libjack's
-        // thread (`pw-<client>`) and the pool of libdispatch's that runs the pages' tasks (this
-        // run has `--web`; without it the pool does not exist).
-        let names = ProcessThreads.of(pid).map(\.name)
-        for expected in ["pj-process", "pj-osc", "pj-meters", "pj-view", "pj-recorder", "pj-web-1", "pj-convolver", "pj-signals"] {
-            XCTAssertTrue(names.contains(expected), "\(expected) missing from \(names)")
-        }
-        XCTAssertEqual(names.filter { $0 == "pulsejack" }.count, 1, "only the main thread keeps the process's name: \(names)")
-        for name in names where !name.hasPrefix("pj-") && !name.hasPrefix("pw-") && name != "pulsejack" {
-            XCTAssertTrue(name.hasSuffix("-qos") || name.hasSuffix("qos.overcommit"), "an unnamed thread: \(name) in \(names)")
-        }
+        checkEveryThreadIsNamed(pid)
 
         // At rest, nobody watching: the view and OSC threads sleep through; the meters wake only
         // to drain their ring, once in about 11 s of 256-frame periods; the recorder for its
@@ -82,5 +71,20 @@ final class QuietThreadsTests: XCTestCase {
         let after = wakeups(of: pid, over: 2)
         XCTAssertLessThanOrEqual(after["pj-view", default: -1], 1, "\(after)")
         XCTAssertLessThanOrEqual(after["pj-meters", default: -1], 2, "\(after)")
+    }
+
+    /// Every thread says what it is: pulsejack's own `pj-…` (zita-convolver's workers and the
+    /// stop signals' included), the main thread, and under their own names PipeWire's libjack's
+    /// thread (`pw-<client>`) and the pool of libdispatch's that runs the pages' tasks (this
+    /// run has `--web`; without it the pool does not exist).
+    private func checkEveryThreadIsNamed(_ pid: pid_t) {
+        let names = ProcessThreads.of(pid).map(\.name)
+        for expected in ["pj-process", "pj-osc", "pj-meters", "pj-view", "pj-recorder", "pj-web-1", "pj-convolver", "pj-signals"] {
+            XCTAssertTrue(names.contains(expected), "\(expected) missing from \(names)")
+        }
+        XCTAssertEqual(names.filter { $0 == "pulsejack" }.count, 1, "only the main thread keeps the process's name: \(names)")
+        for name in names where !name.hasPrefix("pj-") && !name.hasPrefix("pw-") && name != "pulsejack" {
+            XCTAssertTrue(name.hasSuffix("-qos") || name.hasSuffix("qos.overcommit"), "an unnamed thread: \(name) in \(names)")
+        }
     }
 }

@@ -46,16 +46,29 @@ final class SensorRunTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(values["heart_sensor_notifications"] as? Int ?? 0, 8)
         XCTAssertEqual(values["dropouts"] as? Int, 0)
 
-        // Every RR interval the strap sent is in the session log, as sent.
+        try checkTheLoggedIntervals(session, sent: strap.notifications.flatMap { $0["rr"] as? [Double] ?? [] }, status: status.stdout)
+
+        // The ear heard a click for every beat the engine fired (none lost between them).
+        let fired = try String(contentsOfFile: liveEvents, encoding: .utf8).split(separator: "\n")
+        XCTAssertGreaterThan(fired.count, 10)
+        XCTAssertGreaterThanOrEqual(ear.onsetJackFrames.count, fired.count - 2)
+
+        try checkTheSessionReRenders(session, preset: Subprocess.repository.appendingPathComponent("presets/click").path, in: folder, fired: fired)
+    }
+
+    /// Every RR interval the strap `sent` is in the session log, as sent, with the beats it
+    /// predicted; the heart's variability in the status (as JSON) is the formula's on the
+    /// intervals the strap had sent by then.
+    private func checkTheLoggedIntervals(_ session: String, sent: [Double], status: String) throws {
+        let values = try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any] ?? [:]
         let lines = try String(contentsOfFile: session, encoding: .utf8).split(separator: "\n").dropFirst()
             .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let logged = lines.filter { $0["event"] as? String == "rr" }.flatMap { $0["values"] as? [Double] ?? [] }
-        let sent = strap.notifications.flatMap { $0["rr"] as? [Double] ?? [] }
         XCTAssertGreaterThan(logged.count, 10)
         XCTAssertEqual(logged, Array(sent.prefix(logged.count)))
         XCTAssertGreaterThan(lines.filter { $0["event"] as? String == "heartbeat" }.count, 10, "predicted beats")
         // The heart's variability in the status: the formula's on the intervals the strap had sent by then.
-        let rmssd = try XCTUnwrap(values["rmssd_ms"] as? Double, status.stdout), sdnn = try XCTUnwrap(values["sdnn_ms"] as? Double)
+        let rmssd = try XCTUnwrap(values["rmssd_ms"] as? Double, status), sdnn = try XCTUnwrap(values["sdnn_ms"] as? Double)
         let matching = (2...sent.count).filter { count in
             guard let expected = ReferenceVariability.of(Array(sent.prefix(count)), window: 30) else { return false }
             return abs(expected.rmssd - rmssd) < 1e-3 && abs(expected.sdnn - sdnn) < 1e-3
@@ -63,15 +76,13 @@ final class SensorRunTests: XCTestCase {
         XCTAssertFalse(matching.isEmpty, "RMSSD \(rmssd), SDNN \(sdnn) ms are the formula's on the first n intervals sent, for some n")
         XCTAssertGreaterThanOrEqual(matching.first ?? 0, 8)
         XCTAssertFalse(lines.contains { $0["event"] as? String == "tempo" }, "the strap's beats are the heart: --bpm starts no clock beside them")
+    }
 
-        // The ear heard a click for every beat the engine fired (none lost between them).
-        let fired = try String(contentsOfFile: liveEvents, encoding: .utf8).split(separator: "\n")
-        XCTAssertGreaterThan(fired.count, 10)
-        XCTAssertGreaterThanOrEqual(ear.onsetJackFrames.count, fired.count - 2)
-
+    /// The session log rendered offline fires exactly what the run `fired`.
+    private func checkTheSessionReRenders(_ session: String, preset: String, in folder: TemporaryFolder, fired: [Substring]) throws {
         let offlineEvents = folder.file("offline.jsonl")
-        let render = try Subprocess.run(Subprocess.pulsejack, ["render", "--preset", Subprocess.repository.appendingPathComponent("presets/click").path,
-                                                               "--session", session, "--out", folder.file("offline.wav"), "--events-out", offlineEvents])
+        let render = try Subprocess.run(Subprocess.pulsejack, ["render", "--preset", preset, "--session", session,
+                                                               "--out", folder.file("offline.wav"), "--events-out", offlineEvents])
         XCTAssertEqual(render.status, 0, render.stderr)
         XCTAssertEqual(try String(contentsOfFile: offlineEvents, encoding: .utf8).split(separator: "\n"), fired)
     }
@@ -138,11 +149,7 @@ final class SensorRunTests: XCTestCase {
 
         let fired = try String(contentsOfFile: liveEvents, encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(fired.count, beats.count)
-        let offlineEvents = folder.file("offline.jsonl")
-        let render = try Subprocess.run(Subprocess.pulsejack, ["render", "--preset", preset, "--session", session,
-                                                               "--out", folder.file("offline.wav"), "--events-out", offlineEvents])
-        XCTAssertEqual(render.status, 0, render.stderr)
-        XCTAssertEqual(try String(contentsOfFile: offlineEvents, encoding: .utf8).split(separator: "\n"), fired)
+        try checkTheSessionReRenders(session, preset: preset, in: folder, fired: fired)
     }
 
     /// An H10 that refuses to start its ECG (on its charger): said once, with Polar's reason.

@@ -60,7 +60,14 @@ final class WebPageTests: XCTestCase {
         XCTAssertTrue(try browser.wait(until: "return window.pulsejack && window.pulsejack.connected && window.pulsejack.layout !== null"))
         try browser.switchTo(first)
 
-        // The radial trace: drawn, and moving between two screenshots.
+        try checkTheRadialTraceMoves(browser)
+        try checkTheSwitch(browser, pages: (first, second), ear: ear)
+        try checkTheTempoRegionsAndMood(browser, osc: osc)
+        try checkTheInsertControls(browser, pages: (first, second), run: run)
+    }
+
+    /// The radial trace: drawn, and moving between two screenshots.
+    private func checkTheRadialTraceMoves(_ browser: WebDriver) throws {
         XCTAssertTrue(try browser.wait(until: "return window.pulsejack.meterFrames > 90"))
         let inked = """
             const canvas = document.getElementById('radial'), data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
@@ -79,8 +86,11 @@ final class WebPageTests: XCTestCase {
         try FileManager.default.createDirectory(at: Self.screenshots, withIntermediateDirectories: true)
         try shotBefore.write(to: Self.screenshots.appendingPathComponent("web-page-1.png"))
         try shotAfter.write(to: Self.screenshots.appendingPathComponent("web-page-2.png"))
+    }
 
-        // Off in the page: silent for the JACK ear; the second page sees it; on again: heard again.
+    /// Off in the page: silent for the JACK ear; the second page sees it; on again: heard again.
+    private func checkTheSwitch(_ browser: WebDriver, pages: (first: String, second: String), ear: CaptureClient) throws {
+        let (first, second) = pages
         let pulseBeats = { (from: Int64, to: Int64) in ear.onsetJackFrames.filter { $0 >= from && $0 < to }.count }
         try browser.execute("document.querySelector('.voice[data-voice=\"pulse\"] input.enable').click()")
         try browser.switchTo(second)
@@ -99,7 +109,10 @@ final class WebPageTests: XCTestCase {
         let onTo = ear.frameTime
         XCTAssertEqual(pulseBeats(offFrom, offTo), 0, "silent while off (2 s at 120 BPM would hold 4 beats)")
         XCTAssertGreaterThanOrEqual(pulseBeats(onFrom, onTo), 3, "heard again once on: \(ear.onsetJackFrames.suffix(8))")
+    }
 
+    /// A tempo change over OSC, Tambour's mode and regions, MusicMood's bands: on the page.
+    private func checkTheTempoRegionsAndMood(_ browser: WebDriver, osc: UInt16) throws {
         // A tempo change over OSC (liblo's oscsend) reaches the page.
         if let oscsend = Subprocess.which("oscsend") {
             try Subprocess.run(oscsend, ["localhost", "\(osc)", "/pulse/bpm", "f", "75"])
@@ -127,7 +140,11 @@ final class WebPageTests: XCTestCase {
         let allShown = try browser.wait(until: bands + " === '0.80 0.40 0.30 0.50 0.20'")
         let shown = try browser.execute(bands)
         XCTAssertTrue(allShown, "the bands shown: \(String(describing: shown))")
-        // The insert's controls, at the preset's value; moved from the page, the engine has it.
+    }
+
+    /// The insert's controls, at the preset's value; moved from the page, the engine has it.
+    private func checkTheInsertControls(_ browser: WebDriver, pages: (first: String, second: String), run: LiveWebRun) throws {
+        let (first, second) = pages
         XCTAssertEqual(try browser.execute("return document.querySelector('.insert').textContent.includes('Simple Amplifier')") as? Bool, true)
         XCTAssertTrue(try browser.wait(until: "return Number(document.querySelector('[data-control=\"1\"]').value) === -6"))
         try browser.execute("const gain = document.querySelector('[data-control=\"1\"]'); gain.value = -20; gain.dispatchEvent(new Event('change'))")
@@ -138,7 +155,6 @@ final class WebPageTests: XCTestCase {
         usleep(500_000)
         try browser.screenshot().write(to: Self.screenshots.appendingPathComponent("web-page-3.png"))
     }
-
 
     /// The body shaping the sound on the page: each modulation's source and destination values
     /// move with what OSC sends, the fader it moves is marked and follows it, the heart's
@@ -174,24 +190,7 @@ final class WebPageTests: XCTestCase {
         XCTAssertEqual(try browser.execute("return document.querySelector('.modulation[data-index=\"1\"]').textContent") as? String,
                        "eeg.alpha–→voice.tone.insert.1.gain–")
 
-        // The source moves, and the destination and the pad's gain fader with it.
-        for level in [0.2, 0.8] {
-            OSCEncoder.send(OSCEncoder.message("/signal/level", [.float(Float(level))]), port: run.osc)
-            XCTAssertTrue(try browser.wait(until: "return document.querySelector('.modulation[data-index=\"0\"] .source').textContent === '\(level)'"))
-            XCTAssertTrue(try browser.wait(until: "return document.querySelector('.modulation[data-index=\"0\"] .destination').textContent === '\(level)'"))
-            XCTAssertTrue(try browser.wait(until: "const f = document.querySelector('.voice[data-voice=\"pad\"] .gain'); return f.classList.contains('modulated') && Number(f.value) === \(level)"))
-        }
-        OSCEncoder.send(OSCEncoder.message("/muse/elements/alpha_absolute", [.float(0.25)]), port: run.osc)
-        XCTAssertTrue(try browser.wait(until: "return document.querySelector('.modulation[data-index=\"1\"] .destination').textContent === '-30'"))
-        XCTAssertTrue(try browser.wait(until: "const f = document.querySelector('[data-control=\"1\"]'); return f.classList.contains('modulated') && Number(f.value) === -30"))
-        // The heart's variability, from the intervals /pulse/rr sends.
-        OSCEncoder.send(OSCEncoder.message("/pulse/rr", [.float(0.8), .float(0.85), .float(0.78)]), port: run.osc)
-        XCTAssertTrue(try browser.wait(until: "return document.getElementById('variability').textContent.startsWith('RMSSD ')"))
-        let sent = [0.8, 0.85, 0.78].map { (Double(Float($0)) * 1024).rounded() / 1024 }
-        let expected = try XCTUnwrap(ReferenceVariability.of(sent, window: 30))
-        XCTAssertEqual(try XCTUnwrap(try run.status()["rmssd_ms"]), expected.rmssd, accuracy: 1e-3)
-        XCTAssertEqual(try XCTUnwrap(try run.status()["sdnn_ms"]), expected.sdnn, accuracy: 1e-3)
-        try browser.screenshot().write(to: Self.screenshots.appendingPathComponent("web-page-modulations.png"))
+        try checkTheModulationsMove(browser, run: run)
 
         // Heard at the modulated gain; switched off on the page, at the pad's own 0.5. A click is
         // one sample: a cycle the loaded server did not run the ear in loses it (the engine still
@@ -212,6 +211,29 @@ final class WebPageTests: XCTestCase {
         usleep(100_000)
         XCTAssertEqual(heard() ?? 0, 0.5, accuracy: 1e-6, "the voice's own gain once the modulation is off")
         XCTAssertEqual(try run.status()["modulation_2_on"], 1, "the other one stays on")
+    }
+
+    /// The sources move, and their destinations and the faders with them; the heart's
+    /// variability shows, as the status has it.
+    private func checkTheModulationsMove(_ browser: WebDriver, run: LiveWebRun) throws {
+        // The source moves, and the destination and the pad's gain fader with it.
+        for level in [0.2, 0.8] {
+            OSCEncoder.send(OSCEncoder.message("/signal/level", [.float(Float(level))]), port: run.osc)
+            XCTAssertTrue(try browser.wait(until: "return document.querySelector('.modulation[data-index=\"0\"] .source').textContent === '\(level)'"))
+            XCTAssertTrue(try browser.wait(until: "return document.querySelector('.modulation[data-index=\"0\"] .destination').textContent === '\(level)'"))
+            XCTAssertTrue(try browser.wait(until: "const f = document.querySelector('.voice[data-voice=\"pad\"] .gain'); return f.classList.contains('modulated') && Number(f.value) === \(level)"))
+        }
+        OSCEncoder.send(OSCEncoder.message("/muse/elements/alpha_absolute", [.float(0.25)]), port: run.osc)
+        XCTAssertTrue(try browser.wait(until: "return document.querySelector('.modulation[data-index=\"1\"] .destination').textContent === '-30'"))
+        XCTAssertTrue(try browser.wait(until: "const f = document.querySelector('[data-control=\"1\"]'); return f.classList.contains('modulated') && Number(f.value) === -30"))
+        // The heart's variability, from the intervals /pulse/rr sends.
+        OSCEncoder.send(OSCEncoder.message("/pulse/rr", [.float(0.8), .float(0.85), .float(0.78)]), port: run.osc)
+        XCTAssertTrue(try browser.wait(until: "return document.getElementById('variability').textContent.startsWith('RMSSD ')"))
+        let sent = [0.8, 0.85, 0.78].map { (Double(Float($0)) * 1024).rounded() / 1024 }
+        let expected = try XCTUnwrap(ReferenceVariability.of(sent, window: 30))
+        XCTAssertEqual(try XCTUnwrap(try run.status()["rmssd_ms"]), expected.rmssd, accuracy: 1e-3)
+        XCTAssertEqual(try XCTUnwrap(try run.status()["sdnn_ms"]), expected.sdnn, accuracy: 1e-3)
+        try browser.screenshot().write(to: Self.screenshots.appendingPathComponent("web-page-modulations.png"))
     }
 
     /// With `--lsl` and an LSL stream read, the page lists each stream in and out: its name,

@@ -48,54 +48,13 @@ final class WebSocketTests: XCTestCase {
         let token = try XCTUnwrap(printed, "a token is made and printed when bound beyond loopback")
         XCTAssertEqual(token.count, 32)
 
-        // The page: no token or a wrong one → 401.
-        XCTAssertEqual(try WebSocketPeer.get(port: port, path: "/"), 401)
-        XCTAssertEqual(try WebSocketPeer.get(port: port, path: "/?token=0123"), 401)
-        XCTAssertEqual(try WebSocketPeer.get(port: port, path: "/?token=\(token)"), 200)
-        // The WebSocket: 401 without the token, no upgrade.
-        for path in ["/ws", "/ws?token=wrong\(token)"] {
-            XCTAssertThrowsError(try WebSocketPeer(port: port, path: path, origin: "http://127.0.0.1:\(port)")) { error in
-                XCTAssertEqual((error as? WebSocketPeer.Refused)?.status, 401)
-            }
-        }
-        // Another site's page (its Origin) → 403, even with the token.
-        XCTAssertThrowsError(try WebSocketPeer(port: port, path: "/ws?token=\(token)", origin: "http://evil.example")) { error in
-            XCTAssertEqual((error as? WebSocketPeer.Refused)?.status, 403)
-        }
+        try checkTheDoors(port: port, token: token)
         // The page's own origin: a snapshot first.
         let page = try WebSocketPeer(port: port, path: "/ws?token=\(token)", origin: "http://127.0.0.1:\(port)")
         let snapshot = try XCTUnwrap(try page.receiveText())
         XCTAssertTrue(snapshot.hasPrefix("{\"type\":\"snapshot\""), snapshot)
 
-        // 10,000 malformed or oversized messages, each closing its connection, four clients at a time.
-        let kinds: [(opcode: UInt8, payload: [UInt8])] = [
-            (1, Array("{\"type\":\"control\",\"address\":".utf8)),  // broken JSON
-            (1, Array("{\"type\":\"format-disk\"}".utf8)),  // no such command
-            (2, [0, 1, 2, 3]),  // binary
-            (1, Array(repeating: UInt8(ascii: "x"), count: 5000)),  // over 4096 bytes
-        ]
-        let closes = LockedBox([Int: Int]())
-        DispatchQueue.concurrentPerform(iterations: 4) { worker in
-            for index in 0..<2500 {
-                let kind = kinds[(worker + index) % kinds.count]
-                guard let peer = try? WebSocketPeer(port: port, path: "/ws?token=\(token)") else { continue }
-                try? peer.send(opcode: kind.opcode, payload: kind.payload)
-                var code = 0
-                while let frame = try? peer.receive() {
-                    if case .close(let closeCode) = frame { code = closeCode; break }
-                }
-                closes.withLockedValue { $0[code, default: 0] += 1 }
-            }
-        }
-        let codes = closes.withLockedValue { $0 }
-        XCTAssertEqual(codes.values.reduce(0, +), 10_000)
-        XCTAssertEqual(codes[1003], 7500, "broken JSON, unknown commands and binary close with 1003: \(codes)")
-        XCTAssertEqual(codes[1009], 2500, "oversized closes with 1009: \(codes)")
-        let counted = try webStatus(port: port, token: token) { ($0["web_malformed"] ?? 0) + ($0["web_oversized"] ?? 0) >= 10_000 }
-        XCTAssertEqual(counted["web_malformed"], 7500, "\(counted)")
-        XCTAssertEqual(counted["web_oversized"], 2500)
-        XCTAssertEqual(counted["web_unauthorized"], 4, "two pages and two sockets without the token")
-        XCTAssertEqual(counted["web_foreign_origin"], 1)
+        try sendTenThousandBadMessages(port: port, token: token)
 
         // A 70 kB command (beyond one 64 KiB frame of the library's default): closed with 1009 and counted.
         let large = try WebSocketPeer(port: port, path: "/ws?token=\(token)")
@@ -127,6 +86,59 @@ final class WebSocketTests: XCTestCase {
         XCTAssertGreaterThanOrEqual((after["beats"] ?? 0) - beats, 2, "120 BPM keeps beating: \(after)")
         XCTAssertEqual(after["invalid_messages"], 0)
         XCTAssertEqual(try webStatus(port: port, token: token) { ($0["web_rate_limited"] ?? 0) >= 1 }["web_rate_limited"], 1)
+    }
+
+    /// The page and the WebSocket: no token or a wrong one → 401; another site's page (its
+    /// Origin) → 403, even with the token.
+    private func checkTheDoors(port: Int, token: String) throws {
+        // The page: no token or a wrong one → 401.
+        XCTAssertEqual(try WebSocketPeer.get(port: port, path: "/"), 401)
+        XCTAssertEqual(try WebSocketPeer.get(port: port, path: "/?token=0123"), 401)
+        XCTAssertEqual(try WebSocketPeer.get(port: port, path: "/?token=\(token)"), 200)
+        // The WebSocket: 401 without the token, no upgrade.
+        for path in ["/ws", "/ws?token=wrong\(token)"] {
+            XCTAssertThrowsError(try WebSocketPeer(port: port, path: path, origin: "http://127.0.0.1:\(port)")) { error in
+                XCTAssertEqual((error as? WebSocketPeer.Refused)?.status, 401)
+            }
+        }
+        // Another site's page (its Origin) → 403, even with the token.
+        XCTAssertThrowsError(try WebSocketPeer(port: port, path: "/ws?token=\(token)", origin: "http://evil.example")) { error in
+            XCTAssertEqual((error as? WebSocketPeer.Refused)?.status, 403)
+        }
+    }
+
+    /// 10,000 malformed or oversized messages, each closing its connection, four clients at a
+    /// time: each closed with its code, each counted.
+    private func sendTenThousandBadMessages(port: Int, token: String) throws {
+        // 10,000 malformed or oversized messages, each closing its connection, four clients at a time.
+        let kinds: [(opcode: UInt8, payload: [UInt8])] = [
+            (1, Array("{\"type\":\"control\",\"address\":".utf8)),  // broken JSON
+            (1, Array("{\"type\":\"format-disk\"}".utf8)),  // no such command
+            (2, [0, 1, 2, 3]),  // binary
+            (1, Array(repeating: UInt8(ascii: "x"), count: 5000)),  // over 4096 bytes
+        ]
+        let closes = LockedBox([Int: Int]())
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for index in 0..<2500 {
+                let kind = kinds[(worker + index) % kinds.count]
+                guard let peer = try? WebSocketPeer(port: port, path: "/ws?token=\(token)") else { continue }
+                try? peer.send(opcode: kind.opcode, payload: kind.payload)
+                var code = 0
+                while let frame = try? peer.receive() {
+                    if case .close(let closeCode) = frame { code = closeCode; break }
+                }
+                closes.withLockedValue { $0[code, default: 0] += 1 }
+            }
+        }
+        let codes = closes.withLockedValue { $0 }
+        XCTAssertEqual(codes.values.reduce(0, +), 10_000)
+        XCTAssertEqual(codes[1003], 7500, "broken JSON, unknown commands and binary close with 1003: \(codes)")
+        XCTAssertEqual(codes[1009], 2500, "oversized closes with 1009: \(codes)")
+        let counted = try webStatus(port: port, token: token) { ($0["web_malformed"] ?? 0) + ($0["web_oversized"] ?? 0) >= 10_000 }
+        XCTAssertEqual(counted["web_malformed"], 7500, "\(counted)")
+        XCTAssertEqual(counted["web_oversized"], 2500)
+        XCTAssertEqual(counted["web_unauthorized"], 4, "two pages and two sockets without the token")
+        XCTAssertEqual(counted["web_foreign_origin"], 1)
     }
 
     func testEightPagesStayInStepWithOSCAndWithEachOther() throws {

@@ -17,13 +17,7 @@ final class LivePageSafetyTests: XCTestCase {
         let temporary = try TemporaryFolder("page-rt")
         defer { temporary.remove() }
         let folder = temporary.path
-        var configuration = LiveSession.Configuration(preset: Shipped.presets.appendingPathComponent("default").path)
-        configuration.clientName = "pulsejack-page-rt-\(getpid())"
-        configuration.bpm = 240
-        configuration.osc?.port = 0
-        configuration.web = WebAddress("127.0.0.1:0")
-        configuration.eventsOut = folder + "/events.jsonl"
-        let session = try LiveSession(configuration: configuration, log: { _ in }, say: { _ in })
+        let session = try LiveSession(configuration: Self.configuration(eventsOut: folder + "/events.jsonl"), log: { _ in }, say: { _ in })
         // Counted from before activation: the first periods (lazy statics, first calls) too.
         pj_rt_counters_reset()
         try session.activate()
@@ -72,5 +66,16 @@ final class LivePageSafetyTests: XCTestCase {
         // The page's thread drained the fired reports and handed them on: the events log has each once.
         let events = try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(events.count, summary.counts[.voicesFired])
+    }
+
+    /// The default preset at 240 BPM with OSC and the page on free ports, logging the fired voices to `eventsOut`.
+    private static func configuration(eventsOut: String) -> LiveSession.Configuration {
+        var configuration = LiveSession.Configuration(preset: Shipped.presets.appendingPathComponent("default").path)
+        configuration.clientName = "pulsejack-page-rt-\(getpid())"
+        configuration.bpm = 240
+        configuration.osc?.port = 0
+        configuration.web = WebAddress("127.0.0.1:0")
+        configuration.eventsOut = eventsOut
+        return configuration
     }
 }

@@ -140,9 +140,46 @@ public final class NetworkEnsemble {
         return Int(range.max)
     }
 
+    /// What listens on the studio's server to each performer's machine: their grid click, their
+    /// own click, and their MIDI.
+    private typealias Ears = [String: (grid: CaptureClient, performer: CaptureClient, midi: MidiCapture)]
+
     /// Plays `seconds` with everyone joined, then cuts alice's link for `cut` seconds and waits
     /// (up to 20 s) for her to be back on the grid.
     public func play(seconds: Double, cut: Double) throws -> Report {
+        var report = Report(alice: Slave(name: "alice", tempi: [(0, 70), (960_000, 90), (1_920_000, 75), (2_880_000, 82)]),
+                            bob: Slave(name: "bob", tempi: [(0, 64), (720_000, 100), (2_160_000, 80)]))
+        let runs = try startEveryone(slaves: [report.alice, report.bob])
+        let (studioEar, captures) = try listen()
+        usleep(1_000_000)
+        report.firstCommonFrame = studioEar.frameTime
+        for name in ["alice", "bob"] {
+            let reported = latency("\(name):midi_to_slave_1", JackPlaybackLatency) + latency("\(name):from_slave_2", JackCaptureLatency)
+            if name == "alice" { report.alice.reportedLatency = reported } else { report.bob.reportedLatency = reported }
+        }
+        usleep(UInt32(seconds * 1_000_000))
+        try cutAlicesLink(seconds: cut, studioEar: studioEar, captures: captures, into: &report)
+        usleep(6_000_000)
+        report.aliceStatus = try Subprocess.run(ip, ["netns", "exec", "\(prefix)-alice", Subprocess.pulsejack, "status", "--osc-port", "9200"]).stdout
+        report.stopFrame = studioEar.frameTime
+        for process in runs where process.isRunning {
+            process.interrupt()
+            process.waitUntilExit()
+        }
+        report.studioBeats = studioEar.onsetJackFrames
+        report.studioEarGaps = studioEar.gaps
+        report.studioLog = (try? String(contentsOf: folder.appendingPathComponent("studio.log"), encoding: .utf8)) ?? ""
+        report.alice = try heard(report.alice, captures)
+        report.bob = try heard(report.bob, captures)
+        report.aliceLog = (try? String(contentsOf: folder.appendingPathComponent("alice.log"), encoding: .utf8)) ?? ""
+        report.bobLog = (try? String(contentsOf: folder.appendingPathComponent("bob.log"), encoding: .utf8)) ?? ""
+        return report
+    }
+
+    /// The studio's jackd with its netmanager and its pulsejack (the timebase), and each
+    /// performer's machine (a net jackd and a pulsejack replaying their heart), all joined.
+    /// The pulsejack runs, in the order they stop.
+    private func startEveryone(slaves: [Slave]) throws -> [Process] {
         let pulsejack = Subprocess.pulsejack
         let studioPreset = try write("name: studio\nvoices:\n  - {name: click, kind: click, gain: 0.89}\n", "studio.yaml")
         // Each performer's machine: their own click on the left, the ensemble's (the studio's grid) on the right.
@@ -156,13 +193,10 @@ public final class NetworkEnsemble {
               - {name: grid-click, kind: click, heart: ensemble, pan: 1, gain: 0.89}
 
             """, "slave.yaml")
-        var report = Report(alice: Slave(name: "alice", tempi: [(0, 70), (960_000, 90), (1_920_000, 75), (2_880_000, 82)]),
-                            bob: Slave(name: "bob", tempi: [(0, 64), (720_000, 100), (2_160_000, 80)]))
-        for slave in [report.alice, report.bob] {
+        for slave in slaves {
             let rows = slave.tempi.map { "\(Double($0.frame) / Double(Self.sampleRate)),\($0.bpm)" }
             _ = try write("time,bpm\n" + rows.joined(separator: "\n") + "\n", "\(slave.name).csv")
         }
-
         studioServer = try start(in: "studio", ["/usr/bin/jackd", "-n", studio, "-d", "dummy", "-r", "\(Self.sampleRate)", "-p", "\(Self.period)"],
                                  server: studio, log: folder.appendingPathComponent("studio-jackd.log").path)
         try waitFor("the studio's jackd", seconds: 10) {
@@ -174,13 +208,13 @@ public final class NetworkEnsemble {
         guard load.status == 0 else { throw Failure("jack_load netmanager: \(load.stdout) \(load.stderr)") }
         let studioRun = try start(in: "studio", [pulsejack, "run", "--preset", studioPreset, "--bpm", "\(Self.bpm)", "--timebase", "--name", "studio",
                                                  "--no-osc"], server: studio, log: folder.appendingPathComponent("studio.log").path)
-        var slaves: [String: Process] = [:]
+        var slaveRuns: [Process] = []
         for (name, extra) in [("alice", [String]()), ("bob", ["--net-master", network + ".1"])] {
-            slaves[name] = try start(in: name, [pulsejack, "run", "--preset", slavePreset, "--start-server", "net", "--name", name,
-                                                "--net-latency", "\(Self.netLatency)", "--follow-transport", "--osc-port", "9200",
-                                                "--replay", "\(name)=" + folder.appendingPathComponent("\(name).csv").path,
-                                                "--events-out", folder.appendingPathComponent("\(name).jsonl").path] + extra,
-                                     server: "\(prefix)-\(name)", log: folder.appendingPathComponent("\(name).log").path)
+            slaveRuns.append(try start(in: name, [pulsejack, "run", "--preset", slavePreset, "--start-server", "net", "--name", name,
+                                             "--net-latency", "\(Self.netLatency)", "--follow-transport", "--osc-port", "9200",
+                                             "--replay", "\(name)=" + folder.appendingPathComponent("\(name).csv").path,
+                                             "--events-out", folder.appendingPathComponent("\(name).jsonl").path] + extra,
+                                  server: "\(prefix)-\(name)", log: folder.appendingPathComponent("\(name).log").path))
         }
         do {
             try waitFor("both slaves and the studio's pulsejack", seconds: 30) {
@@ -192,9 +226,16 @@ public final class NetworkEnsemble {
             }
             throw Failure("\(error); " + logs.joined(separator: "; "))
         }
+        // Stopped in this order: the performers' machines, then the studio.
+        return slaveRuns + [studioRun]
+    }
+
+    /// Ears on the studio's server: its own output, and each performer's grid click, own click
+    /// and MIDI; the studio's grid sent to each performer.
+    private func listen() throws -> (studio: CaptureClient, performers: Ears) {
         let studioEar = try CaptureClient(name: "ear-studio", server: studio)
         try studioEar.connect(from: "studio:out_L")
-        var captures: [String: (grid: CaptureClient, performer: CaptureClient, midi: MidiCapture)] = [:]
+        var captures: Ears = [:]
         for name in ["alice", "bob"] {
             let grid = try CaptureClient(name: "ear-\(name)-grid", server: studio)
             let performer = try CaptureClient(name: "ear-\(name)-own", server: studio)
@@ -206,60 +247,45 @@ public final class NetworkEnsemble {
             captures[name] = (grid, performer, midi)
         }
         ears = [studioEar] + captures.values.flatMap { [$0.grid, $0.performer, $0.midi] as [AnyObject] }
-        usleep(1_000_000)
-        report.firstCommonFrame = studioEar.frameTime
-        for name in ["alice", "bob"] {
-            let reported = latency("\(name):midi_to_slave_1", JackPlaybackLatency) + latency("\(name):from_slave_2", JackCaptureLatency)
-            if name == "alice" { report.alice.reportedLatency = reported } else { report.bob.reportedLatency = reported }
-        }
-        usleep(UInt32(seconds * 1_000_000))
+        return (studioEar, captures)
+    }
 
+    /// Alice's link cut for `seconds` and mended; how long she took to be back on the grid
+    /// (her grid beats again where bob's are), waiting up to 20 s.
+    private func cutAlicesLink(seconds: Double, studioEar: CaptureClient, captures: Ears, into report: inout Report) throws {
         report.cutFrame = studioEar.frameTime
         _ = try Subprocess.run(Self.script, ["cut", prefix, "alice"])
-        usleep(UInt32(cut * 1_000_000))
+        usleep(UInt32(seconds * 1_000_000))
         _ = try Subprocess.run(Self.script, ["mend", prefix, "alice"])
         report.mendFrame = studioEar.frameTime
-        // Back on the grid: alice's grid beats again where bob's are.
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             let bob = Set(captures["bob"]!.grid.onsetJackFrames)
             if let back = captures["alice"]!.grid.onsetJackFrames.first(where: { $0 > report.mendFrame && bob.contains($0) }) {
                 report.rejoinSeconds = Double(back - report.mendFrame) / Double(Self.sampleRate)
-                break
+                return
             }
             usleep(200_000)
         }
-        usleep(6_000_000)
-        report.aliceStatus = try Subprocess.run(ip, ["netns", "exec", "\(prefix)-alice", pulsejack, "status", "--osc-port", "9200"]).stdout
+    }
 
-        report.stopFrame = studioEar.frameTime
-        for process in slaves.values + [studioRun] where process.isRunning {
-            process.interrupt()
-            process.waitUntilExit()
-        }
-        report.studioBeats = studioEar.onsetJackFrames
-        report.studioEarGaps = studioEar.gaps
-        report.studioLog = (try? String(contentsOf: folder.appendingPathComponent("studio.log"), encoding: .utf8)) ?? ""
-        for name in ["alice", "bob"] {
-            let capture = captures[name]!
-            var slave = name == "alice" ? report.alice : report.bob
-            slave.gridBeats = capture.grid.onsetJackFrames
-            slave.gridEarGaps = capture.grid.gaps
-            slave.performerBeats = capture.performer.onsetJackFrames
-            slave.midiNoteOns = capture.midi.received.filter(\.isNoteOn).map(\.frame)
-            let events = try String(contentsOf: folder.appendingPathComponent("\(name).jsonl"), encoding: .utf8).split(separator: "\n")
-            func frames(_ voice: String) -> [Int64] {
-                events.filter { $0.contains("\"voice\":\"\(voice)\"") }.compactMap { line in
-                    line.split(separator: ",").first { $0.contains("\"frame\":") }.flatMap { Int64($0.split(separator: ":")[1]) }
-                }
+    /// What the studio heard from `slave`'s machine, and what its pulsejack says it fired.
+    private func heard(_ slave: Slave, _ captures: Ears) throws -> Slave {
+        let capture = captures[slave.name]!
+        var slave = slave
+        slave.gridBeats = capture.grid.onsetJackFrames
+        slave.gridEarGaps = capture.grid.gaps
+        slave.performerBeats = capture.performer.onsetJackFrames
+        slave.midiNoteOns = capture.midi.received.filter(\.isNoteOn).map(\.frame)
+        let events = try String(contentsOf: folder.appendingPathComponent("\(slave.name).jsonl"), encoding: .utf8).split(separator: "\n")
+        func frames(_ voice: String) -> [Int64] {
+            events.filter { $0.contains("\"voice\":\"\(voice)\"") }.compactMap { line in
+                line.split(separator: ",").first { $0.contains("\"frame\":") }.flatMap { Int64($0.split(separator: ":")[1]) }
             }
-            slave.gridEvents = frames("grid-click")
-            slave.performerEvents = frames("\(name)-click")
-            if name == "alice" { report.alice = slave } else { report.bob = slave }
         }
-        report.aliceLog = (try? String(contentsOf: folder.appendingPathComponent("alice.log"), encoding: .utf8)) ?? ""
-        report.bobLog = (try? String(contentsOf: folder.appendingPathComponent("bob.log"), encoding: .utf8)) ?? ""
-        return report
+        slave.gridEvents = frames("grid-click")
+        slave.performerEvents = frames("\(slave.name)-click")
+        return slave
     }
 
     /// What is left of the ensemble on this machine: its namespaces and processes (none after `tearDown`).
