@@ -58,7 +58,7 @@ package struct Mixer: ~Copyable {
     /// Control thread.
     init(slots: ContiguousArray<VoiceSlot>, active: ActiveVoices, sampleRate: Int, maxFrames: Int) {
         self.slots = slots
-        slotsUncounted = FixedBuffer(slots.map { .passUnretained($0) })
+        slotsUncounted = FixedBuffer(uncounted: slots)
         self.maxFrames = maxFrames
         self.active = active
         bus = FixedBuffer(capacity: 2 * maxFrames, repeating: 0)

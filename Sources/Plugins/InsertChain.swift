@@ -113,7 +113,7 @@ package final class InsertChain {
     /// Control thread. Each plugin with its layout on a stereo bus.
     package init(stages: [Stage], maxFrames: Int) {
         self.stages = stages
-        stagesUncounted = FixedBuffer(stages.map { .passUnretained($0) })
+        stagesUncounted = FixedBuffer(uncounted: stages)
         self.maxFrames = maxFrames
         scratch = FixedBuffer(capacity: 3 * maxFrames, repeating: 0)
     }

@@ -25,6 +25,13 @@ public struct FixedBuffer<Element: BitwiseCopyable>: ~Copyable {
         elements.withUnsafeBufferPointer { if let source = $0.baseAddress { base.initialize(from: source, count: elements.count) } }
     }
 
+    /// Control thread. `objects` as the process path reads them: uncounted (`Unmanaged`, read with
+    /// `_withUnsafeGuaranteedRef`), where loading each from an array costs a retain and a release.
+    /// Safe only while something else holds every one of them: the array they came from.
+    public init<Object: AnyObject>(uncounted objects: some Sequence<Object>) where Element == Unmanaged<Object> {
+        self.init(objects.map { .passUnretained($0) })
+    }
+
     deinit { base.deallocate() }
 
     /// Real-time safe.

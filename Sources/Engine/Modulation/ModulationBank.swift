@@ -56,7 +56,7 @@ package final class ModulationBank {
         self.performers = performers
         self.signals = signals
         self.slots = slots
-        slotsUncounted = FixedBuffer(slots.map { .passUnretained($0) })
+        slotsUncounted = FixedBuffer(uncounted: slots)
         self.graph = graph
         self.master = master
         self.published = published
