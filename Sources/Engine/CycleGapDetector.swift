@@ -12,12 +12,17 @@
 /// - a reading *behind* what we expected proves an earlier skip false (lateness that lasted
 ///   two cycles), and the timeline is wound back by that much.
 ///
+/// PipeWire's `jack_last_frame_time` is the cycle's own copy (`jack_position.frame`), never a
+/// live read: a gap there is cycles PipeWire ran without us, true at its first sight. Held for
+/// confirmation as jackd2's are, it was applied a period late, and that period sounded one
+/// period behind JACK's timeline (a pulse due in it heard 64 or 2048 frames late, once in CI).
+/// So on PipeWire every forward gap is skipped at once (`skipNow`).
+///
 /// A period change is told apart at its first cycle (the callback's `frames` differs from the
 /// last), where each server moves its counter its own way (both call the buffer-size callback
 /// first), so the detector is told which server it reads (`PeriodChangeCounter`):
 /// - PipeWire runs no JACK client in the first cycle of a new quantum: the counter jumps by
-///   whole new periods. Nothing will contradict that, so it is skipped at once
-///   (`skipAtPeriodChange`), never held for confirmation.
+///   whole new periods, skipped at once like any gap there.
 /// - jackd2 runs every cycle, but its counter moves by the new size while the old period
 ///   passed: a jump of new − old with no frame lost. The timeline is re-anchored on the jump,
 ///   nothing skipped. Whatever the reading shows beyond the jump — a new period when read late,
@@ -34,9 +39,9 @@ package struct CycleGapDetector {
         case skip(Int)
         /// An earlier skip of this many frames was a late reading: wind the timeline back.
         case rewind(Int)
-        /// At a period change, JACK ran this many frames (whole new periods) for no client:
-        /// skip them now; a pulse due in them sounds at this cycle's first frame.
-        case skipAtPeriodChange(Int)
+        /// JACK ran this many frames for no client, known at once (PipeWire's reading is the
+        /// cycle's own): skip them now; a pulse due in them sounds at this cycle's first frame.
+        case skipNow(Int)
     }
 
     /// Where this cycle should start if none was lost; nil before the first cycle.
@@ -51,10 +56,13 @@ package struct CycleGapDetector {
     /// A jump beyond this (frames) is a new clock, a restarted server: no skip.
     let limit: Int
     package let periodChange: PeriodChangeCounter
+    /// PipeWire: the reading is the cycle's own, so a forward gap is true at once.
+    private let readsTheCyclesOwnFrame: Bool
 
     package init(limit: Int, periodChange: PeriodChangeCounter) {
         self.limit = limit
         self.periodChange = periodChange
+        if case .skipsUnrunCycles = periodChange { readsTheCyclesOwnFrame = true } else { readsTheCyclesOwnFrame = false }
     }
 
     /// Real-time safe. `reading` is `jack_last_frame_time` at the callback's start, `frames`
@@ -78,23 +86,19 @@ package struct CycleGapDetector {
             outstanding = 0
             return .none
         }
-        if frames != lastFrames, lastFrames > 0, gap != 0 {
-            switch periodChange {
-            case .skipsUnrunCycles:
-                if gap > 0, gap % Int(frames) == 0 {
-                    expected = reading
-                    pending = 0
-                    outstanding = 0
-                    return .skipAtPeriodChange(gap)
-                }
-            case .jumpsByTheDifference:
-                // The jump is taken; the rest is a gap like any other: lost frames, confirmed
-                // by the next reading (or already by the last), or a late reading, not.
-                let jump = Int(frames) - Int(lastFrames)
-                start = start &+ UInt32(bitPattern: Int32(jump))
-                expected = start
-                gap -= jump
-            }
+        if readsTheCyclesOwnFrame, gap > 0 {
+            expected = reading
+            pending = 0
+            outstanding = 0
+            return .skipNow(gap)
+        }
+        if frames != lastFrames, lastFrames > 0, gap != 0, !readsTheCyclesOwnFrame {
+            // jackd2's jump is taken; the rest is a gap like any other: lost frames, confirmed
+            // by the next reading (or already by the last), or a late reading, not.
+            let jump = Int(frames) - Int(lastFrames)
+            start = start &+ UInt32(bitPattern: Int32(jump))
+            expected = start
+            gap -= jump
         }
         if gap > 0 {
             guard pending > 0 else {
@@ -119,10 +123,11 @@ package struct CycleGapDetector {
     }
 }
 
-/// How a server's frame counter moves at the first cycle of a new period size.
+/// How a server's frame counter reads, above all at the first cycle of a new period size.
 package enum PeriodChangeCounter: Sendable {
-    /// jackd2: by new − old, every cycle run.
+    /// jackd2: the live timer; at a change it moves by new − old, every cycle run.
     case jumpsByTheDifference
-    /// PipeWire: by whole new periods, the cycles it ran for no client.
+    /// PipeWire: the cycle's own frame; at a change it moves by whole new periods, the cycles
+    /// it ran for no client.
     case skipsUnrunCycles
 }

@@ -151,7 +151,7 @@ package final class ProcessHost {
         case .rewind(let frames):
             engine.rewind(frames: frames)
             recorder?.drop(frames: frames)
-        case .skipAtPeriodChange(let gap):
+        case .skipNow(let gap):
             engine.skip(frames: gap, soundingLate: true)
             recorder?.writeSilence(frames: gap)
         }

@@ -134,20 +134,22 @@ final class CycleGapDetectorTests: XCTestCase {
     }
 
     /// PipeWire runs no client in the first cycle of a new quantum: the counter jumps by old +
-    /// new, and the unrun cycle is skipped at once (there is nothing to confirm it later).
+    /// new, and the unrun cycle is skipped at once (its reading is the cycle's own).
     func testPipeWiresUnrunCycleAtAPeriodChangeIsSkippedAtOnce() {
         XCTAssertEqual(decisions([(0, 256), (256, 256), (512, 256), (1792, 1024), (2816, 1024)], on: .skipsUnrunCycles),
-                       [.none, .none, .none, .skipAtPeriodChange(1024), .none])
+                       [.none, .none, .none, .skipNow(1024), .none])
         XCTAssertEqual(decisions([(0, 2048), (2048, 2048), (4160, 64), (4224, 64)], on: .skipsUnrunCycles),
-                       [.none, .none, .skipAtPeriodChange(64), .none])
-        // An ordinary gap at an unchanged period still waits for its confirmation.
-        XCTAssertEqual(decisions([(0, 64), (192, 64), (256, 64)], on: .skipsUnrunCycles), [.none, .none, .skip(128)])
+                       [.none, .none, .skipNow(64), .none])
+        // PipeWire's reading is the cycle's own: a gap at an unchanged period is skipped at once too
+        // (held for confirmation, that period sounded a period behind: once in CI).
+        XCTAssertEqual(decisions([(0, 64), (192, 64), (256, 64)], on: .skipsUnrunCycles), [.none, .skipNow(128), .none])
     }
 
     /// A 300-BPM click on four pulses a beat (every 2,400 frames) through ten period changes,
     /// driven as each server drives the callback. jackd2: every pulse on its contract frame in
-    /// the sample stream. PipeWire: every pulse on its contract frame in JACK's frame time,
-    /// except those due in an unrun cycle, which sound at the next cycle's first frame, counted.
+    /// the sample stream. PipeWire, which also runs a cycle now and then without us mid-quantum:
+    /// every pulse on its contract frame in JACK's frame time, except those due in an unrun
+    /// cycle, which sound at the next cycle's first frame, counted.
     func testTenPeriodChangesKeepEveryPulseOnItsContractFrame() {
         let sizes = [256, 64, 2048, 64, 2048, 128, 1024, 64, 2048, 512, 256]
         for pipeWire in [false, true] {
@@ -159,7 +161,8 @@ final class CycleGapDetectorTests: XCTestCase {
             var truth = 0, reading: UInt32 = 0, last = sizes[0]
             for size in sizes {
                 for cycle in 0..<(48_000 / size / 2) {
-                    if cycle == 0 && size != last {
+                    // PipeWire also skips the client mid-quantum now and then (under load).
+                    if (cycle == 0 && size != last) || (pipeWire && cycle == 3) {
                         if pipeWire {
                             unrun.append(truth..<truth + size)
                             truth += size
@@ -227,7 +230,7 @@ final class CycleGapDetectorTests: XCTestCase {
         case .none: break
         case .skip(let frames): engine.skip(frames: frames)
         case .rewind(let frames): engine.rewind(frames: frames)
-        case .skipAtPeriodChange(let frames): engine.skip(frames: frames, soundingLate: true)
+        case .skipNow(let frames): engine.skip(frames: frames, soundingLate: true)
         }
     }
 }

@@ -36,14 +36,15 @@ extension PrivateJackd {
 
 /// A 300-BPM click on four pulses a beat (a pulse every 2,400 frames at 48 kHz), run as `name`
 /// with its OSC on `port`: the period-change tests' material.
-func startFourPulseClick(name: String, port: UInt16, server: String, folder: URL) throws -> (run: Process, output: Pipe) {
+func startFourPulseClick(name: String, port: UInt16, server: String, folder: URL,
+                         _ extra: [String] = []) throws -> (run: Process, output: Pipe) {
     try """
     name: four-a-beat
     voices:
       - {name: click, kind: click, gain: 0.89, subdivide: 4}
     """.write(to: folder.appendingPathComponent("preset.yaml"), atomically: true, encoding: .utf8)
     let output = Pipe()
-    let run = try Subprocess.startPulsejack(["run", "--preset", folder.path, "--bpm", "300", "--name", name, "--osc-port", "\(port)"],
+    let run = try Subprocess.startPulsejack(["run", "--preset", folder.path, "--bpm", "300", "--name", name, "--osc-port", "\(port)"] + extra,
                                             server: server, output: output)
     return (run, output)
 }
