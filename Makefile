@@ -6,7 +6,9 @@ DEBS := jackd2 libjack-jackd2-dev libsndfile1-dev libsamplerate0-dev libzita-con
         liblo-dev liblo-tools librubberband-dev jack-capture sox pkg-config python3-scipy \
         liblilv-dev lv2-dev lilv-utils mda-lv2 lv2-examples swh-lv2 x42-plugins avldrums.lv2 jalv \
         chromium chromium-driver iproute2 procps pipewire pipewire-bin pipewire-jack wireplumber dbus-daemon \
-        python3-venv libsystemd-dev man-db bash-completion fish zsh systemd socat
+        python3-venv libsystemd-dev man-db bash-completion fish zsh systemd socat \
+        libavformat-dev libavcodec-dev libavdevice-dev libswscale-dev opencv-doc python3-opencv python3-skimage \
+        python3-matplotlib python3-absl python3-attr
 SWIFT ?= swift
 VENV := .build/venv
 
@@ -14,11 +16,12 @@ VENV := .build/venv
 
 all: build
 
-# The Debian packages, then liblsl (the pinned pylsl wheel, scripts/lsl/requirements.txt) in the
-# project's venv: without it every feature but LSL's runs.
+# The Debian packages, then liblsl (the pinned pylsl wheel, scripts/lsl/requirements.txt) and
+# LiteRT with BlazePose (scripts/pose/requirements.txt) in the project's venv: without them every
+# feature but LSL's and camera pose's runs.
 debs:
 	@./scripts/install-debs.sh $(DEBS)
-deps: debs $(VENV)/.lsl-installed
+deps: debs $(VENV)/.lsl-installed $(VENV)/.pose-installed
 
 # The commit `pulsejack --version` names, rewritten only when it changes (then the stamp's C file
 # is touched, so even a build that first ran without it picks the commit up).
@@ -41,6 +44,11 @@ $(VENV)/.installed: scripts/ble/requirements.txt $(VENV)/.venv-made
 	touch $@
 $(VENV)/.lsl-installed: scripts/lsl/requirements.txt $(VENV)/.venv-made
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps --require-hashes -r scripts/lsl/requirements.txt
+	touch $@
+# LiteRT and BlazePose's models (scripts/pose/requirements.txt): without them every feature but
+# camera pose runs; mediapipe's own Python is the pose tests' reference.
+$(VENV)/.pose-installed: scripts/pose/requirements.txt $(VENV)/.venv-made
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps --require-hashes -r scripts/pose/requirements.txt
 	touch $@
 ble-peers: $(VENV)/.installed
 

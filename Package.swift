@@ -43,6 +43,10 @@ let package = Package(
         .target(name: "CZitaConvolver", linkerSettings: [.linkedLibrary("zita-convolver"), .linkedLibrary("fftw3f")]),
         // liblsl's C API, loaded with dlopen (Debian has no liblsl; the pinned pylsl wheel carries it).
         .target(name: "CLSL", linkerSettings: [.linkedLibrary("dl")]),
+        // LiteRT's C API, loaded with dlopen (Debian has no LiteRT; the pinned ai-edge-litert wheel carries it).
+        .target(name: "CLiteRT", linkerSettings: [.linkedLibrary("dl")]),
+        // Video frames through FFmpeg's libraries, whose error codes and options are C macros.
+        .target(name: "CVideo", linkerSettings: ["avformat", "avcodec", "avdevice", "swscale", "avutil"].map { .linkedLibrary($0) }),
         // The commit the binary was built from, as a C string make writes (Swift has no -D with a value).
         .target(name: "CBuildStamp"),
 
@@ -71,6 +75,9 @@ let package = Package(
             "CSystemd", "Realtime", "Inputs", "UserFiles", "BodySignals",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
+        // Camera pose: frames from a camera or a video (FFmpeg), BlazePose's two models through
+        // LiteRT on a thread of its own, the landmarks and the fists the drum regions read.
+        .target(name: "Pose", dependencies: ["CLiteRT", "CVideo", "Realtime", "UserFiles"], swiftSettings: strict),
         // The voices: DSP only, no I/O.
         .target(name: "Voices", dependencies: ["Realtime", "CZitaConvolver", "CRubberBand"], swiftSettings: processPath),
         // Sound files: reading samples and tracks, writing WAV (libsndfile, libsamplerate).
@@ -130,7 +137,7 @@ let package = Package(
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         .executableTarget(name: "pulsejack", dependencies: [
-            "Runs", "Renders", "Sensors", "LSL", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "UserFiles", "Inputs", "OSC", "WebSurface",
+            "Runs", "Pose", "Renders", "Sensors", "LSL", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "UserFiles", "Inputs", "OSC", "WebSurface",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
 
@@ -158,6 +165,7 @@ let package = Package(
             "Realtime", "Inputs", "OSC", "TestSupport", "Engine", "Presets", "EngineFixtures",
         ], swiftSettings: strict),
         .testTarget(name: "VoicesTests", dependencies: ["Voices"], swiftSettings: strict),
+        .testTarget(name: "PoseTests", dependencies: ["Pose", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "LSLTests", dependencies: ["LSL", "Inputs", "Realtime", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "BodySignals", "Realtime", "Inputs", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "EngineTests", dependencies: [

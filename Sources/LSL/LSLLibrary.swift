@@ -20,35 +20,17 @@ public enum LSLLibrary {
             + "(reinstall pulsejack's package, which carries it), " + own
     }
 
-    private static let state = LockedBox<Result<String, LSLError>?>(nil)
+    static let library = RuntimeLibrary(variable: "PULSEJACK_LIBLSL", fileName: "liblsl.so.2", venvFile: "pylsl/lib/liblsl.so.2")
+    private static let loaded = Once<String, LSLError>()
 
     /// Any thread. Loads the library once; the file it came from, or why it could not be.
     @discardableResult
     public static func load() throws(LSLError) -> String {
-        let result = state.withLockedValue { state -> Result<String, LSLError> in
-            if let state { return state }
-            let loaded = attempt()
-            state = loaded
-            return loaded
-        }
-        return try result.get()
+        try loaded.value(attempt)
     }
 
     /// The files tried, in order.
-    static func candidates() -> [String] {
-        var paths: [String] = []
-        let environment = ProcessInfo.processInfo.environment
-        if let own = environment["PULSEJACK_LIBLSL"], !own.isEmpty { return [own] }
-        paths.append("liblsl.so.2")
-        paths.append(Installation.prefix.appendingPathComponent("lib/pulsejack/liblsl.so.2").path)
-        // The clone's venv.
-        if let venv = Installation.cloneRoot?.appendingPathComponent(".build/venv/lib") {
-            for version in ((try? FileManager.default.contentsOfDirectory(atPath: venv.path)) ?? []).sorted() where version.hasPrefix("python") {
-                paths.append(venv.appendingPathComponent("\(version)/site-packages/pylsl/lib/liblsl.so.2").path)
-            }
-        }
-        return paths
-    }
+    static func candidates() -> [String] { library.candidates() }
 
     /// Where pulsejack says liblsl's lines and its own about the configuration (standard error).
     static let say: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
@@ -78,21 +60,17 @@ public enum LSLLibrary {
     }
 
     private static func attempt() -> Result<String, LSLError> {
-        var reasons: [String] = []
-        for path in candidates() {
-            if path.hasPrefix("/") && !FileManager.default.fileExists(atPath: path) {
-                if ProcessInfo.processInfo.environment["PULSEJACK_LIBLSL"] != nil { reasons.append("PULSEJACK_LIBLSL=\(path): no such file") }
-                continue
-            }
+        let found = library.firstLoading { path in
             var error = [CChar](repeating: 0, count: 512)
-            if pj_lsl_load(path, &error, error.count) == 0 {
-                configure()
-                return .success(path)
-            }
-            let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if path.hasPrefix("/") || ProcessInfo.processInfo.environment["PULSEJACK_LIBLSL"] != nil { reasons.append(reason) }
+            return pj_lsl_load(path, &error, error.count) == 0 ? nil : String(message: error)
         }
-        return .failure(LSLError(reasons.isEmpty ? howToGet : howToGet + " (" + reasons.joined(separator: "; ") + ")"))
+        switch found {
+        case .success(let path):
+            configure()
+            return .success(path)
+        case .failure(let unloaded):
+            return .failure(LSLError(unloaded.said(howToGet)))
+        }
     }
 }
 

@@ -58,20 +58,7 @@ final class PipeWireTests: XCTestCase {
         // The grid's phase: the one most onsets share (those after a gap may be late).
         let phases = Dictionary(grouping: onsets) { $0 % 2400 }
         let phase = try XCTUnwrap(phases.max { $0.value.count < $1.value.count }?.key)
-        var late = 0
-        for onset in onsets where onset % 2400 != phase {
-            // Late only as a pulse due inside an unrun cycle, at the first frame after it: one the
-            // ear saw too, or one of the engine's own skips. The log's frames are the engine's:
-            // JACK's less the first cycle's frame, which the phase gives modulo 2400 (the engine's
-            // pulses fall on its multiples of 2400).
-            let due = onset - (onset - phase).quotientAndRemainder(dividingBy: 2400).remainder - (onset < phase ? 2400 : 0)
-            let gap = gaps.first { $0.upperBound == onset }
-                ?? skips.first { ((onset - $0.upperBound - phase) % 2400 + 2400) % 2400 == 0 }.map { onset - Int64($0.count) ..< onset }
-            XCTAssertNotNil(gap, "onset \(onset) is off the grid (phase \(phase)) and not right after an unrun cycle: \(gaps), "
-                            + "the engine's skips \(skips)")
-            if let gap { XCTAssertTrue(gap.contains(due), "onset \(onset): its pulse was due at \(due), not in \(gap)") }
-            late += 1
-        }
+        let late = checkLatePulses(onsets, phase: phase, gaps: gaps, skips: skips)
         // No pulse lost: every grid frame between two heard onsets was heard, or fell in a stretch
         // the ear itself did not run. PipeWire may skip the ear (not the engine) for a cycle under
         // load, and a pulse played there, on time or late, cannot be heard (seen in CI: 5 late
@@ -91,6 +78,26 @@ final class PipeWireTests: XCTestCase {
         let counted = try XCTUnwrap(field.flatMap { Int($0) }, status.stdout)
         XCTAssertTrue(late <= counted && counted <= late + unheard, "late pulses counted (\(counted)) as heard (\(late), "
                       + "and \(unheard) due where the ear did not run): \(status.stdout)")
+    }
+
+    /// Every off-grid onset is a pulse due inside an unrun cycle, heard at the first frame after
+    /// it: one the ear saw too, or one of the engine's own skips. How many.
+    private func checkLatePulses(_ onsets: [Int64], phase: Int64, gaps: [Range<Int64>], skips: [Range<Int64>]) -> Int {
+        var late = 0
+        for onset in onsets where onset % 2400 != phase {
+            // Late only as a pulse due inside an unrun cycle, at the first frame after it: one the
+            // ear saw too, or one of the engine's own skips. The log's frames are the engine's:
+            // JACK's less the first cycle's frame, which the phase gives modulo 2400 (the engine's
+            // pulses fall on its multiples of 2400).
+            let due = onset - (onset - phase).quotientAndRemainder(dividingBy: 2400).remainder - (onset < phase ? 2400 : 0)
+            let gap = gaps.first { $0.upperBound == onset }
+                ?? skips.first { ((onset - $0.upperBound - phase) % 2400 + 2400) % 2400 == 0 }.map { onset - Int64($0.count) ..< onset }
+            XCTAssertNotNil(gap, "onset \(onset) is off the grid (phase \(phase)) and not right after an unrun cycle: \(gaps), "
+                            + "the engine's skips \(skips)")
+            if let gap { XCTAssertTrue(gap.contains(due), "onset \(onset): its pulse was due at \(due), not in \(gap)") }
+            late += 1
+        }
+        return late
     }
 
     /// The stretches the engine skipped (lost cycles), in its own frames, from a session log.

@@ -1,0 +1,32 @@
+/// The fists as the drum regions read them, the camera's `/pose/hands`: each wrist relative to
+/// the hip centre, in torso lengths (hip centre to shoulder centre), up positive, and positive
+/// toward the performer's own right (a camera facing them sees that on the image's left), so the
+/// left hand's "left" region lies at negative x, as in Tambour. Measured in pixels, so a wide
+/// frame does not stretch it.
+public struct PoseHands: Sendable, Equatable {
+    public var leftX: Double
+    public var leftY: Double
+    public var rightX: Double
+    public var rightY: Double
+
+    public init(leftX: Double, leftY: Double, rightX: Double, rightY: Double) {
+        (self.leftX, self.leftY, self.rightX, self.rightY) = (leftX, leftY, rightX, rightY)
+    }
+
+    /// The hands in a frame of `width` × `height`; nil when the torso has no length.
+    public init?(_ landmarks: [PoseLandmark], width: Int, height: Int) {
+        guard landmarks.count >= 33 else { return nil }
+        let (w, h) = (Double(width), Double(height))
+        func pixels(_ index: Int) -> (x: Double, y: Double) { (landmarks[index].x * w, landmarks[index].y * h) }
+        func middle(_ a: Int, _ b: Int) -> (x: Double, y: Double) { ((pixels(a).x + pixels(b).x) / 2, (pixels(a).y + pixels(b).y) / 2) }
+        let hip = middle(PoseLandmark.leftHip, PoseLandmark.rightHip)
+        let shoulder = middle(PoseLandmark.leftShoulder, PoseLandmark.rightShoulder)
+        let torso = ((shoulder.x - hip.x) * (shoulder.x - hip.x) + (shoulder.y - hip.y) * (shoulder.y - hip.y)).squareRoot()
+        guard torso > 1e-6 else { return nil }
+        func relative(_ index: Int) -> (x: Double, y: Double) { ((hip.x - pixels(index).x) / torso, (hip.y - pixels(index).y) / torso) }
+        let (left, right) = (relative(PoseLandmark.leftWrist), relative(PoseLandmark.rightWrist))
+        self.init(leftX: left.x, leftY: left.y, rightX: right.x, rightY: right.y)
+    }
+
+    public var values: [Double] { [leftX, leftY, rightX, rightY] }
+}
