@@ -7,7 +7,7 @@ DEBS := jackd2 libjack-jackd2-dev libsndfile1-dev libsamplerate0-dev libzita-con
         liblilv-dev lv2-dev lilv-utils mda-lv2 lv2-examples swh-lv2 x42-plugins avldrums.lv2 jalv \
         chromium chromium-driver iproute2 procps pipewire pipewire-bin pipewire-jack wireplumber dbus-daemon \
         python3-venv libsystemd-dev man-db bash-completion fish zsh systemd socat \
-        libavformat-dev libavcodec-dev libavdevice-dev libswscale-dev opencv-doc python3-opencv python3-skimage \
+        libavformat-dev libavcodec-dev libavdevice-dev libswscale-dev ffmpeg opencv-doc python3-opencv python3-skimage \
         python3-matplotlib python3-absl python3-attr
 SWIFT ?= swift
 VENV := .build/venv

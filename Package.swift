@@ -10,6 +10,11 @@ let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 /// ThreadSanitizer builds, where every test runs, keep them.
 let processPath: [SwiftSetting] = strict + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
+/// The pose thread's pixel loops (a 256 × 256 crop a frame) optimized in debug builds too, where
+/// every test runs: unoptimized, a frame took 110 ms beside LiteRT's 25, and a 10 fps video
+/// dropped frames.
+let poseSettings: [SwiftSetting] = strict + [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "pulsejack",
     platforms: [.macOS(.v15)],
@@ -45,8 +50,9 @@ let package = Package(
         .target(name: "CLSL", linkerSettings: [.linkedLibrary("dl")]),
         // LiteRT's C API, loaded with dlopen (Debian has no LiteRT; the pinned ai-edge-litert wheel carries it).
         .target(name: "CLiteRT", linkerSettings: [.linkedLibrary("dl")]),
-        // Video frames through FFmpeg's libraries, whose error codes and options are C macros.
-        .target(name: "CVideo", linkerSettings: ["avformat", "avcodec", "avdevice", "swscale", "avutil"].map { .linkedLibrary($0) }),
+        // Video frames through FFmpeg's libraries, loaded with dlopen (only a pose run needs them), their
+        // error codes and options C macros.
+        .target(name: "CVideo", linkerSettings: [.linkedLibrary("dl")]),
         // The commit the binary was built from, as a C string make writes (Swift has no -D with a value).
         .target(name: "CBuildStamp"),
 
@@ -77,7 +83,9 @@ let package = Package(
         ], swiftSettings: strict),
         // Camera pose: frames from a camera or a video (FFmpeg), BlazePose's two models through
         // LiteRT on a thread of its own, the landmarks and the fists the drum regions read.
-        .target(name: "Pose", dependencies: ["CLiteRT", "CVideo", "Realtime", "UserFiles"], swiftSettings: strict),
+        .target(name: "Pose", dependencies: [
+            "CLiteRT", "CVideo", "Realtime", "UserFiles", "Inputs", "BodySignals", .product(name: "Atomics", package: "swift-atomics"),
+        ], swiftSettings: poseSettings),
         // The voices: DSP only, no I/O.
         .target(name: "Voices", dependencies: ["Realtime", "CZitaConvolver", "CRubberBand"], swiftSettings: processPath),
         // Sound files: reading samples and tracks, writing WAV (libsndfile, libsamplerate).
@@ -128,12 +136,12 @@ let package = Package(
         // Renders: an offline render's life cycle (the engine period by period into files, stems,
         // events, the meters plot, the report, the watchdog). It links neither libjack nor liblo.
         .target(name: "Renders", dependencies: [
-            "Engine", "Presets", "SoundFiles", "Realtime", "UserFiles", "Inputs", "Voices", "Reports",
+            "Pose", "Engine", "Presets", "SoundFiles", "Realtime", "UserFiles", "Inputs", "Voices", "Reports",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         // Runs: a live run's life cycle (the page's included), the study.
         .target(name: "Runs", dependencies: [
-            "CJack", "Renders", "Engine", "Presets", "Sensors", "LSL", "JackBackend", "SoundFiles", "Realtime", "UserFiles", "Inputs", "OSC", "WebSurface",
+            "CJack", "Pose", "Renders", "Engine", "Presets", "Sensors", "LSL", "JackBackend", "SoundFiles", "Realtime", "UserFiles", "Inputs", "OSC", "WebSurface",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         .executableTarget(name: "pulsejack", dependencies: [

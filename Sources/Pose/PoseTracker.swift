@@ -2,8 +2,10 @@
 /// the person when there is no region yet, the landmark model reads them, and the next frame's
 /// region comes from this frame's auxiliary landmarks, so the detector runs again only when the
 /// person is lost. Smoothing (a One Euro filter) for live video; off for stills, where each frame
-/// is read on its own. One thread (the pose thread).
-public final class PoseTracker {
+/// is read on its own.
+// @unchecked: used by one thread at a time; made on the control thread and handed whole to the
+// pose thread at start.
+public final class PoseTracker: @unchecked Sendable {
     /// One frame's result.
     public struct Estimate: Sendable {
         public var time: Double

@@ -1,7 +1,9 @@
 import CVideo
 
-/// Frames from a video file, a still image or a V4L2 camera, through FFmpeg (one thread).
-public final class VideoSource {
+/// Frames from a video file, a still image or a V4L2 camera, through FFmpeg.
+// @unchecked: used by one thread at a time; opened on the control thread and handed whole to
+// the capture thread at start.
+public final class VideoSource: @unchecked Sendable {
     public enum Source: Sendable, Equatable {
         case file(String)
         case camera(String)

@@ -294,6 +294,14 @@ public struct LoadedPreset: Sendable {
     /// performer's own `heart:`/`eeg:`; `heart`/`eeg` given here (`run --heart`, `--eeg`) take the
     /// first performer's place. Each with the field and line it came from; a live run resolves
     /// them into devices and streams (`Runs/BodySources`).
+    /// The camera pose source: `--pose` (`option`) over the preset's `sensors.pose`; where a
+    /// problem with it is to be told (the option, or the preset's file and line).
+    public func poseSpec(option: String?) -> (text: String, origin: String)? {
+        if let option { return (option, "--pose") }
+        guard let text = preset.sensors?.pose else { return nil }
+        return (text, "\(file):\(line("sensors.pose") ?? line("sensors") ?? 1): sensors.pose")
+    }
+
     public func sensorSpecs(heart: String? = nil, eeg: String? = nil) -> [SensorSpec] {
         let entries = preset.performerEntries ?? []
         var specs: [(spec: String?, role: SensorRole, performer: Int, field: String)] = [

@@ -30,6 +30,8 @@ public struct Preset: Codable, Sendable {
         public var heart: String?
         /// `muse[:ADDRESS|NAME]`.
         public var eeg: String?
+        /// Camera pose for the drum regions: `camera[:/dev/videoN]` or `video:FILE`.
+        public var pose: String?
     }
 
     /// A performer: a name, and the sensors that are theirs.

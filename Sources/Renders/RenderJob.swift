@@ -1,5 +1,6 @@
 import UserFiles
 import Foundation
+import Pose
 import Inputs
 import Realtime
 import Reports
@@ -22,6 +23,10 @@ public struct RenderJob {
     public var period = 256
     /// An audio file played into the engine's input.
     public var input: String?
+    /// A video's body into the drum regions (`--pose video:FILE`), on its own time stamps.
+    public var pose: String?
+    /// Seconds from a frame's time stamp to its sound (`--pose-delay`), as live.
+    public var poseDelay = PoseInput.defaultDelay
     public var metersPlot: String?
     public var plotRevolution = 10.0
     public var webReport: String?
@@ -83,11 +88,20 @@ public struct RenderJob {
         }
         guard (1...8192).contains(period) else { throw OptionProblem("--period \(period) is outside 1…8192") }
         try OptionProblem.checkRevolution(plotRevolution)
+        if sessions.isEmpty && pose == nil { throw OptionProblem("Missing expected argument '--session <[PERFORMER=]FILE>' (or --pose video:FILE)") }
+        if !(poseDelay.isFinite && (0...2).contains(poseDelay)) { throw OptionProblem("--pose-delay \(poseDelay) is outside 0…2 s") }
+        if let pose {
+            let source: VideoSource.Source
+            do { source = try PoseSourceSpec.parse(pose) } catch { throw OptionProblem("--pose: \(error)") }
+            guard case .file = source else { throw OptionProblem("--pose \(pose): a render reads a video file (video:FILE), not a camera") }
+        }
     }
 
     public func run() throws -> Summary {
         let loaded = try LoadedPreset.load(path: preset)
-        let source = try PerformerSessions.load(sessions.map(PerformerSessions.Spec.init), preset: loaded, sampleRate: rate)
+        var source = sessions.isEmpty ? SessionSource.none
+            : try PerformerSessions.load(sessions.map(PerformerSessions.Spec.init), preset: loaded, sampleRate: rate)
+        if let pose { try addPose(pose, to: &source, loaded: loaded) }
         for rejection in source.rejections.prefix(3) { say("warning: " + LogLine.clipped(rejection.description)) }
         if source.rejectedCount > 3, let first = source.rejections.first {
             say("warning: \(source.rejectedCount - 3) more entries rejected in \(LogLine.clipped(first.place, to: 200))…")
@@ -127,6 +141,16 @@ public struct RenderJob {
                        silentSolo: soloed.flatMap { render.voicesFired == 0 ? "--solo \($0.name) fired nothing: "
                            + Self.silence(of: $0, beats: render.beats, input: input) : nil },
                        stopped: shouldStop?() ?? false)
+    }
+
+    /// The video's pose messages among the sessions'; the render as long as the longer.
+    private func addPose(_ spec: String, to source: inout SessionSource, loaded: LoadedPreset) throws {
+        guard case .file(let file) = try PoseSourceSpec.parse(spec) else { return }
+        let engineRegions = try loaded.regionTable().names
+        let pose = try PoseRecording.messages(file: file, models: try PoseModelFiles.find(), regionNames: engineRegions,
+                                              regionModel: loaded.preset.regionModel, sampleRate: rate, delay: poseDelay)
+        source.messages = (source.messages + pose.messages).sorted { $0.frame < $1.frame }
+        source.endFrame = max(source.endFrame, pose.endFrame)
     }
 
     /// The web report: the radial trace, the first performer's heart rate and the fired voices.

@@ -1,3 +1,4 @@
+import Pose
 import Renders
 import OSC
 import Foundation
@@ -75,6 +76,12 @@ extension LiveSession {
         public var lslMarkers: [String] = []
         /// Seconds from an LSL marker's or signal's time stamp to its frame (`--lsl-delay`).
         public var lslDelay = 0.05
+        /// Camera pose (`--pose camera[:/dev/videoN]|video:FILE`), over the preset's `sensors.pose`.
+        public var pose: String?
+        /// Seconds from a camera frame's capture to its sound (`--pose-delay`).
+        public var poseDelay = PoseInput.defaultDelay
+        /// Inference threads for the pose models (`--pose-threads`).
+        public var poseThreads = 1
 
         public init(preset: String) { self.preset = preset }
 
@@ -93,6 +100,13 @@ extension LiveSession {
             try OptionProblem.checkRevolution(secondsPerRevolution)
             if !(0...100).contains(pluginShare) {
                 throw OptionProblem("--plugin-share \(pluginShare) is outside 0…100 (percent of the period; 0: no limit)")
+            }
+            if !(poseDelay.isFinite && (0.01...2).contains(poseDelay)) {
+                throw OptionProblem("--pose-delay \(poseDelay) is outside 0.01…2 s")
+            }
+            if !(1...8).contains(poseThreads) { throw OptionProblem("--pose-threads \(poseThreads) is outside 1…8") }
+            if let pose {
+                do { _ = try PoseSourceSpec.parse(pose) } catch { throw OptionProblem("--pose: \(error)") }
             }
             if !(ecgDelay.isFinite && (0.3...3).contains(ecgDelay)) {
                 throw OptionProblem("--ecg-delay \(ecgDelay) is outside 0.3…3 s (an H10 sends half a second of ECG at a time)")

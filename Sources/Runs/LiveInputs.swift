@@ -2,6 +2,7 @@ import Engine
 import Inputs
 import JackBackend
 import OSC
+import Pose
 import Presets
 import Realtime
 import Sensors
@@ -26,6 +27,8 @@ struct LiveInputs {
     /// LSL's clock beside the engine's frames, when the run uses LSL.
     var labClock: LabClock?
     var osc: OSCInput?
+    /// The camera's pose (`--pose`, `sensors.pose`).
+    var pose: PoseInput?
     var view: LiveView?
     /// The meters, 60 times a second to OSC's subscribers and the page while either watches.
     let publisher: MeterPublisher
@@ -74,7 +77,25 @@ struct LiveInputs {
             (reading.beatDelay, reading.markerDelay) = (configuration.ecgDelay, configuration.lslDelay)
             lsl = try LSLInput(configuration: reading, clock: labClock, hearts: hearts, moods: moods, log: log, say: say)
         }
-        sources = [replay as (any InputSource)?, control, sensors, lsl].compactMap { $0 }
+        if let spec = loaded.poseSpec(option: configuration.pose) {
+            pose = try Self.pose(spec, configuration, loaded: loaded, handle: handle, clock: labClock ?? LabClock(frames: clock), log: log)
+        }
+        sources = [replay as (any InputSource)?, control, sensors, lsl, pose].compactMap { $0 }
+    }
+
+    /// The camera's input: its source, the models, LiteRT, opened now, before JACK is touched; a
+    /// problem is one line naming the option or the preset's line.
+    private static func pose(_ spec: (text: String, origin: String), _ configuration: LiveSession.Configuration, loaded: LoadedPreset,
+                             handle: EngineHandle, clock: LabClock, log: @escaping @Sendable (String) -> Void) throws -> PoseInput {
+        do {
+            var settings = PoseInput.Configuration(models: try PoseModelFiles.find())
+            settings.source = try PoseSourceSpec.parse(spec.text)
+            (settings.delay, settings.threads) = (configuration.poseDelay, configuration.poseThreads)
+            (settings.regionNames, settings.regionModel) = (handle.regionNames, loaded.preset.regionModel)
+            return try PoseInput(configuration: settings, clock: clock, log: log)
+        } catch {
+            throw PoseError("\(spec.origin): \(error)")
+        }
     }
 
     /// Whether a sensor gives the first performer's beats (an ECG's, or predicted ones): then a

@@ -2,6 +2,7 @@ import Renders
 import UserFiles
 import Runs
 import ArgumentParser
+import Pose
 import Foundation
 import Presets
 import Engine
@@ -13,6 +14,8 @@ struct Render: ParsableCommand {
     @Option(help: presetHelp, completion: Completions.presets) var preset: String = ShippedPresets.defaultPreset
     @Option(help: ArgumentHelp("The session: HealthKit heart-rate JSON, a CSV (time,bpm | time,beat | time,rr | time,ppg | time,lx,ly,rx,ry | time,alpha,beta,delta,theta,gamma), or a session log from run --record-session. With the preset's performers, one per performer as NAME=FILE (repeatable; without a name: the first performer).", valueName: "[PERFORMER=]FILE")) var session: [String] = []
     @Option(help: "The WAV file to write.") var out: String
+    @Option(help: ArgumentHelp("Play the drum regions with the body in a video, on the file's own time stamps (as run --pose video:FILE; needs LiteRT and the models: make deps); with or without a --session.", valueName: "video:FILE")) var pose: String?
+    @Option(name: .customLong("pose-delay"), help: ArgumentHelp("Seconds from a video frame's time stamp to its sound, as live.", valueName: "SECONDS")) var poseDelay: Double = PoseInput.defaultDelay
     @Option(name: .customLong("events-out"), help: "Write every fired voice as one JSON object per line.") var eventsOut: String?
     @Option(help: "Sample rate in Hz.") var rate: Int = 48000
     @Option(help: "Seconds to render (default: the session's length plus 2 s; a session log's own length).") var duration: Double?
@@ -34,7 +37,6 @@ struct Render: ParsableCommand {
                 throw ValidationError("--outputs \(outputs): a render's stems are per voice or per group (voices or groups)")
             }
         }
-        guard !session.isEmpty else { throw ValidationError("Missing expected argument '--session <[PERFORMER=]FILE>'") }
         do { try job().check() } catch let problem as OptionProblem { throw refusal(problem) }
     }
 
@@ -44,6 +46,7 @@ struct Render: ParsableCommand {
         (job.eventsOut, job.rate, job.duration, job.solo, job.period, job.input) = (eventsOut, rate, duration, solo, period, input)
         (job.metersPlot, job.plotRevolution, job.webReport, job.stems) = (metersPlot, plotRevolution, webReport, stems)
         job.stemOutputs = outputs.flatMap(OutputLayout.Mode.init(rawValue:))
+        (job.pose, job.poseDelay) = (pose, poseDelay)
         return job
     }
 

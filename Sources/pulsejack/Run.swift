@@ -2,6 +2,7 @@ import Renders
 import OSC
 import Runs
 import ArgumentParser
+import Pose
 import Presets
 import WebSurface
 import Engine
@@ -48,6 +49,9 @@ struct Run: ParsableCommand {
     @Flag(help: "Open Lab Streaming Layer outlets named after the client: Markers (beat/…, voice/…, region/…, mood/…, track/…) stamped with when each is heard, a heart stream per performer (bpm, rr_ms, rmssd_ms, sdnn_ms) and the modulation sources. Needs liblsl (make deps).") var lsl = false
     @Option(name: .customLong("lsl-markers"), help: ArgumentHelp("Play an LSL marker stream: its voice/NAME and region/NAME strings fire at their time stamps' frames; repeatable.", valueName: "NAME")) var lslMarkers: [String] = []
     @Option(name: .customLong("lsl-delay"), help: ArgumentHelp("Seconds from an LSL marker's or modulation sample's time stamp to its sound, 0…2: their spacing is kept while the network's jitter stays under it.", valueName: "SECONDS")) var lslDelay: Double = 0.05
+    @Option(help: ArgumentHelp("Play Tambour's drum regions with a body seen by a camera (camera: /dev/video0) or in a video file played at its own rate: BlazePose finds the fists, relative to the hip, in process (needs LiteRT and the models: make deps). Over the preset's sensors.pose.", valueName: "camera[:/dev/videoN]|video:FILE")) var pose: String?
+    @Option(name: .customLong("pose-delay"), help: ArgumentHelp("Seconds from a camera frame's capture to its sound, 0.01…2: inference's jitter never reaches the beat; a hit known later plays at once and is counted late.", valueName: "SECONDS")) var poseDelay: Double = PoseInput.defaultDelay
+    @Option(name: .customLong("pose-threads"), help: "Inference threads for the pose models, 1…8.") var poseThreads = 1
     @Option(name: .customLong("ble-adapter"), help: ArgumentHelp("The Bluetooth adapter the sensors are read through (default: the first).", valueName: "NAME|ADDRESS")) var bleAdapter: String?
     @Option(name: .customLong("plugin-share"), help: ArgumentHelp("A hosted plugin's share of the period in percent: one that takes longer in 3 periods of 256 is bypassed and named (0: no limit).", valueName: "PERCENT")) var pluginShare = 50
     @Flag(name: .customLong("isolate-plugins"), help: "Host every LV2 plugin in a process of its own: a crash or a hang silences that plugin until its process restarts (within a second), and nothing else.") var isolatePlugins = false
@@ -88,6 +92,7 @@ struct Run: ParsableCommand {
         }
         (configuration.heart, configuration.eeg, configuration.bleAdapter, configuration.ecgDelay) = (heart, eeg, bleAdapter, ecgDelay)
         (configuration.lsl, configuration.lslMarkers, configuration.lslDelay) = (lsl, lslMarkers, lslDelay)
+        (configuration.pose, configuration.poseDelay, configuration.poseThreads) = (pose, poseDelay, poseThreads)
         (configuration.pluginShare, configuration.isolatePlugins, configuration.predictBeats) = (pluginShare, isolatePlugins, predictBeats)
         (configuration.record, configuration.recordBufferSeconds) = (record, recordBuffer)
         configuration.timebase = timebaseForce ? .takeOver : timebase ? .conditional : .off

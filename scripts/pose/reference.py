@@ -4,6 +4,8 @@ of the pinned mediapipe 0.10.21 wheel, the same models pulsejack runs through Li
 
   reference.py landmarks IMAGE...        one JSON line per image: {"file", "landmarks": [[x, y, v] x 33] | null}
                                          (static_image_mode: the detector on every image, no smoothing)
+  reference.py turned IMAGE FOLDER DEG   IMAGE turned by -DEG and +DEG about MediaPipe's hip centre (the
+                                         arms swing while the body stays put), as FOLDER/minus.png and plus.png
   reference.py crops VIDEO FOLDER N      N square crops around walkers in VIDEO (OpenCV's HOG people
                                          detector), upscaled 2x, written as FOLDER/crop-K.png; prints their paths
 
@@ -56,9 +58,26 @@ def crops(video, folder, count):
             break
 
 
+def turned(path, folder, degrees):
+    import mediapipe as mp
+    image = cv2.imread(path)
+    with mp.solutions.pose.Pose(static_image_mode=True, model_complexity=1) as pose:
+        found = pose.process(cv2.cvtColor(image, cv2.COLOR_BGR2RGB)).pose_landmarks
+    if not found:
+        sys.exit(f"reference.py: {path}: MediaPipe finds no one")
+    height, width = image.shape[:2]
+    hips = found.landmark[23], found.landmark[24]
+    centre = ((hips[0].x + hips[1].x) / 2 * width, (hips[0].y + hips[1].y) / 2 * height)
+    for name, angle in (("minus", -degrees), ("plus", degrees)):
+        matrix = cv2.getRotationMatrix2D(centre, angle, 1.0)
+        cv2.imwrite(f"{folder}/{name}.png", cv2.warpAffine(image, matrix, (width, height), borderMode=cv2.BORDER_REPLICATE))
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "landmarks":
         landmarks(sys.argv[2:])
+    elif len(sys.argv) == 5 and sys.argv[1] == "turned":
+        turned(sys.argv[2], sys.argv[3], float(sys.argv[4]))
     elif len(sys.argv) == 5 and sys.argv[1] == "crops":
         crops(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     else:

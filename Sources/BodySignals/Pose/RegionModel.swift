@@ -34,6 +34,9 @@ public struct RegionModel: Sendable {
     ]
     /// Scale applied to positions before the thresholds (as the preset says).
     public var scale = 1.0
+    /// A hit at the crossing interpolated between two samples (OSC's hands, which may come
+    /// seldom), or at the sample that is beyond the threshold (a camera's frame: its capture time).
+    public var interpolates = true
 
     private var inside: Set<Region> = []
     private var previous: (frame: Int64, left: (x: Double, y: Double), right: (x: Double, y: Double))?
@@ -72,7 +75,7 @@ public struct RegionModel: Sendable {
             } else if beyondEnter {
                 inside.insert(region)
                 var hitFrame = frame
-                if let previous, frame > previous.frame {
+                if interpolates, let previous, frame > previous.frame {
                     let old = region.hand == .left ? previous.left : previous.right
                     let before = usesY ? old.y : old.x
                     if before != value {

@@ -18,6 +18,9 @@ public struct SessionSource {
     /// A session log: it carries the live run's own tempo and length.
     public var isSessionLog = false
 
+    /// No session: a render of a video's pose alone.
+    public static var none: SessionSource { SessionSource(messages: [], endFrame: 0, rejections: []) }
+
     /// `signals`: the preset's signal names; a session log's signals are renumbered to them by
     /// name (one the preset does not read is left out).
     public static func load(path: String, sampleRate: Int, regions: [String] = [],

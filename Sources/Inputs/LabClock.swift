@@ -1,8 +1,7 @@
 import Foundation
-import Inputs
 import Realtime
 
-/// The engine's frames on LSL's clock (`lsl_local_clock`: CLOCK_MONOTONIC) and back. JACK's
+/// The engine's frames on CLOCK_MONOTONIC (LSL's `lsl_local_clock`, a camera's buffer times) and back. JACK's
 /// frames do not run at exactly their nominal rate on that clock: a sound card has its own
 /// crystal, and even the dummy driver keeps jackd2's time, CLOCK_MONOTONIC_RAW, which NTP does
 /// not slew (60 ppm apart here). So the mapping is a line — an anchor (an LSL time and the

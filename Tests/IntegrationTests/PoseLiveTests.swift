@@ -1,0 +1,161 @@
+import Foundation
+import JackPeers
+import TestSupport
+import XCTest
+
+/// Tambour with a camera, end to end: a video made here from a still of a real person (OpenCV's
+/// messi5.jpg) turned 20° either way about the hip, so the right fist is up in one and down in
+/// the other, at known frame times. Played live with `--pose video:` on the private jackd, the
+/// right-up region's voice fires once per entry, consecutive hits as far apart as their video
+/// frames (within 1 ms), at each entry frame's capture time plus `--pose-delay`; the regions
+/// MediaPipe's own landmarks put the fists in agree with pulsejack's frame by frame; and
+/// `render --pose` gives the same hits run to run.
+final class PoseLiveTests: XCTestCase {
+    static let rate = 10.0, delay = 0.3
+    /// Ten frames with the fist down, then eight entries: three frames up, two down.
+    static let pattern: [Bool] = Array(repeating: false, count: 10) + (0..<8).flatMap { _ in [true, true, true, false, false] }
+    static var entries: [Int] { pattern.indices.filter { $0 > 0 && pattern[$0] && !pattern[$0 - 1] } }
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        try Subprocess.requirePulsejack()
+        folder = try TemporaryFolder("pose-live").url
+    }
+
+    override func tearDownWithError() throws {
+        if let folder { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    func testAVideosFistFiresItsRegionOncePerEntryAtItsFramesTimePlusTheDelay() throws {
+        guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
+        let video = try footage()
+        let client = "pj-pose-\(getpid())", session = folder.appendingPathComponent("session.jsonl").path, output = Pipe()
+        let run = try Subprocess.startPulsejack(["run", "--preset", try preset(), "--name", client, "--no-osc", "--pose", "video:" + video,
+                                                 "--pose-delay", "\(Self.delay)", "--record-session", session], server: server, output: output)
+        defer { if run.isRunning { run.interrupt(); run.waitUntilExit() } }
+        try Subprocess.waitForPorts(of: client, server: server)
+        let ear = try CaptureClient(name: "pj-pose-ear-\(getpid())", server: server)
+        try ear.connect(from: "\(client):out_L")
+        usleep(UInt32((Double(Self.pattern.count) / Self.rate + Self.delay + 1) * 1_000_000))
+        ear.close()
+        run.interrupt()
+        run.waitUntilExit()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(run.terminationStatus, 0, printed)
+        XCTAssertEqual(run.terminationReason, .exit, printed)
+        let onsets = ear.onsetJackFrames
+        XCTAssertEqual(onsets.count, Self.entries.count, "once per entry: \(onsets)")
+        for (earlier, later) in zip(onsets, onsets.dropFirst()) {
+            XCTAssertEqual(Double(later - earlier), 48_000 * 5 / Self.rate, accuracy: 48, "hits as far apart as their frames: \(onsets)")
+        }
+        try checkSessionLog(session)
+    }
+
+    /// The log's hits lie at the frames of the entry frames' hands (their capture plus the delay),
+    /// and those frames are as far apart as the video's.
+    private func checkSessionLog(_ path: String) throws {
+        let entries = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let poses = entries.filter { $0["event"] as? String == "pose" }.compactMap { ($0["frame"] as? NSNumber)?.int64Value }
+        let hits = entries.filter { $0["event"] as? String == "region_hit" }.compactMap { ($0["frame"] as? NSNumber)?.int64Value }
+        XCTAssertEqual(poses.count, Self.pattern.count, "every frame's hands, none dropped")
+        guard poses.count == Self.pattern.count else { return }
+        XCTAssertEqual(hits, Self.entries.map { poses[$0] }, "each hit at its entry frame's capture plus the delay")
+        for (earlier, later) in zip(poses, poses.dropFirst()) {
+            XCTAssertEqual(Double(later - earlier), 48_000 / Self.rate, accuracy: 48, "frames 0.1 s apart")
+        }
+    }
+
+    /// The regions MediaPipe's landmarks put the right fist in, each frame (its own BlazePose on
+    /// the frame's still, the fist's height from the hip in torso lengths worked out here), are
+    /// pulsejack's (its tracker on the video, as `pulsejack pose --json` prints it).
+    func testTheRegionsAgreeWithMediaPipesLandmarksFrameByFrame() throws {
+        let video = try footage()
+        let stills = [true: folder.appendingPathComponent("minus.png").path, false: folder.appendingPathComponent("plus.png").path]
+        let reference = try Subprocess.run(LSLPeer.python, [Subprocess.repository.appendingPathComponent("scripts/pose/reference.py").path,
+                                                            "landmarks", stills[true]!, stills[false]!], timeout: 120)
+        XCTAssertEqual(reference.status, 0, reference.stderr)
+        var theirs: [String: Double] = [:]
+        for line in reference.stdout.split(separator: "\n") {
+            let entry = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let landmarks = try XCTUnwrap(entry["landmarks"] as? [[Double]], "MediaPipe finds the person")
+            theirs[try XCTUnwrap(entry["file"] as? String)] = Self.rightFistHeight(landmarks, width: 548, height: 342)
+        }
+        let printed = try Subprocess.run(Subprocess.pulsejack, ["pose", "--video", video, "--json"])
+        XCTAssertEqual(printed.status, 0, printed.stderr)
+        let frames = try printed.stdout.split(separator: "\n").map { line in
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        XCTAssertEqual(frames.count, Self.pattern.count)
+        for (index, frame) in frames.enumerated() {
+            let mine = try XCTUnwrap((frame["hands"] as? [Double])?[3], "frame \(index): the fists")
+            let mediaPipe = try XCTUnwrap(theirs[stills[Self.pattern[index]]!])
+            XCTAssertEqual(try XCTUnwrap(frame["time"] as? Double), Double(index) / Self.rate, accuracy: 1e-6)
+            // Enter above 1.2 torso lengths, leave below 1.0: each frame decisively in or out, alike.
+            XCTAssertTrue(mine > 1.2 || mine < 1.0, "frame \(index): pulsejack's right fist at \(mine), between the thresholds")
+            XCTAssertEqual(mine > 1.2, mediaPipe > 1.2, "frame \(index): pulsejack's right fist at \(mine), MediaPipe's at \(mediaPipe)")
+            XCTAssertEqual(mediaPipe > 1.2, Self.pattern[index], "frame \(index): MediaPipe's right fist at \(mediaPipe)")
+        }
+    }
+
+    /// The right wrist's height above the hip centre in torso lengths (hip centre to shoulder
+    /// centre), in pixels: the region model's up coordinate, worked out from MediaPipe's landmarks.
+    static func rightFistHeight(_ landmarks: [[Double]], width: Double, height: Double) -> Double {
+        func point(_ index: Int) -> (x: Double, y: Double) { (landmarks[index][0] * width, landmarks[index][1] * height) }
+        let hip = ((point(23).x + point(24).x) / 2, (point(23).y + point(24).y) / 2)
+        let shoulder = ((point(11).x + point(12).x) / 2, (point(11).y + point(12).y) / 2)
+        let torso = hypot(shoulder.0 - hip.0, shoulder.1 - hip.1)
+        return (hip.1 - point(16).y) / torso
+    }
+
+    func testARenderOfTheVideoGivesTheSameHitsRunToRun() throws {
+        let video = try footage(), preset = try preset()
+        var renders: [String] = []
+        for take in 0..<2 {
+            let events = folder.appendingPathComponent("events-\(take).jsonl").path
+            let render = try Subprocess.run(Subprocess.pulsejack, ["render", "--preset", preset, "--pose", "video:" + video, "--pose-delay",
+                                                                   "\(Self.delay)", "--out", folder.appendingPathComponent("take-\(take).wav").path,
+                                                                   "--events-out", events])
+            XCTAssertEqual(render.status, 0, render.stderr)
+            renders.append(try String(contentsOfFile: events, encoding: .utf8))
+        }
+        XCTAssertEqual(renders[0], renders[1])
+        let frames = renders[0].split(separator: "\n").compactMap { line in
+            ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])?["frame"] as? Int
+        }
+        XCTAssertEqual(frames, Self.entries.map { Int(((Double($0) / Self.rate + Self.delay) * 48_000).rounded()) }, "at each entry frame's time plus the delay")
+    }
+
+    /// A preset whose right-up region (up: enter 1.2, leave 1.0 torso lengths) plays a click.
+    private func preset() throws -> String {
+        let preset = folder.appendingPathComponent("preset")
+        try FileManager.default.createDirectory(at: preset, withIntermediateDirectories: true)
+        try """
+        voices:
+          - {name: hit, kind: click, on_beat: false, gain: 0.9}
+        regions: {right-up: hit}
+        pose: {up: [1.2, 1.0]}
+        """.write(to: preset.appendingPathComponent("preset.yaml"), atomically: true, encoding: .utf8)
+        return preset.path
+    }
+
+    /// The video: messi5.jpg turned either way about the hip (MediaPipe's), the frames in
+    /// `pattern` (the fist up where true) at 10 fps, lossless (FFV1).
+    private func footage() throws -> String {
+        let turned = try Subprocess.run(LSLPeer.python, [Subprocess.repository.appendingPathComponent("scripts/pose/reference.py").path, "turned",
+                                                         "/usr/share/doc/opencv-doc/examples/data/messi5.jpg", folder.path, "20"])
+        XCTAssertEqual(turned.status, 0, turned.stderr + " (make deps installs mediapipe in .build/venv; make debs installs opencv-doc)")
+        // Turned by -20° the right fist is up (the image's y points down).
+        let (up, down) = (folder.appendingPathComponent("minus.png"), folder.appendingPathComponent("plus.png"))
+        for (index, isUp) in Self.pattern.enumerated() {
+            try FileManager.default.copyItem(at: isUp ? up : down, to: folder.appendingPathComponent(String(format: "frame%03d.png", index)))
+        }
+        let video = folder.appendingPathComponent("fists.mkv").path
+        let made = try Subprocess.run(try XCTUnwrap(Subprocess.which("ffmpeg"), "ffmpeg (make debs installs it)"),
+                                      ["-loglevel", "error", "-y", "-framerate", "\(Int(Self.rate))", "-i", folder.path + "/frame%03d.png",
+                                       "-c:v", "ffv1", "-pix_fmt", "bgr0", video])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        return video
+    }
+}
