@@ -68,7 +68,7 @@ FAILURES = status=$${PIPESTATUS[0]}; if [ $$status -ne 0 ]; then \
 # skip, saying why.
 LIVE_TESTS := IntegrationTests|JackBackendTests|RealtimeSafetyTests.testNoAllocationOnJacksProcessThreadThroughARateChange|RealtimeSafetyTests.testJacksProcessThreadCannotBeCancelledInsideAPeriod
 # The tool's offline commands, the grid's arithmetic and the docs' links meet no server: the jackd2 pass runs them.
-OFFLINE_TESTS := IntegrationTests\.(CommandLineTests|MetersPlotTests|LiveGridTests|DocumentationTests)/
+OFFLINE_TESTS := IntegrationTests\.(CommandLineTests|MetersPlotTests|LiveGridTests|DocumentationTests|PoseCommandLineTests)/
 test: build ble-peers release man
 	$(SWIFT) build --build-tests
 	./scripts/with-private-jackd.sh $(call PASS_LIMIT,30) $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log; \

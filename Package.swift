@@ -177,7 +177,7 @@ let package = Package(
         .testTarget(name: "LSLTests", dependencies: ["LSL", "Inputs", "Realtime", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "BodySignals", "Realtime", "Inputs", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "EngineTests", dependencies: [
-            "Engine", "Presets", "Plugins", "JackBackend", "SoundFiles", "Runs", "Renders", "Reports", "Realtime", "UserFiles", "Inputs", "OSC", "Voices", "Sensors", "CJack", "CAllocCounter",
+            "Engine", "Pose", "Presets", "Plugins", "JackBackend", "SoundFiles", "Runs", "Renders", "Reports", "Realtime", "UserFiles", "Inputs", "OSC", "Voices", "Sensors", "CJack", "CAllocCounter",
             "TestSupport", "JackPeers", "EngineFixtures", .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: strict),
         .testTarget(name: "PresetsTests", dependencies: [

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make deb`: a Debian package from an installed tree (make install DESTDIR=ROOT PREFIX=/usr),
-# with dpkg-deb and no network. Depends: what dpkg-shlibdeps finds the binary (and liblsl) link,
+# with dpkg-deb and no network. Depends: what dpkg-shlibdeps finds the binary (and liblsl, LiteRT) link,
 # plus a JACK server. Prints the package's path.
 # Usage: deb.sh ROOT VERSION OUT_FOLDER
 set -euo pipefail
@@ -15,6 +15,7 @@ mkdir -p "$work/debian"
 printf 'Source: pulsejack\n\nPackage: pulsejack\nArchitecture: any\n' > "$work/debian/control"
 objects=("$root/usr/bin/pulsejack")
 [ -f "$root/usr/lib/pulsejack/liblsl.so.2" ] && objects+=("$root/usr/lib/pulsejack/liblsl.so.2")
+[ -f "$root/usr/lib/pulsejack/libLiteRt.so" ] && objects+=("$root/usr/lib/pulsejack/libLiteRt.so")
 depends=$(cd "$work" && dpkg-shlibdeps -O "${objects[@]/#/-e}" 2>"$work/shlibdeps.log" | sed -n 's/^shlibs:Depends=//p') || {
     cat "$work/shlibdeps.log" >&2; exit 1; }
 [ -n "$depends" ] || { echo "deb: dpkg-shlibdeps found no dependencies" >&2; cat "$work/shlibdeps.log" >&2; exit 1; }

@@ -2,6 +2,8 @@
 # `make install`: lays out a built pulsejack under DESTDIR/PREFIX, as a Linux audio tool is.
 #   bin/pulsejack                                  the release binary (Swift runtime inside), stripped
 #   lib/pulsejack/liblsl.so.2                      liblsl, from the clone's venv (when make deps put it there)
+#   lib/pulsejack/libLiteRt.so                     LiteRT, from the clone's venv (likewise), for camera pose
+#   share/pulsejack/pose/*.tflite                  BlazePose's two models, from the clone's venv (likewise)
 #   share/pulsejack/presets/                       the shipped presets, sounds, voices and sessions
 #   share/man/man1/pulsejack*.1.gz                 one page per command (swift-argument-parser's generate-manual)
 #   share/bash-completion/completions/pulsejack, share/zsh/vendor-completions/_pulsejack,
@@ -25,6 +27,17 @@ if [ -n "$liblsl" ]; then
     install -m 644 -s "$liblsl" "$root/lib/pulsejack/liblsl.so.2"
 else
     echo "install: no liblsl in the clone's venv (make deps puts it there): pulsejack installs without Lab Streaming Layer" >&2
+fi
+
+# LiteRT and BlazePose's models, where LiteRTLibrary and PoseModelFiles look.
+litert=$(ls .build/venv/lib/python*/site-packages/ai_edge_litert/libLiteRt.so 2>/dev/null | head -1 || true)
+models=$(ls -d .build/venv/lib/python*/site-packages/mediapipe/modules 2>/dev/null | head -1 || true)
+if [ -n "$litert" ] && [ -n "$models" ]; then
+    install -m 644 "$litert" "$root/lib/pulsejack/libLiteRt.so"
+    install -d "$root/share/pulsejack/pose"
+    install -m 644 "$models/pose_detection/pose_detection.tflite" "$models/pose_landmark/pose_landmark_full.tflite" "$root/share/pulsejack/pose/"
+else
+    echo "install: no LiteRT or BlazePose models in the clone's venv (make deps puts them there): pulsejack installs without camera pose" >&2
 fi
 
 # The presets, without the scripts that make their sounds and sessions.

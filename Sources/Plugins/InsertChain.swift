@@ -64,7 +64,7 @@ package final class InsertChain {
         package var instances: [PluginInstance] { current.instances }
         var plugin: PluginInstance { current.instances[0] }
         /// The frames of latency this stage adds (0 while bypassed or benched: it is not running).
-        var latency: Int { bypass || pluginGuard.benched ? 0 : withRunning { $0.first._withUnsafeGuaranteedRef(\.latency) } }
+        var latency: Int { bypass || pluginGuard.benched ? 0 : withRunning { $0.first._withUnsafeGuaranteedRef { $0.latency } } }
         /// Real-time safe. Whether it runs now.
         var plays: Bool { !bypass && !pluginGuard.benched }
 
@@ -133,7 +133,7 @@ package final class InsertChain {
     /// Real-time safe (an index loop: `reduce` over the array allocates in debug builds).
     package var latency: Int {
         var frames = 0
-        for index in 0..<stagesUncounted.count { frames += stagesUncounted[index]._withUnsafeGuaranteedRef(\.latency) }
+        for index in 0..<stagesUncounted.count { frames += stagesUncounted[index]._withUnsafeGuaranteedRef { $0.latency } }
         return frames
     }
 
@@ -200,7 +200,7 @@ package final class InsertChain {
         for changeIndex in 0..<changeCount where changes[changeIndex].stage == index {
             let change = changes[changeIndex]
             let offset = min(max(change.offset, 0), frames)
-            if offset > start && stage.plays && !stage.withRunning({ $0.first._withUnsafeGuaranteedRef(\.coarseBlockLength) }) {
+            if offset > start && stage.plays && !stage.withRunning({ $0.first._withUnsafeGuaranteedRef { $0.coarseBlockLength } }) {
                 if !timed { stage.pluginGuard.startRun() }
                 timed = true
                 run(stage, left: left, right: right, from: start, to: offset)

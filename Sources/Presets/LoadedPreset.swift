@@ -298,7 +298,11 @@ public struct LoadedPreset: Sendable {
     /// problem with it is to be told (the option, or the preset's file and line).
     public func poseSpec(option: String?) -> (text: String, origin: String)? {
         if let option { return (option, "--pose") }
-        guard let text = preset.sensors?.pose else { return nil }
+        guard var text = preset.sensors?.pose else { return nil }
+        // A video beside the preset, as its sounds are.
+        if text.hasPrefix("video:"), !text.dropFirst("video:".count).hasPrefix("/") {
+            text = "video:" + (folder as NSString).appendingPathComponent(String(text.dropFirst("video:".count)))
+        }
         return (text, "\(file):\(line("sensors.pose") ?? line("sensors") ?? 1): sensors.pose")
     }
 

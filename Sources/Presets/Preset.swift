@@ -32,6 +32,8 @@ public struct Preset: Codable, Sendable {
         public var eeg: String?
         /// Camera pose for the drum regions: `camera[:/dev/videoN]` or `video:FILE`.
         public var pose: String?
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case heart, eeg, pose }
     }
 
     /// A performer: a name, and the sensors that are theirs.

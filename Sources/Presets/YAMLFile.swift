@@ -85,6 +85,9 @@ package enum YAMLFile {
                                 lines: &lines) { field, value, lines in
                     if field == "inserts" { try checkInserts(value, at: "master.inserts", file: file, lines: &lines) }
                 }
+            case "sensors":
+                try checkFields(of: value, at: "sensors", known: Set(Preset.Sensors.CodingKeys.allCases.map(\.rawValue)), noun: "sensor",
+                                file: file, lines: &lines)
             case "settings":
                 for (voiceName, fields) in value.mapping ?? [:] {
                     lines["settings.\(voiceName.string ?? "")"] = voiceName.mark?.line

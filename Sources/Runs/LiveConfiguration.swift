@@ -132,6 +132,14 @@ extension LiveSession {
             if lsl || !lslMarkers.isEmpty || [heart, eeg].contains(where: { $0.map(LSLStreamQuery.names) ?? false }) {
                 do { try LSLLibrary.load() } catch { throw OptionProblem("LSL: \(error)", unavailable: true) }
             }
+            if pose != nil {
+                do {
+                    try LiteRTLibrary.load()
+                    _ = try PoseModelFiles.find()
+                } catch {
+                    throw OptionProblem("--pose: \(error)", unavailable: true)
+                }
+            }
             guard recordBufferSeconds.isFinite, (0.05...600).contains(recordBufferSeconds) else {
                 throw OptionProblem("--record-buffer \(recordBufferSeconds) is outside 0.05…600 s")
             }

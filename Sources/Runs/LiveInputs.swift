@@ -83,8 +83,20 @@ struct LiveInputs {
         sources = [replay as (any InputSource)?, control, sensors, lsl, pose].compactMap { $0 }
     }
 
-    /// The camera's input: its source, the models, LiteRT, opened now, before JACK is touched; a
-    /// problem is one line naming the option or the preset's line.
+    /// Before JACK is touched: the camera or the video opens, LiteRT loads and the models compile,
+    /// or one line says which did not, naming the option or the preset's line.
+    static func checkPose(_ configuration: LiveSession.Configuration, loaded: LoadedPreset) throws {
+        guard let spec = loaded.poseSpec(option: configuration.pose) else { return }
+        do {
+            _ = try PoseTracker(models: try PoseModelFiles.find(), threads: configuration.poseThreads)
+            _ = try VideoSource(try PoseSourceSpec.parse(spec.text))
+        } catch {
+            throw PoseError("\(spec.origin): \(error)")
+        }
+    }
+
+    /// The camera's input: its source, the models, LiteRT, opened again (each is closed after the
+    /// check); a problem is one line naming the option or the preset's line.
     private static func pose(_ spec: (text: String, origin: String), _ configuration: LiveSession.Configuration, loaded: LoadedPreset,
                              handle: EngineHandle, clock: LabClock, log: @escaping @Sendable (String) -> Void) throws -> PoseInput {
         do {

@@ -79,6 +79,7 @@ public final class LiveSession {
         var server: JackServer?
         do {
             let loaded = try LoadedPreset.load(path: nsm?.savedPreset ?? configuration.preset)
+            try LiveInputs.checkPose(configuration, loaded: loaded)
             JackClient.silenceLibraryMessages()
             try Self.waitForServer(configuration, say: say)
             server = try Self.startServer(configuration, say: say)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Pose
 import Runs
+import Renders
 
 struct PoseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -27,17 +28,21 @@ struct PoseCommand: ParsableCommand {
     }
 
     func run() throws {
-        let source: VideoSource, tracker: PoseTracker
+        let source: VideoSource, tracker: PoseTracker, models: PoseModelFiles
         do {
-            tracker = try PoseTracker(models: try PoseModelFiles.find(), threads: threads, tracks: !stills, smooths: !stills)
+            try LiteRTLibrary.load()
+            models = try PoseModelFiles.find()
+        } catch { throw refusal(OptionProblem("\(error)", unavailable: true)) }
+        do {
+            tracker = try PoseTracker(models: models, threads: threads, tracks: !stills, smooths: !stills)
             source = try VideoSource(camera.map { .camera($0) } ?? .file(video ?? ""))
-        } catch { throw fail("pulsejack: pose: \(error)") }
+        } catch { throw fail(error) }
         StandardOutput.lineBuffered()
         do {
             while let frame = try source.next() {
                 let report = PoseReport(try tracker.estimate(frame), width: frame.width, height: frame.height)
                 print(json ? report.json : report.text)
             }
-        } catch { throw fail("pulsejack: pose: \(error)") }
+        } catch { throw fail(error) }
     }
 }

@@ -12,6 +12,7 @@ import Sensors
 @testable import Engine
 @testable import JackBackend
 @testable import Plugins
+import Pose
 @testable import Presets
 @testable import SoundFiles
 
@@ -496,6 +497,49 @@ final class RealtimeSafetyTests: XCTestCase {
         client.deactivate()
         XCTAssertGreaterThanOrEqual((input.status.first?.notifications ?? 0) - notified, 3, "the strap streamed meanwhile")
         XCTAssertGreaterThan(engine.handle.counters.snapshot()[.beats], beatsBefore, "beats were played")
+        XCTAssertEqual(allocations, 0, RealtimeAllocationTrace.first)
+        XCTAssertEqual(pj_rt_lock_count(), 0)
+    }
+
+    /// A camera (a video of a real person, messi5.jpg swinging 20° either way, played at its own
+    /// rate) read by the pose threads into the busy engine while it runs under JACK: the fists' `pose`
+    /// messages and region hits go through the process thread without an allocation or a lock.
+    func testNoAllocationOnJacksProcessThreadWithACameraStreaming() throws {
+        guard TestServer.join() != nil else { throw XCTSkip(TestServer.missing) }
+        let folder = try TemporaryFolder("rt-camera")
+        defer { folder.remove() }
+        let video = folder.file("swing.mkv")
+        let made = try Subprocess.run(try XCTUnwrap(Subprocess.which("ffmpeg"), "ffmpeg (make debs installs it)"), [
+            "-loglevel", "error", "-loop", "1", "-i", "/usr/share/doc/opencv-doc/examples/data/messi5.jpg", "-t", "5", "-r", "10",
+            "-vf", "rotate='if(lt(mod(t,1),0.5),-0.35,0.35)'", "-c:v", "ffv1", "-pix_fmt", "bgr0", video])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let client = try JackClient(name: "pulsejack-rt-camera")
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
+        var camera: PoseInput?
+        let engine = try busyEngine(sampleRate: client.sampleRate, maxFrames: client.bufferSize, ring: ring) { setup in
+            var settings = PoseInput.Configuration(models: try! PoseModelFiles.find())
+            (settings.source, settings.regionNames, settings.delay) = (.file(video), setup.handle.regionNames, 0.2)
+            let input = try! PoseInput(configuration: settings, clock: LabClock(frames: JackFrameClock(handle: setup.handle, client: client)),
+                                       log: { _ in })
+            setup.sources.append(input.ring)
+            camera = input
+        }
+        let input = try XCTUnwrap(camera)
+        pj_rt_counters_reset()
+        try client.activate(engine: engine, options: JackClient.Options())
+        input.start()
+        defer { input.stop() }
+        let started = Date()
+        var step = 0
+        while Date().timeIntervalSince(started) < 4 {
+            feed(ring, at: engine.framePosition, step: step)
+            step += 1
+            usleep(5_000)
+        }
+        let allocations = pj_rt_allocation_count()
+        client.deactivate()
+        XCTAssertGreaterThanOrEqual(input.status.frames, 20, "the camera streamed meanwhile: \(input.status)")
+        XCTAssertEqual(input.status.state == "detecting" || input.status.state == "lost", false, "a person was seen: \(input.status)")
         XCTAssertEqual(allocations, 0, RealtimeAllocationTrace.first)
         XCTAssertEqual(pj_rt_lock_count(), 0)
     }

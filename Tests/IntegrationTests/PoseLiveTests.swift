@@ -30,7 +30,8 @@ final class PoseLiveTests: XCTestCase {
         guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
         let video = try footage()
         let client = "pj-pose-\(getpid())", session = folder.appendingPathComponent("session.jsonl").path, output = Pipe()
-        let run = try Subprocess.startPulsejack(["run", "--preset", try preset(), "--name", client, "--no-osc", "--pose", "video:" + video,
+        let port = OSCEncoder.freePort()
+        let run = try Subprocess.startPulsejack(["run", "--preset", try preset(), "--name", client, "--osc-port", "\(port)", "--pose", "video:" + video,
                                                  "--pose-delay", "\(Self.delay)", "--record-session", session], server: server, output: output)
         defer { if run.isRunning { run.interrupt(); run.waitUntilExit() } }
         try Subprocess.waitForPorts(of: client, server: server)
@@ -38,6 +39,11 @@ final class PoseLiveTests: XCTestCase {
         try ear.connect(from: "\(client):out_L")
         usleep(UInt32((Double(Self.pattern.count) / Self.rate + Self.delay + 1) * 1_000_000))
         ear.close()
+        let status = try Subprocess.run(Subprocess.pulsejack, ["status", "--osc-port", "\(port)", "--json"])
+        // Every frame read, none dropped or late, the video's end one dropout.
+        for said in ["\"pose_frames\":\(Self.pattern.count)", "\"pose_dropped\":0", "\"pose_late\":0", "\"pose_dropouts\":1"] {
+            XCTAssertTrue(status.stdout.contains(said), "\(said) missing: \(status.stdout)")
+        }
         run.interrupt()
         run.waitUntilExit()
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
