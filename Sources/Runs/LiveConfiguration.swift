@@ -85,6 +85,23 @@ extension LiveSession {
 
         public init(preset: String) { self.preset = preset }
 
+        /// `--pose` and its delay and threads: a source pulsejack can name, and LiteRT and the
+        /// models where a run needs them (without them: EX_UNAVAILABLE, as without liblsl).
+        func checkPose() throws {
+            if !(poseDelay.isFinite && (0.01...2).contains(poseDelay)) {
+                throw OptionProblem("--pose-delay \(poseDelay) is outside 0.01…2 s")
+            }
+            if !(1...8).contains(poseThreads) { throw OptionProblem("--pose-threads \(poseThreads) is outside 1…8") }
+            guard let pose else { return }
+            do { _ = try PoseSourceSpec.parse(pose) } catch { throw OptionProblem("--pose: \(error)") }
+            do {
+                try LiteRTLibrary.load()
+                _ = try PoseModelFiles.find()
+            } catch {
+                throw OptionProblem("--pose: \(error)", unavailable: true)
+            }
+        }
+
         /// Throws the first value a run cannot play with.
         public func check() throws {
             if let bpm, !HeartbeatClock.accepts(bpm: bpm) { throw OptionProblem("--bpm \(bpm) is not a heart rate (above 0, at most 300)") }
@@ -101,13 +118,7 @@ extension LiveSession {
             if !(0...100).contains(pluginShare) {
                 throw OptionProblem("--plugin-share \(pluginShare) is outside 0…100 (percent of the period; 0: no limit)")
             }
-            if !(poseDelay.isFinite && (0.01...2).contains(poseDelay)) {
-                throw OptionProblem("--pose-delay \(poseDelay) is outside 0.01…2 s")
-            }
-            if !(1...8).contains(poseThreads) { throw OptionProblem("--pose-threads \(poseThreads) is outside 1…8") }
-            if let pose {
-                do { _ = try PoseSourceSpec.parse(pose) } catch { throw OptionProblem("--pose: \(error)") }
-            }
+            try checkPose()
             if !(ecgDelay.isFinite && (0.3...3).contains(ecgDelay)) {
                 throw OptionProblem("--ecg-delay \(ecgDelay) is outside 0.3…3 s (an H10 sends half a second of ECG at a time)")
             }
@@ -131,14 +142,6 @@ extension LiveSession {
             }
             if lsl || !lslMarkers.isEmpty || [heart, eeg].contains(where: { $0.map(LSLStreamQuery.names) ?? false }) {
                 do { try LSLLibrary.load() } catch { throw OptionProblem("LSL: \(error)", unavailable: true) }
-            }
-            if pose != nil {
-                do {
-                    try LiteRTLibrary.load()
-                    _ = try PoseModelFiles.find()
-                } catch {
-                    throw OptionProblem("--pose: \(error)", unavailable: true)
-                }
             }
             guard recordBufferSeconds.isFinite, (0.05...600).contains(recordBufferSeconds) else {
                 throw OptionProblem("--record-buffer \(recordBufferSeconds) is outside 0.05…600 s")

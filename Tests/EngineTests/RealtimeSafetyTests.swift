@@ -453,6 +453,21 @@ final class RealtimeSafetyTests: XCTestCase {
         XCTAssertEqual(pj_rt_lock_count(), 0)
     }
 
+    /// `feed`'s messages into the running engine for four seconds; the allocations counted on the
+    /// process thread meanwhile, then the client deactivated.
+    private func feedForFourSeconds(_ ring: SPSCRing<ControlMessage>, _ engine: RealtimeEngine, _ client: JackClient) -> UInt64 {
+        let started = Date()
+        var step = 0
+        while Date().timeIntervalSince(started) < 4 {
+            feed(ring, at: engine.framePosition, step: step)
+            step += 1
+            usleep(5_000)
+        }
+        let allocations = pj_rt_allocation_count()
+        client.deactivate()
+        return allocations
+    }
+
     /// A strap streaming over BlueZ (BlueZoo, a fake strap with a real recording's RR intervals)
     /// into the busy engine while it runs under JACK: the sensor thread's ring, its predicted
     /// beats at their frames and its RR intervals go through the process thread without an
@@ -486,15 +501,7 @@ final class RealtimeSafetyTests: XCTestCase {
         XCTAssertTrue(PrivateBlueZ.waitFor(seconds: 15) { input.status.first?.notifications ?? 0 >= 3 }, "\(input.status) \(strap.stderr)")
         let beatsBefore = engine.handle.counters.snapshot()[.beats]
         let notified = input.status.first?.notifications ?? 0
-        let started = Date()
-        var step = 0
-        while Date().timeIntervalSince(started) < 4 {
-            feed(ring, at: engine.framePosition, step: step)
-            step += 1
-            usleep(5_000)
-        }
-        let allocations = pj_rt_allocation_count()
-        client.deactivate()
+        let allocations = feedForFourSeconds(ring, engine, client)
         XCTAssertGreaterThanOrEqual((input.status.first?.notifications ?? 0) - notified, 3, "the strap streamed meanwhile")
         XCTAssertGreaterThan(engine.handle.counters.snapshot()[.beats], beatsBefore, "beats were played")
         XCTAssertEqual(allocations, 0, RealtimeAllocationTrace.first)
@@ -529,15 +536,7 @@ final class RealtimeSafetyTests: XCTestCase {
         try client.activate(engine: engine, options: JackClient.Options())
         input.start()
         defer { input.stop() }
-        let started = Date()
-        var step = 0
-        while Date().timeIntervalSince(started) < 4 {
-            feed(ring, at: engine.framePosition, step: step)
-            step += 1
-            usleep(5_000)
-        }
-        let allocations = pj_rt_allocation_count()
-        client.deactivate()
+        let allocations = feedForFourSeconds(ring, engine, client)
         XCTAssertGreaterThanOrEqual(input.status.frames, 20, "the camera streamed meanwhile: \(input.status)")
         XCTAssertEqual(input.status.state == "detecting" || input.status.state == "lost", false, "a person was seen: \(input.status)")
         XCTAssertEqual(allocations, 0, RealtimeAllocationTrace.first)
