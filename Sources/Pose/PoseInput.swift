@@ -39,7 +39,7 @@ public final class PoseInput: InputSource, Sendable {
     private let running = ManagedAtomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private let statusBox = LockedBox(PoseStatus())
-    private let skeleton = LockedBox<[PoseLandmark]?>(nil)
+    private let skeleton = LockedBox<(landmarks: [PoseLandmark], width: Int, height: Int)?>(nil)
     /// The opened source and tracker, handed to the threads at start.
     private let opened: LockedBox<(video: VideoSource?, tracker: PoseTracker?)>
 
@@ -83,8 +83,13 @@ public final class PoseInput: InputSource, Sendable {
     }
 
     public var status: PoseStatus { statusBox.withLockedValue { $0 } }
-    /// The newest landmarks (for the page's skeleton); nil when no one is seen.
-    public var landmarks: [PoseLandmark]? { skeleton.withLockedValue { $0 } }
+    /// The newest landmarks; nil when no one is seen.
+    public var landmarks: [PoseLandmark]? { skeleton.withLockedValue { $0?.landmarks } }
+
+    /// The page's skeleton over the regions (`PoseSkeleton`); nil when no one is seen.
+    public var skeletonJSON: String? {
+        skeleton.withLockedValue { $0 }.flatMap { PoseSkeleton.json($0.landmarks, width: $0.width, height: $0.height, regions: configuration.regionModel) }
+    }
 
     public func statusValues(performers: [String]) -> [(String, StatusValue)] { status.fields }
 
@@ -160,7 +165,7 @@ public final class PoseInput: InputSource, Sendable {
             }
             meter.frame(latency: MonotonicClock.seconds - frame.time)
             let hands = estimate.landmarks.flatMap { PoseHands($0, width: frame.width, height: frame.height) }
-            skeleton.withLockedValue { $0 = estimate.landmarks }
+            skeleton.withLockedValue { $0 = estimate.landmarks.map { ($0, frame.width, frame.height) } }
             var late = 0
             if let hands {
                 let due = Int64(clock.frame(atSeconds: frame.time).rounded()) + delayFrames

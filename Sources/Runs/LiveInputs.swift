@@ -138,6 +138,7 @@ struct LiveInputs {
                 [osc] in (osc?.counters.status ?? []).map { ("osc_" + $0, StatusValue.int($1)) } + (status.withLockedValue { $0 }?.values(meters: publisher.reading) ?? [])
             }
             meterView.withLockedValue { $0 = view }
+            if let pose { view.showPose { pose.skeletonJSON } }
             view.onPagesChanged { publisher.watchersChanged() }
             self.view = view
             if configuration.lsl, let labClock {

@@ -54,6 +54,8 @@ public final class LiveView: Sendable {
     private let fields = LockedBox<[(String, String)]>([])
     private let sink = LockedBox<(@Sendable (Output) -> Void)?>(nil)
     private let track = LockedBox<String?>(nil)
+    /// The camera's skeleton over the regions, as JSON (`run --pose`).
+    private let bodyPose = LockedBox<(@Sendable () -> String?)?>(nil)
     private let extraStatus = LockedBox<(@Sendable () -> [(String, StatusValue)])?>(nil)
     private let running = ManagedAtomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
@@ -213,6 +215,9 @@ public final class LiveView: Sendable {
 
     /// Control thread. The mood DJ's track.
     public func setTrack(_ name: String?) { track.withLockedValue { $0 = name } }
+
+    /// Control thread. Where the page's `pose` field is read from: the camera's skeleton as JSON.
+    public func showPose(_ read: @escaping @Sendable () -> String?) { bodyPose.withLockedValue { $0 = read } }
 
     /// Control thread. Fired voices since the last call, for the events log.
     public func takeFired() -> [FiredVoice] {
@@ -377,7 +382,7 @@ public final class LiveView: Sendable {
     private func state(picture: EngineView.Picture?, status: String) -> [(String, String)] {
         PageStateField.entries(PageFrame(handle: handle, picture: picture, heartCount: handle.performerCount + (handle.ensemble == nil ? 0 : 1),
                                          hearts: hearts, moods: moods, regionNames: regionNames,
-                                         track: track.withLockedValue { $0 }, status: status))
+                                         track: track.withLockedValue { $0 }, pose: bodyPose.withLockedValue { $0 }?(), status: status))
     }
 
     /// `state` merged into the fields the page has: those that changed, in order. Fields the

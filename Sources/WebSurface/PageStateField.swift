@@ -14,6 +14,8 @@ struct PageFrame {
     let moods: MoodWatch?
     let regionNames: [String]
     let track: String?
+    /// The camera's skeleton over the regions (`PoseSkeleton`'s JSON), when a camera plays.
+    let pose: String?
     /// The status counters as JSON (`LiveView.paceStatus`).
     let status: String
 }
@@ -46,6 +48,7 @@ struct PageStateField: Sendable {
         .one("mood") { JSONText.string($0.moods?.mood()) },
         .one("bands") { bands($0.moods) },
         .one("track") { JSONText.string($0.track.map { ($0 as NSString).lastPathComponent }) },
+        .one("pose") { $0.pose ?? "null" },
         .one("status") { $0.status },
     ]
 

@@ -57,6 +57,35 @@ final class PoseLiveTests: XCTestCase {
         try checkSessionLog(session)
     }
 
+    /// The page draws the camera's body over the regions: its bones, both fists, the regions'
+    /// thresholds, in the regions' own coordinates (the right fist, down in the video's last
+    /// frames, below the up threshold's line).
+    func testThePageDrawsTheSkeletonOverTheRegions() throws {
+        guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
+        guard WebDriver.available else { throw XCTSkip("chromium and chromium-driver are not installed") }
+        let video = try footage()
+        let preset = try String(contentsOfFile: try self.preset() + "/preset.yaml", encoding: .utf8)
+        let run = try LiveWebRun(preset: preset, web: "0", server: server, arguments: ["--pose", "video:" + video])
+        defer { run.stop() }
+        let browser = try WebDriver()
+        try browser.open(run.url)
+        XCTAssertTrue(try browser.wait(seconds: 15, until: "return document.getElementById('skeleton').getBoundingClientRect().height > 100"
+                                       + " && document.querySelectorAll('#skeleton line.bone').length >= 10"
+                                       + " && document.querySelectorAll('#skeleton circle.fist').length === 2"
+                                       + " && document.querySelectorAll('#skeleton line.threshold').length === 4"))
+        // The video ends on two frames with the fist down: wait for its end.
+        usleep(UInt32((Double(Self.pattern.count) / Self.rate) * 1_000_000))
+        let fist = try XCTUnwrap(try browser.execute("const f = document.querySelectorAll('#skeleton circle.fist')[1];"
+                                                     + " return Number(f.getAttribute('cy'));") as? Double)
+        let up = try XCTUnwrap(try browser.execute("const l = document.querySelectorAll('#skeleton line.threshold')[0];"
+                                                   + " return Number(l.getAttribute('y1'));") as? Double)
+        XCTAssertGreaterThan(fist, up, "the right fist of the last frame (down) lies below the up threshold's line (y points down)")
+        try browser.screenshot().write(to: folder.appendingPathComponent("page.png"))
+        if let keep = ProcessInfo.processInfo.environment["PULSEJACK_KEEP_SCREENSHOT"] {
+            try? FileManager.default.copyItem(at: folder.appendingPathComponent("page.png"), to: URL(fileURLWithPath: keep))
+        }
+    }
+
     /// The log's hits lie at the frames of the entry frames' hands (their capture plus the delay),
     /// and those frames are as far apart as the video's.
     private func checkSessionLog(_ path: String) throws {

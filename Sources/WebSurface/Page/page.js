@@ -277,6 +277,30 @@ function buildModulations(layout) {
   }));
 }
 
+// BlazePose's bones (landmark pairs), the fists (the wrists) and the regions' enter thresholds,
+// drawn in the regions' own coordinates: from the hip, in torso lengths, up and toward the
+// performer's right positive (the SVG's y points down, so y is negated).
+const bones = [[11, 12], [11, 13], [13, 15], [12, 14], [14, 16], [11, 23], [12, 24], [23, 24], [23, 25], [25, 27], [24, 26], [26, 28], [0, 11], [0, 12]];
+function drawSkeleton(pose) {
+  // An SVG element has no `hidden` property: the attribute itself.
+  const svg = $("skeleton");
+  if (!pose) return svg.setAttribute("hidden", "");
+  svg.removeAttribute("hidden");
+  const ns = "http://www.w3.org/2000/svg", shapes = [];
+  const shape = (name, attributes) => { const made = document.createElementNS(ns, name); for (const [key, value] of Object.entries(attributes)) made.setAttribute(key, value); shapes.push(made); };
+  const t = pose.thresholds || {};
+  if (t.up) shape("line", { class: "threshold", x1: -2.5, x2: 2.5, y1: -t.up[0], y2: -t.up[0] });
+  if (t.down) shape("line", { class: "threshold", x1: -2.5, x2: 2.5, y1: -t.down[0], y2: -t.down[0] });
+  if (t.left) shape("line", { class: "threshold", x1: t.left[0], x2: t.left[0], y1: -3.5, y2: 1.5 });
+  if (t.right) shape("line", { class: "threshold", x1: t.right[0], x2: t.right[0], y1: -3.5, y2: 1.5 });
+  const p = pose.points;
+  for (const [a, b] of bones) {
+    if (p[a] && p[b] && p[a][2] > 0.3 && p[b][2] > 0.3) shape("line", { class: "bone", x1: p[a][0], y1: -p[a][1], x2: p[b][0], y2: -p[b][1] });
+  }
+  for (const wrist of [15, 16]) if (p[wrist]) shape("circle", { class: "fist", cx: p[wrist][0], cy: -p[wrist][1], r: 0.09 });
+  svg.replaceChildren(...shapes);
+}
+
 function render() {
   const state = page.state, layout = page.layout;
   if (!layout) return;
@@ -303,6 +327,7 @@ function render() {
   $("pattern").replaceChildren(...(state.pattern || []).map((step) => element("span", { text: step ?? "·" })));
   $("mood-name").textContent = state.mood ?? "undefined";
   $("track").textContent = state.track ?? "–";
+  drawSkeleton(state.pose);
   for (const row of document.querySelectorAll(".band")) {
     const value = (state.bands || {})[row.dataset.band];
     row.querySelector(".bar div").style.width = value == null ? "0" : `${Math.min(Math.max(value, 0), 1) * 100}%`;
