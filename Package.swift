@@ -150,7 +150,7 @@ let package = Package(
         ], swiftSettings: strict),
 
         .executableTarget(name: "pulsejack-bench", dependencies: [
-            "Runs", "Renders", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "OSC", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface", "Sensors", "BodySignals",
+            "Runs", "Renders", "Engine", "Presets", "JackBackend", "Plugins", "SoundFiles", "Realtime", "UserFiles", "Inputs", "OSC", "CJack", "CAllocCounter", "TestSupport", "JackPeers", "WebSurface", "Sensors", "BodySignals", "Pose",
         ], path: "Benchmarks/PulsejackBench", swiftSettings: strict),
 
         // Test-only malloc interposer: counts allocations made inside real-time sections. Built
@@ -173,7 +173,7 @@ let package = Package(
             "Realtime", "Inputs", "OSC", "TestSupport", "Engine", "Presets", "EngineFixtures",
         ], swiftSettings: strict),
         .testTarget(name: "VoicesTests", dependencies: ["Voices"], swiftSettings: strict),
-        .testTarget(name: "PoseTests", dependencies: ["Pose", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "PoseTests", dependencies: ["Pose", "TestSupport", "Inputs", "Realtime", "BodySignals"], swiftSettings: strict),
         .testTarget(name: "LSLTests", dependencies: ["LSL", "Inputs", "Realtime", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "BodySignals", "Realtime", "Inputs", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "EngineTests", dependencies: [
