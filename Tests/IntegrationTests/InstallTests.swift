@@ -89,6 +89,22 @@ final class InstallTests: XCTestCase {
     }
 
     /// A page for `pulsejack` and for each command `--help` lists, each rendering without a complaint.
+    /// Camera pose from the installed tree alone (`env -i`, no clone's venv): LiteRT in
+    /// `lib/pulsejack`, the two models in `share/pulsejack/pose`, FFmpeg's libraries from Debian.
+    func testTheInstalledBinaryFindsItsPoseModelsAndLiteRT() throws {
+        let tree = try tree()
+        let folder = try TemporaryFolder("installed-pose")
+        defer { folder.remove() }
+        for file in ["lib/pulsejack/libLiteRt.so", "share/pulsejack/pose/pose_detection.tflite", "share/pulsejack/pose/pose_landmark_full.tflite"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: tree.root + "/" + file), "make install put \(file) there")
+        }
+        let pose = try tree.run(["pose", "--video", "/usr/share/doc/opencv-doc/examples/data/messi5.jpg", "--stills", "--json"], in: folder.url)
+        XCTAssertEqual(pose.status, 0, pose.stderr)
+        let frame = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(pose.stdout.utf8)) as? [String: Any], pose.stdout)
+        XCTAssertEqual((frame["landmarks"] as? [[Double]])?.count, 33, pose.stdout)
+        XCTAssertEqual((frame["hands"] as? [Double])?.count, 4, pose.stdout)
+    }
+
     func testEveryCommandHasAManPageThatRenders() throws {
         let tree = try tree()
         let help = try tree.run(["--help"], in: nil)
