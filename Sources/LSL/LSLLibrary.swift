@@ -52,11 +52,7 @@ public enum LSLLibrary {
         // loguru announces a new log file on standard error ("Logging to …", INFO) before liblsl
         // applies the configured verbosity: the configuration is read now (the protocol version
         // reads it), at load, with that one line sent nowhere.
-        let (quiet, saved) = (open("/dev/null", O_WRONLY), dup(STDERR_FILENO))
-        if quiet >= 0, saved >= 0 { dup2(quiet, STDERR_FILENO) }
-        _ = pj_lsl_protocol_version()
-        if quiet >= 0, saved >= 0 { dup2(saved, STDERR_FILENO) }
-        for descriptor in [quiet, saved] where descriptor >= 0 { close(descriptor) }
+        _ = StandardErrorSilenced.during { pj_lsl_protocol_version() }
     }
 
     private static func attempt() -> Result<String, LSLError> {

@@ -1,4 +1,5 @@
 import CLiteRT
+import UserFiles
 
 /// One TFLite model compiled by LiteRT for the CPU, its float32 inputs and outputs in buffers it
 /// owns. Used by one thread (the pose thread); not Sendable.

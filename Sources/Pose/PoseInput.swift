@@ -105,6 +105,8 @@ public final class PoseInput: InputSource, Sendable {
                 let frame: RGBFrame?
                 do { frame = try source.next() } catch {
                     dropout("\(error)")
+                    // A camera is opened again; a file that fails has ended.
+                    if case .file = source.source { return }
                     break
                 }
                 guard var frame else {
@@ -167,8 +169,8 @@ public final class PoseInput: InputSource, Sendable {
             let hands = estimate.landmarks.flatMap { PoseHands($0, width: frame.width, height: frame.height) }
             skeleton.withLockedValue { $0 = estimate.landmarks.map { ($0, frame.width, frame.height) } }
             var late = 0
-            if let hands {
-                let due = Int64(clock.frame(atSeconds: frame.time).rounded()) + delayFrames
+            if let hands, let captured = Int64(checkedRounding: clock.frame(atSeconds: frame.time)) {
+                let due = captured + delayFrames
                 late = send(hands, at: due, through: &making)
             }
             statusBox.withLockedValue { status in

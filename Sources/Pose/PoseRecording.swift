@@ -13,7 +13,8 @@ public enum PoseRecording {
         let delayFrames = Int64((delay * Double(sampleRate)).rounded())
         var messages: [ControlMessage] = [], endFrame: Int64 = 0
         while let frame = try video.next() {
-            let at = Int64((frame.time * Double(sampleRate)).rounded()) + delayFrames
+            guard let stamp = Int64(checkedRounding: frame.time * Double(sampleRate)) else { continue }
+            let at = stamp + delayFrames
             endFrame = max(endFrame, at)
             let estimate = try tracker.estimate(frame)
             guard let hands = estimate.landmarks.flatMap({ PoseHands($0, width: frame.width, height: frame.height) }) else { continue }

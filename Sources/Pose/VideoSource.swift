@@ -1,4 +1,5 @@
 import CVideo
+import Inputs
 
 /// Frames from a video file, a still image or a V4L2 camera, through FFmpeg.
 // @unchecked: used by one thread at a time; opened on the control thread and handed whole to
@@ -47,6 +48,10 @@ public final class VideoSource: @unchecked Sendable {
         var error = [CChar](repeating: 0, count: 512)
         let result = pj_video_next(handle, &pixels, &seconds, &error, error.count)
         guard result >= 0 else { throw PoseError("\(source.name): \(String(message: error))") }
+        // A file's own number: refused beyond a session's longest (24 h), never trapped on later.
+        guard result == 0 || (seconds.isFinite && abs(seconds) <= HeartSession.maximumSeconds) else {
+            throw PoseError("\(source.name): a frame's time stamp (\(seconds) s) is beyond 24 hours")
+        }
         return result == 0 ? nil : RGBFrame(width: width, height: height, pixels: pixels, time: seconds)
     }
 }

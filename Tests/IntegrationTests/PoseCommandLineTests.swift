@@ -43,6 +43,20 @@ final class PoseCommandLineTests: XCTestCase {
         assertOneLine(try pulsejack(["run", "--no-osc", "--pose", "camera:/dev/video-none"]), status: 1, saying: ["--pose", "/dev/video-none"])
     }
 
+    /// A frame stamped beyond a day (a file's own number) is refused in one line, never trapped on
+    /// in a conversion to a frame, by the tool and by a render.
+    func testAFrameStampedBeyondADayIsOneLine() throws {
+        let near = folder.appendingPathComponent("near.mkv").path, far = folder.appendingPathComponent("far.mkv").path
+        let ffmpeg = try XCTUnwrap(Subprocess.which("ffmpeg"), "ffmpeg (make debs installs it)")
+        for arguments in [["-loop", "1", "-i", "/usr/share/doc/opencv-doc/examples/data/messi5.jpg", "-t", "0.3", "-r", "10", "-c:v", "ffv1", near],
+                          ["-i", near, "-output_ts_offset", "100000", "-c", "copy", far]] {
+            let made = try Subprocess.run(ffmpeg, ["-loglevel", "error", "-y"] + arguments)
+            XCTAssertEqual(made.status, 0, made.stderr)
+        }
+        assertOneLine(try pulsejack(["pose", "--video", far]), status: 1, saying: [far, "beyond 24 hours"])
+        assertOneLine(try pulsejack(["render", "--pose", "video:" + far, "--out", "x.wav"]), status: 1, saying: [far, "beyond 24 hours"])
+    }
+
     func testAPresetsPoseSourceIsNamedByItsLine() throws {
         let preset = folder.appendingPathComponent("preset.yaml")
         try "voices:\n  - {name: hit, kind: click, on_beat: false}\nregions: {right-up: hit}\nsensors:\n  pose: video:gone.mkv\n"
