@@ -7,13 +7,23 @@ import Realtime
 /// not slew (60 ppm apart here). So the mapping is a line — an anchor (an LSL time and the
 /// frame rendered then) and a rate — that a delay-locked loop keeps on the frames, as JACK's
 /// own DLL keeps its cycle times: twice a second it reads a frame and its time
-/// (`FrameClock.frameAndTime`: live, by JACK's DLL) three times,
-/// takes the median's error from the line (a reading may be a period off where a cycle began
-/// between its two halves), and moves the anchor and the rate toward it (bandwidth 0.02 Hz).
-/// Between those updates the line is exact both ways, so equal frame spacing is equal time
-/// spacing; at an update it moves by microseconds. An error beyond `tolerance` (checked at every
-/// call, one reading), or beyond 2 ms three updates running, is a new timeline (the server restarted, the rate changed): the
-/// line is set again from the median of five readings at the nominal rate. Any thread.
+/// (`FrameClock.frameAndTime`: live, by JACK's DLL) three times, takes the median's error from
+/// the line (a reading may be a period off where a cycle began between its two halves), and
+/// moves the anchor and the rate toward it (bandwidth 0.02 Hz). Between those updates the line
+/// is exact both ways, so equal frame spacing is equal time spacing; at an update it moves by
+/// microseconds.
+///
+/// An xrun moves JACK's timeline: jackd2's dummy driver, woken late, counts no frames for the
+/// time it lost and starts its grid again from the late wake-up (`JackTimedDriver::ProcessWait`),
+/// and its DLL then takes seconds to settle on the new grid; a card's driver restarts its stream.
+/// An error beyond `drift` (2 ms) is such a step, not a crystal's drift: the rate is left alone,
+/// and the anchor is slewed toward it, by at most `slew` or a twentieth of the error each half
+/// second, whichever is more — so sounds an event apart stay that far apart to a fraction of a
+/// millisecond while the line catches up (stepping it made a camera's hits jump 2 to 9 ms at
+/// one xrun, and chase JACK's DLL as it settled). An error beyond `tolerance` (the median of five
+/// readings: one reading may be taken mid-xrun) is a new timeline — the server restarted, the
+/// rate changed: the line is set again from the median of five readings at the nominal rate.
+/// Any thread.
 public final class LabClock: Sendable {
     private let frames: any FrameClock
     private struct Line {
@@ -23,7 +33,34 @@ public final class LabClock: Sendable {
         var rate: Double
         var nominal: Int
         var updated: Double
-        var strays = 0
+        /// A step is being slewed: until it is made up, the loop keeps its rate.
+        var slewing = false
+
+        /// How far `frame`, read at `seconds`, lies from the line (frames).
+        func error(frame: Double, seconds: Double) -> Double {
+            frame - (self.frame + rate * (seconds - self.seconds))
+        }
+
+        /// One update toward a frame `error` frames off the line at `time`. Drift moves the
+        /// anchor and the rate by a second-order loop: ω = 2π·B·T; the anchor by √2·ω of the
+        /// error, the rate by ω² of it a period. A step is slewed to the end, the rate kept (fed
+        /// to the loop, it wound the rate up and took most of a minute to settle).
+        mutating func follow(_ error: Double, at time: Double) {
+            let interval = max(time - updated, LabClock.updateEvery)
+            let predicted = frame + rate * (time - seconds)
+            slewing = slewing || abs(error) > LabClock.drift * Double(nominal)
+            if slewing {
+                let most = max(LabClock.slew * Double(nominal), abs(error) / 20) * interval / LabClock.updateEvery
+                frame = predicted + min(max(error, -most), most)
+                slewing = abs(error) > most
+            } else {
+                let omega = 2 * Double.pi * LabClock.bandwidth * interval
+                frame = predicted + 2.squareRoot() * omega * error
+                rate += omega * omega * error / interval
+            }
+            seconds = time
+            updated = time
+        }
     }
     /// The line, the times it was set from scratch, and how many times it was stored (a reader
     /// stores its update only over the line it started from).
@@ -33,8 +70,13 @@ public final class LabClock: Sendable {
         var stores = 0
     }
     private let kept = LockedBox(Kept())
-    /// How far the frame now may stray before the line is set again: 20 ms.
-    public static let tolerance = 0.02
+    /// How far the frame now may stray before the line is set again: 0.1 s, as `JackFrameClock`'s
+    /// timetags (an xrun's step is far less; a restarted server's, seconds).
+    public static let tolerance = 0.1
+    /// An error beyond this (seconds) is a step of JACK's timeline, slewed; within it, drift.
+    static let drift = 0.002
+    /// The least a step is slewed by an update half a second after the last (seconds): 0.5 ms a second.
+    static let slew = 0.00025
     /// Seconds between the loop's updates, and its bandwidth (Hz).
     static let updateEvery = 0.5, bandwidth = 0.02
     /// Times the line was set from scratch.
@@ -57,9 +99,9 @@ public final class LabClock: Sendable {
             let reading = frames.frameAndTime()
             taken.append((reading.seconds, Double(reading.frame)))
         }
-        let rate = line?.rate ?? Double(frames.sampleRate)
-        let reference = line.map { ($0.seconds, $0.frame) } ?? (taken[0].seconds, taken[0].frame)
-        return taken.map { ($0.seconds, $0.frame, $0.frame - (reference.1 + rate * ($0.seconds - reference.0))) }.sorted { $0.error < $1.error }
+        let reference = line ?? Line(seconds: taken[0].seconds, frame: taken[0].frame, rate: Double(frames.sampleRate),
+                                     nominal: frames.sampleRate, updated: taken[0].seconds)
+        return taken.map { ($0.seconds, $0.frame, reference.error(frame: $0.frame, seconds: $0.seconds)) }.sorted { $0.error < $1.error }
     }
 
     /// The line, kept on the frames. The lock is held only to read the line and to store a new
@@ -69,29 +111,22 @@ public final class LabClock: Sendable {
     private func current() -> Line {
         let (seen, stores) = kept.withLockedValue { ($0.line, $0.stores) }
         let rate = frames.sampleRate
+        guard var line = seen, line.nominal == rate else { return anchor(over: stores) }
+        let limit = Self.tolerance * Double(rate)
         let (frameNow, time) = frames.frameAndTime()
-        if var line = seen, line.nominal == rate,
-           abs(Double(frameNow) - (line.frame + line.rate * (time - line.seconds))) <= Self.tolerance * Double(rate) {
-            guard time - line.updated >= Self.updateEvery else { return line }
-            let middle = readings(3, from: line)[1]
-            let error = middle.error
-            let strays = abs(error) > 0.002 * Double(rate)
-            if abs(error) <= Self.tolerance * Double(rate) && (!strays || line.strays < 2) {
-                let interval = middle.seconds - line.updated
-                line.strays = strays ? line.strays + 1 : 0
-                if !strays {
-                    // A second-order loop: ω = 2π·B·T; the anchor moves by √2·ω of the error, the rate by ω² of it a period.
-                    let omega = 2 * Double.pi * Self.bandwidth * max(interval, Self.updateEvery)
-                    let predicted = line.frame + line.rate * (middle.seconds - line.seconds)
-                    line.frame = predicted + 2.squareRoot() * omega * error
-                    line.seconds = middle.seconds
-                    line.rate += omega * omega * error / max(interval, Self.updateEvery)
-                }
-                line.updated = middle.seconds
-                return store(line, over: stores, anchored: false)
-            }
+        if abs(line.error(frame: Double(frameNow), seconds: time)) > limit, abs(readings(5, from: line)[2].error) > limit {
+            return anchor(over: stores)
         }
-        let median = readings(5, from: nil)[2]
+        guard time - line.updated >= Self.updateEvery else { return line }
+        let middle = readings(3, from: line)[1]
+        guard abs(middle.error) <= limit else { return anchor(over: stores) }
+        line.follow(middle.error, at: middle.seconds)
+        return store(line, over: stores, anchored: false)
+    }
+
+    /// The line set from scratch: the median of five readings, at the nominal rate.
+    private func anchor(over stores: Int) -> Line {
+        let median = readings(5, from: nil)[2], rate = frames.sampleRate
         return store(Line(seconds: median.seconds, frame: median.frame, rate: Double(rate), nominal: rate, updated: median.seconds),
                      over: stores, anchored: true)
     }

@@ -50,7 +50,7 @@ public final class PoseInput: InputSource, Sendable {
         self.configuration = configuration
         self.clock = clock
         self.log = log
-        let tracker = try PoseTracker(models: configuration.models, threads: configuration.threads)
+        let tracker = try Self.backgroundTracker(configuration)
         let video = try VideoSource(configuration.source)
         opened = LockedBox((video, tracker))
         statusBox.withLockedValue { $0.source = configuration.source.name }
@@ -69,9 +69,33 @@ public final class PoseInput: InputSource, Sendable {
         }.start()
         Thread { [self] in
             ThreadName.set("pj-pose")
+            Self.giveWay()
             infer(tracker)
             finished.signal()
         }.start()
+    }
+
+    /// Inference takes a core for tens of milliseconds a frame: under a JACK server that gives
+    /// its clients no real-time priority, the process thread, at the same nice value, lost a
+    /// cycle at nearly every frame (33 in a 7-second video; 2 at nice 10). Linux's nice value is
+    /// the calling thread's, and threads inherit their maker's.
+    private static func giveWay() {
+        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+    }
+
+    /// The tracker, made on a thread that gave way: XNNPACK's workers (`--pose-threads` above
+    /// 1) are made with the model and inherit its nice value.
+    private static func backgroundTracker(_ configuration: Configuration) throws(PoseError) -> PoseTracker {
+        let made = LockedBox<Result<PoseTracker, PoseError>?>(nil), done = DispatchSemaphore(value: 0)
+        Thread {
+            ThreadName.set("pj-pose-load")
+            giveWay()
+            let result = Result { () throws(PoseError) in try PoseTracker(models: configuration.models, threads: configuration.threads) }
+            made.withLockedValue { $0 = result }
+            done.signal()
+        }.start()
+        done.wait()
+        return try made.withLockedValue { $0! }.get()
     }
 
     public func stop() {

@@ -176,22 +176,40 @@ final class LabStreamingLayerTests: LabNetworkTestCase {
         XCTAssertEqual(stamps.count, 14, "\(values) \(printed)")
         XCTAssertEqual(pulses.count, 14)
         XCTAssertEqual(values["lsl_in_0_late"] as? Int, 0, "\(values)")
-        guard stamps.count == pulses.count, pulses.count == sentCues.count, heardAt.count == pulses.count else {
-            return XCTFail("cues \(sentCues.count), markers \(stamps.count), pulses \(pulses.count), heard \(heardAt.count)")
+        guard stamps.count == pulses.count, pulses.count == sentCues.count else {
+            return XCTFail("cues \(sentCues.count), markers \(stamps.count), pulses \(pulses.count)")
         }
-        let rate = Double(take.sampleRate)
+        Self.checkTiming(cues: sentCues, stamps: stamps, pulses: pulses, heardAt: heardAt, rate: Double(take.sampleRate),
+                         xruns: values["xruns"] as? Int ?? 0)
+    }
+
+    /// Markers and cues spaced as the recorded pulses, each stamped when the ear heard it.
+    static func checkTiming(cues sentCues: [Double], stamps: [Double], pulses: [Int], heardAt: [Double], rate: Double, xruns: Int) {
+        // An xrun moves JACK's timeline (jackd2 counts no frames for the time its driver woke
+        // late), and LabClock slews onto it, at most a quarter of a millisecond an update for a
+        // step under 5 ms; a click due in a cycle JACK ran without us plays at the next one's
+        // start. With xruns reported, spacing holds to two updates' slew and a period, and a
+        // frame's time to the step itself (JACK's DLL settles on the new timeline over seconds).
+        let (slewed, stepped) = xruns == 0 ? (0.0, 0.0) : (0.0005 + 256 / rate, 0.02)
         for index in 1..<pulses.count {
             let recorded = Double(pulses[index] - pulses[index - 1]) / rate
-            XCTAssertEqual(stamps[index] - stamps[index - 1], recorded, accuracy: 0.0001, "marker spacing \(index)")
+            XCTAssertEqual(stamps[index] - stamps[index - 1], recorded, accuracy: 0.0001 + slewed, "marker spacing \(index), \(xruns) xruns")
             // The cues' own spacing, to the frame and the two clocks' rate difference (JACK's frames
             // against CLOCK_MONOTONIC: 60 ppm here; 100 ppm allowed).
-            XCTAssertEqual(sentCues[index] - sentCues[index - 1], recorded, accuracy: 1.01 / rate + 1e-4 * recorded, "cue spacing \(index)")
+            XCTAssertEqual(sentCues[index] - sentCues[index - 1], recorded, accuracy: 1.01 / rate + 1e-4 * recorded + slewed,
+                           "cue spacing \(index), \(xruns) xruns")
+        }
+        // The ear: with xruns, a period between the engine and it may be lost or heard twice.
+        guard heardAt.count == pulses.count else {
+            return XCTAssertGreaterThan(xruns, 0, "pulses \(pulses.count), heard \(heardAt.count)")
         }
         // Within half a millisecond: the frame's time on each side comes from a different clock's
         // estimate (pulsejack's loop on the frames now; JACK's DLL at the cycle's start).
-        for (stamp, heard) in zip(stamps, heardAt) { XCTAssertEqual(stamp, heard, accuracy: 0.0005, "stamped \(stamp), heard \(heard)") }
+        for (stamp, heard) in zip(stamps, heardAt) {
+            XCTAssertEqual(stamp, heard, accuracy: 0.0005 + stepped, "stamped \(stamp), heard \(heard), \(xruns) xruns")
+        }
         // Each cue sounds --lsl-delay after its time stamp.
-        for (cue, heard) in zip(sentCues, heardAt) { XCTAssertEqual(heard - cue, 0.1, accuracy: 0.0005) }
+        for (cue, heard) in zip(sentCues, heardAt) { XCTAssertEqual(heard - cue, 0.1, accuracy: 0.0005 + stepped, "\(xruns) xruns") }
     }
 
     /// An RR stream that vanishes for four seconds and returns: a dropout counted, the stream

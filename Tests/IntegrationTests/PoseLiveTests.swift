@@ -49,12 +49,38 @@ final class PoseLiveTests: XCTestCase {
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertEqual(run.terminationStatus, 0, printed)
         XCTAssertEqual(run.terminationReason, .exit, printed)
-        let onsets = ear.onsetJackFrames
-        XCTAssertEqual(onsets.count, Self.entries.count, "once per entry: \(onsets)")
-        for (earlier, later) in zip(onsets, onsets.dropFirst()) {
-            XCTAssertEqual(Double(later - earlier), 48_000 * 5 / Self.rate, accuracy: 48, "hits as far apart as their frames: \(onsets)")
+        let hits = try checkSessionLog(session)
+        let xruns = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])["xruns"] as? Int
+        if xruns == 0 {
+            let onsets = ear.onsetJackFrames
+            XCTAssertEqual(onsets.count, Self.entries.count, "once per entry: \(onsets)")
+            for (earlier, later) in zip(onsets, onsets.dropFirst()) {
+                XCTAssertEqual(Double(later - earlier), 48_000 * 5 / Self.rate, accuracy: 48, "hits as far apart as their frames: \(onsets)")
+            }
+        } else {
+            Self.checkHeardThroughXruns(ear.onsetJackFrames, logged: hits, xruns: xruns ?? 0)
         }
-        try checkSessionLog(session)
+    }
+
+    /// JACK reported xruns: a period of the audio between the engine and the ear was lost or
+    /// heard twice where one struck (a VM's stolen time does it; it was seen in CI), so the
+    /// engine's log is the record (checked exactly above). The ear still hears only those hits,
+    /// each within a period of its logged frame (the two counts a constant apart, found as the
+    /// offset most onsets agree on), and misses at most one a reported xrun.
+    static func checkHeardThroughXruns(_ onsets: [Int64], logged hits: [Int64], xruns: Int) {
+        let offsets = onsets.flatMap { onset in hits.map { onset - $0 } }
+        // Most onsets within a period of a hit, then most to the millisecond: an offset a hit's
+        // spacing off agrees to the millisecond with as many (all but one at either end).
+        func agreeing(_ offset: Int64) -> Int {
+            func within(_ frames: Int64) -> Int { onsets.count { onset in hits.contains { abs(onset - $0 - offset) <= frames } } }
+            return within(256 + 48) * 1000 + within(48)
+        }
+        guard let offset = offsets.max(by: { agreeing($0) < agreeing($1) }) else { return XCTFail("the ear heard nothing: \(hits)") }
+        for onset in onsets {
+            XCTAssertTrue(hits.contains { abs(onset - $0 - offset) <= 256 + 48 }, "heard at \(onset), no hit logged there: \(onsets) \(hits)")
+        }
+        let heard = hits.count { hit in onsets.contains { abs($0 - hit - offset) <= 256 + 48 } }
+        XCTAssertGreaterThanOrEqual(heard, hits.count - xruns, "hits heard through \(xruns) xruns: \(onsets) \(hits)")
     }
 
     /// The page draws the camera's body over the regions: its bones, both fists, the regions'
@@ -87,19 +113,30 @@ final class PoseLiveTests: XCTestCase {
     }
 
     /// The log's hits lie at the frames of the entry frames' hands (their capture plus the delay),
-    /// and those frames are as far apart as the video's.
-    private func checkSessionLog(_ path: String) throws {
+    /// and those frames are as far apart as the video's — but for one that fell in cycles JACK
+    /// ran without us (`frames_skipped`: a lost cycle, which a loaded machine makes), played at
+    /// their end, as every event there is.
+    @discardableResult
+    private func checkSessionLog(_ path: String) throws -> [Int64] {
         let entries = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap {
             try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
         let poses = entries.filter { $0["event"] as? String == "pose" }.compactMap { ($0["frame"] as? NSNumber)?.int64Value }
         let hits = entries.filter { $0["event"] as? String == "region_hit" }.compactMap { ($0["frame"] as? NSNumber)?.int64Value }
         XCTAssertEqual(poses.count, Self.pattern.count, "every frame's hands, none dropped")
-        guard poses.count == Self.pattern.count else { return }
+        guard poses.count == Self.pattern.count else { return hits }
         XCTAssertEqual(hits, Self.entries.map { poses[$0] }, "each hit at its entry frame's capture plus the delay")
-        for (earlier, later) in zip(poses, poses.dropFirst()) {
-            XCTAssertEqual(Double(later - earlier), 48_000 / Self.rate, accuracy: 48, "frames 0.1 s apart")
+        var skippedUpTo: [Int64: Int64] = [:]
+        for entry in entries where entry["event"] as? String == "frames_skipped" {
+            if let frame = (entry["frame"] as? NSNumber)?.int64Value, let frames = (entry["frames"] as? NSNumber)?.int64Value {
+                skippedUpTo[frame + frames] = frames
+            }
         }
+        for (earlier, later) in zip(poses, poses.dropFirst()) {
+            let moved = Double((skippedUpTo[earlier] ?? 0) + (skippedUpTo[later] ?? 0))
+            XCTAssertEqual(Double(later - earlier), 48_000 / Self.rate, accuracy: 48 + moved, "frames 0.1 s apart")
+        }
+        return hits
     }
 
     /// The regions MediaPipe's landmarks put the right fist in, each frame (its own BlazePose on

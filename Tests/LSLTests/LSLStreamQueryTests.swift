@@ -28,14 +28,19 @@ final class LSLStreamQueryTests: XCTestCase {
         var startSeconds = 100.0
         var ppm = 0.0
         var reads = 0
+        /// Frames the timeline lost to xruns: time passed that no frame counted.
+        var lost = 0.0
+        /// The next reading is this far off (frames), once: one taken as an xrun struck.
+        var wildOnce = 0.0
         func currentFrame() -> Int64 {
             reads += 1
-            return Int64((seconds - startSeconds) * 48_000 * (1 + ppm / 1e6)) - (reads % 3 == 0 ? 256 : 0)
+            defer { wildOnce = 0 }
+            return Int64((seconds - startSeconds) * 48_000 * (1 + ppm / 1e6) - lost + wildOnce) - (reads % 3 == 0 ? 256 : 0)
         }
         func frame(forTimetag timetag: UInt64) -> Int64 { 0 }
         func frameAndTime() -> (frame: Int64, seconds: Double) { (currentFrame(), seconds) }
         /// The true LSL time of `frame`.
-        func truth(_ frame: Double) -> Double { startSeconds + frame / (48_000 * (1 + ppm / 1e6)) }
+        func truth(_ frame: Double) -> Double { startSeconds + (frame + lost) / (48_000 * (1 + ppm / 1e6)) }
     }
 
     /// Frames and LSL times map exactly both ways between the loop's updates; a reading a period
@@ -71,6 +76,30 @@ final class LSLStreamQueryTests: XCTestCase {
             if step > 120 { worst = max(worst, error) }
         }
         XCTAssertLessThan(worst, 50e-6)
+        XCTAssertEqual(clock.anchors, 1)
+    }
+
+    /// An xrun costs the timeline 9 ms (jackd2's dummy driver counts no frames for the time it
+    /// was late): the line is slewed onto the new timeline, never set again, each half-second
+    /// update moving a frame's time by at most a twentieth of the step (0.45 ms), and within
+    /// 50 µs of the truth half a minute on. One reading taken mid-xrun, a second off, moves nothing.
+    func testAnXrunsStepIsSlewedAndAWildReadingIgnored() {
+        let frames = Frames()
+        let clock = LabClock(frames: frames)
+        for step in 1...20 { frames.seconds = 100 + Double(step) * 0.5; _ = clock.seconds(atFrame: 0) }
+        frames.wildOnce = 48_000
+        XCTAssertEqual(clock.seconds(atFrame: 48_000), 101, accuracy: 1e-9, "a wild reading moves nothing")
+        frames.lost = 432
+        var previous = clock.seconds(atFrame: 48_000), largest = 0.0
+        for step in 21...100 {
+            frames.seconds = 100 + Double(step) * 0.5
+            let now = clock.seconds(atFrame: 48_000)
+            largest = max(largest, abs(now - previous))
+            previous = now
+            if step >= 80 { XCTAssertEqual(now, frames.truth(48_000), accuracy: 50e-6, "\(step / 2 - 10) s after the xrun") }
+        }
+        XCTAssertLessThanOrEqual(largest, 432.0 / 20 / 48_000 + 1e-9, "the most an update moved a frame's time")
+        XCTAssertGreaterThan(largest, 0.0002, "the step is slewed, not ignored")
         XCTAssertEqual(clock.anchors, 1)
     }
 
