@@ -8,11 +8,11 @@ DEBS := jackd2 libjack-jackd2-dev libsndfile1-dev libsamplerate0-dev libzita-con
         chromium chromium-driver iproute2 procps pipewire pipewire-bin pipewire-jack wireplumber dbus-daemon \
         python3-venv libsystemd-dev man-db bash-completion fish zsh systemd socat \
         libavformat-dev libavcodec-dev libavdevice-dev libswscale-dev ffmpeg opencv-doc python3-opencv python3-skimage \
-        python3-matplotlib python3-absl python3-attr
+        python3-matplotlib python3-absl python3-attr ableton-link-dev libasio-dev zam-plugins
 SWIFT ?= swift
 VENV := .build/venv
 
-.PHONY: all debs deps stamp build release man demo test test-tsan bench soak sounds clean ble-peers install uninstall deb
+.PHONY: all debs deps stamp build release man demo test test-tsan bench soak sounds clean ble-peers link-peers install uninstall deb
 
 all: build
 
@@ -51,6 +51,11 @@ $(VENV)/.pose-installed: scripts/pose/requirements.txt $(VENV)/.venv-made
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps --require-hashes -r scripts/pose/requirements.txt
 	touch $@
 ble-peers: $(VENV)/.installed
+# Ableton Link's independent peer for the tests (scripts/link/requirements.txt).
+$(VENV)/.link-installed: scripts/link/requirements.txt $(VENV)/.venv-made
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps --require-hashes -r scripts/link/requirements.txt
+	touch $@
+link-peers: $(VENV)/.link-installed
 
 demo: build
 	$(SWIFT) run --skip-build pulsejack demo
@@ -69,7 +74,7 @@ FAILURES = status=$${PIPESTATUS[0]}; if [ $$status -ne 0 ]; then \
 LIVE_TESTS := IntegrationTests|JackBackendTests|RealtimeSafetyTests.testNoAllocationOnJacksProcessThreadThroughARateChange|RealtimeSafetyTests.testJacksProcessThreadCannotBeCancelledInsideAPeriod
 # The tool's offline commands, the grid's arithmetic and the docs' links meet no server: the jackd2 pass runs them.
 OFFLINE_TESTS := IntegrationTests\.(CommandLineTests|MetersPlotTests|LiveGridTests|DocumentationTests|PoseCommandLineTests)/
-test: build ble-peers release man
+test: build ble-peers link-peers release man
 	$(SWIFT) build --build-tests
 	./scripts/with-private-jackd.sh $(call PASS_LIMIT,30) $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log; \
 	$(call FAILURES,.build/test.log)
@@ -91,7 +96,7 @@ test: build ble-peers release man
 # of them; every library target's other tests run here.
 TSAN_SKIP := ^IntegrationTests\.|HeartbeatClockTests/testChangingTempoAgainstAnIndependentReferenceOverTwentyFourHours|ModulationTests/testTheBreathingRateIsFoundInTheIntervals|^PluginsTests\.PluginCatalogTests/|OfflineRenderTests/testClickPresetAtSeventyThreeBPMPutsImpulsesOnTheContractFrames|OfflineRenderTests/testRenderIsDeterministicAndIndependentOfPeriodSize
 TSAN_OPTIONS_PJ := halt_on_error=1 exitcode=66 second_deadlock_stack=1 ignore_interceptors_accesses=0 ignore_noninstrumented_modules=0 suppressions=$(CURDIR)/scripts/tsan.supp
-test-tsan: deps ble-peers
+test-tsan: deps ble-peers link-peers
 	$(SWIFT) build --product pulsejack
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
 	PULSEJACK_TOOL="$(CURDIR)/.build/debug/pulsejack" PULSEJACK_FUZZ_PACKETS=100000 PULSEJACK_HEADROOM_SECONDS=3 TSAN_OPTIONS="$(TSAN_OPTIONS_PJ)" ./scripts/with-private-jackd.sh \
@@ -100,7 +105,7 @@ test-tsan: deps ble-peers
 
 # Speed, precision and real-time safety beside peers: prints a table and writes BENCHMARKS.md.
 # One section alone: .build/release/pulsejack-bench --only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|host|web|rest|ensemble|daw|sensors|modulation|lsl|pose|install|safety
-bench: deps ble-peers
+bench: deps ble-peers link-peers
 	@./scripts/install-debs.sh jconvolver supercollider-server
 	$(SWIFT) build -c release --product pulsejack-bench
 	$(SWIFT) build -c release --product pulsejack  # the plugins row runs the tool beside jalv

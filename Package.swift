@@ -53,6 +53,9 @@ let package = Package(
         // Video frames through FFmpeg's libraries, loaded with dlopen (only a pose run needs them), their
         // error codes and options C macros.
         .target(name: "CVideo", linkerSettings: [.linkedLibrary("dl")]),
+        // Ableton Link (header-only C++, Debian's ableton-link-dev on libasio-dev) behind a C interface.
+        .target(name: "CLink", cxxSettings: [.define("LINK_PLATFORM_UNIX", to: "1"), .define("LINK_PLATFORM_LINUX", to: "1")],
+                linkerSettings: [.linkedLibrary("atomic"), .linkedLibrary("pthread")]),
         // The commit the binary was built from, as a C string make writes (Swift has no -D with a value).
         .target(name: "CBuildStamp"),
 
@@ -113,9 +116,9 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
         ], swiftSettings: strict),
         // The JACK backend: the client, the process host, the server, the frame clock, the timebase,
-        // the MIDI ports' writer and the take's recorder.
+        // Ableton Link's peer, the MIDI ports' writer and the take's recorder.
         .target(name: "JackBackend", dependencies: [
-            "CJack", "Realtime", "UserFiles", "Inputs", "Voices", "Engine", "SoundFiles",
+            "CJack", "CLink", "Realtime", "UserFiles", "Inputs", "Voices", "Engine", "SoundFiles",
             .product(name: "Atomics", package: "swift-atomics"),
         ], swiftSettings: processPath),
         // The live page: the session's live picture, and an HTTP and WebSocket server on it; the

@@ -130,6 +130,11 @@ package struct EngineHearts: ~Copyable {
         setTempo(bpm, at: frame, performer: gridHeart)
     }
 
+    /// Real-time safe. The grid heart's phase at `frame` laid on `beat` of another grid.
+    func alignGrid(beat: Double, at frame: Int64) {
+        hearts[gridHeart].clock.align(beat: beat, atFrame: frame)
+    }
+
     /// Real-time safe. Performer `performer`'s heart data present or gone (a dropout) at
     /// `frame`: their voices' level moves toward 1 or 0; their modulation sources hold or glide.
     func presence(_ performer: Int, _ present: Bool, at frame: Int64) {

@@ -81,4 +81,16 @@ extension RealtimeEngine {
     public func followTransport(bpm: Double) {
         hearts.followTransport(bpm: bpm, at: framePosition)
     }
+
+    /// Real-time safe. Before `process`: Ableton Link's tempo (`--follow-link`), taking effect at
+    /// the start of this period when it changed.
+    package func followLink(bpm: Double) {
+        hearts.followTransport(bpm: bpm, at: framePosition)
+    }
+
+    /// Real-time safe. Before `process`: the grid heart's phase at this period's first frame laid
+    /// on `beat` of another grid (Ableton Link's session), when it is half a frame or more off.
+    package func alignGrid(beat: Double) {
+        hearts.alignGrid(beat: beat, at: framePosition)
+    }
 }

@@ -55,6 +55,8 @@ extension JackClient {
         public var cycleDeadline: CycleDeadline?
         /// Ports per voice or group, and per voice MIDI (the engine configured to match).
         public var outputs = OutputLayout.masterOnly
+        /// Ableton Link's peer (`--link`): the grid heart on the session's beats.
+        public var link: LinkSession?
         public init() {}
     }
 

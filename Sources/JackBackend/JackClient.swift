@@ -204,7 +204,7 @@ public final class JackClient: Sendable {
     public func activate(engine: RealtimeEngine, options: Options = Options()) throws {
         precondition(options.outputs.buses.count == engine.outputCount && options.outputs.midiVoices.count == engine.voiceMIDIPortCount,
                      "an engine set up with the ports' layout (EngineSetup.outputs)")
-        precondition(engine.followsGrid == options.followTransport && engine.sendsGrid == (options.timebase != .off),
+        precondition(engine.followsGrid == (options.followTransport || options.link?.settings.follows == true) && engine.sendsGrid == (options.timebase != .off),
                      "an engine set up with the grid role (EngineSetup.sendsGrid, followsGrid)")
         attachment.withLockedValue { $0.engine = engine; $0.options = options }
         connection.withLockedValue { $0.portNames = Self.ports(for: options).map(\.name) }

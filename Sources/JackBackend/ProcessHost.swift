@@ -35,6 +35,7 @@ package final class ProcessHost {
     private var recorder: OutputRecorder.Writer?
     private let followsTransport: Bool
     private let leadsTransport: Bool
+    private let link: LinkBridge?
     private let timebase: TransportTimebase
     private var position = jack_position_t()
     /// The transport's frame and state in this cycle, for the timebase callback after it.
@@ -78,6 +79,7 @@ package final class ProcessHost {
         recorder = options.recorder?.makeWriter()
         followsTransport = options.followTransport
         leadsTransport = options.timebase != .off
+        link = options.link.map { LinkBridge(session: $0) }
         timebase = TransportTimebase(sampleRate: engine.sampleRate)
         // A jump of more than a second is not a lost cycle but a new clock (a restarted server).
         gaps = CycleGapDetector(limit: engine.sampleRate,
@@ -155,7 +157,8 @@ package final class ProcessHost {
             engine.skip(frames: gap, soundingLate: true)
             recorder?.writeSilence(frames: gap)
         }
-        if followsTransport || leadsTransport {
+        let startStop = link?.session.settings.startStop ?? false
+        if followsTransport || leadsTransport || startStop {
             // jack_transport_query only copies the shared position: it never blocks.
             let state = jack_transport_query(handle, &position)
             cycleTransportFrame = position.frame
@@ -164,6 +167,7 @@ package final class ProcessHost {
             cycleRolling = state.rawValue == JackTransportRolling.rawValue || state.rawValue == JackTransportLooping.rawValue
             if followsTransport, position.valid.rawValue & JackPositionBBT.rawValue != 0 { engine.followTransport(bpm: position.beats_per_minute) }
         }
+        if let link { link.period(engine, cycleMicros: cycleMicros(reading: reading, frames: frames), rolling: startStop ? cycleRolling : nil) }
         let linked = links.mask()
         if linked & Self.midiInBit != 0 { receiveMIDI(jack_port_get_buffer(midiIn, frames), into: engine) }
         if let gridIn, linked & Self.gridInBit != 0 { receiveGrid(jack_port_get_buffer(gridIn, frames), into: engine) }
@@ -182,6 +186,18 @@ package final class ProcessHost {
         writeMIDI(engine, linked: linked, frames: frames)
         if let meter { measure(meter, engine, frames: count) }
         recorder?.write(left: outLeft, right: outRight, frames: count)
+    }
+
+    /// Real-time safe. When the frame JACK read at this callback's start (`reading`) began, on
+    /// the server's clock (µs), by JACK's DLL: the cycle `jack_get_cycle_times` names (read
+    /// late, the next one) moved to `reading` at its frame length.
+    private func cycleMicros(reading: jack_nframes_t, frames: jack_nframes_t) -> Int64 {
+        var cycleFrames: jack_nframes_t = 0, current: jack_time_t = 0, next: jack_time_t = 0, periodMicros: Float = 0
+        guard jack_get_cycle_times(handle, &cycleFrames, &current, &next, &periodMicros) == 0, next > current else {
+            return Int64(bitPattern: jack_get_time())
+        }
+        let offset = Double(Int32(bitPattern: reading &- cycleFrames))
+        return Int64(bitPattern: current) + Int64(offset * Double(next - current) / Double(frames))
     }
 
     /// `links`' bits: `midi_in`, `in_L`, `in_R`, `grid_in`, then each of `midiPorts` (the first

@@ -15,15 +15,15 @@ public struct HeartbeatClock: Sendable, BitwiseCopyable {
     /// Ticks per frame (the tempo in micro-BPM); 0 before the first tempo update.
     @usableFromInline private(set) var ticksPerFrame: Int64 = 0
     /// The frame the segment below is measured from (the last tempo change or rebase).
-    @usableFromInline private(set) var segmentStart: Int64 = 0
+    @usableFromInline var segmentStart: Int64 = 0
     /// Whole pulses of phase at `segmentStart`, and the ticks beyond them (0 ..< ticksPerPulse).
-    @usableFromInline private(set) var pulsesAtStart: Int64 = 0
-    @usableFromInline private(set) var ticksAtStart: Int64 = 0
+    @usableFromInline var pulsesAtStart: Int64 = 0
+    @usableFromInline var ticksAtStart: Int64 = 0
     /// Index of the next pulse to fire.
-    public private(set) var nextPulse: Int64 = 0
+    public internal(set) var nextPulse: Int64 = 0
     /// The next pulse's frame, fixed once the phase has passed it but its (rounded) frame has
     /// not come yet; a tempo change after the exact time must not move it.
-    @usableFromInline private(set) var committedFrame: Int64?
+    @usableFromInline var committedFrame: Int64?
 
     public private(set) var bpm: Double = 0
 

@@ -34,6 +34,8 @@ extension LiveSession {
         public var recordBufferSeconds = 10.0
         public var timebase = JackClient.Timebase.off
         public var followTransport = false
+        /// Ableton Link (`--link`, `--follow-link`, `--link-quantum`, `--link-start-stop`).
+        public var link: LinkSession.Settings?
         /// Write every applied control message to this session log.
         public var recordSession: String?
         /// Write every fired voice as JSON lines.
@@ -108,6 +110,14 @@ extension LiveSession {
             if followTransport && timebase != .off {
                 throw OptionProblem("--follow-transport and --timebase exclude each other: follow the transport, or lead it")
             }
+            if let link {
+                if link.follows && followTransport {
+                    throw OptionProblem("--follow-link and --follow-transport exclude each other: the grid follows one tempo")
+                }
+                if !(link.quantum.isFinite && (1...16).contains(link.quantum)) {
+                    throw OptionProblem("--link-quantum \(link.quantum) is outside 1…16 (beats in the bar peers share)")
+                }
+            }
             if let latency = osc?.detectionLatency, !(latency.isFinite && (0...0.5).contains(latency)) {
                 throw OptionProblem("--beat-latency \(latency) is outside 0…0.5 s")
             }
@@ -158,6 +168,9 @@ extension LiveSession {
         var keepsView: Bool { liveView || web != nil || lsl }
 
         /// Whether this engine leads the shared grid or follows it.
+        /// Where the grid heart's tempo comes from: `link` (`--follow-link`), `transport`
+        /// (`--follow-transport`), else `heart`.
+        var tempoSource: String { link?.follows == true ? "link" : followTransport ? "transport" : "heart" }
         var gridRole: LiveStatus.GridRole { followTransport ? .following : timebase != .off ? .leading : .none }
     }
 }

@@ -29,6 +29,8 @@ struct LiveInputs {
     var osc: OSCInput?
     /// The camera's pose (`--pose`, `sensors.pose`).
     var pose: PoseInput?
+    /// Ableton Link's peer (`--link`, `--follow-link`).
+    var link: LinkPeer?
     var view: LiveView?
     /// The meters, 60 times a second to OSC's subscribers and the page while either watches.
     let publisher: MeterPublisher

@@ -76,7 +76,7 @@ extension LiveSession {
                                           libraries: libraries, pluginStateFolder: configuration.sessionManager?.pluginFolder,
                                           isolatePlugins: configuration.isolatePlugins)
         setup.outputs = try OutputLayout(preset: loaded, mode: configuration.outputs, midi: configuration.midiOut)
-        (setup.followsGrid, setup.sendsGrid) = (configuration.followTransport, configuration.timebase != .off)
+        (setup.followsGrid, setup.sendsGrid) = (configuration.followTransport || configuration.link?.follows == true, configuration.timebase != .off)
         return setup
     }
 
@@ -101,9 +101,14 @@ extension LiveSession {
                                         requests.withLockedValue { $0.append(request) }
                                         handle.controlBell.ring()
                                     }, log: log)
+        if let settings = configuration.link {
+            let peer = try LinkPeer(settings: settings, bpm: configuration.bpm ?? loaded.preset.bpm ?? 120, client: client)
+            inputs.link = peer
+            inputs.sources.append(peer)
+        }
         for source in inputs.sources { setup.sources.append(source.ring) }
         let status = LiveStatus(handle: handle, client: client, take: take, nsm: configuration.sessionManager?.client,
-                                performers: loaded.performerNames, cycles: watch.cycles, grid: configuration.gridRole, outputs: setup.outputs,
+                                performers: loaded.performerNames, cycles: watch.cycles, grid: configuration.gridRole, tempoSource: configuration.tempoSource, outputs: setup.outputs,
                                 hearts: inputs.hearts, moods: inputs.moods, sources: inputs.sources,
                                 modulations: setup.modulations.map(\.name), outlets: inputs.lslOut)
         inputs.status.withLockedValue { $0 = status }

@@ -21,6 +21,8 @@ public final class LiveStatus: Sendable {
     public enum GridRole: Sendable { case none, leading, following }
     private let cycles: CycleWatch?
     private let grid: GridRole
+    /// Where the grid heart's tempo comes from (`tempo_source`): heart, transport or link.
+    private let tempoSource: String
     /// The ports per voice or group, and per voice MIDI.
     private let outputs: OutputLayout
     /// Every heart source's dropouts.
@@ -35,7 +37,7 @@ public final class LiveStatus: Sendable {
     private let outlets: LSLOutput?
 
     init(handle: EngineHandle, client: JackClient, take: LockedBox<OutputRecorder?> = LockedBox(nil), nsm: NSMClient?, performers: [String] = [],
-         cycles: CycleWatch? = nil, grid: GridRole = .none, outputs: OutputLayout = .masterOnly, hearts: HeartWatch? = nil,
+         cycles: CycleWatch? = nil, grid: GridRole = .none, tempoSource: String = "heart", outputs: OutputLayout = .masterOnly, hearts: HeartWatch? = nil,
          moods: MoodWatch? = nil, sources: [any InputSource] = [], modulations: [String] = [], outlets: LSLOutput? = nil) {
         self.moods = moods
         self.outlets = outlets
@@ -46,6 +48,7 @@ public final class LiveStatus: Sendable {
         self.outputs = outputs
         self.cycles = cycles
         self.grid = grid
+        self.tempoSource = tempoSource
         self.handle = handle
         self.client = client
         self.take = take
@@ -154,6 +157,7 @@ public final class LiveStatus: Sendable {
             values += [("cycles", .text(state.stalled ? "stalled" : "running")), ("cycle_stalls", .int(state.stalls)),
                        ("last_stall_s", .float(state.lastStallSeconds))]
         }
+        values.append(("tempo_source", .text(tempoSource)))
         switch grid {
         case .none: break
         case .leading: values += [("grid", .text("leading")), ("grid_last_beat_frame", .int(Int(handle.lastGridBeatFrame)))]

@@ -40,6 +40,10 @@ struct Run: ParsableCommand {
     @Flag(help: "Be the JACK transport's timebase master: the heart's BPM and bar/beat/tick, unless another master exists.") var timebase = false
     @Flag(name: .customLong("timebase-force"), help: "Be the timebase master even if another client is.") var timebaseForce = false
     @Flag(name: .customLong("follow-transport"), help: "Take the tempo from the JACK transport's master instead of the heart.") var followTransport = false
+    @Flag(help: "Join an Ableton Link session (on every network interface that is up) and lead its tempo with the grid heart, whose beats fall on the session's.") var link = false
+    @Flag(name: .customLong("follow-link"), help: "Join an Ableton Link session and take its tempo and beats for the grid heart (heartbeat voices still fire on the hearts).") var followLink = false
+    @Option(name: .customLong("link-quantum"), help: "With --link or --follow-link: beats in the bar the session's peers share, 1…16 (a peer's downbeat is pulsejack's bar).") var linkQuantum = 4.0
+    @Flag(name: .customLong("link-start-stop"), help: "With --link or --follow-link: start and stop the JACK transport with the session, and the session with it.") var linkStartStop = false
     @Option(name: .customLong("record-session"), help: "Write every control message the engine applies, with its frame, to this session log (re-render it with render --session).") var recordSession: String?
     @Option(name: .customLong("events-out"), help: "Write every fired voice as one JSON object per line.") var eventsOut: String?
     @Option(help: ArgumentHelp("Replay a session (HealthKit JSON, CSV, or a session log) live, from now; with the preset's performers one per performer as NAME=FILE (repeatable).", valueName: "[PERFORMER=]FILE")) var replay: [String] = []
@@ -98,6 +102,11 @@ struct Run: ParsableCommand {
         configuration.timebase = timebaseForce ? .takeOver : timebase ? .conditional : .off
         (configuration.followTransport, configuration.recordSession, configuration.eventsOut) = (followTransport, recordSession, eventsOut)
         (configuration.replay, configuration.connectToPlayback) = (replay, connect)
+        if link || followLink {
+            configuration.link = LinkSession.Settings(follows: followLink, quantum: linkQuantum, startStop: linkStartStop)
+        } else if linkStartStop || linkQuantum != 4 {
+            throw ValidationError("--link-start-stop and --link-quantum need --link or --follow-link")
+        }
         configuration.connections = try connectPorts.map {
             try parsed($0, ConnectRequest.init, "--connect-port \($0) is not OURS=THEIRS (e.g. out_L=system:playback_1)")
         }

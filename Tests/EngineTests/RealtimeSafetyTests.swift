@@ -543,6 +543,34 @@ final class RealtimeSafetyTests: XCTestCase {
         XCTAssertEqual(pj_rt_lock_count(), 0)
     }
 
+    /// Ableton Link leading with the heart, start and stop synced with a transport that rolls:
+    /// each period's capture, the tempo's commit at each change (`feed` moves it every 50
+    /// steps), the transport's state into the session, and the grid heart laid on the session's
+    /// beats, without an allocation or a lock. The peer is not joined (no network here): a
+    /// session alone runs the same process-thread calls.
+    func testNoAllocationOnJacksProcessThreadWithLinkLeading() throws {
+        guard TestServer.join() != nil else { throw XCTSkip(TestServer.missing) }
+        let client = try JackClient(name: "pulsejack-rt-link")
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
+        let engine = try busyEngine(sampleRate: client.sampleRate, maxFrames: client.bufferSize, ring: ring)
+        var options = JackClient.Options()
+        let link = try LinkSession(bpm: 120, settings: LinkSession.Settings(startStop: true))
+        options.link = link
+        link.startUpkeep(client: client)
+        defer { link.stopUpkeep() }
+        let transport = try TransportPeer(name: "pulsejack-rt-link-transport")
+        defer { transport.stop(); transport.close() }
+        pj_rt_counters_reset()
+        try client.activate(engine: engine, options: options)
+        transport.start()
+        let allocations = feedForFourSeconds(ring, engine, client)
+        XCTAssertGreaterThan(Double(bitPattern: link.readings.beat.load(ordering: .relaxed)), 1, "the session's beats went by")
+        XCTAssertEqual(Double(bitPattern: link.readings.tempo.load(ordering: .relaxed)), engine.gridClock.bpm, accuracy: 1e-6,
+                       "the heart's tempo was committed")
+        XCTAssertEqual(allocations, 0, RealtimeAllocationTrace.first)
+        XCTAssertEqual(pj_rt_lock_count(), 0)
+    }
+
     /// PipeWire's libjack stops a process thread with pthread_cancel while holding the lock
     /// around the process callback; a thread cancelled inside ours (at an eventfd write, a
     /// cancellation point) would die holding it. Its voices render where it cannot be cancelled.

@@ -9,11 +9,13 @@ class LabNetworkTestCase: XCTestCase {
     var network: LabNetwork!
 
     /// The server's name, once the namespace `tag` is made.
-    func prepare(_ tag: String) throws -> String {
+    /// `peerMissing`: why the test's peer cannot run (pylsl's by default).
+    func prepare(_ tag: String, peerMissing: @autoclosure () -> String? = LSLPeer.missing,
+                 onPipeWire: String = "LSL reaches the engine as a sensor does, the same on every server: the jackd2 pass runs this") throws -> String {
         try Subprocess.requirePulsejack()
         guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
-        if let missing = LSLPeer.missing { throw XCTSkip(missing) }
-        if TestServer.isPipeWire { throw XCTSkip("LSL reaches the engine as a sensor does, the same on every server: the jackd2 pass runs this") }
+        if let missing = peerMissing() { throw XCTSkip(missing) }
+        if TestServer.isPipeWire { throw XCTSkip(onPipeWire) }
         network = try LabNetwork(tag)
         return server
     }

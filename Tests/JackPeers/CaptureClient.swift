@@ -21,6 +21,9 @@ public final class CaptureClient {
     /// start on CLOCK_MONOTONIC, seconds a frame): a late callback reads the next cycle's.
     let cycleFrames: UnsafeMutablePointer<UInt32>
     let cycleTimes: UnsafeMutablePointer<Double>
+    /// The same cycle's start on JACK's own clock (`jack_get_time`'s: CLOCK_MONOTONIC_RAW under
+    /// jackd2, Ableton Link's), seconds.
+    let cycleJackTimes: UnsafeMutablePointer<Double>
     let framePeriods: UnsafeMutablePointer<Double>
     let count = ManagedAtomic<Int>(0)
     public private(set) var framesSeen: Int64 = 0
@@ -41,6 +44,7 @@ public final class CaptureClient {
         log = PeriodLog(capacity: capacity)
         levels = .allocate(capacity: capacity)
         (cycleFrames, cycleTimes, framePeriods) = (.allocate(capacity: capacity), .allocate(capacity: capacity), .allocate(capacity: capacity))
+        cycleJackTimes = .allocate(capacity: capacity)
         jack_set_process_callback(client, { frames, context in
             pj_process_order_begin()
             defer { pj_process_order_end() }
@@ -54,7 +58,7 @@ public final class CaptureClient {
         let input = jack_port_get_buffer(port, frames).assumingMemoryBound(to: Float.self)
         guard let period = log.record(reading: jack_last_frame_time(client), frames: frames) else { return }
         var stored = count.load(ordering: .relaxed)
-        var cycleStart: Double?, framePeriod = 0.0, cycleFrame: jack_nframes_t = 0
+        var cycleStart: Double?, cycleJackStart = 0.0, framePeriod = 0.0, cycleFrame: jack_nframes_t = 0
         for index in 0..<Int(frames) where abs(input[index]) > threshold && stored < capacity {
             if cycleStart == nil {
                 // This cycle's start by JACK's DLL (jack_get_cycle_times), put on CLOCK_MONOTONIC:
@@ -68,10 +72,12 @@ public final class CaptureClient {
                 clock_gettime(CLOCK_MONOTONIC, &after)
                 let monotonic = (Double(before.tv_sec) + Double(after.tv_sec)) / 2 + (Double(before.tv_nsec) + Double(after.tv_nsec)) / 2e9
                 cycleStart = Double(current) / 1e6 + (monotonic - jackNow)
+                cycleJackStart = Double(current) / 1e6
                 framePeriod = Double(next &- current) / 1e6 / Double(frames)
                 cycleFrame = currentFrames
             }
             (cycleFrames[stored], cycleTimes[stored], framePeriods[stored]) = (cycleFrame, cycleStart!, framePeriod)
+            cycleJackTimes[stored] = cycleJackStart
             levels[stored] = input[index]
             ownFrames[stored] = framesSeen + Int64(index)
             onsetPeriods[stored] = Int32(period)
@@ -99,6 +105,14 @@ public final class CaptureClient {
             return cycleTimes[index] + Double(frames) * framePeriods[index]
         }
     }
+    /// Each onset's time on JACK's own clock (seconds), as `onsetMonotonicSeconds` but unmoved:
+    /// under jackd2, CLOCK_MONOTONIC_RAW, Ableton Link's clock.
+    public var onsetJackSeconds: [Double] {
+        onsetJackFrames.enumerated().map { index, frame in
+            let frames = Int32(truncatingIfNeeded: UInt32(truncatingIfNeeded: frame) &- cycleFrames[index])
+            return cycleJackTimes[index] + Double(frames) * framePeriods[index]
+        }
+    }
     public var onsetLevels: [Float] { Array(UnsafeBufferPointer(start: levels, count: count.load(ordering: .acquiring))) }
     /// Onsets in JACK's frame time, placed by `PeriodLog` so a late callback cannot move one.
     public var onsetJackFrames: [Int64] {
@@ -109,6 +123,15 @@ public final class CaptureClient {
 
     /// Where in JACK's frame time the ear was not run while it listened: an onset there was not heard.
     public var gaps: [Range<Int64>] { log.gaps(of: periods.load(ordering: .acquiring)) }
+
+    /// The playback latency JACK reports for another client's port (`pulsejack:out_L`): frames
+    /// from its buffer to where it is heard (the larger end of the range).
+    public func playbackLatency(of port: String) -> Int? {
+        guard let handle = jack_port_by_name(client, port) else { return nil }
+        var range = jack_latency_range_t()
+        jack_port_get_latency_range(handle, JackPlaybackLatency, &range)
+        return Int(range.max)
+    }
 
     /// JACK's frame time now (an estimate between cycles): e.g. the moment both ears are connected.
     public var frameTime: Int64 { Int64(jack_frame_time(client)) }

@@ -16,6 +16,12 @@ public final class TransportPeer {
 
     public func start() { jack_transport_start(client) }
     public func stop() { jack_transport_stop(client) }
+    /// Whether the transport rolls now.
+    public var rolling: Bool {
+        var position = jack_position_t()
+        let state = jack_transport_query(client, &position)
+        return state.rawValue == JackTransportRolling.rawValue
+    }
 
     /// The transport's BBT as a slave sees it: nil when no master fills it.
     public var bbt: (bpm: Double, bar: Int32, beat: Int32, tick: Int32, beatsPerBar: Float, ticksPerBeat: Double)? {

@@ -28,16 +28,18 @@ public final class LSLPeer: @unchecked Sendable {
     private let lines = LockedBox<[String]>([])
     private let errors = LockedBox<String>("")
 
-    /// Starts `peer.py ARGUMENTS` inside `network` and waits (up to `seconds`) for its "ready".
-    /// Refuses where anything but loopback is up there: LSL's discovery must not leave the machine.
-    public init(_ arguments: [String], network: LabNetwork, seconds: Double = 30, environment: [String: String] = [:]) throws {
+    /// Starts `peer.py ARGUMENTS` (`script`: another peer's, Link's) inside `network` and waits
+    /// (up to `seconds`) for its "ready". Refuses where anything but loopback is up there: LSL's
+    /// and Link's discovery must not leave the machine.
+    public init(_ arguments: [String], network: LabNetwork, seconds: Double = 30, environment: [String: String] = [:],
+                script: String = LSLPeer.script) throws {
         let up = network.interfacesUp
         guard up == ["lo"] else {
-            throw JSONFailure("refusing to start an LSL peer in \(network.name): \(up) up, not loopback alone (its discovery would leave the machine)")
+            throw JSONFailure("refusing to start a peer in \(network.name): \(up) up, not loopback alone (its discovery would leave the machine)")
         }
         process = Process()
         Subprocess.keepForTheSuite(process)
-        let command = network.command(Self.python, ["-W", "ignore", Self.script] + arguments)
+        let command = network.command(Self.python, ["-W", "ignore", script] + arguments)
         process.executableURL = URL(fileURLWithPath: command.executable)
         process.arguments = command.arguments
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
@@ -58,7 +60,7 @@ public final class LSLPeer: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(seconds)
         while !lines.withLockedValue({ $0.contains("ready") }) {
             guard process.isRunning, Date() < deadline else {
-                throw JSONFailure("the LSL peer \(arguments.first ?? "") did not get ready: \(stderr)")
+                throw JSONFailure("the peer \(script) \(arguments.first ?? "") did not get ready: \(stderr)")
             }
             usleep(20_000)
         }
