@@ -191,7 +191,7 @@ let package = Package(
             "Plugins", "Engine", "Presets", "Realtime", "Inputs", "TestSupport", "EngineFixtures",
         ], swiftSettings: strict),
         .testTarget(name: "JackBackendTests", dependencies: [
-            "JackBackend", "Engine", "Presets", "Inputs", "CJack", "TestSupport", "JackPeers",
+            "JackBackend", "Engine", "Presets", "Inputs", "CJack", "CLink", "TestSupport", "JackPeers", "EngineFixtures", "Realtime",
         ], swiftSettings: strict),
         .testTarget(name: "SoundFilesTests", dependencies: [
             "SoundFiles", "TestSupport",
