@@ -93,6 +93,8 @@ public struct EngineSetup {
         /// from `grid_in` once a grid beat has arrived; tempo and beat messages for it are counted
         /// and ignored (the performers' own hearts still follow their own).
         public var followsGrid = false
+        /// `run --midi-clock`: 24 clocks a beat of the grid heart, and the transport's changes, on `clock_out`.
+        public var sendsMIDIClock = false
 
         public init() {}
     }

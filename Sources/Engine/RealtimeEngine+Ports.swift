@@ -22,6 +22,8 @@ extension RealtimeEngine {
         case combined
         case voice(Int)
         case grid
+        /// `clock_out` (`--midi-clock`).
+        case clock
     }
 
     /// Real-time safe. After a `process(…, keepsMIDI: true)`: the period's events for `port`, in
@@ -40,6 +42,12 @@ extension RealtimeEngine {
                 let (status, lsb, msb) = SharedGrid.message(beat: grid.outBeats[index])
                 _ = write(Int(grid.outFrames[index] - start), MIDIEvent(status: status, data1: lsb, data2: msb))
             }
+        case .clock:
+            guard let midiClock else { return }
+            for index in 0..<midiClock.count where midiClock.frames[index] < start + Int64(frames) {
+                _ = write(Int(midiClock.frames[index] - start), midiClock.messages[index])
+            }
+            midiClock.count = 0
         }
     }
 
@@ -51,6 +59,7 @@ extension RealtimeEngine {
         case .combined: firing.midiOut.discard(before: end)
         case .voice(let number): firing.discardVoiceMIDI(number, before: end)
         case .grid: break  // the grid's beats are kept for one period only
+        case .clock: midiClock?.count = 0
         }
     }
 
@@ -80,6 +89,12 @@ extension RealtimeEngine {
     /// start of this period when it changed.
     public func followTransport(bpm: Double) {
         hearts.followTransport(bpm: bpm, at: framePosition)
+    }
+
+    /// Real-time safe. Before `process`: the transport (JACK's) this period, for `--midi-clock`:
+    /// Start, Stop, Continue and the Song Position Pointer (`sixteenths`) where it changed.
+    package func midiClockTransport(rolling: Bool, wasRolling: Bool, sixteenths: Int) {
+        midiClock?.transport(rolling: rolling, wasRolling: wasRolling, sixteenths: sixteenths, at: framePosition)
     }
 
     /// Real-time safe. Before `process`: Ableton Link's tempo (`--follow-link`), taking effect at

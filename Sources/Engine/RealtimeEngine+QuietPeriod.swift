@@ -14,6 +14,7 @@ extension RealtimeEngine {
         if let modulations, modulations.nextDue < end { return false }
         guard hearts.nextPulse(from: framePosition, before: end).frame == end,
               mixer.renderSoleBlockVoice(frames: frames, left: left, right: right) else { return false }
+        if let midiClock { midiClock.collect(hearts.clock(hearts.gridHeart), from: framePosition, to: end) }
         endChunk(at: end)
         quietPeriods &+= 1
         return true

@@ -29,6 +29,8 @@ public final class RealtimeEngine {
     /// Whether it sends and follows the shared grid (the setup's).
     public let sendsGrid: Bool
     public let followsGrid: Bool
+    /// `--midi-clock`'s clocks and transport messages for `clock_out`.
+    let midiClock: MIDIClockOut?
 
     /// The voices (the graph's).
     package var slots: ContiguousArray<VoiceSlot> { graph.slots }
@@ -114,6 +116,7 @@ public final class RealtimeEngine {
         voiceMIDIPortCount = firing.voiceMIDIPortCount
         sendsGrid = setup.sendsGrid
         followsGrid = setup.followsGrid
+        midiClock = setup.sendsMIDIClock ? MIDIClockOut() : nil
         performance = TambourPerformance(targets: setup.regionTargets, skipRegion: setup.skipRegion, modeVoices: setup.modeVoices)
         midiInput = MIDIInputMap(setup.midi)
         master = MasterStage(settings: setup.master, sampleRate: sampleRate, counters: counters)
@@ -149,6 +152,7 @@ public final class RealtimeEngine {
         periodStart = framePosition
         handle.publishedPeriodStart.store(framePosition, ordering: .relaxed)
         hearts.grid.outCount = 0
+        midiClock?.periodBegins(at: framePosition)
         // A mix with no outputs of its own (most) skips the calls on them.
         if outputCount > 0 { mixer.startOutputs(frames: frames) }
         var sounded = masterInserts != nil
@@ -268,6 +272,7 @@ public final class RealtimeEngine {
             // min of five would allocate its variadic array
             let next = min(min(min(eventFrame, pulseFrame), min(earlyFrame, end)), controlFrame)
             if next > cursor {
+                if let midiClock { midiClock.collect(hearts.clock(hearts.gridHeart), from: cursor, to: next) }
                 if mixer.renderVoices(offset: Int(cursor - start), frames: Int(next - cursor), left: left, right: right) { sounded = true }
                 cursor = next
             }

@@ -57,6 +57,8 @@ extension JackClient {
         public var outputs = OutputLayout.masterOnly
         /// Ableton Link's peer (`--link`): the grid heart on the session's beats.
         public var link: LinkSession?
+        /// `--midi-clock`: `clock_out`, 24 clocks a beat of the grid heart and the transport's changes.
+        public var midiClock = false
         public init() {}
     }
 
@@ -73,11 +75,13 @@ extension JackClient {
     /// The shared beat grid's port: out for the timebase, in for a follower (`SharedGrid`).
     static let gridOut: Port = ("grid_out", JACK_DEFAULT_MIDI_TYPE, true, "Grid Out (beats for followers)")
     static let gridIn: Port = ("grid_in", JACK_DEFAULT_MIDI_TYPE, false, "Grid In (the timebase's beats)")
+    /// `--midi-clock`'s port.
+    static let clockOut: Port = ("clock_out", JACK_DEFAULT_MIDI_TYPE, true, "MIDI Clock Out (the grid heart's tempo)")
 
     /// The ports these options register, in this order: ours, the grid's when leading or
-    /// following, each bus's pair, each voice's MIDI port (`ProcessHost` takes them so).
+    /// following, the MIDI clock's, each bus's pair, each voice's MIDI port (`ProcessHost` takes them so).
     static func ports(for options: Options) -> [Port] {
-        ports + (options.timebase != .off ? [gridOut] : []) + (options.followTransport ? [gridIn] : [])
+        ports + (options.timebase != .off ? [gridOut] : []) + (options.followTransport ? [gridIn] : []) + (options.midiClock ? [clockOut] : [])
             + options.outputs.audioPorts.map { ($0.name, JACK_DEFAULT_AUDIO_TYPE, true, $0.pretty) }
             + options.outputs.midiPorts.map { ($0.name, JACK_DEFAULT_MIDI_TYPE, true, $0.pretty) }
     }

@@ -12,10 +12,11 @@ enum MIDIPortWriter {
                       frames: jack_nframes_t) {
         jack_midi_clear_buffer(buffer)
         engine.flushMIDI(port, frames: Int(frames)) { offset, event in
-            guard let bytes = jack_midi_event_reserve(buffer, jack_nframes_t(offset), 3) else { return false }
+            let size = event.size
+            guard let bytes = jack_midi_event_reserve(buffer, jack_nframes_t(offset), size) else { return false }
             bytes[0] = event.status
-            bytes[1] = event.data1
-            bytes[2] = event.data2
+            if size > 1 { bytes[1] = event.data1 }
+            if size > 2 { bytes[2] = event.data2 }
             return true
         }
     }

@@ -36,6 +36,10 @@ package final class ProcessHost {
     private let followsTransport: Bool
     private let leadsTransport: Bool
     private let link: LinkBridge?
+    /// `--midi-clock`: the transport as `clock_out` last told it (rolling, and its frame).
+    private let sendsMIDIClock: Bool
+    private var clockRolling = false
+    private var clockTransportFrame: jack_nframes_t = 0
     private let timebase: TransportTimebase
     private var position = jack_position_t()
     /// The transport's frame and state in this cycle, for the timebase callback after it.
@@ -67,9 +71,12 @@ package final class ProcessHost {
         var extra = ports.dropFirst(6).makeIterator()
         gridOut = options.timebase != .off ? extra.next() : nil
         gridIn = options.followTransport ? extra.next() : nil
+        let clockOut = options.midiClock ? extra.next() : nil
+        sendsMIDIClock = clockOut != nil
         busPorts = ContiguousArray((0..<options.outputs.audioPorts.count).map { _ in extra.next()! })
         let voiceMIDIPorts = (0..<options.outputs.midiPorts.count).map { (port: extra.next()!, carries: RealtimeEngine.MIDIPort.voice($0)) }
-        midiPorts = ContiguousArray([(midiOut, .combined)] + (gridOut.map { [($0, .grid)] } ?? []) + voiceMIDIPorts)
+        midiPorts = ContiguousArray([(midiOut, .combined)] + (gridOut.map { [($0, .grid)] } ?? []) + (clockOut.map { [($0, .clock)] } ?? [])
+                                    + voiceMIDIPorts)
         links = PortLinks(ports: [midiIn, inLeft, inRight, gridIn ?? midiIn] + midiPorts.prefix(Self.watchedMIDIOutputs).map(\.port))
         owner = client
         self.handle = handle
@@ -158,7 +165,7 @@ package final class ProcessHost {
             recorder?.writeSilence(frames: gap)
         }
         let startStop = link?.session.settings.startStop ?? false
-        if followsTransport || leadsTransport || startStop {
+        if followsTransport || leadsTransport || startStop || sendsMIDIClock {
             // jack_transport_query only copies the shared position: it never blocks.
             let state = jack_transport_query(handle, &position)
             cycleTransportFrame = position.frame
@@ -166,6 +173,7 @@ package final class ProcessHost {
             // call instantiates (an allocation and a lock) on this thread.
             cycleRolling = state.rawValue == JackTransportRolling.rawValue || state.rawValue == JackTransportLooping.rawValue
             if followsTransport, position.valid.rawValue & JackPositionBBT.rawValue != 0 { engine.followTransport(bpm: position.beats_per_minute) }
+            if sendsMIDIClock { tellMIDIClock(engine, rate: engine.sampleRate) }
         }
         if let link { link.period(engine, cycleMicros: cycleMicros(reading: reading, frames: frames), rolling: startStop ? cycleRolling : nil) }
         let linked = links.mask()
@@ -186,6 +194,24 @@ package final class ProcessHost {
         writeMIDI(engine, linked: linked, frames: frames)
         if let meter { measure(meter, engine, frames: count) }
         recorder?.write(left: outLeft, right: outRight, frames: count)
+    }
+
+    /// Real-time safe. `--midi-clock`: the transport's start, stop, or move while stopped, to
+    /// `clock_out`, with the position in sixteenths (the BBT's, when a timebase fills it; else
+    /// the transport's frame at the grid heart's tempo).
+    private func tellMIDIClock(_ engine: RealtimeEngine, rate: Int) {
+        guard cycleRolling != clockRolling || (!cycleRolling && position.frame != clockTransportFrame) else { return }
+        var beats: Double
+        if position.valid.rawValue & JackPositionBBT.rawValue != 0, position.ticks_per_beat > 0 {
+            beats = Double(position.bar - 1) * Double(position.beats_per_bar) + Double(position.beat - 1) + Double(position.tick) / position.ticks_per_beat
+        } else {
+            let clock = engine.gridClock
+            beats = Double(position.frame) * (clock.isRunning ? clock.bpm : 120) / (60 * Double(rate))
+        }
+        let sixteenths = beats.isFinite ? Int(max(0, min(beats * 4, 16_383))) : 0
+        engine.midiClockTransport(rolling: cycleRolling, wasRolling: clockRolling, sixteenths: sixteenths)
+        clockRolling = cycleRolling
+        clockTransportFrame = position.frame
     }
 
     /// Real-time safe. When the frame JACK read at this callback's start (`reading`) began, on

@@ -34,6 +34,8 @@ extension LiveSession {
         public var recordBufferSeconds = 10.0
         public var timebase = JackClient.Timebase.off
         public var followTransport = false
+        /// `--midi-clock`: 24 clocks a beat of the grid heart on `clock_out`.
+        public var midiClock = false
         /// Ableton Link (`--link`, `--follow-link`, `--link-quantum`, `--link-start-stop`).
         public var link: LinkSession.Settings?
         /// Write every applied control message to this session log.

@@ -77,6 +77,7 @@ extension LiveSession {
                                           isolatePlugins: configuration.isolatePlugins)
         setup.outputs = try OutputLayout(preset: loaded, mode: configuration.outputs, midi: configuration.midiOut)
         (setup.followsGrid, setup.sendsGrid) = (configuration.followTransport || configuration.link?.follows == true, configuration.timebase != .off)
+        setup.sendsMIDIClock = configuration.midiClock
         return setup
     }
 

@@ -117,7 +117,7 @@ public final class LiveSession {
         var options = JackClient.Options()
         (options.timebase, options.followTransport, options.meter) = (configuration.timebase, configuration.followTransport, meter)
         (options.recorder, options.outputs, options.cycleDeadline) = (recorder, outputs, watch.deadline)
-        options.link = inputs.link?.session
+        (options.link, options.midiClock) = (inputs.link?.session, configuration.midiClock)
         recorder?.start()
         handle.pluginSharePercent.store(configuration.pluginShare, ordering: .relaxed)
         do { try client.activate(engine: engine, options: options) } catch {

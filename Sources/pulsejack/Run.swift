@@ -44,6 +44,7 @@ struct Run: ParsableCommand {
     @Flag(name: .customLong("follow-link"), help: "Join an Ableton Link session and take its tempo and beats for the grid heart (heartbeat voices still fire on the hearts).") var followLink = false
     @Option(name: .customLong("link-quantum"), help: "With --link or --follow-link: beats in the bar the session's peers share, 1…16 (a peer's downbeat is pulsejack's bar).") var linkQuantum = 4.0
     @Flag(name: .customLong("link-start-stop"), help: "With --link or --follow-link: start and stop the JACK transport with the session, and the session with it.") var linkStartStop = false
+    @Flag(name: .customLong("midi-clock"), help: "Send MIDI clock on clock_out: 24 clocks a beat of the grid heart, each at its frame, following whichever tempo leads (heart, transport or Link), with Start, Stop, Continue and Song Position Pointer at the transport's changes.") var midiClock = false
     @Option(name: .customLong("record-session"), help: "Write every control message the engine applies, with its frame, to this session log (re-render it with render --session).") var recordSession: String?
     @Option(name: .customLong("events-out"), help: "Write every fired voice as one JSON object per line.") var eventsOut: String?
     @Option(help: ArgumentHelp("Replay a session (HealthKit JSON, CSV, or a session log) live, from now; with the preset's performers one per performer as NAME=FILE (repeatable).", valueName: "[PERFORMER=]FILE")) var replay: [String] = []
@@ -101,7 +102,7 @@ struct Run: ParsableCommand {
         (configuration.record, configuration.recordBufferSeconds) = (record, recordBuffer)
         configuration.timebase = timebaseForce ? .takeOver : timebase ? .conditional : .off
         (configuration.followTransport, configuration.recordSession, configuration.eventsOut) = (followTransport, recordSession, eventsOut)
-        (configuration.replay, configuration.connectToPlayback) = (replay, connect)
+        (configuration.replay, configuration.connectToPlayback, configuration.midiClock) = (replay, connect, midiClock)
         if link || followLink {
             configuration.link = LinkSession.Settings(follows: followLink, quantum: linkQuantum, startStop: linkStartStop)
         } else if linkStartStop || linkQuantum != 4 {

@@ -10,6 +10,8 @@ public final class MidiCapture {
         public var status: UInt8
         public var key: UInt8
         public var velocity: UInt8
+        /// Its bytes: 1 for a real-time message (a clock, Start, Stop, Continue), else 2 or 3.
+        public var size = 3
         public var isNoteOn: Bool { status & 0xF0 == 0x90 && velocity > 0 }
         public var isNoteOff: Bool { status & 0xF0 == 0x80 || (status & 0xF0 == 0x90 && velocity == 0) }
     }
@@ -51,10 +53,11 @@ public final class MidiCapture {
         var stored = count.load(ordering: .relaxed)
         var last: jack_nframes_t = 0
         for index in 0..<jack_midi_get_event_count(buffer) where stored < capacity {
-            guard jack_midi_event_get(&event, buffer, index) == 0, event.size == 3, let bytes = event.buffer else { continue }
+            guard jack_midi_event_get(&event, buffer, index) == 0, event.size >= 1, event.size <= 3, let bytes = event.buffer else { continue }
             if event.time < last { unordered.wrappingIncrement(ordering: .relaxed) }
             last = event.time
-            events[stored] = Event(frame: Int64(event.time), status: bytes[0], key: bytes[1], velocity: bytes[2])
+            events[stored] = Event(frame: Int64(event.time), status: bytes[0], key: event.size > 1 ? bytes[1] : 0,
+                                   velocity: event.size > 2 ? bytes[2] : 0, size: event.size)
             eventPeriods[stored] = Int32(period)
             stored += 1
         }

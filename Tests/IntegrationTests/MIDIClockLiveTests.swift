@@ -1,0 +1,55 @@
+import Foundation
+import JackPeers
+import TestSupport
+import XCTest
+
+/// `run --midi-clock` heard by a JACK MIDI capture, as a drum machine would: exactly 24 clocks
+/// a beat of the heart (its click's notes on `midi_out` mark the beats), each within one frame
+/// of its even place in the beat while the tempo holds and bending once where `/pulse/bpm`
+/// changes it; Start when the transport starts from the top, Stop when it stops.
+final class MIDIClockLiveTests: XCTestCase {
+    func testTwentyFourClocksABeatOnTheBeatsAcrossATempoChangeWithStartAndStop() throws {
+        try Subprocess.requirePulsejack()
+        guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
+        let folder = try TemporaryFolder("midi-clock")
+        defer { folder.remove() }
+        try "voices:\n  - {name: click, kind: click}\n".write(toFile: folder.file("preset.yaml"), atomically: true, encoding: .utf8)
+        let name = "pj-clock-\(getpid())", port = OSCEncoder.freePort()
+        let run = try Subprocess.startPulsejack(["run", "--preset", folder.path, "--name", name, "--osc-port", "\(port)", "--bpm", "120", "--midi-clock"],
+                                                server: server)
+        defer { if run.isRunning { run.interrupt(); run.waitUntilExit() } }
+        XCTAssertTrue(try Subprocess.waitForPorts(of: name, server: server, port: "clock_out"))
+        let clocks = try MidiCapture(name: "pj-clock-device-\(getpid())"), notes = try MidiCapture(name: "pj-clock-notes-\(getpid())")
+        let transport = try TransportPeer(name: "pj-clock-transport-\(getpid())")
+        defer { clocks.close(); notes.close(); transport.close() }
+        try clocks.connect(from: "\(name):clock_out")
+        try notes.connect(from: "\(name):midi_out")
+        usleep(1_000_000)
+        transport.start()
+        usleep(1_500_000)
+        _ = OSCEncoder.send(OSCEncoder.message("/pulse/bpm", [.float(150)]), port: port)
+        usleep(2_000_000)
+        transport.stop()
+        usleep(500_000)
+        let events = clocks.received, beats = notes.received.filter(\.isNoteOn).map(\.frame)
+        XCTAssertEqual(events.filter { $0.status == 0xFA }.count, 1, "one Start: \(events.filter { $0.status != 0xF8 })")
+        XCTAssertEqual(events.filter { $0.status == 0xFC }.count, 1, "one Stop")
+        let ticks = events.filter { $0.status == 0xF8 && $0.size == 1 }.map(\.frame)
+        XCTAssertGreaterThan(beats.count, 8)
+        var bent = 0
+        for (beat, next) in zip(beats, beats.dropFirst()) {
+            let within = ticks.filter { $0 >= beat && $0 < next }
+            XCTAssertEqual(within.count, 24, "clocks in the beat from \(beat)")
+            XCTAssertEqual(within.first, beat, "a clock on the beat")
+            let spacing = Double(next - beat)
+            if abs(spacing - 24_000) <= 1 || abs(spacing - 19_200) <= 1 {
+                for (index, tick) in within.enumerated() {
+                    XCTAssertEqual(Double(tick - beat), Double(index) * spacing / 24, accuracy: 1, "clock \(index) of the beat from \(beat)")
+                }
+            } else {
+                bent += 1
+            }
+        }
+        XCTAssertEqual(bent, 1, "one beat bends from 120 to 150 BPM: \(zip(beats, beats.dropFirst()).map { $1 - $0 })")
+    }
+}
