@@ -16,6 +16,8 @@ public final class TransportPeer {
 
     public func start() { jack_transport_start(client) }
     public func stop() { jack_transport_stop(client) }
+    /// Moves the transport to `frame` (the server takes it at its next cycle).
+    public func locate(_ frame: UInt32) { _ = jack_transport_locate(client, frame) }
     /// Whether the transport rolls now.
     public var rolling: Bool {
         var position = jack_position_t()
