@@ -5,8 +5,8 @@ import Engine
 import Realtime
 
 /// Ableton Link on the process thread, once a period before the engine runs: the session's
-/// timeline captured (lock-free), the grid heart's tempo committed when it leads and it
-/// changed, or the session's tempo taken when following (beyond the engine's 300 BPM: clamped
+/// timeline captured (lock-free), the grid heart's tempo committed when it leads and the
+/// session's differs, or the session's tempo taken when following (beyond the engine's 300 BPM: clamped
 /// and counted), the start and stop of the JACK transport and of the session kept together
 /// (`--link-start-stop`), and the grid heart's clock laid on the session's beat grid at the
 /// period's first frame — so its beats, and the voices on them, fall on the peers' beats either
@@ -46,10 +46,14 @@ final class LinkBridge {
             }
             engine.followLink(bpm: min(max(tempo, 1), 300))
         } else {
+            // Committed whenever the session's differs: at the heart's changes, and when joining
+            // merged us into an older session's timeline (at its tempo), or a peer moved it.
+            // Link's own range is 20…999 BPM: a heart outside it is committed at its edge, once.
             let clock = engine.gridClock
-            if clock.isRunning, clock.bpm != committedBPM {
+            let wanted = min(max(clock.bpm, 20), 999)
+            if clock.isRunning, clock.bpm != committedBPM || abs(pj_link_tempo(state) - wanted) > 0.001 {
                 committedBPM = clock.bpm
-                pj_link_set_tempo(state, clock.bpm, heard)
+                pj_link_set_tempo(state, wanted, heard)
                 commit = true
             }
         }
