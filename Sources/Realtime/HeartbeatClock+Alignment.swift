@@ -5,8 +5,7 @@ extension HeartbeatClock {
     /// other grid), in ticks: positive when the clock is behind. `frame` is not before the last
     /// advance; nil while no tempo is known.
     public func ticksBehind(beat: Double, atFrame frame: Int64) -> Int128? {
-        guard isRunning else { return nil }
-        let (pulses, ticks) = Self.pulses(of: beat, ticksPerPulse: ticksPerPulse)
+        guard isRunning, let (pulses, ticks) = Self.pulses(of: beat, ticksPerPulse: ticksPerPulse) else { return nil }
         let mine = Int128(pulsesAtStart) * Int128(ticksPerPulse) + Int128(ticksAtStart) + Int128(frame - segmentStart) * Int128(ticksPerFrame)
         return Int128(pulses) * Int128(ticksPerPulse) + Int128(ticks) - mine
     }
@@ -20,10 +19,10 @@ extension HeartbeatClock {
     /// Returns whether the phase moved.
     @discardableResult
     public mutating func align(beat: Double, atFrame frame: Int64) -> Bool {
-        guard let behind = ticksBehind(beat: beat, atFrame: frame), beat.isFinite,
-              behind > Int128(ticksPerFrame / 2) || behind < -Int128(ticksPerFrame / 2) else { return false }
+        guard let behind = ticksBehind(beat: beat, atFrame: frame),
+              behind > Int128(ticksPerFrame / 2) || behind < -Int128(ticksPerFrame / 2),
+              let (pulses, ticks) = Self.pulses(of: beat, ticksPerPulse: ticksPerPulse) else { return false }
         advance(to: frame)
-        let (pulses, ticks) = Self.pulses(of: beat, ticksPerPulse: ticksPerPulse)
         pulsesAtStart = pulses
         ticksAtStart = ticks
         // The phase past `nextPulse`, in ticks (negative: before it).
@@ -39,8 +38,10 @@ extension HeartbeatClock {
         return true
     }
 
-    /// A fractional beat as whole pulses and the ticks beyond them (floored).
-    static func pulses(of beat: Double, ticksPerPulse: Int64) -> (pulses: Int64, ticks: Int64) {
+    /// A fractional beat as whole pulses and the ticks beyond them (floored); nil for a beat from
+    /// outside that is no number or beyond 10¹⁴ (never converted: that would trap).
+    static func pulses(of beat: Double, ticksPerPulse: Int64) -> (pulses: Int64, ticks: Int64)? {
+        guard beat.isFinite, abs(beat) < 1e14 else { return nil }
         let total = beat * Double(BeatRate.pulsesPerBeat)
         // Floored by hand: `rounded(.down)` reads its rule's metadata (a lock and an allocation
         // the first time, on this thread).

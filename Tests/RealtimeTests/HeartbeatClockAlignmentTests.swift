@@ -14,6 +14,7 @@ final class HeartbeatClockAlignmentTests: XCTestCase {
         XCTAssertEqual(clock.nextPulsePosition.beat, 100)
         XCTAssertEqual(clock.nextPulsePosition.pulse, 3)
         XCTAssertFalse(clock.align(beat: 100.25 + 0.4 / 24_000, atFrame: 48_000), "less than half a frame: left")
+        for absurd in [Double.nan, .infinity, -.infinity, 1e300] { XCTAssertFalse(clock.align(beat: absurd, atFrame: 48_000), "\(absurd) refused") }
         clock.consumePulse()
         XCTAssertEqual(clock.nextPulseFrame, 50_000)
         while clock.nextPulsePosition.pulse != 0 { clock.consumePulse() }
