@@ -219,7 +219,9 @@ package final class ProcessHost {
     /// late, the next one) moved to `reading` at its frame length.
     private func cycleMicros(reading: jack_nframes_t, frames: jack_nframes_t) -> Int64 {
         var cycleFrames: jack_nframes_t = 0, current: jack_time_t = 0, next: jack_time_t = 0, periodMicros: Float = 0
-        guard jack_get_cycle_times(handle, &cycleFrames, &current, &next, &periodMicros) == 0, next > current else {
+        // A period over ten seconds is no reading (its product below could pass Int64): the time now instead.
+        guard jack_get_cycle_times(handle, &cycleFrames, &current, &next, &periodMicros) == 0, next > current,
+              next - current < 10_000_000 else {
             return Int64(bitPattern: jack_get_time())
         }
         let offset = Double(Int32(bitPattern: reading &- cycleFrames))
