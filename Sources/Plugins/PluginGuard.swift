@@ -15,6 +15,12 @@ import Synchronization
 /// - Each period's run time is summed; a plugin that takes more than its share of the period
 ///   (`budgetNanoseconds`) in `overrunTrip` periods within `overrunWindow` periods is benched
 ///   for good (a spinning plugin spins again after a reset), until its bypass is set to 0.
+/// - An overrun is the plugin's own: a period over its share by the wall clock makes the guard
+///   watchful for `overrunWindow` periods, and while watchful each run also reads the thread's
+///   CPU time and voluntary switches (`ThreadUsage`). Only a period over its share in CPU time,
+///   or one over it that waited (a lock, a file, a sleep), counts. A cheap plugin the scheduler
+///   preempted (a server without real-time priority, a loaded machine) is not benched for it:
+///   CI's every-fault run benched the NaN plugin so, before its NaN was ever seen.
 ///
 /// The process thread's alone (not `Sendable`: the compiler keeps it there); what other threads
 /// read of it, and the replacement they offer, is its `watch`.
@@ -40,6 +46,13 @@ package final class PluginGuard {
     private var periodNanoseconds = 0
     private var ranThisPeriod = false
     private var runStarted = timespec()
+    /// Until which period each run's thread usage is read too (after a period over its share).
+    private var watchfulUntil: Int64 = .min
+    /// This period's runs were all read for usage: their CPU time, and whether they waited.
+    private var usageRead = false
+    private var usageStarted = ThreadUsage()
+    private var periodCPUNanoseconds = 0
+    private var periodWaited = false
     private var period: Int64 = 0
     /// The periods of the last `overrunTrip` overruns, oldest first.
     private var overrunPeriods: (Int64, Int64, Int64) = (.min, .min, .min)
@@ -48,10 +61,15 @@ package final class PluginGuard {
 
     // MARK: - The process path
 
-    /// Real-time safe. Before the plugin's run (a vDSO clock read: no system call).
+    /// Real-time safe. Before the plugin's run (a vDSO clock read: no system call; while
+    /// watchful, also `getrusage`, which never blocks).
     @inline(__always)
     package func startRun() {
         watch.running.store(true, ordering: .relaxed)
+        if period < watchfulUntil {
+            usageRead = true
+            usageStarted = ThreadUsage.now()
+        }
         clock_gettime(CLOCK_MONOTONIC, &runStarted)
     }
 
@@ -67,6 +85,11 @@ package final class PluginGuard {
     package func stopTiming() {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
+        if usageRead {
+            let usage = ThreadUsage.now()
+            periodCPUNanoseconds += usage.cpuNanoseconds - usageStarted.cpuNanoseconds
+            if usage.voluntarySwitches != usageStarted.voluntarySwitches { periodWaited = true }
+        }
         watch.running.store(false, ordering: .relaxed)
         periodNanoseconds += (now.tv_sec - runStarted.tv_sec) * 1_000_000_000 + (now.tv_nsec - runStarted.tv_nsec)
         ranThisPeriod = true
@@ -142,10 +165,10 @@ package final class PluginGuard {
         watch.record(periodNanoseconds: spent)
         nonFiniteHistory = nonFiniteHistory << 1 | (periodHadNonFinite ? 1 : 0)
         periodHadNonFinite = false
-        if budgetNanoseconds > 0 && spent > budgetNanoseconds {
-            watch.overruns.wrappingIncrement(ordering: .relaxed)
-            overrunPeriods = (overrunPeriods.1, overrunPeriods.2, period)
-        }
+        if budgetNanoseconds > 0 && spent > budgetNanoseconds { judgeOverrun(budgetNanoseconds: budgetNanoseconds) }
+        usageRead = false
+        periodCPUNanoseconds = 0
+        periodWaited = false
         guard !benched else { return false }
         if nonFiniteHistory.nonzeroBitCount >= Self.nonFiniteTrip {
             bench(.nonFinite)
@@ -153,6 +176,16 @@ package final class PluginGuard {
             bench(.overruns)
         }
         return benched
+    }
+
+    /// Real-time safe. A period over its share by the wall clock: an overrun when its runs were
+    /// read for usage and were busy or waited; the guard watchful from here on either way.
+    private func judgeOverrun(budgetNanoseconds: Int) {
+        if usageRead && (periodCPUNanoseconds > budgetNanoseconds || periodWaited) {
+            watch.overruns.wrappingIncrement(ordering: .relaxed)
+            overrunPeriods = (overrunPeriods.1, overrunPeriods.2, period)
+        }
+        watchfulUntil = period + Self.overrunWindow
     }
 
     /// Real-time safe.

@@ -77,7 +77,8 @@ final class MisbehavingPluginLiveTests: XCTestCase {
         XCTAssertEqual(values["plugin_spinning.insert1_state"] as? String, "benched: overruns", status.stdout)
         XCTAssertGreaterThanOrEqual(values["plugin_spinning.insert1_overruns"] as? Int ?? 0, 3, status.stdout)
         XCTAssertGreaterThan(values["plugin_spinning.insert1_max_us"] as? Double ?? 0, 19_000, status.stdout)
-        // Its spins start after its first second and it is benched by its third (about 1.8 s):
+        // Its spins start after its first second, every 50th period; the first makes its guard watchful
+        // and the next three are overruns, so it is benched by its fourth (about 2.1 s):
         // the clicks heard in the last two seconds lie on the 24 000-frame grid, every one. One
         // missing is accounted for only where the ear was not run, or by a cycle pulsejack lost
         // (an xrun it counts; seen once on a loaded machine, in the ThreadSanitizer pass).
