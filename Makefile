@@ -104,7 +104,7 @@ test-tsan: deps ble-peers link-peers
 	$(call FAILURES,.build-tsan/test.log)
 
 # Speed, precision and real-time safety beside peers: prints a table and writes BENCHMARKS.md.
-# One section alone: .build/release/pulsejack-bench --only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|host|web|rest|ensemble|daw|sensors|modulation|lsl|pose|install|safety
+# One section alone: .build/release/pulsejack-bench --only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|host|web|rest|ensemble|daw|sensors|modulation|lsl|pose|tempo|install|safety
 bench: deps ble-peers link-peers
 	@./scripts/install-debs.sh jconvolver supercollider-server
 	$(SWIFT) build -c release --product pulsejack-bench

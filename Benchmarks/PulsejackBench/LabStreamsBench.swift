@@ -30,16 +30,9 @@ enum LabStreamsBench {
         defer { network.remove() }
         let cuePeer = try LSLPeer(["markers", "--name", cues, "--wait", "4", "--count", "\(cueCount)", "--gaps", "0.2,0.35,0.25,0.45,0.3",
                                    "--marker", "voice/click", "--out", folder.file("cues.json")], network: network)
-        let run = Process()
-        let command = network.command(BenchFixtures.repository.appendingPathComponent(".build/release/pulsejack").path,
-                                      ["run", "--preset", folder.path, "--name", name, "--no-osc", "--lsl", "--lsl-markers", cues, "--lsl-delay", "\(delay)"])
-        run.executableURL = URL(fileURLWithPath: command.executable)
-        run.arguments = command.arguments
-        run.environment = ProcessInfo.processInfo.environment.merging(["JACK_DEFAULT_SERVER": server.name]) { $1 }
-        (run.standardOutput, run.standardError) = (FileHandle.nullDevice, FileHandle.nullDevice)
-        try run.run()
-        defer { if run.isRunning { run.interrupt(); run.waitUntilExit() } }
-        guard try Subprocess.waitForPorts(of: name, server: server.name, seconds: 10) else { throw BenchFailure("pulsejack did not start") }
+        let run = try BenchRun(["run", "--preset", folder.path, "--name", name, "--no-osc", "--lsl", "--lsl-markers", cues, "--lsl-delay", "\(delay)"],
+                               client: name, server: server, network: network)
+        defer { run.stop() }
         let ear = try CaptureClient(name: "pj-bench-lsl-ear", threshold: 0.5, server: server.name)
         defer { ear.close() }
         try ear.connect(from: "\(name):out_L")

@@ -13,6 +13,7 @@ struct Statistics {
     var count: Int { sorted.count }
     var median: Double { percentile(50) }
     var max: Double { sorted.last ?? .nan }
+    var mean: Double { sorted.isEmpty ? .nan : sorted.reduce(0, +) / Double(sorted.count) }
 
     /// Nearest-rank percentile.
     func percentile(_ p: Double) -> Double {

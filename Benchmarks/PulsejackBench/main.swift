@@ -2,7 +2,7 @@ import Foundation
 import JackBackend
 
 // pulsejack-bench: measures the engine beside its peers and writes BENCHMARKS.md.
-// Usage: pulsejack-bench [--runs N] [--only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|host|footprint|web|rest|ensemble|daw|sensors|modulation|lsl|pose|install|safety] [--safety-seconds S] [--out FILE]
+// Usage: pulsejack-bench [--runs N] [--only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|host|footprint|web|rest|ensemble|daw|sensors|modulation|lsl|pose|tempo|install|safety] [--safety-seconds S] [--out FILE]
 var runs = 5
 var only: String?
 var safetySeconds = 60.0
@@ -15,7 +15,7 @@ while let argument = arguments.popFirst() {
     case "--safety-seconds": safetySeconds = Double(arguments.popFirst() ?? "") ?? safetySeconds
     case "--out": out = arguments.popFirst() ?? out
     default:
-        FileHandle.standardError.write(Data("usage: pulsejack-bench [--runs N] [--only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|host|footprint|web|rest|ensemble|daw|sensors|modulation|lsl|pose|install|safety] [--safety-seconds S] [--out FILE]\n".utf8))
+        FileHandle.standardError.write(Data("usage: pulsejack-bench [--runs N] [--only precision|latency|osc|cost|voices|ring|convolution|render|scsynth|plugins|guards|host|footprint|web|rest|ensemble|daw|sensors|modulation|lsl|pose|tempo|install|safety] [--safety-seconds S] [--out FILE]\n".utf8))
         exit(64)
     }
 }
@@ -51,6 +51,7 @@ let sections: [(String, () throws -> [BenchRow])] = [
     ("modulation", { try ModulationBench.run(runs: runs) }),
     ("lsl", { try LabStreamsBench.run(runs: runs) }),
     ("pose", { try PoseBench.run(runs: runs) }),
+    ("tempo", { try TempoSyncBench.run(runs: runs) }),
     ("install", { try InstallSizeBench.run(runs: runs) }),
     ("safety", { try SafetyBench.run(seconds: safetySeconds) }),
 ]

@@ -95,6 +95,8 @@ public struct EngineSetup {
         public var followsGrid = false
         /// `run --midi-clock`: 24 clocks a beat of the grid heart, and the transport's changes, on `clock_out`.
         public var sendsMIDIClock = false
+        /// Beats a bar in the hosted plugins' time (`time:Position`): Link's quantum with `--link`.
+        public var beatsPerBar = 4.0
 
         public init() {}
     }

@@ -91,6 +91,14 @@ extension RealtimeEngine {
         hearts.followTransport(bpm: bpm, at: framePosition)
     }
 
+    /// Positions the hosted plugins were told so far (tests; 0 when none takes time).
+    package var pluginTimeChanges: Int { pluginTimeline?.changes ?? 0 }
+
+    /// Real-time safe. Before `process`, where pulsejack follows the JACK transport
+    /// (`--follow-transport`, `--timebase`, `--link-start-stop`, `--midi-clock`): whether it
+    /// rolls this period. The hosted plugins' time stands while it does not.
+    package func transportRolls(_ rolling: Bool) { pluginTimeline?.transportRolls = rolling }
+
     /// Real-time safe. Before `process`: the transport (JACK's) this period, for `--midi-clock`:
     /// Start, Stop, Continue and the Song Position Pointer (`sixteenths`) where it changed.
     package func midiClockTransport(rolling: Bool, wasRolling: Bool, sixteenths: Int) {

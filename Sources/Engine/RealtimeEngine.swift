@@ -31,6 +31,8 @@ public final class RealtimeEngine {
     public let followsGrid: Bool
     /// `--midi-clock`'s clocks and transport messages for `clock_out`.
     let midiClock: MIDIClockOut?
+    /// The hosted plugins' time (nil: no plugin takes it).
+    let pluginTimeline: PluginTimeline?
 
     /// The voices (the graph's).
     package var slots: ContiguousArray<VoiceSlot> { graph.slots }
@@ -133,6 +135,8 @@ public final class RealtimeEngine {
         clipSlots = ContiguousArray(slots.indices.filter { slots[$0].clipVoice != nil })
         voiceInserts = ContiguousArray(slots.compactMap(\.inserts))
         instrumentVoices = ContiguousArray(slots.compactMap(\.instrumentVoice))
+        pluginTimeline = graph.pluginsTakingTime ? PluginTimeline(sampleRate: sampleRate, beatsPerBar: setup.beatsPerBar) : nil
+        if let pluginTimeline { graph.tell(pluginTimeline.time) }
         playsQuietPeriods = slots.count == 1 && slots[0].blockVoice != nil && slots[0].inserts == nil && slots[0].clipVoice == nil
             && setup.masterInserts == nil && layout.buses.isEmpty && !takesInput
         for slot in slots { slot.voice.prepare(sampleRate: sampleRate, maxFrames: maxFrames) }
@@ -240,6 +244,7 @@ public final class RealtimeEngine {
         // note hangs.
         framePosition = end
         counters.add(.framesSkipped, frames)
+        pluginTimeline?.resync()
     }
 
     /// Real-time safe. An earlier `skip` was wrong (JACK's frame time had been read late): the
@@ -250,6 +255,7 @@ public final class RealtimeEngine {
         reportApplied(ControlMessage(frame: framePosition, .framesSkipped(-Int32(frames))))
         framePosition -= Int64(frames)
         counters.subtract(.framesSkipped, frames)
+        pluginTimeline?.resync()
         counters.add(.framesRewound, frames)
     }
 
@@ -273,6 +279,7 @@ public final class RealtimeEngine {
             let next = min(min(min(eventFrame, pulseFrame), min(earlyFrame, end)), controlFrame)
             if next > cursor {
                 if let midiClock { midiClock.collect(hearts.clock(hearts.gridHeart), from: cursor, to: next) }
+                if let pluginTimeline { pluginTimeline.check(hearts.clock(hearts.gridHeart), at: cursor) }
                 if mixer.renderVoices(offset: Int(cursor - start), frames: Int(next - cursor), left: left, right: right) { sounded = true }
                 cursor = next
             }
@@ -300,6 +307,7 @@ public final class RealtimeEngine {
         let start = framePosition
         let end = start + Int64(frames)
         blockStart = start
+        if let pluginTimeline { pluginTimeline.beginBlock(hearts.clock(hearts.gridHeart), at: start) }
         drainSources(periodStart: start, periodEnd: end)
         hearts.fade(frames: frames)
         if firing.planEarly(hearts: hearts, start: start, end: end) { controlWork = true }

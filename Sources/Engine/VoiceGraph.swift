@@ -48,6 +48,21 @@ struct VoiceGraph {
         hosted().contains { hosted in hosted.published().contains { $0.isolation != nil } }
     }
 
+    /// Control thread. Whether a hosted plugin takes the host's time (`time:Position`).
+    var pluginsTakingTime: Bool {
+        hosted().contains { hosted in hosted.published().contains(where: \.takesTime) }
+    }
+
+    /// Control thread, before the engine runs: every insert chain and hosted instrument reads
+    /// the plugins' time from `time`.
+    func tell(_ time: PluginTime) {
+        masterInserts?.time = time
+        for slot in slots {
+            slot.inserts?.time = time
+            slot.instrumentVoice?.time = time
+        }
+    }
+
     /// Control thread. Every hosted plugin by its place with its instances.
     func hostedPlugins() -> [(place: String, instances: [PluginInstance])] {
         hosted().map { ($0.place, $0.published()) }

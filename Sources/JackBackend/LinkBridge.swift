@@ -12,7 +12,7 @@ import Realtime
 /// period's first frame — so its beats, and the voices on them, fall on the peers' beats either
 /// way. The period's time on Link's clock is JACK's DLL's, plus the output latency: Link's times
 /// are when a sample is heard.
-final class LinkBridge {
+package final class LinkBridge {
     let session: LinkSession
     /// The timeline this thread captures into and commits from (made before activation).
     private let state: OpaquePointer
@@ -24,7 +24,7 @@ final class LinkBridge {
     private var followedTempo = 0.0
     private var readings: LinkReadings { session.readings }
 
-    init(session: LinkSession) {
+    package init(session: LinkSession) {
         self.session = session
         state = pj_link_state_create()!
     }
@@ -33,7 +33,7 @@ final class LinkBridge {
 
     /// Real-time safe. The period whose first frame JACK's server clock puts at `cycleMicros`;
     /// `rolling`: the JACK transport's state this cycle (nil when not queried).
-    func period(_ engine: RealtimeEngine, cycleMicros: Int64, rolling: Bool?) {
+    package func period(_ engine: RealtimeEngine, cycleMicros: Int64, rolling: Bool?) {
         let heard = cycleMicros &+ session.clockOffset.load(ordering: .relaxed) &+ readings.latencyMicros.load(ordering: .relaxed)
         let quantum = session.settings.quantum
         pj_link_capture_audio(session.link, state)

@@ -173,6 +173,7 @@ package final class ProcessHost {
             // call instantiates (an allocation and a lock) on this thread.
             cycleRolling = state.rawValue == JackTransportRolling.rawValue || state.rawValue == JackTransportLooping.rawValue
             if followsTransport, position.valid.rawValue & JackPositionBBT.rawValue != 0 { engine.followTransport(bpm: position.beats_per_minute) }
+            engine.transportRolls(cycleRolling)
             if sendsMIDIClock { tellMIDIClock(engine, rate: engine.sampleRate) }
         }
         if let link { link.period(engine, cycleMicros: cycleMicros(reading: reading, frames: frames), rolling: startStop ? cycleRolling : nil) }

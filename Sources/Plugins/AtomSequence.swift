@@ -1,5 +1,6 @@
-import Voices
+import CLV2
 import Realtime
+import Voices
 
 /// An LV2 atom port's buffer holding a `Sequence` of timed events (lv2 atom.h's layout: an atom
 /// header, the sequence body — unit, pad — then events of a frame time, a size, a type and the
@@ -11,17 +12,17 @@ package struct AtomSequence: ~Copyable {
     private let sequenceType: UInt32
     private let chunkType: UInt32
 
-    init(capacityBytes: Int, sequenceType: UInt32, chunkType: UInt32) {
+    package init(capacityBytes: Int, sequenceType: UInt32, chunkType: UInt32) {
         words = FixedBuffer(capacity: capacityBytes / 8, repeating: 0)
         self.capacityBytes = capacityBytes / 8 * 8
         self.sequenceType = sequenceType
         self.chunkType = chunkType
     }
 
-    var pointer: UnsafeMutableRawPointer { UnsafeMutableRawPointer(words.pointer) }
+    package var pointer: UnsafeMutableRawPointer { UnsafeMutableRawPointer(words.pointer) }
 
     /// Real-time safe. An input: an empty sequence in frames (unit 0).
-    func resetAsInput() {
+    package func resetAsInput() {
         let raw = pointer
         raw.storeBytes(of: UInt32(8), toByteOffset: 0, as: UInt32.self)  // the body's size: unit and pad
         raw.storeBytes(of: sequenceType, toByteOffset: 4, as: UInt32.self)
@@ -36,7 +37,7 @@ package struct AtomSequence: ~Copyable {
     }
 
     /// Real-time safe. Appends an event (the caller keeps frames in order); false when full.
-    func append(frame: Int64, type: UInt32, bytes: (UInt8, UInt8, UInt8), count: Int) -> Bool {
+    package func append(frame: Int64, type: UInt32, bytes: (UInt8, UInt8, UInt8), count: Int) -> Bool {
         let raw = pointer
         let used = Int(raw.load(fromByteOffset: 0, as: UInt32.self)) + 8
         let eventBytes = 16 + (count + 7) / 8 * 8
@@ -50,5 +51,15 @@ package struct AtomSequence: ~Copyable {
         if count > 2 { raw.storeBytes(of: bytes.2, toByteOffset: used + 18, as: UInt8.self) }
         raw.storeBytes(of: UInt32(used - 8 + eventBytes), toByteOffset: 0, as: UInt32.self)
         return true
+    }
+
+    /// Real-time safe. Appends a `time:Position` object at `frame` (the caller keeps frames in
+    /// order; `pj_time_prepare` has run); false when full.
+    package func append(frame: Int64, position: TimePosition) -> Bool {
+        let bar = position.bar
+        var written = PJTimePosition(frame: position.frame, beat: position.beat, bar: bar.index, bar_beat: Float(bar.beat),
+                                     beats_per_bar: Float(position.beatsPerBar), beats_per_minute: Float(position.beatsPerMinute),
+                                     speed: Float(position.speed), beat_unit: position.beatUnit)
+        return pj_time_append_position(pointer, UInt32(capacityBytes), frame, &written) != 0
     }
 }

@@ -95,6 +95,8 @@ package final class InsertChain {
     static let swapPort = UInt32.max - 1
     /// Where replaced instance sets go (the engine's retired ring, to be freed off the process thread).
     package var retire: ((Unmanaged<AnyObject>) -> Void)?
+    /// The block's time for plugins that take it (set before the engine runs; nil: none does).
+    package var time: PluginTime?
 
     package let stages: [Stage]
     /// The same stages as the process path reads them: uncounted, which is safe while `stages` holds them.
@@ -214,6 +216,8 @@ package final class InsertChain {
             run(stage, left: left, right: right, from: start, to: frames)
         }
         if timed { stage.pluginGuard.stopTiming() }
+        // Not run (bypassed, benched): it missed the block's time; where the grid stands, at its next run.
+        if !stage.plays, time != nil { stage.withRunning { $0.forEachInstance { $0.missedTime() } } }
     }
 
     /// Real-time safe. At the end of each period: every stage's guard counts it (`budgetNanoseconds`:
@@ -245,6 +249,7 @@ package final class InsertChain {
         let outLeft = scratch.pointer, outRight = scratch.pointer + maxFrames, mono = scratch.pointer + 2 * maxFrames
         // The set and its instances read uncounted: the set is this stage's until the next swap.
         stage.withRunning { set in
+            if let time { set.forEachInstance { $0.queuePositions(time, from: from, to: to) } }
             set.first._withUnsafeGuaranteedRef { plugin in
                 switch stage.layout {
                 case .stereo:

@@ -21,6 +21,8 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
     package let pluginGuard = PluginGuard()
     /// Where a replaced instance goes (the engine's retired ring, to be freed off the process thread).
     package var retire: ((Unmanaged<AnyObject>) -> Void)?
+    /// The block's time, if the plugin takes it (set before the engine runs).
+    package var time: PluginTime?
     /// The note a firing plays, its length in seconds, and the MIDI channel (0…15).
     package let note: Int
     package let lengthSeconds: Double
@@ -77,6 +79,8 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
     /// Real-time safe. A note still held by an earlier firing ends where the new one starts, so
     /// its pending note-off cannot cut the new note short.
     private func start(key: Int, velocity: Float, lengthFrames: Int, at frame: Int) {
+        // One that plays from the host's time alone has no note to play.
+        guard plugin.hasMIDIInput else { return }
         let key = UInt8(clamping: min(max(key, 0), 127))
         var index = 0
         while index < pendingCount {
@@ -155,6 +159,7 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
             controlChangeCount = 0
             eventCount = 0
             cursor = 0
+            if time != nil { plugin.missedTime() }
             left.update(repeating: 0, count: frames)
             right.update(repeating: 0, count: frames)
             return
@@ -180,6 +185,7 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
                 nextChange += 1
             }
             let end = nextChange < controlChangeCount ? min(controlChanges[nextChange].offset, frames) : frames
+            if let time { plugin.queuePositions(time, from: start, to: end) }
             while nextEvent < eventCount && (events[nextEvent].frame < end || end == frames) {
                 let event = events[nextEvent]
                 if !plugin.addMIDI(frame: min(event.frame, frames - 1) - start, (event.status, event.key, event.velocity)) { droppedEvents += 1 }

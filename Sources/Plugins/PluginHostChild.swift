@@ -140,6 +140,7 @@ package enum PluginHostChild {
                 _ = pthread_setschedparam(pthread_self(), wanted > 1 ? SCHED_FIFO : SCHED_OTHER, &parameters)
             }
             for index in inputs { plugin.setControl(UInt32(index), region.controls[index]) }
+            plugin.queuePositions(from: region)
             for event in 0..<Int(min(region.midiCount.load(ordering: .relaxed), UInt32(PluginRegion.midiCapacity))) {
                 let message = PluginRegion.unpackMIDI(region.midi[event])
                 _ = plugin.addMIDI(frame: message.frame, message.bytes)

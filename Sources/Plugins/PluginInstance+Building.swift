@@ -57,11 +57,13 @@ extension PluginInstance {
     }
 
     /// Every port of an instance in this process connected to its buffer; the atom ports other
-    /// than the MIDI input, whose buffers are made here.
+    /// than the MIDI input, whose buffers are made here, and the one that takes the host's time
+    /// (the MIDI input's when it is that port).
     static func connectInProcess(_ ports: [PluginPort], of instance: UnsafeMutablePointer<LilvInstance>?,
-                                         controls: borrowing FixedBuffer<Float>, scratch: borrowing FixedBuffer<Float>, midiPort: UInt32?,
-                                         midiInput: AtomSequence.Box?, sequenceType: UInt32, chunkType: UInt32) -> [AtomSequence.Box] {
-        var others: [AtomSequence.Box] = []
+                                 controls: borrowing FixedBuffer<Float>, scratch: borrowing FixedBuffer<Float>, midiPort: UInt32?,
+                                 midiInput: AtomSequence.Box?, timePort: UInt32?, sequenceType: UInt32,
+                                 chunkType: UInt32) -> (others: [AtomSequence.Box], time: AtomSequence.Box?) {
+        var others: [AtomSequence.Box] = [], time: AtomSequence.Box?
         for port in ports {
             switch port.kind {
             case .control:
@@ -72,18 +74,20 @@ extension PluginInstance {
                 if port.index == midiPort, let midiInput {
                     lilv_instance_connect_port(instance, port.index, midiInput.sequence.pointer)
                     midiInput.reset()
+                    if port.index == timePort { time = midiInput }
                 } else {
                     let box = AtomSequence.Box(AtomSequence(capacityBytes: Self.sequenceBytes, sequenceType: sequenceType,
                                                             chunkType: chunkType), isInput: port.isInput)
                     lilv_instance_connect_port(instance, port.index, box.sequence.pointer)
                     box.reset()
                     others.append(box)
+                    if port.index == timePort { time = box }
                 }
             case .event, .unknown:
                 break  // optional (a plugin needing one is refused): left unconnected, as it allows
             }
         }
-        return others
+        return (others, time)
     }
 
     static func workerInterface(_ instance: UnsafeMutablePointer<LilvInstance>) -> UnsafePointer<LV2_Worker_Interface>? {

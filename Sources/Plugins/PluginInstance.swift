@@ -64,6 +64,22 @@ package final class PluginInstance {
     /// The MIDI input, and every other atom port's buffer.
     private let midiInput: AtomSequence.Box?
     private let otherAtoms: [AtomSequence.Box]
+    /// The atom input that takes the host's time (`time:Position`), in this process: the MIDI
+    /// input's box when that port takes both, one of `otherAtoms` otherwise.
+    private let timeInput: AtomSequence.Box?
+    /// Whether an atom input takes the host's time (here or in the child).
+    package let takesTime: Bool
+    /// No position told yet: the first run gets where the grid stands at its start.
+    private var needsPosition = true
+    /// This run's positions (frames from its start, in order), written before the run — those
+    /// at or before a MIDI message before it when both share the port. The first `queuedCount`;
+    /// the first `queuedWritten` of them are in the sequence.
+    private let queuedPositions = FixedBuffer<TimePosition>(capacity: PluginRegion.positionCapacity, repeating: PluginTime.idle)
+    private let queuedFrames = FixedBuffer<Int>(capacity: PluginRegion.positionCapacity, repeating: 0)
+    private var queuedCount = 0
+    private var queuedWritten = 0
+    /// Isolated: where the grid stands at this run's start (the child's fresh instance needs it).
+    private var runStartPosition = PluginTime.idle
     private let scratch: FixedBuffer<Float>
     let maxFrames: Int
     private let midiType: UInt32
@@ -104,8 +120,13 @@ package final class PluginInstance {
         midiInput = midiPort.map { _ in
             AtomSequence.Box(AtomSequence(capacityBytes: Self.sequenceBytes, sequenceType: sequenceType, chunkType: chunkType), isInput: true)
         }
-        otherAtoms = isolate ? [] : Self.connectInProcess(ports, of: instance, controls: controlValues, scratch: scratch, midiPort: midiPort?.index,
-                                                 midiInput: midiInput, sequenceType: sequenceType, chunkType: chunkType)
+        let timePort = ports.first { $0.kind == .atom && $0.isInput && $0.takesTime }
+        takesTime = timePort != nil
+        if takesTime { pj_time_prepare() }
+        let atoms = isolate ? (others: [], time: nil) : Self.connectInProcess(
+            ports, of: instance, controls: controlValues, scratch: scratch, midiPort: midiPort?.index, midiInput: midiInput,
+            timePort: timePort?.index, sequenceType: sequenceType, chunkType: chunkType)
+        (otherAtoms, timeInput) = (atoms.others, atoms.time)
         if let made = instance { pj_host_attach_worker(host, Self.workerInterface(made), lilv_instance_get_handle(made)) }
     }
 
@@ -200,7 +221,11 @@ package final class PluginInstance {
     /// Real-time safe. A MIDI message at `frame` of the next run (frames in order); false when
     /// the sequence is full or the plugin takes no MIDI.
     package func addMIDI(frame: Int, _ bytes: (UInt8, UInt8, UInt8)) -> Bool {
-        guard isolation != nil else { return midiInput?.sequence.append(frame: Int64(frame), type: midiType, bytes: bytes, count: 3) ?? false }
+        guard isolation != nil else {
+            guard let midiInput else { return false }
+            if timeInput === midiInput { writePositions(through: frame) }
+            return midiInput.sequence.append(frame: Int64(frame), type: midiType, bytes: bytes, count: 3)
+        }
         guard midiInput != nil, isolatedMIDICount < isolatedMIDI.capacity else { return false }
         isolatedMIDI[isolatedMIDICount] = PluginRegion.packMIDI(frame: frame, bytes)
         isolatedMIDICount += 1
@@ -223,13 +248,56 @@ package final class PluginInstance {
     /// worker's responses and ends the run, then empties the MIDI input for the next.
     package func run(frames: Int) {
         if let isolation { return runIsolated(isolation, frames: frames) }
-        for index in 0..<otherAtoms.count { otherAtoms[index].reset() }
+        writePositions(through: nil)
         lilv_instance_run(instance, UInt32(frames))
         runs &+= 1
         pj_host_after_run(host)
         // Re-read after every run: a plugin may change its latency with its controls.
         if let latencyPort { noteLatency(controlValues[Int(latencyPort)]) }
+        // Emptied after the run, not before: the next run's positions go in before it.
+        for index in 0..<otherAtoms.count { otherAtoms[index].reset() }
         midiInput?.reset()
+        queuedCount = 0
+        queuedWritten = 0
+    }
+
+    /// Real-time safe. Whether no position has been told yet (true once: the caller queues one).
+    var needsPositionNow: Bool {
+        defer { needsPosition = false }
+        return needsPosition
+    }
+
+    /// Real-time safe. A block passed without this plugin running (bypassed, benched): where
+    /// the grid stands is told again at its next run.
+    package func missedTime() { needsPosition = true }
+
+    /// Real-time safe. No positions queued for the coming run.
+    func resetQueue() {
+        queuedCount = 0
+        queuedWritten = 0
+    }
+
+    /// Real-time safe. Isolated: where the grid stands at the coming run's start.
+    func setRunStart(_ position: TimePosition) { runStartPosition = position }
+
+    /// Real-time safe. A position at `frame` of the coming run (frames in order); one past the
+    /// queue's room replaces the last, so the newest is told.
+    func queuePosition(_ position: TimePosition, atFrame frame: Int) {
+        let slot = min(queuedCount, queuedPositions.capacity - 1)
+        queuedPositions[slot] = position
+        queuedFrames[slot] = frame
+        queuedCount = slot + 1
+    }
+
+    /// Real-time safe. The queued positions at frames up to `frame` (nil: all) into the time
+    /// input, in order.
+    private func writePositions(through frame: Int?) {
+        guard let timeInput else { return }
+        while queuedWritten < queuedCount {
+            if let frame, queuedFrames[queuedWritten] > frame { return }
+            _ = timeInput.sequence.append(frame: Int64(queuedFrames[queuedWritten]), position: queuedPositions[queuedWritten])
+            queuedWritten += 1
+        }
     }
 
     /// Real-time safe. The latency the plugin reports, checked.
@@ -259,8 +327,14 @@ package final class PluginInstance {
             region.controls.update(from: controlValues.pointer, count: ports.count)
             region.midi.update(from: isolatedMIDI.pointer, count: isolatedMIDICount)
             region.midiCount.store(UInt32(isolatedMIDICount), ordering: .relaxed)
+            if takesTime {
+                region.setPosition(0, runStartPosition, atFrame: 0)
+                for index in 0..<queuedCount { region.setPosition(index + 1, queuedPositions[index], atFrame: queuedFrames[index]) }
+            }
+            region.positionCount.store(takesTime ? UInt32(queuedCount + 1) : 0, ordering: .relaxed)
         }
         isolatedMIDICount = 0
+        queuedCount = 0
         runs &+= 1
         let answered = claimed && isolation.run(frames: frames)
         for slot in 0..<outputs {

@@ -22,6 +22,8 @@ package struct PluginPort: Sendable {
     package var scalePoints: [Float] = []
     /// Atom and event ports: whether they carry MIDI.
     var carriesMIDI = false
+    /// Atom ports: whether they take the host's time (`atom:supports time:Position`).
+    var takesTime = false
     /// What was wrong with the range the plugin gave (then it counts as giving none).
     var rangeProblem: String?
 

@@ -1,10 +1,12 @@
 import Atomics
 import CProcessThread
 import Foundation
+import Realtime
 
 /// The memory an isolated plugin's child shares with the engine (a memfd both map): a header of
-/// words the two sides signal through, every port's control value, this run's MIDI, and two audio
-/// inputs and two outputs of `maxFrames` each.
+/// words the two sides signal through, every port's control value, this run's MIDI, where the
+/// grid stands at the run's start and its changes within the run (`TimePosition`s), and two
+/// audio inputs and two outputs of `maxFrames` each.
 ///
 /// The engine posts a run by writing the inputs and `request` (the run's number) and waking the
 /// word; the child runs the plugin, writes the outputs and sets `done` to that number. Each side
@@ -19,13 +21,19 @@ struct PluginRegion: @unchecked Sendable {
 
     static let headerBytes = 64
     static let midiCapacity = 256
+    /// Time positions: the run's start, then up to a block's changes.
+    static let positionCapacity = PluginTime.capacity + 1
+    private static let positionWords = 7
     /// Header words.
     private static let requestWord = 0, doneWord = 1, framesWord = 2, readyWord = 3, midiCountWord = 4, portsWord = 5,
-                       maxFramesWord = 6, priorityWord = 7
+                       maxFramesWord = 6, priorityWord = 7, positionCountWord = 8
 
     static func bytes(portCount: Int, maxFrames: Int) -> Int {
-        midiOffset(portCount: portCount) + midiCapacity * 8 + 4 * maxFrames * 4
+        audioOffset(portCount: portCount) + 4 * maxFrames * 4
     }
+
+    private static func positionOffset(portCount: Int) -> Int { midiOffset(portCount: portCount) + midiCapacity * 8 }
+    private static func audioOffset(portCount: Int) -> Int { positionOffset(portCount: portCount) + positionCapacity * positionWords * 8 }
 
     /// Where the MIDI events start: after the controls, 8-byte aligned.
     private static func midiOffset(portCount: Int) -> Int { (headerBytes + portCount * 4 + 7) & ~7 }
@@ -70,6 +78,8 @@ struct PluginRegion: @unchecked Sendable {
     var ready: UnsafeAtomic<UInt32> { atomic(Self.readyWord) }
     var frames: UnsafeAtomic<UInt32> { atomic(Self.framesWord) }
     var midiCount: UnsafeAtomic<UInt32> { atomic(Self.midiCountWord) }
+    /// Positions written for this run: 0, or the run's start and the changes after it.
+    var positionCount: UnsafeAtomic<UInt32> { atomic(Self.positionCountWord) }
     /// The engine's process thread's SCHED_FIFO priority (0: not real-time): the child's run
     /// thread takes one less, or none, so a hung child never outranks the engine or starves
     /// a machine whose engine is not real-time.
@@ -104,7 +114,30 @@ struct PluginRegion: @unchecked Sendable {
     var midi: UnsafeMutablePointer<UInt64> { (base + Self.midiOffset(portCount: portCount)).assumingMemoryBound(to: UInt64.self) }
     /// Audio: 0 and 1 the plugin's inputs, 2 and 3 its outputs.
     func audio(_ slot: Int) -> UnsafeMutablePointer<Float> {
-        (base + Self.midiOffset(portCount: portCount) + Self.midiCapacity * 8).assumingMemoryBound(to: Float.self) + slot * maxFrames
+        (base + Self.audioOffset(portCount: portCount)).assumingMemoryBound(to: Float.self) + slot * maxFrames
+    }
+
+    /// Real-time safe. Position `index` (0: where the grid stands at the run's start), at
+    /// `frame` frames into the run.
+    func setPosition(_ index: Int, _ position: TimePosition, atFrame frame: Int) {
+        let words = (base + Self.positionOffset(portCount: portCount)).assumingMemoryBound(to: UInt64.self) + index * Self.positionWords
+        words[0] = UInt64(bitPattern: Int64(frame))
+        words[1] = UInt64(bitPattern: position.frame)
+        words[2] = position.beat.bitPattern
+        words[3] = position.beatsPerMinute.bitPattern
+        words[4] = position.beatsPerBar.bitPattern
+        words[5] = position.speed.bitPattern
+        words[6] = UInt64(UInt32(bitPattern: position.beatUnit))
+    }
+
+    /// Real-time safe. Position `index` as `setPosition` wrote it.
+    func position(_ index: Int) -> (frame: Int, position: TimePosition) {
+        let words = (base + Self.positionOffset(portCount: portCount)).assumingMemoryBound(to: UInt64.self) + index * Self.positionWords
+        let position = TimePosition(frame: Int64(bitPattern: words[1]), beat: Double(bitPattern: words[2]),
+                                    beatsPerMinute: Double(bitPattern: words[3]), beatsPerBar: Double(bitPattern: words[4]),
+                                    beatUnit: Int32(bitPattern: UInt32(truncatingIfNeeded: words[6])), speed: Double(bitPattern: words[5]),
+                                    beatsPerFrame: 0)
+        return (Int(Int64(bitPattern: words[0])), position)
     }
 
     static func packMIDI(frame: Int, _ bytes: (UInt8, UInt8, UInt8)) -> UInt64 {

@@ -172,10 +172,10 @@ package final class PluginWorld: Sendable {
         let uri = { (text: UnsafePointer<CChar>) in lilv_new_uri(world, text) }
         let audio = uri(pj_lv2_audio_port()), control = uri(pj_lv2_control_port()), input = uri(pj_lv2_input_port())
         let atom = uri(pj_lv2_atom_port()), event = uri(pj_lv2_event_port()), cv = uri(pj_lv2_cv_port())
-        let midi = uri(pj_lv2_midi_event()), optional = uri(pj_lv2_connection_optional())
+        let midi = uri(pj_lv2_midi_event()), optional = uri(pj_lv2_connection_optional()), time = uri(pj_lv2_time_position())
         let integer = uri("http://lv2plug.in/ns/lv2core#integer"), toggled = uri("http://lv2plug.in/ns/lv2core#toggled")
         let enumeration = uri("http://lv2plug.in/ns/lv2core#enumeration")
-        defer { for node in [audio, control, input, atom, event, cv, midi, optional, integer, toggled, enumeration] { lilv_node_free(node) } }
+        defer { for node in [audio, control, input, atom, event, cv, midi, optional, time, integer, toggled, enumeration] { lilv_node_free(node) } }
         var ports: [PluginPort] = []
         for index in 0..<lilv_plugin_get_num_ports(plugin) {
             guard let port = lilv_plugin_get_port_by_index(plugin, index) else { continue }
@@ -201,6 +201,7 @@ package final class PluginWorld: Sendable {
             } else if lilv_port_is_a(plugin, port, atom) || lilv_port_is_a(plugin, port, event) {
                 described.kind = lilv_port_is_a(plugin, port, atom) ? .atom : .event
                 described.carriesMIDI = lilv_port_supports_event(plugin, port, midi)
+                described.takesTime = described.kind == .atom && lilv_port_supports_event(plugin, port, time)
             } else if lilv_port_is_a(plugin, port, cv) {
                 described.kind = .cv
             }

@@ -6,7 +6,7 @@ extension HeartbeatClock {
     /// advance; nil while no tempo is known.
     public func ticksBehind(beat: Double, atFrame frame: Int64) -> Int128? {
         guard isRunning, let (pulses, ticks) = Self.pulses(of: beat, ticksPerPulse: ticksPerPulse) else { return nil }
-        let mine = Int128(pulsesAtStart) * Int128(ticksPerPulse) + Int128(ticksAtStart) + Int128(frame - segmentStart) * Int128(ticksPerFrame)
+        let mine = phaseTicks(atFrame: frame)
         return Int128(pulses) * Int128(ticksPerPulse) + Int128(ticks) - mine
     }
 

@@ -19,7 +19,7 @@ extension HeartbeatClock {
     /// last tempo change); nil while no tempo is known.
     public func midiClock(atOrAfter frame: Int64) -> Int64? {
         guard isRunning else { return nil }
-        let phase = Int128(pulsesAtStart) * Int128(ticksPerPulse) + Int128(ticksAtStart) + Int128(frame - segmentStart) * Int128(ticksPerFrame)
+        let phase = phaseTicks(atFrame: frame)
         var index = Int64(Self.flooredDivision(phase, by: Int128(ticksPerMIDIClock)))
         // Rounding to the nearest frame moves a clock by half a frame at most: a step or two.
         while let at = self.frame(ofMIDIClock: index), at < frame { index += 1 }

@@ -45,17 +45,25 @@ public final class OfflineRenderer {
 
     /// The buses `render(stems:)` writes (nil: none).
     public let stemLayout: OutputLayout?
+    /// With `midiClock`: what `clock_out` would have sent, each message at its frame — Start at
+    /// the render's first frame (it plays from the top), 24 clocks a beat of the grid heart,
+    /// Stop at its end.
+    public private(set) var clockMessages: [(frame: Int64, message: MIDIEvent)] = []
+    private let sendsMIDIClock: Bool
 
     /// Offline. `messages` are the control messages to replay, each at its absolute frame.
     /// `stems`: the buses a render can write as stems (`OutputLayout.stems`; per voice when `.perVoice`).
     public init(preset: LoadedPreset, sampleRate: Int, periodFrames: Int = 256, solo: String? = nil,
-                messages: [ControlMessage], inputFile: String? = nil, stems: StemLayout = .none, isolatePlugins: Bool = false) throws {
+                messages: [ControlMessage], inputFile: String? = nil, stems: StemLayout = .none, isolatePlugins: Bool = false,
+                midiClock: Bool = false) throws {
         input = try inputFile.map { try SampleFile.load(path: $0, sampleRate: sampleRate) }
         precondition(periodFrames > 0)
         var setup = try EngineGraph.setup(preset: preset, sampleRate: sampleRate, maxFrames: periodFrames, solo: solo, offline: true,
                                           isolatePlugins: isolatePlugins)
         setup.firedReports = fired
         setup.sources = [sessionRing]
+        setup.sendsMIDIClock = midiClock
+        sendsMIDIClock = midiClock
         switch stems {
         case .none: stemLayout = nil
         case .perVoice: stemLayout = .perVoice(setup.voiceNames)
@@ -117,6 +125,7 @@ public final class OfflineRenderer {
         var lastProgress = -1
         let reports = fired.consumer
         engine.warmUp()
+        if sendsMIDIClock { engine.midiClockTransport(rolling: true, wasRolling: false, sixteenths: 0) }
         // Every 100 ms of audio, as often as a live run's control thread watches an isolated
         // plugin: a benched plugin named and renewed (by frames, so the render stays deterministic).
         let rescueEvery = Int64(engine.sampleRate / 10)
@@ -136,6 +145,7 @@ public final class OfflineRenderer {
                            inputLeft: input == nil ? nil : UnsafePointer(inputLeft),
                            inputRight: input == nil ? nil : UnsafePointer(inputRight))
             while let report = reports.pop() { onFired?(report) }
+            if sendsMIDIClock { collectClock(frames: frames) }
             try files.withLockedValue { try $0.write(left, right, frames: frames) { engine.output($0) } }
             if (done + Int64(frames)) / rescueEvery != done / rescueEvery {
                 for line in engine.handle.rescuePlugins() { say?(line) }
@@ -147,10 +157,20 @@ public final class OfflineRenderer {
             }
         }
         try files.withLockedValue { try $0.flush() }
+        if sendsMIDIClock { clockMessages.append((done, MIDIEvent(status: 0xFC, data1: 0, data2: 0))) }
         let counters = engine.handle.counters.snapshot()
         return Summary(frames: done, sampleRate: engine.sampleRate, beats: counters[.beats],
                        voicesFired: counters[.voicesFired], rejectedTempos: counters[.rejectedTempos],
                        secondsTaken: MonotonicClock.seconds - started, counters: counters)
+    }
+
+    /// The period's `clock_out` messages (the engine's `--midi-clock` port), at their frames.
+    private func collectClock(frames: Int) {
+        let start = engine.framePosition - Int64(frames)
+        engine.flushMIDI(.clock, frames: frames) { offset, message in
+            clockMessages.append((start + Int64(offset), message))
+            return true
+        }
     }
 
     /// The render's files. Locked: a watchdog that stops a stuck render writes what is gathered

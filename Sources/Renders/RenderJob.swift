@@ -16,6 +16,8 @@ public struct RenderJob {
     public var sessions: [String]
     public var out: String
     public var eventsOut: String?
+    /// `--midi-clock FILE`: the clocks `clock_out` would send, as a MIDI file a frame a tick.
+    public var midiClock: String?
     public var rate = 48_000
     /// Seconds to render (nil: the sessions' length plus 2 s; a session log's own length).
     public var duration: Double?
@@ -87,6 +89,9 @@ public struct RenderJob {
             throw OptionProblem("--duration \(duration) is not a number of seconds in (0, 86400]")
         }
         guard (1...8192).contains(period) else { throw OptionProblem("--period \(period) is outside 1…8192") }
+        if midiClock != nil, MIDIClockFile.timing(sampleRate: rate) == nil {
+            throw OptionProblem("--midi-clock: a MIDI file cannot count frames at \(rate) Hz; render at 44100 or 48000 Hz")
+        }
         try OptionProblem.checkRevolution(plotRevolution)
         if sessions.isEmpty && pose == nil { throw OptionProblem("Missing expected argument '--session <[PERFORMER=]FILE>' (or --pose video:FILE)") }
         if !(poseDelay.isFinite && (0...2).contains(poseDelay)) { throw OptionProblem("--pose-delay \(poseDelay) is outside 0…2 s") }
@@ -113,7 +118,8 @@ public struct RenderJob {
             throw InputError(file: loaded.file, "--stems: a voice is named 'master', the master's own stem; rename the voice")
         }
         let renderer = try OfflineRenderer(preset: loaded, sampleRate: rate, periodFrames: period, solo: solo, messages: source.messages,
-                                           inputFile: input, stems: stemLayout.map { .buses($0) } ?? .none, isolatePlugins: isolatePlugins)
+                                           inputFile: input, stems: stemLayout.map { .buses($0) } ?? .none, isolatePlugins: isolatePlugins,
+                                           midiClock: midiClock != nil)
         let frames = duration.map { Int64(($0 * Double(rate)).rounded()) }
             ?? (source.isSessionLog ? source.endFrame : source.endFrame + Int64(2 * rate))
         let events = try eventsOut.map { try EventLog(path: $0, voiceNames: renderer.engine.handle.voiceNames) }
@@ -129,6 +135,7 @@ public struct RenderJob {
                                          },
                                          onPeriod: plot == nil ? nil : { plot!.add(left: $0, right: $1, frames: $2) },
                                          progress: progress, shouldStop: shouldStop, say: say)
+        if let midiClock { try MIDIClockFile.write(renderer.clockMessages, sampleRate: rate, to: midiClock) }
         if let metersPlot, let plot { try plot.write(to: metersPlot) }
         if let webReport, let plot {
             try report(loaded: loaded, frames: render.frames, voiceNames: renderer.engine.handle.voiceNames, meters: plot,

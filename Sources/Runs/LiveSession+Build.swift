@@ -78,6 +78,7 @@ extension LiveSession {
         setup.outputs = try OutputLayout(preset: loaded, mode: configuration.outputs, midi: configuration.midiOut)
         (setup.followsGrid, setup.sendsGrid) = (configuration.followTransport || configuration.link?.follows == true, configuration.timebase != .off)
         setup.sendsMIDIClock = configuration.midiClock
+        if let link = configuration.link { setup.beatsPerBar = link.quantum }
         return setup
     }
 

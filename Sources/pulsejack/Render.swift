@@ -17,6 +17,7 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("Play the drum regions with the body in a video, on the file's own time stamps (as run --pose video:FILE; needs LiteRT and the models: make deps); with or without a --session.", valueName: "video:FILE")) var pose: String?
     @Option(name: .customLong("pose-delay"), help: ArgumentHelp("Seconds from a video frame's time stamp to its sound, as live.", valueName: "SECONDS")) var poseDelay: Double = PoseInput.defaultDelay
     @Option(name: .customLong("events-out"), help: "Write every fired voice as one JSON object per line.") var eventsOut: String?
+    @Option(name: .customLong("midi-clock"), help: ArgumentHelp("Also write the MIDI clock a live run's --midi-clock sends (Start, 24 clocks a beat of the grid heart, Stop) as a MIDI file whose tick is one frame.", valueName: "FILE")) var midiClock: String?
     @Option(help: "Sample rate in Hz.") var rate: Int = 48000
     @Option(help: "Seconds to render (default: the session's length plus 2 s; a session log's own length).") var duration: Double?
     @Option(help: "Render only this voice.", completion: Completions.voices) var solo: String?
@@ -46,7 +47,7 @@ struct Render: ParsableCommand {
         (job.eventsOut, job.rate, job.duration, job.solo, job.period, job.input) = (eventsOut, rate, duration, solo, period, input)
         (job.metersPlot, job.plotRevolution, job.webReport, job.stems) = (metersPlot, plotRevolution, webReport, stems)
         job.stemOutputs = outputs.flatMap(OutputLayout.Mode.init(rawValue:))
-        (job.pose, job.poseDelay) = (pose, poseDelay)
+        (job.pose, job.poseDelay, job.midiClock) = (pose, poseDelay, midiClock)
         return job
     }
 

@@ -105,7 +105,8 @@ final class RealtimeSafetyTests: XCTestCase {
         // Drum regions: region 0 plays voice 1, region 1 cycles the mode, region 2 is the skipped beat.
         // The master's second insert in a process of its own: driven through shared memory each period.
         let masterInserts = try plugins.chain([.init(plugin: "http://drobilla.net/plugins/mda/Limiter"),
-                                               .init(plugin: "http://lv2plug.in/plugins/eg-amp", controls: ["gain": -1], isolate: true)]) { path, message in
+                                               .init(plugin: "http://lv2plug.in/plugins/eg-amp", controls: ["gain": -1], isolate: true),
+                                               .init(plugin: "urn:zamaudio:ZamDelay", controls: ["sync": 1, "drywet": 0], isolate: true)]) { path, message in
             InputError(file: "test", field: path, message)
         }
         return Fixtures.engine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots + extra, noteVoices: [36: 0],
@@ -125,6 +126,8 @@ final class RealtimeSafetyTests: XCTestCase {
         .init(plugin: "http://drobilla.net/plugins/mda/Overdrive"),
         // Reports latency: the voice's heartbeat notes go early through the look-ahead.
         .init(plugin: "http://gareus.org/oss/lv2/nodelay", controls: ["delay": 64, "report_latency": 1]),
+        // Takes the host's time: a position at each tempo change `feed` makes, in the run.
+        .init(plugin: "urn:zamaudio:ZamDelay", controls: ["sync": 1]),
     ]
     private var insertVoice: Int32 = 0
 
@@ -199,6 +202,7 @@ final class RealtimeSafetyTests: XCTestCase {
         XCTAssertGreaterThan(counts[.voicesFired], 5000, "the voices really fired")
         XCTAssertEqual(engine.handle.publishedLatency.load(ordering: .relaxed), 64, "the look-ahead ran: nodelay's 64 frames were compensated")
         XCTAssertGreaterThan(isolatedRuns(engine), 0, "the isolated master insert's process answered")
+        XCTAssertGreaterThan(engine.pluginTimeChanges, 10, "the plugins that take time were told its changes")
         XCTAssertEqual(allocations, 0, RealtimeAllocationTrace.first)
         XCTAssertEqual(pj_rt_lock_count(), 0)
     }
@@ -546,24 +550,31 @@ final class RealtimeSafetyTests: XCTestCase {
     /// Ableton Link leading with the heart, start and stop synced with a transport that rolls:
     /// each period's capture, the tempo's commit at each change (`feed` moves it every 50
     /// steps), the transport's state into the session, and the grid heart laid on the session's
-    /// beats, without an allocation or a lock. The peer is not joined (no network here): a
-    /// session alone runs the same process-thread calls.
-    func testNoAllocationOnJacksProcessThreadWithLinkLeading() throws {
+    /// beats; MIDI clock on `clock_out` to a JACK MIDI capture, with Start at the transport's
+    /// start; the hosted plugins told the time at each change — without an allocation or a lock.
+    /// The peer is not joined (no network here): a session alone runs the same process-thread calls.
+    func testNoAllocationOnJacksProcessThreadWithLinkLeadingMIDIClockAndPluginTime() throws {
         guard TestServer.join() != nil else { throw XCTSkip(TestServer.missing) }
         let client = try JackClient(name: "pulsejack-rt-link")
         let ring = SPSCRing<ControlMessage>(minimumCapacity: 1024)
-        let engine = try busyEngine(sampleRate: client.sampleRate, maxFrames: client.bufferSize, ring: ring)
+        let engine = try busyEngine(sampleRate: client.sampleRate, maxFrames: client.bufferSize, ring: ring) { $0.sendsMIDIClock = true }
         var options = JackClient.Options()
+        options.midiClock = true
         let link = try LinkSession(bpm: 120, settings: LinkSession.Settings(startStop: true))
         options.link = link
         link.startUpkeep(client: client)
         defer { link.stopUpkeep() }
         let transport = try TransportPeer(name: "pulsejack-rt-link-transport")
         defer { transport.stop(); transport.close() }
+        let clocks = try MidiCapture(name: "pulsejack-rt-link-clocks")
+        defer { clocks.close() }
         pj_rt_counters_reset()
         try client.activate(engine: engine, options: options)
+        try clocks.connect(from: "pulsejack-rt-link:clock_out")
         transport.start()
         let allocations = feedForFourSeconds(ring, engine, client)
+        XCTAssertGreaterThan(clocks.received.filter { $0.status == 0xF8 }.count, 100, "the clocks went out")
+        XCTAssertGreaterThan(engine.pluginTimeChanges, 3, "the plugins that take time were told its changes")
         XCTAssertGreaterThan(Double(bitPattern: link.readings.beat.load(ordering: .relaxed)), 1, "the session's beats went by")
         XCTAssertEqual(Double(bitPattern: link.readings.tempo.load(ordering: .relaxed)), engine.gridClock.bpm, accuracy: 1e-6,
                        "the heart's tempo was committed")

@@ -51,7 +51,7 @@ final class AbletonLinkTests: LabNetworkTestCase {
         XCTAssertEqual(values["link"] as? String, "leading", "\(values)")
         XCTAssertEqual(values["link_peers"] as? Int, 1, "\(values)")
         XCTAssertEqual(values["link_tempo"] as? Double ?? 0, 110, accuracy: 0.01, "\(values)")
-        let timeline = try PeerTimeline(folder.file("peer.json"))
+        let timeline = try LinkPeerTimeline(folder.file("peer.json"))
         XCTAssertLessThanOrEqual(try XCTUnwrap(timeline.firstHeld(100, from: timeline.came)) - timeline.came, 0.6e6, "100 BPM within a beat of joining")
         XCTAssertLessThanOrEqual(try XCTUnwrap(timeline.firstHeld(110, from: changed)) - changed, 0.6e6, "110 BPM within a beat of the change")
         let checked = heard.filter { $0 > timeline.came + 1e6 && !(changed...changed + 0.7e6).contains($0) }
@@ -80,7 +80,7 @@ final class AbletonLinkTests: LabNetworkTestCase {
         ear.close()
         XCTAssertEqual(values["tempo_source"] as? String, "link", "\(values)")
         XCTAssertEqual(values["link_tempo"] as? Double ?? 0, 133, accuracy: 0.01, "\(values)")
-        let timeline = try PeerTimeline(folder.file("peer.json"))
+        let timeline = try LinkPeerTimeline(folder.file("peer.json"))
         let settled = heard.filter { $0 * 1e6 > timeline.came + 1e6 && $0 * 1e6 < timeline.came + 5e6 }
         XCTAssertGreaterThan(settled.count, 6)
         if let first = settled.first, let last = settled.last, settled.count > 1 {
@@ -93,7 +93,7 @@ final class AbletonLinkTests: LabNetworkTestCase {
     }
 
     /// Each time (Link's clock, µs) lies on an integer beat of the peer's timeline within 1 ms.
-    static func checkOnBeats(_ times: [Double], _ timeline: PeerTimeline) {
+    static func checkOnBeats(_ times: [Double], _ timeline: LinkPeerTimeline) {
         XCTAssertGreaterThan(times.count, 4, "clicks to check")
         for time in times {
             guard let (beat, tempo) = timeline.beat(at: time) else { continue }
@@ -106,31 +106,5 @@ final class AbletonLinkTests: LabNetworkTestCase {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC_RAW, &now)
         return Double(now.tv_sec) * 1e6 + Double(now.tv_nsec) / 1e3
-    }
-}
-
-/// The peer's session as it recorded it every 5 ms: its beat (for the quantum) and tempo at
-/// each time on Link's clock, and when pulsejack came.
-struct PeerTimeline {
-    let came: Double
-    let samples: [(micros: Double, beat: Double, tempo: Double, playing: Bool)]
-
-    init(_ path: String) throws {
-        let object = try XCTUnwrap(try LSLPeer.json(path) as? [String: Any])
-        came = try XCTUnwrap(object["came"] as? Double)
-        samples = try XCTUnwrap(object["samples"] as? [[Any]]).map {
-            ($0[0] as? Double ?? 0, $0[1] as? Double ?? 0, $0[2] as? Double ?? 0, $0[3] as? Bool ?? false)
-        }
-    }
-
-    /// The peer's beat and tempo at `micros`, from the last sample before it (nil outside them).
-    func beat(at micros: Double) -> (beat: Double, tempo: Double)? {
-        guard let sample = samples.last(where: { $0.micros <= micros }), micros < samples.last!.micros else { return nil }
-        return (sample.beat + (micros - sample.micros) * sample.tempo / 60e6, sample.tempo)
-    }
-
-    /// The first sample's time from `start` on with the tempo within 0.01 BPM of `bpm`, held to the end or the next change.
-    func firstHeld(_ bpm: Double, from start: Double) -> Double? {
-        samples.first { $0.micros >= start && abs($0.tempo - bpm) <= 0.01 }?.micros
     }
 }

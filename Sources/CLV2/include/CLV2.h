@@ -13,5 +13,6 @@ const char *pj_lv2_midi_event(void);
 const char *pj_lv2_event_port(void);
 
 #include "CLV2Host.h"
+#include "CLV2Time.h"
 
 #endif

@@ -32,8 +32,11 @@ package struct LV2Kind: VoiceKindDescriptor {
                                                   isolate: definition.option("isolate")?.flag == true) { field, message in
             voice.error(field ?? "plugin", message)
         }
-        guard plugin.hasMIDIInput, !plugin.audioOutputs.isEmpty else {
-            throw voice.error("plugin", "\(plugin.name) (\(plugin.uri)) is not an instrument: it needs a MIDI input and an audio output")
+        // A plugin that plays from the host's time alone (a metronome, a tempo-synced generator)
+        // is an instrument too: its firings have no note to play.
+        guard plugin.hasMIDIInput || plugin.takesTime, !plugin.audioOutputs.isEmpty else {
+            throw voice.error("plugin", "\(plugin.name) (\(plugin.uri)) is not an instrument: it needs a MIDI input (or to take the host's "
+                              + "time, time:Position) and an audio output")
         }
         return LV2InstrumentVoice(plugin: plugin, note: whole("note", of: voice), lengthSeconds: number("length", of: voice),
                                   channel: UInt8(whole("channel", of: voice) - 1))

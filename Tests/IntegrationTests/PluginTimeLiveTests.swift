@@ -1,0 +1,67 @@
+import Foundation
+import JackPeers
+import TestSupport
+import XCTest
+
+/// A live run tells its hosted plugins the heart's time (`time:Position`): lv2's `eg-metro`,
+/// which ticks from nothing else, is heard by a JACK client ticking on the beats pulsejack
+/// reports on `midi_out` (its click's notes), within one frame, through two tempo changes sent
+/// over OSC mid-beat.
+final class PluginTimeLiveTests: XCTestCase {
+    func testEgMetroTicksOnTheBeatsPulsejackReportsAsTheTempoChanges() throws {
+        try Subprocess.requirePulsejack()
+        guard let server = TestServer.join() else { throw XCTSkip(TestServer.missing) }
+        let folder = try TemporaryFolder("plugin-time-live")
+        defer { folder.remove() }
+        try ("voices:\n  - {name: beat, kind: click, gain: 0.5}\n"
+             + "  - {name: metro, kind: lv2, plugin: 'http://lv2plug.in/plugins/eg-metro', on_beat: false}\n")
+            .write(toFile: folder.file("preset.yaml"), atomically: true, encoding: .utf8)
+        let name = "pj-metro-\(getpid())", port = OSCEncoder.freePort()
+        let run = try LiveRun(["run", "--preset", folder.path, "--name", name, "--osc-port", "\(port)", "--bpm", "120", "--outputs", "voices"],
+                              server: server)
+        var stopped = false
+        defer { if !stopped { _ = run.stop() } }
+        XCTAssertTrue(try Subprocess.waitForPorts(of: name, server: server, port: "metro_L"), "the voice ports never appeared")
+        // Every sample it plays: a tick's first is 0 (its sine starts at phase 0), its second not.
+        let ear = try CaptureClient(name: "pj-metro-ear-\(getpid())", threshold: 0)
+        let notes = try MidiCapture(name: "pj-metro-notes-\(getpid())")
+        try ear.connect(from: "\(name):metro_L")
+        try notes.connect(from: "\(name):midi_out")
+        // 120, 96 and 150 BPM: whole frames a beat, which eg-metro's own frame count needs.
+        usleep(2_300_000)
+        _ = OSCEncoder.send(OSCEncoder.message("/pulse/bpm", [.float(96)]), port: port)
+        usleep(2_700_000)
+        _ = OSCEncoder.send(OSCEncoder.message("/pulse/bpm", [.float(150)]), port: port)
+        usleep(2_000_000)
+        ear.close()
+        notes.close()
+        let (status, printed) = run.stop()
+        stopped = true
+        XCTAssertEqual(status, 0, printed)
+        let ticks = PluginTimeLiveTests.tickStarts(ear.onsetJackFrames), gaps = ear.gaps
+        let beats = notes.received.filter(\.isNoteOn).map(\.frame)
+        let spacings = Set(zip(beats, beats.dropFirst()).map { $1 - $0 })
+        XCTAssertTrue(spacings.isSuperset(of: [24_000, 30_000, 19_200]), "the three tempos: \(spacings)")
+        // The beats the ear heard whole: after its first tick, before it closed, not in a cycle
+        // it was not run for. One a cycle pulsejack lost (an xrun it counts) may be off.
+        guard let first = ticks.first, let last = ear.onsetJackFrames.last else { return XCTFail("no tick heard: \(printed)") }
+        let heard = beats.filter { beat in
+            beat > first && beat < last - 2_000 && !gaps.contains { $0.lowerBound - 256 <= beat && beat < $0.upperBound + 256 }
+        }
+        let (xruns, _) = LiveGrid.xruns(in: printed)
+        let missed = heard.filter { beat in !ticks.contains { abs($0 - beat) <= 1 } }
+        XCTAssertGreaterThan(heard.count, 12, "\(beats)")
+        XCTAssertLessThanOrEqual(missed.count, xruns, "beats without a tick within a frame: \(missed); ticks \(ticks); \(xruns) xruns")
+    }
+
+    /// The frame before each run of samples that follows 2000 silent ones (the ear keeps only
+    /// the samples it heard, so a gap in its frames is silence).
+    static func tickStarts(_ frames: [Int64]) -> [Int64] {
+        var starts: [Int64] = [], last: Int64 = -10_000
+        for frame in frames {
+            if frame - last > 2000 { starts.append(frame - 1) }
+            last = frame
+        }
+        return starts
+    }
+}
