@@ -38,30 +38,37 @@ final class PluginTimeLiveTests: XCTestCase {
         let (status, printed) = run.stop()
         stopped = true
         XCTAssertEqual(status, 0, printed)
-        let ticks = PluginTimeLiveTests.tickStarts(ear.onsetJackFrames), gaps = ear.gaps
+        let ticks = PluginTimeLiveTests.ticks(ear.onsetJackFrames), gaps = ear.gaps
         let beats = notes.received.filter(\.isNoteOn).map(\.frame)
         let spacings = Set(zip(beats, beats.dropFirst()).map { $1 - $0 })
         XCTAssertTrue(spacings.isSuperset(of: [24_000, 30_000, 19_200]), "the three tempos: \(spacings)")
         // The beats the ear heard whole: after its first tick, before it closed, not in a cycle
         // it was not run for. One a cycle pulsejack lost (an xrun it counts) may be off.
-        guard let first = ticks.first, let last = ear.onsetJackFrames.last else { return XCTFail("no tick heard: \(printed)") }
+        guard let first = ticks.first?.start, let last = ear.onsetJackFrames.last else { return XCTFail("no tick heard: \(printed)") }
         let heard = beats.filter { beat in
             beat > first && beat < last - 2_000 && !gaps.contains { $0.lowerBound - 256 <= beat && beat < $0.upperBound + 256 }
         }
         let (xruns, _) = LiveGrid.xruns(in: printed)
-        let missed = heard.filter { beat in !ticks.contains { abs($0 - beat) <= 1 } }
+        let missed = heard.filter { beat in !ticks.contains { abs($0.start - beat) <= 1 || abs($0.fromEnd - beat) <= 1 } }
         XCTAssertGreaterThan(heard.count, 12, "\(beats)")
         XCTAssertLessThanOrEqual(missed.count, xruns, "beats without a tick within a frame: \(missed); ticks \(ticks); \(xruns) xruns")
     }
 
-    /// The frame before each run of samples that follows 2000 silent ones (the ear keeps only
-    /// the samples it heard, so a gap in its frames is silence).
-    static func tickStarts(_ frames: [Int64]) -> [Int64] {
-        var starts: [Int64] = [], last: Int64 = -10_000
-        for frame in frames {
-            if frame - last > 2000 { starts.append(frame - 1) }
+    /// Each tick eg-metro played, placed two ways: the frame before its first sample heard
+    /// (a tick's first sample is 0, its envelope's start), and its last sample less the tick's
+    /// 3839 frames (5 ms up, 75 ms down). Its sine runs free, tick or not: once in its 109
+    /// samples its zero falls on a tick's second sample, which then looks a frame late from its
+    /// start — or on its last, which then looks a frame early from its end; never both.
+    static func ticks(_ frames: [Int64]) -> [(start: Int64, fromEnd: Int64)] {
+        var ticks: [(start: Int64, fromEnd: Int64)] = [], first: Int64 = -1, last: Int64 = -10_000
+        guard let end = frames.last else { return [] }
+        for frame in frames + [end + 10_000] {
+            if frame - last > 2000 {
+                if first >= 0 { ticks.append((first - 1, last - 3839)) }
+                first = frame
+            }
             last = frame
         }
-        return starts
+        return ticks
     }
 }
