@@ -76,16 +76,36 @@ extension EngineHandle {
     /// (`ClipSwapper.releaseRetired` frees them).
     public func insertStateMessage(place: String, insert number: Int, state folder: String,
                                    frame: Int64 = ControlMessage.immediate) throws -> ControlMessage {
+        try insertSwapMessage(place: place, insert: number, from: folder, frame: frame) { builder, uri, instance, key, fail in
+            try builder.instance(uri, controls: [:], state: "\(folder)/\(instance)", key: key, fail: fail)
+        }
+    }
+
+    /// Control thread. A message that loads the plugin's own preset `preset` (by name) into
+    /// insert `number` of voice `place`'s chain, or the master's: fresh instances with it, as
+    /// `insertStateMessage` builds them.
+    public func insertPresetMessage(place: String, insert number: Int, preset: String,
+                                    frame: Int64 = ControlMessage.immediate) throws -> ControlMessage {
+        try insertSwapMessage(place: place, insert: number, from: "preset '\(preset)'", frame: frame) { builder, uri, _, key, fail in
+            try builder.instance(uri, controls: [:], preset: preset, key: key, fail: fail)
+        }
+    }
+
+    /// Control thread. Fresh instances for insert `number` of `place`'s chain, made by `make`
+    /// (instance number from 1, its key, the error to throw), in a message that swaps them in.
+    private func insertSwapMessage(place: String, insert number: Int, from origin: String, frame: Int64,
+                                   make: (PluginBuilder, String, Int, String, (String?, String) -> InputError) throws -> PluginInstance)
+        throws -> ControlMessage {
         ProcessThread.assertOutside("loading a plugin state")
         let chainIndex = place == "master" ? InsertAddress.master : voiceIndex(named: place).map(Int32.init) ?? -2
         guard let chain = insertChain(InsertAddress(chain: chainIndex, stage: 0, port: 0)), (1...chain.stages.count).contains(number)
-        else { throw InputError(file: folder, field: "\(place).insert\(number)", "no such insert in this preset") }
+        else { throw InputError(file: origin, field: "\(place).insert\(number)", "no such insert in this preset") }
         let stage = chain.stages[number - 1]
         let builder = PluginBuilder(sampleRate: sampleRate, maxFrames: maxFrames, offline: false, stateFolder: nil,
                                     isolateAll: stage.published.instances[0].isolation != nil)
         let instances = try (1...stage.width).map { instance in
-            try builder.instance(stage.uri, controls: [:], state: "\(folder)/\(instance)", key: "\(place).insert\(number)/\(instance)") {
-                _, message in InputError(file: folder, field: "\(place).insert\(number)", message)
+            try make(builder, stage.uri, instance, "\(place).insert\(number)/\(instance)") { _, message in
+                InputError(file: origin, field: "\(place).insert\(number)", message)
             }
         }
         let set = InsertChain.PluginSet(instances)

@@ -7,7 +7,7 @@
 public enum OSCAddresses {
     /// What an address does, by name (`OSCInput` switches over its own).
     public enum Kind: String, CaseIterable, Sendable {
-        case bpm, beat, rr, ppg, ppgRate, voiceEnable, voiceGain, voicePan, voiceRate, voiceTrigger, insertControl, insertState
+        case bpm, beat, rr, ppg, ppgRate, voiceEnable, voiceGain, voicePan, voiceRate, voiceTrigger, insertControl, insertState, insertPreset
         case region, mode, hands, bandPower, signal, modulationEnable, status, meterSubscribe, meterUnsubscribe
     }
 
@@ -46,6 +46,8 @@ public enum OSCAddresses {
               perPerformer: false, fromPage: true, route: OSCRoutes.insertControl),
         Entry(kind: .insertState, patterns: ["/voice/<name>/insert/<n>/state", "/master/insert/<n>/state"], arguments: "s folder",
               perPerformer: false, fromPage: false, route: OSCRoutes.insertState),
+        Entry(kind: .insertPreset, patterns: ["/voice/<name>/insert/<n>/preset", "/master/insert/<n>/preset"], arguments: "s name",
+              perPerformer: false, fromPage: false, route: OSCRoutes.insertPreset),
         Entry(kind: .region, patterns: ["/region/<name>"], arguments: "[f velocity]", perPerformer: false, fromPage: true, route: OSCRoutes.region),
         Entry(kind: .mode, patterns: ["/mode"], arguments: "s", perPerformer: false, fromPage: true, route: OSCRoutes.mode),
         Entry(kind: .hands, patterns: ["/pose/hands"], arguments: "f f f f", perPerformer: true, fromPage: false, route: OSCRoutes.hands),

@@ -183,14 +183,25 @@ extension OSCRoutes {
     /// A plugin state's folder loaded into an insert (work for the control thread); a number
     /// instead is a plugin's own control named "state".
     static func insertState(_ routes: OSCRoutes, _ request: Request) -> Outcome {
+        insertLoad(routes, request) { .loadInsertState(place: $0, insert: $1, folder: $2) }
+    }
+
+    /// One of the plugin's own presets loaded into an insert (work for the control thread); a
+    /// number instead is a plugin's own control named "preset".
+    static func insertPreset(_ routes: OSCRoutes, _ request: Request) -> Outcome {
+        insertLoad(routes, request) { .loadInsertPreset(place: $0, insert: $1, preset: $2) }
+    }
+
+    /// A load into the insert the address names, from its one string argument.
+    private static func insertLoad(_ routes: OSCRoutes, _ request: Request, _ load: (String, Int, String) -> OSCRequest) -> Outcome {
         let message = request.message
         let place = request.match.captures["master"] ?? request.name
         let insert = message.address.dropFirst().split(separator: "/").dropLast().joined(separator: "/")
-        guard message.arguments.count == 1, case .string(let folder) = message.arguments[0] else {
+        guard message.arguments.count == 1, case .string(let text) = message.arguments[0] else {
             return insertControl(routes, request)
         }
         guard routes.inserts[insert + "/bypass"] != nil, let number = Int(request.match.captures["n"] ?? "") else { return .unknownAddress }
-        return .request(.loadInsertState(place: place, insert: number, folder: folder))
+        return .request(load(place, number, text))
     }
 }
 

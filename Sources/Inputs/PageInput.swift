@@ -40,6 +40,7 @@ public final class PageInput: Sendable {
             counters.add(.unknownAddress)
             switch entry.kind {
             case .insertState: return "\(message.address): loading files is not offered to the page"
+            case .insertPreset: return "\(message.address): loading a plugin's preset is not offered to the page"
             case .status, .meterSubscribe, .meterUnsubscribe: return "unknown address \(message.address)"
             default: return "\(message.address): sensor streams come over OSC"
             }

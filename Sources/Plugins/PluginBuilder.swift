@@ -20,17 +20,22 @@ package struct PluginBuilder {
         self.isolateAll = isolateAll
     }
 
-    /// An activated instance of `uri` with `controls`, then the saved state in `state` if given;
-    /// `key` names its folder for files it makes (`state:makePath`). `fail(field, message)` makes
-    /// the error, `field` relative to where the plugin is named ("controls.gain", or nil).
+    /// An activated instance of `uri`: its own preset named `preset` if given, `controls` over
+    /// it, then the saved state in `state` if given (a session's, which holds them all); `key`
+    /// names its folder for files it makes (`state:makePath`). `fail(field, message)` makes the
+    /// error, `field` relative to where the plugin is named ("controls.gain", or nil).
     /// `isolate`: hosted in a child process (`PluginProcess`).
-    package func instance(_ uri: String, controls: [String: Double], state: String? = nil, key: String, isolate: Bool = false,
-                  fail: (String?, String) -> InputError) throws -> PluginInstance {
+    package func instance(_ uri: String, controls: [String: Double], preset: String? = nil, state: String? = nil, key: String,
+                          isolate: Bool = false, fail: (String?, String) -> InputError) throws -> PluginInstance {
         do {
-            let instance = try PluginInstance(uri: uri, sampleRate: sampleRate, maxFrames: maxFrames,
-                                              controls: controls.mapValues(Float.init),
+            let given = controls.mapValues(Float.init)
+            let instance = try PluginInstance(uri: uri, sampleRate: sampleRate, maxFrames: maxFrames, controls: given,
                                               stateFolder: stateFolder.map { "\($0)/\(key)" }, offline: offline,
                                               isolate: isolate || isolateAll)
+            if let preset {
+                try instance.loadPreset(preset)
+                instance.setControls(given)
+            }
             if let state { try instance.restoreState(from: state) }
             instance.activate()
             return instance

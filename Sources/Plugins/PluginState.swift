@@ -25,24 +25,30 @@ extension PluginInstance {
                 foreign = String(cString: text)
                 return
             }
-            let context = Unmanaged.passUnretained(self).toOpaque()
-            let setPortValue: LilvSetPortValueFunc = { symbol, context, value, size, type in
-                guard let symbol, let context, let value else { return }
-                Unmanaged<PluginInstance>.fromOpaque(context).takeUnretainedValue().setSavedPortValue(
-                    String(cString: symbol), value: value, size: size, type: type)
-            }
-            if let instance {
-                lilv_state_restore(state, instance, setPortValue, context, 0, pj_host_features(host))
-            } else {
-                // Isolated: the port values here, the plugin's own part in its process when it starts.
-                lilv_state_emit_port_values(state, setPortValue, context)
-            }
+            restore(state)
             restored = true
         }
         // The two URIs before the path, so a long path never clips them from the error line.
         if let foreign { throw PluginError("\(name) (\(uri)) cannot take a state saved for \(foreign): \(file)", field: "state") }
         guard restored else { throw PluginError("\(name): \(file) is not a plugin state lilv can read", field: "state") }
         isolation?.stateFolder = folder
+    }
+
+    /// With the world held: `state`'s port values here, and the plugin's own part restored in
+    /// this process (isolated: the port values alone; its process restores the rest from the
+    /// state's folder when it starts).
+    func restore(_ state: OpaquePointer) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let setPortValue: LilvSetPortValueFunc = { symbol, context, value, size, type in
+            guard let symbol, let context, let value else { return }
+            Unmanaged<PluginInstance>.fromOpaque(context).takeUnretainedValue().setSavedPortValue(
+                String(cString: symbol), value: value, size: size, type: type)
+        }
+        if let instance {
+            lilv_state_restore(state, instance, setPortValue, context, 0, pj_host_features(host))
+        } else {
+            lilv_state_emit_port_values(state, setPortValue, context)
+        }
     }
 
     /// A port value from a saved state (a float, double or int atom).

@@ -7,7 +7,7 @@ import Realtime
 /// real-time thread from the standard locations or `LV2_PATH`. lilv is not thread-safe, so every
 /// use goes through `withWorld`. Control thread.
 package final class PluginWorld: Sendable {
-    static let shared = PluginWorld()
+    package static let shared = PluginWorld()
 
     /// lilv's world, used only under the box's lock.
     private let world: LockedBox<World>

@@ -17,16 +17,16 @@ extension PluginBuilder {
             let key = "\(place).insert\(index + 1)"
             let state = insert.state.map { LoadedPreset.resolve($0, in: folder) }
             let isolate = insert.isolate ?? false
-            let first = try instance(insert.plugin, controls: insert.controls ?? [:], state: state.map { "\($0)/1" }, key: "\(key)/1",
-                                     isolate: isolate, fail: failHere)
+            let first = try instance(insert.plugin, controls: insert.controls ?? [:], preset: insert.preset, state: state.map { "\($0)/1" },
+                                     key: "\(key)/1", isolate: isolate, fail: failHere)
             guard let layout = InsertChain.layout(inputs: first.audioInputs.count, outputs: first.audioOutputs.count) else {
                 throw failHere("plugin", "\(first.name) has \(first.audioInputs.count) audio inputs and \(first.audioOutputs.count) "
                                + "outputs; an insert needs one or two of each")
             }
             var instances = [first]
             if layout == .dualMono {
-                instances.append(try instance(insert.plugin, controls: insert.controls ?? [:], state: state.map { "\($0)/2" },
-                                              key: "\(key)/2", isolate: isolate, fail: failHere))
+                instances.append(try instance(insert.plugin, controls: insert.controls ?? [:], preset: insert.preset,
+                                              state: state.map { "\($0)/2" }, key: "\(key)/2", isolate: isolate, fail: failHere))
             }
             stages.append(InsertChain.Stage(instances: instances, layout: layout, bypass: insert.bypass ?? false))
         }

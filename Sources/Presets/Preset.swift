@@ -188,15 +188,20 @@ public struct Preset: Codable, Sendable {
         /// Hosted in a process of its own: a crash or a hang there silences this insert (it passes
         /// its input dry) until the process restarts, and nothing else.
         public var isolate: Bool?
+        /// One of the plugin's own presets, by name (`pulsejack plugins --presets URI`), loaded
+        /// before `controls`.
+        public var preset: String?
 
-        enum CodingKeys: String, CodingKey, CaseIterable { case plugin, controls, bypass, state, isolate }
+        enum CodingKeys: String, CodingKey, CaseIterable { case plugin, controls, bypass, state, isolate, preset }
 
-        public init(plugin: String, controls: [String: Double]? = nil, bypass: Bool? = nil, state: String? = nil, isolate: Bool? = nil) {
+        public init(plugin: String, controls: [String: Double]? = nil, bypass: Bool? = nil, state: String? = nil, isolate: Bool? = nil,
+                    preset: String? = nil) {
             self.plugin = plugin
             self.controls = controls
             self.bypass = bypass
             self.state = state
             self.isolate = isolate
+            self.preset = preset
         }
     }
 

@@ -26,17 +26,28 @@ extension LiveSession {
     func perform(_ request: OSCRequest) {
         switch request {
         case .loadInsertState(let place, let insert, let folder):
-            do {
-                let message = try handle.insertStateMessage(place: place, insert: insert, state: folder)
-                if !inputs.control.send(message) {
-                    if case .swapInsert(_, let instances) = message.event { instances.release() }
-                    log("\(place) insert \(insert): the control ring is full; state not loaded")
-                } else {
-                    say("pulsejack: loaded the plugin state \(folder) into \(place)'s insert \(insert)")
-                }
-            } catch {
-                log("\(error)")
+            swapInsert(place: place, insert: insert, what: "the plugin state \(folder)") {
+                try handle.insertStateMessage(place: place, insert: insert, state: folder)
             }
+        case .loadInsertPreset(let place, let insert, let preset):
+            swapInsert(place: place, insert: insert, what: "the plugin's preset '\(preset)'") {
+                try handle.insertPresetMessage(place: place, insert: insert, preset: preset)
+            }
+        }
+    }
+
+    /// The instances `make` builds sent to the process thread to swap in, or why not said.
+    private func swapInsert(place: String, insert: Int, what: String, make: () throws -> ControlMessage) {
+        do {
+            let message = try make()
+            if !inputs.control.send(message) {
+                if case .swapInsert(_, let instances) = message.event { instances.release() }
+                log("\(place) insert \(insert): the control ring is full; \(what) not loaded")
+            } else {
+                say("pulsejack: loaded \(what) into \(place)'s insert \(insert)")
+            }
+        } catch {
+            log("\(error)")
         }
     }
 

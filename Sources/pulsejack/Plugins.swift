@@ -10,9 +10,18 @@ struct Plugins: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
     @Option(help: "Only plugins whose URI, name or class contains this text (any case).") var filter: String?
     @Option(help: "One plugin by its URI (an unknown URI names the closest installed ones).", completion: Completions.pluginURIs) var uri: String?
+    @Option(help: ArgumentHelp("The plugin's own presets, a line each: the name a preset's `preset:` takes, a tab, its URI.", valueName: "URI"),
+            completion: Completions.pluginURIs) var presets: String?
 
     func run() throws {
         let catalog = PluginCatalog()
+        if let presets {
+            do { _ = try catalog.plugin(uri: presets) } catch let error as InputError { throw fail(error) }
+            let found = PluginWorld.shared.presets(of: presets)
+            if json { return try printJSON(found.map { ["name": $0.name, "uri": $0.uri] }) }
+            for preset in found { print("\(preset.name)\t\(preset.uri)") }
+            return
+        }
         var plugins = catalog.plugins
         if let uri {
             do { plugins = [try catalog.plugin(uri: uri)] } catch let error as InputError { throw fail(error) }

@@ -15,6 +15,7 @@ package struct LV2Kind: VoiceKindDescriptor {
         VoiceField("note", .whole(0...127), default: .whole(60), "the MIDI note a firing plays"),
         VoiceField("length", .number(0.001...60), default: .number(0.5), "seconds from a note's note-on to its note-off"),
         VoiceField("channel", .whole(1...16), default: .whole(1), "the MIDI channel of the notes"),
+        VoiceField("preset", .text, "one of the plugin's own presets, by name (pulsejack plugins --presets URI lists them), before its controls"),
         VoiceField("state", .folder, "a saved plugin state (a session save writes it)"),
         VoiceField("isolate", .flag, default: .flag(false), "host the plugin in a process of its own: a crash or a hang silences this voice until it restarts, and nothing else"),
     ]
@@ -27,6 +28,7 @@ package struct LV2Kind: VoiceKindDescriptor {
         let definition = voice.definition
         let plugin = try context.plugins.instance(definition.option("plugin")?.text ?? "",
                                                   controls: definition.option("controls")?.controls ?? [:],
+                                                  preset: definition.option("preset")?.text,
                                                   state: definition.option("state")?.text.map { voice.soundPath($0) + "/1" },
                                                   key: "\(definition.name)/1",
                                                   isolate: definition.option("isolate")?.flag == true) { field, message in
