@@ -188,7 +188,7 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
         ], swiftSettings: strict),
         .testTarget(name: "PluginsTests", dependencies: [
-            "CLV2", "Plugins", "Engine", "Presets", "Realtime", "Inputs", "TestSupport", "EngineFixtures",
+            "CLV2", "Plugins", "Engine", "UserFiles", "Presets", "Realtime", "Inputs", "TestSupport", "EngineFixtures",
         ], swiftSettings: strict),
         .testTarget(name: "JackBackendTests", dependencies: [
             "JackBackend", "Engine", "Presets", "Inputs", "CJack", "CLink", "TestSupport", "JackPeers", "EngineFixtures", "Realtime",

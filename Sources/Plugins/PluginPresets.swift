@@ -10,7 +10,8 @@ package struct PluginPreset: Sendable, Equatable {
 
 /// A plugin's own presets through lilv: listed, and one loaded into an instance before it is
 /// activated — its port values, and any state of the plugin's own it carries — as a saved
-/// state is (`PluginState`). Control thread.
+/// state is (`PluginState`); an isolated plugin takes its port values (the presets here carry
+/// nothing else). Control thread.
 extension PluginWorld {
     /// The presets of `uri` (none for an unknown plugin), by name.
     package func presets(of uri: String) -> [PluginPreset] {
@@ -53,14 +54,6 @@ extension PluginInstance {
             guard let state = lilv_state_new_from_world(world, pj_host_map(host), node) else { return false }
             defer { lilv_state_free(state) }
             restore(state)
-            // Isolated: its process restores the preset's own part from a folder, as a saved state's.
-            if let isolation {
-                let folder = (stateFolder ?? NSTemporaryDirectory() + "pulsejack-\(getpid())") + "/preset-\(UUID().uuidString)"
-                try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                if lilv_state_save(world, pj_host_map(host), pj_host_unmap(host), state, nil, folder, Self.stateFile) == 0 {
-                    isolation.stateFolder = folder
-                }
-            }
             return true
         }
         guard loaded == true else { throw PluginError("\(self.name): its preset '\(name)' (\(preset.uri)) is not one lilv can read", field: "preset") }

@@ -5,6 +5,7 @@ import Plugins
 import Presets
 import Realtime
 import TestSupport
+import UserFiles
 import XCTest
 
 /// A plugin's own presets (LV2's `pset:Preset`): listed as its Turtle says, read here with a
