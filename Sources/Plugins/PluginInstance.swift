@@ -261,8 +261,8 @@ package final class PluginInstance {
         queuedWritten = 0
     }
 
-    /// Real-time safe. Whether no position has been told yet (true once: the caller queues one).
-    var needsPositionNow: Bool {
+    /// Real-time safe. Whether no position has been told yet; true once (the caller queues one).
+    func takeNeedsPosition() -> Bool {
         defer { needsPosition = false }
         return needsPosition
     }
