@@ -40,6 +40,9 @@ let package = Package(
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile"),
         .systemLibrary(name: "CLilv", pkgConfig: "lilv-0"),
         .target(name: "CLV2"),
+        // A CLAP host: the ABI declared from the specification (Debian has no CLAP headers), and
+        // the host's callbacks, which plugins call on their own threads.
+        .target(name: "CCLAP", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CSamplerate", pkgConfig: "samplerate"),
         .systemLibrary(name: "CLiblo", pkgConfig: "liblo"),
         .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband"),
@@ -94,7 +97,7 @@ let package = Package(
         // Sound files: reading samples and tracks, writing WAV (libsndfile, libsamplerate).
         .target(name: "SoundFiles", dependencies: ["CSndfile", "CSamplerate", "UserFiles", "Voices"], swiftSettings: strict),
         // LV2 plugins through lilv: the world, instances, insert chains, the instrument voice, state.
-        .target(name: "Plugins", dependencies: ["CLilv", "CLV2", "CProcessThread", "Realtime", "UserFiles", "Voices"], swiftSettings: processPath),
+        .target(name: "Plugins", dependencies: ["CCLAP", "CLilv", "CLV2", "CProcessThread", "Realtime", "UserFiles", "Voices"], swiftSettings: processPath),
         // The engine: its setup value, the process path and its parts, the handle other threads
         // hold, the mixer, meters and MIDI-out queues. It links neither libjack nor liblo: an
         // offline render needs neither.

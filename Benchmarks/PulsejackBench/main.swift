@@ -52,6 +52,7 @@ let sections: [(String, () throws -> [BenchRow])] = [
     ("lsl", { try LabStreamsBench.run(runs: runs) }),
     ("pose", { try PoseBench.run(runs: runs) }),
     ("tempo", { try TempoSyncBench.run(runs: runs) }),
+    ("clap", { try CLAPHostBench.run(runs: runs) }),
     ("install", { try InstallSizeBench.run(runs: runs) }),
     ("safety", { try SafetyBench.run(seconds: safetySeconds) }),
 ]

@@ -408,3 +408,11 @@ const char *pj_lv2_connection_optional(void) { return LV2_CORE__connectionOption
 const char *pj_lv2_cv_port(void) { return LV2_CORE__CVPort; }
 const char *pj_lv2_required_option(void) { return LV2_OPTIONS__requiredOption; }
 const char *pj_lv2_latency_designation(void) { return LV2_CORE__latency; }
+
+/// A line from a plugin of another format (CLAP's log), into `host`'s queue, at its severity
+/// (CLAP's: 2 warning, 3 and above error). Real-time safe, as the LV2 log is.
+void pj_host_log_line(void *host, int32_t severity, const char *message) {
+    PJPluginHost *target = host;
+    LV2_URID type = severity == 2 ? target->log_warning : severity >= 3 ? target->log_error : 0;
+    log_printf(target, type, "%s", message);
+}

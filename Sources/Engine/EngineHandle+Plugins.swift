@@ -25,6 +25,22 @@ extension EngineHandle {
         return hostedPlugins().flatMap { place, instances in instances.flatMap { $0.drainLog().map { "\(place): \($0)" } } }
     }
 
+    /// Control thread. Every hosted CLAP plugin's main-thread work (timers, descriptors,
+    /// callbacks it asked for); the seconds until the soonest timer and the descriptors they
+    /// wait on, for the control thread's sleep.
+    public func servePluginMainThreads() -> (dueSeconds: Double?, descriptors: [Int32]) {
+        ProcessThread.assertOutside("serving plugins' main threads")
+        var due: Double?, descriptors: [Int32] = []
+        for (_, instances) in hostedPlugins() {
+            for instance in instances {
+                let served = instance.serveMainThread()
+                if let next = served.dueSeconds { due = min(due ?? next, next) }
+                descriptors += served.descriptors
+            }
+        }
+        return (due, descriptors)
+    }
+
     /// What a session save writes for one hosted plugin: its controls now and its state's folder.
     public struct SavedPlugin: Sendable {
         public var controls: [String: Double]

@@ -6,9 +6,9 @@ import Realtime
 /// A plugin with two audio inputs and outputs runs once on the stereo bus. A mono plugin (one in,
 /// one out) runs as two instances, one per channel, so both keep their own state. A plugin with
 /// one input and two outputs gets the bus summed to mono (half of each channel); one with two
-/// inputs and one output feeds both channels. Control changes take effect at their frame: the
-/// stage's run is split there, except for plugins that declare `bufsz:coarseBlockLength`, whose
-/// changes all apply at the block's start.
+/// inputs and one output feeds both channels. Control changes take effect at their frame: a CLAP
+/// plugin gets each as a parameter event there; an LV2 plugin's run is split there, except for
+/// plugins that declare `bufsz:coarseBlockLength`, whose changes all apply at the block's start.
 package final class InsertChain {
     package enum Layout: Sendable { case stereo, dualMono, monoIn, monoOut }
 
@@ -199,9 +199,17 @@ package final class InsertChain {
             if let retire { retire(old) } else { old.release() }
         }
         var start = 0, timed = false
+        let atFrames = stage.withRunning { $0.first._withUnsafeGuaranteedRef { $0.takesControlsAtFrames } }
         for changeIndex in 0..<changeCount where changes[changeIndex].stage == index {
             let change = changes[changeIndex]
             let offset = min(max(change.offset, 0), frames)
+            // A CLAP plugin takes a control change as an event at its frame: no split.
+            if atFrames && change.port < Self.swapPort && stage.plays {
+                // Read into constants first: a closure capturing the `var` would box it on the heap.
+                let (port, value, frame) = (change.port, change.value, min(offset - start, frames - start - 1))
+                stage.withRunning { $0.forEachInstance { $0.queueControl(port, value, atFrame: frame) } }
+                continue
+            }
             if offset > start && stage.plays && !stage.withRunning({ $0.first._withUnsafeGuaranteedRef { $0.coarseBlockLength } }) {
                 if !timed { stage.pluginGuard.startRun() }
                 timed = true

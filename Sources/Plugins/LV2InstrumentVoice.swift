@@ -165,6 +165,13 @@ package final class LV2InstrumentVoice: BlockVoice, NoteSink {
             return
         }
         sortEvents()
+        if plugin.takesControlsAtFrames {
+            // A CLAP plugin: each change an event at its frame, and one run.
+            for index in 0..<controlChangeCount {
+                plugin.queueControl(controlChanges[index].port, controlChanges[index].value, atFrame: min(max(controlChanges[index].offset, 0), frames - 1))
+            }
+            controlChangeCount = 0
+        }
         pluginGuard.startRun()
         runSplitAtControlChanges(left: left, right: right, frames: frames)
         // The block is overwritten whatever the plugin's outputs (`BlockVoice`).

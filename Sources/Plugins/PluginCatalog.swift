@@ -55,14 +55,16 @@ extension PluginDescription {
     }
 }
 
-/// The installed LV2 plugins: lilv's world, loaded once off the real-time thread from the
+/// The installed plugins, LV2 then CLAP (`clap:ID`, `PluginCatalog+CLAP`). LV2's: lilv's world, loaded once off the real-time thread from the
 /// standard locations or `LV2_PATH` (lilv reads it). Control thread.
 public final class PluginCatalog {
     public let plugins: [PluginDescription]
 
     /// The process's one world (`PluginWorld`), so lilv's own messages are kept off the terminal.
-    public init() {
+    /// `includingCLAP`: each CLAP plugin made once to read its parameters (completions need only ids).
+    public init(includingCLAP: Bool = true) {
         plugins = (PluginWorld.shared.withWorld { Self.describe(world: $0) } ?? []).sorted { $0.uri < $1.uri }
+            + (includingCLAP ? Self.clapDescriptions() : [])
     }
 
     /// The plugin at `uri`, or an error that names the closest installed URIs.
@@ -70,8 +72,8 @@ public final class PluginCatalog {
         if let found = plugins.first(where: { $0.uri == uri }) { return found }
         let closest = Self.closest(to: uri, among: plugins.map(\.uri))
         throw InputError(file: uri, closest.isEmpty
-            ? "no such LV2 plugin (none are installed here; LV2_PATH lists where to look)"
-            : "no such LV2 plugin; the closest installed: \(closest.joined(separator: ", "))")
+            ? "no such plugin (none are installed here; LV2_PATH and CLAP_PATH list where to look)"
+            : "no such plugin; the closest installed: \(closest.joined(separator: ", "))")
     }
 
 

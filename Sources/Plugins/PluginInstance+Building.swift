@@ -20,6 +20,38 @@ extension PluginInstance {
         return described
     }
 
+    /// What `init` makes: the plugin described, and hosted here (LV2's instance, or CLAP's) or in a child.
+    struct Made {
+        var described: Description
+        var isolation: PluginProcess?
+        var instance: UnsafeMutablePointer<LilvInstance>?
+        var clap: OpaquePointer?
+        var isCLAP = false
+        var parameters = 0
+        var parameterBase = 0
+    }
+
+    /// `uri` (an LV2 URI, or `clap:ID`) described and hosted.
+    static func made(_ uri: String, controls: [String: Float], sampleRate: Int, maxFrames: Int, offline: Bool, stateFolder: String?,
+                     isolate: Bool, host: OpaquePointer) throws -> Made {
+        guard let id = CLAPWorld.id(of: uri) else {
+            let described = try Self.described(uri, controls: controls)
+            let hosted = try Self.hosted(described, uri: uri, sampleRate: sampleRate, maxFrames: maxFrames, offline: offline,
+                                         stateFolder: stateFolder, isolate: isolate, host: host)
+            return Made(described: described, isolation: hosted.isolation, instance: hosted.instance)
+        }
+        if isolate {
+            // Described by a child of its own, so that none of its code runs in the engine.
+            let layout = try CLAPWorld.isolatedLayout(id, controls: controls)
+            let process = try PluginProcess(plugin: .init(uri: uri, sampleRate: sampleRate, maxFrames: maxFrames, offline: offline,
+                                                          filesFolder: stateFolder), portCount: layout.description.ports.count)
+            return Made(described: layout.description, isolation: process, isCLAP: true, parameters: layout.parameters,
+                        parameterBase: layout.parameterBase)
+        }
+        let (plugin, layout) = try makeCLAP(id, controls: controls, maxFrames: maxFrames, host: host)
+        return Made(described: layout.description, clap: plugin, isCLAP: true, parameters: layout.parameters, parameterBase: layout.parameterBase)
+    }
+
     /// The plugin's instance in this process, or its child process when isolated.
     static func hosted(_ described: Description, uri: String, sampleRate: Int, maxFrames: Int, offline: Bool, stateFolder: String?,
                                isolate: Bool, host: OpaquePointer) throws -> (isolation: PluginProcess?, instance: UnsafeMutablePointer<LilvInstance>?) {
@@ -137,17 +169,7 @@ extension PluginInstance {
                 ? "\(name) has an old-style event port '\(port.symbol)' (LV2 event extension), which pulsejack does not host"
                 : "\(name)'s port '\(port.symbol)' is of a type pulsejack cannot connect")
         }
-        let settable = ports.filter { $0.kind == .control && $0.isInput }
-        for (symbol, value) in controls.sorted(by: { $0.key < $1.key }) {
-            guard let port = settable.first(where: { $0.symbol == symbol }) else {
-                throw PluginError("\(name) (\(uri)) has no control '\(symbol)' (its controls: \(settable.map(\.symbol).joined(separator: ", ")))",
-                                  field: "controls.\(symbol)")
-            }
-            guard port.accepts(value) else {
-                throw PluginError("\(name)'s control '\(symbol)' takes \(port.rangeDescription), not \(value.plainText)",
-                                  field: "controls.\(symbol)")
-            }
-        }
+        try checkControls(controls, among: ports, name: name, uri: uri)
         return Description(name: name, ports: ports, coarse: PluginWorld.hasFeature(plugin, pj_lv2_coarse_block_length(), in: world),
                            latency: PluginWorld.latencyPort(of: plugin, in: world),
                            hasDefaultState: PluginWorld.hasDefaultState(plugin, in: world))

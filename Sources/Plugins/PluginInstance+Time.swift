@@ -13,7 +13,8 @@ extension PluginInstance {
         for index in 0..<time.count where time[index].offset == from { changesAtStart = true }
         let atStart = time.position(atOffset: from)
         if isolation != nil { setRunStart(atStart) }
-        if takeNeedsPosition() && !changesAtStart { queuePosition(atStart, atFrame: 0) }
+        // A CLAP plugin is told the transport at every process's start.
+        if (takeNeedsPosition() || clap != nil) && !changesAtStart { queuePosition(atStart, atFrame: 0) }
         for index in 0..<time.count {
             let change = time[index]
             if change.offset >= from && change.offset < to { queuePosition(change.position, atFrame: change.offset - from) }
@@ -27,7 +28,9 @@ extension PluginInstance {
         resetQueue()
         let count = min(Int(region.positionCount.load(ordering: .relaxed)), PluginRegion.positionCapacity)
         guard count > 0 else { return }
-        if takeNeedsPosition() && (count == 1 || region.position(1).frame != 0) { queuePosition(region.position(0).position, atFrame: 0) }
+        if (takeNeedsPosition() || clap != nil) && (count == 1 || region.position(1).frame != 0) {
+            queuePosition(region.position(0).position, atFrame: 0)
+        }
         for index in 1..<count {
             let change = region.position(index)
             queuePosition(change.position, atFrame: change.frame)

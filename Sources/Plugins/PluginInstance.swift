@@ -1,11 +1,13 @@
 import Atomics
+import CCLAP
 import CLV2
 import CLilv
 import Foundation
 import Voices
 import Realtime
 
-/// One hosted LV2 plugin: its instance, its host features, and a buffer for every port.
+/// One hosted plugin, LV2 or CLAP (`PluginInstance+CLAP`): its instance, its host features, and a
+/// buffer for every port.
 ///
 /// Instantiated, restored, activated and freed off the real-time thread (`init`, `deinit`);
 /// between those the process thread alone connects its audio and runs it, so `run` never meets
@@ -45,14 +47,26 @@ package final class PluginInstance {
     /// said once through `drainLog`.
     var warnings: [String]
 
-    /// The plugin in this process; nil when a child hosts it (`isolation`).
+    /// The plugin in this process; nil when a child hosts it (`isolation`) or it is a CLAP plugin.
     let instance: UnsafeMutablePointer<LilvInstance>?
+    /// A CLAP plugin in this process (`PluginInstance+CLAP`); nil for LV2 or when a child hosts it.
+    let clap: OpaquePointer?
+    /// A CLAP plugin's parameters: their count and the first one's port (0 for LV2).
+    let clapParameters: Int
+    let clapParameterBase: Int
+    /// A CLAP plugin's parameter values as last sent to it (each port's; a moved control is sent).
+    let sentValues: FixedBuffer<Float>
+    /// Whether it takes MIDI (an LV2 atom input that carries it, a CLAP note input).
+    package let hasMIDIInput: Bool
+    /// A CLAP plugin in this process: a control change is an event at its frame, and its run
+    /// is never split for one (`InsertChain`).
+    package var takesControlsAtFrames: Bool { clap != nil }
     /// The child process hosting it, when isolated.
     package let isolation: PluginProcess?
     /// The buffer each port is connected to: for the child when isolated; in this process, so
     /// that a port already connected to the period's buffer is not connected again (the buffers
     /// rarely move, and each connection is a call into the plugin's code).
-    private let connected: FixedBuffer<UnsafeMutablePointer<Float>?>
+    let connected: FixedBuffer<UnsafeMutablePointer<Float>?>
     private let isolatedMIDI = FixedBuffer<UInt64>(capacity: PluginRegion.midiCapacity, repeating: 0)
     private var isolatedMIDICount = 0
     let host: OpaquePointer
@@ -74,9 +88,9 @@ package final class PluginInstance {
     /// This run's positions (frames from its start, in order), written before the run — those
     /// at or before a MIDI message before it when both share the port. The first `queuedCount`;
     /// the first `queuedWritten` of them are in the sequence.
-    private let queuedPositions = FixedBuffer<TimePosition>(capacity: PluginRegion.positionCapacity, repeating: PluginTime.idle)
-    private let queuedFrames = FixedBuffer<Int>(capacity: PluginRegion.positionCapacity, repeating: 0)
-    private var queuedCount = 0
+    let queuedPositions = FixedBuffer<TimePosition>(capacity: PluginRegion.positionCapacity, repeating: PluginTime.idle)
+    let queuedFrames = FixedBuffer<Int>(capacity: PluginRegion.positionCapacity, repeating: 0)
+    private(set) var queuedCount = 0
     private var queuedWritten = 0
     /// Isolated: where the grid stands at this run's start (the child's fresh instance needs it).
     private var runStartPosition = PluginTime.idle
@@ -97,16 +111,18 @@ package final class PluginInstance {
         guard let host = pj_host_new(Double(sampleRate), Int32(maxFrames), Int32(maxFrames), Int32(Self.sequenceBytes),
                                      stateFolder, offline ? 1 : 0) else { throw PluginError("\(uri): out of memory") }
         self.host = host
-        let described: Description, hosted: (isolation: PluginProcess?, instance: UnsafeMutablePointer<LilvInstance>?)
+        let made: Made
         do {
-            described = try Self.described(uri, controls: controls)
-            hosted = try Self.hosted(described, uri: uri, sampleRate: sampleRate, maxFrames: maxFrames, offline: offline,
-                                     stateFolder: stateFolder, isolate: isolate, host: host)
+            made = try Self.made(uri, controls: controls, sampleRate: sampleRate, maxFrames: maxFrames, offline: offline,
+                                 stateFolder: stateFolder, isolate: isolate, host: host)
         } catch {
             pj_host_free(host)
             throw error
         }
-        (name, ports, instance, isolation) = (described.name, described.ports, hosted.instance, hosted.isolation)
+        let described = made.described
+        (name, ports, instance, isolation, clap) = (described.name, described.ports, made.instance, made.isolation, made.clap)
+        (clapParameters, clapParameterBase) = (made.parameters, made.parameterBase)
+        sentValues = FixedBuffer(capacity: made.parameters > 0 ? ports.count : 1, repeating: .nan)
         connected = FixedBuffer(capacity: ports.count, repeating: nil)
         (coarseBlockLength, latencyPort) = (described.coarse, described.latency)
         audioInputs = ports.filter { $0.kind == .audio && $0.isInput }.map(\.index)
@@ -117,13 +133,15 @@ package final class PluginInstance {
         for index in 0..<ports.count { controlSnapshot[index] = controlValues[index] }
         scratch = FixedBuffer(capacity: maxFrames, repeating: 0)
         let midiPort = ports.first { $0.kind == .atom && $0.isInput && $0.carriesMIDI }
+        hasMIDIInput = midiPort != nil
         midiInput = midiPort.map { _ in
             AtomSequence.Box(AtomSequence(capacityBytes: Self.sequenceBytes, sequenceType: sequenceType, chunkType: chunkType), isInput: true)
         }
         let timePort = ports.first { $0.kind == .atom && $0.isInput && $0.takesTime }
-        takesTime = timePort != nil
+        // A CLAP plugin takes the transport in every process.
+        takesTime = timePort != nil || made.isCLAP
         if takesTime { pj_time_prepare() }
-        let atoms = isolate ? (others: [], time: nil) : Self.connectInProcess(
+        let atoms = isolate || made.isCLAP ? (others: [], time: nil) : Self.connectInProcess(
             ports, of: instance, controls: controlValues, scratch: scratch, midiPort: midiPort?.index, midiInput: midiInput,
             timePort: timePort?.index, sequenceType: sequenceType, chunkType: chunkType)
         (otherAtoms, timeInput) = (atoms.others, atoms.time)
@@ -143,6 +161,7 @@ package final class PluginInstance {
             }
             return
         }
+        if let clap { return activateCLAP(clap) }
         lilv_instance_activate(instance)
         if latencyPort != nil {
             // A run on silence, as Ardour does, so the latency port holds the plugin's value.
@@ -157,10 +176,9 @@ package final class PluginInstance {
             if activated { lilv_instance_deactivate(instance) }
             lilv_instance_free(instance)
         }
+        if let clap { pj_clap_free(clap) }
         pj_host_free(host)
     }
-
-    package var hasMIDIInput: Bool { midiInput != nil }
 
     /// Real-time safe. Any thread reads it: work the plugin has scheduled so far.
     var workerRequests: UInt64 { pj_host_worker_requests(host) }
@@ -193,7 +211,7 @@ package final class PluginInstance {
     package func connect(port: UInt32, to buffer: UnsafeMutablePointer<Float>) {
         guard connected[Int(port)] != buffer else { return }
         connected[Int(port)] = buffer
-        if isolation == nil { lilv_instance_connect_port(instance, port, buffer) }
+        if isolation == nil && clap == nil { lilv_instance_connect_port(instance, port, buffer) }
     }
 
     /// Real-time safe. The value of control port `port`.
@@ -221,12 +239,13 @@ package final class PluginInstance {
     /// Real-time safe. A MIDI message at `frame` of the next run (frames in order); false when
     /// the sequence is full or the plugin takes no MIDI.
     package func addMIDI(frame: Int, _ bytes: (UInt8, UInt8, UInt8)) -> Bool {
+        if let clap { return pj_clap_add_midi(clap, UInt32(max(frame, 0)), bytes.0, bytes.1, bytes.2) != 0 }
         guard isolation != nil else {
             guard let midiInput else { return false }
             if timeInput === midiInput { writePositions(through: frame) }
             return midiInput.sequence.append(frame: Int64(frame), type: midiType, bytes: bytes, count: 3)
         }
-        guard midiInput != nil, isolatedMIDICount < isolatedMIDI.capacity else { return false }
+        guard hasMIDIInput, isolatedMIDICount < isolatedMIDI.capacity else { return false }
         isolatedMIDI[isolatedMIDICount] = PluginRegion.packMIDI(frame: frame, bytes)
         isolatedMIDICount += 1
         return true
@@ -248,8 +267,12 @@ package final class PluginInstance {
     /// worker's responses and ends the run, then empties the MIDI input for the next.
     package func run(frames: Int) {
         if let isolation { return runIsolated(isolation, frames: frames) }
-        writePositions(through: nil)
-        lilv_instance_run(instance, UInt32(frames))
+        if let clap {
+            runCLAP(clap, frames: frames)
+        } else {
+            writePositions(through: nil)
+            lilv_instance_run(instance, UInt32(frames))
+        }
         runs &+= 1
         pj_host_after_run(host)
         // Re-read after every run: a plugin may change its latency with its controls.
@@ -301,7 +324,7 @@ package final class PluginInstance {
     }
 
     /// Real-time safe. The latency the plugin reports, checked.
-    private func noteLatency(_ reported: Float) {
+    func noteLatency(_ reported: Float) {
         if reported.isFinite && reported >= 0 && reported <= Float(latencyBound) {
             latency = Int(reported.rounded())
         } else {

@@ -11,6 +11,7 @@ extension PluginInstance {
 
     /// Before `activate`: the saved state in `folder` (port values and the plugin's own).
     func restoreState(from folder: String) throws {
+        if CLAPWorld.id(of: uri) != nil { return try restoreCLAPState(from: folder) }
         let file = URL(fileURLWithPath: folder).appendingPathComponent(Self.stateFile).path
         guard FileManager.default.fileExists(atPath: file) else {
             throw PluginError("\(name): no saved state at \(file)", field: "state")
@@ -88,6 +89,7 @@ extension PluginInstance {
             isolation.stateFolder = folder
             return
         }
+        if let clap { return try saveCLAPState(clap, to: folder) }
         var status: Int32 = -1
         _ = PluginWorld.shared.withWorldOfPluginCode { world in
             guard let plugin = PluginWorld.plugin(uri, in: world) else { return }

@@ -64,6 +64,8 @@ public final class LiveSession {
     /// runs in a child process it supervises.
     private let watchesClosely: Bool
     private var stopped = false
+    /// What the hosted CLAP plugins wait on from the control thread: their next timer, their descriptors.
+    private var pluginMainThreads: (dueSeconds: Double?, descriptors: [Int32]) = (nil, [])
     /// Whether `stop` gave up waiting for `jack_client_close` (the process should exit without
     /// running libjack's own teardown, which would wait on the same server).
     public private(set) var closeAbandoned = false
@@ -157,6 +159,7 @@ public final class LiveSession {
         rates.tick()
         watchHearts()
         logs.drain(view: view)
+        pluginMainThreads = handle.servePluginMainThreads()
         for line in handle.drainPluginLogs() { log("plugin \(line)") }
         for line in handle.rescuePlugins() { log(line) }
         for request in requests.withLockedValue({ pending in defer { pending.removeAll() }; return pending }) { perform(request) }
@@ -175,8 +178,10 @@ public final class LiveSession {
     /// readable — or until its next timer (`ControlWait`). At rest it has none: no wake-up at all.
     public func waitForWork(orStop stop: Doorbell) {
         ControlWait.sleep(on: handle.controlBell,
-                          besides: [stop.descriptor, watch.deadline.descriptor] + (configuration.sessionManager.map { [$0.client.descriptor] } ?? []),
-                          closeWatch: watchesClosely || watch.isReconnecting, watchTicks: watch.needsTicks, dropoutDue: inputs.hearts.nextCheck())
+                          besides: [stop.descriptor, watch.deadline.descriptor] + (configuration.sessionManager.map { [$0.client.descriptor] } ?? [])
+                              + pluginMainThreads.descriptors,
+                          closeWatch: watchesClosely || watch.isReconnecting, watchTicks: watch.needsTicks,
+                          dropoutDue: [inputs.hearts.nextCheck(), pluginMainThreads.dueSeconds.map { MonotonicClock.seconds + $0 }].compactMap { $0 }.min())
     }
 
     /// Control thread. `message` into the engine, through the session's own ring (false: full).

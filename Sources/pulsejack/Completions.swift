@@ -28,7 +28,7 @@ enum Completions {
 
     /// The installed LV2 plugins' URIs.
     static let pluginURIs = CompletionKind.custom { _, _, prefix in
-        PluginCatalog().plugins.map(\.uri).filter { $0.hasPrefix(prefix) }
+        (PluginCatalog(includingCLAP: false).plugins.map(\.uri) + CLAPWorld.plugins().plugins.map(\.uri)).filter { $0.hasPrefix(prefix) }
     }
 
     /// Folders (with a slash, to go on typing) and YAML files whose path starts with `prefix`.

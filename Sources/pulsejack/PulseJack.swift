@@ -12,7 +12,7 @@ struct PulseJack: ParsableCommand {
         discussion: "Voices fire sample-accurately on the heartbeat; sensors reach the engine through lock-free rings.",
         version: Version.described,
         subcommands: [Run.self, Status.self, Sensors.self, LabStreams.self, Render.self, Voices.self, PresetList.self, Plugins.self, Library.self, Study.self,
-                      Demo.self, PluginHost.self, PoseCommand.self])
+                      Demo.self, PluginHost.self, CLAPDescribe.self, PoseCommand.self])
 
     /// `--start-server net` takes an optional value: it becomes the hidden `--start-net-server`.
     static func main() { main(StartServerArgument.rewriting(Array(CommandLine.arguments.dropFirst()))) }

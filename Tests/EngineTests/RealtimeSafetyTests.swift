@@ -64,6 +64,7 @@ final class RealtimeSafetyTests: XCTestCase {
     /// `ring` is the engine's source; `wire` adds to its setup.
     private func busyEngine(sampleRate: Int, maxFrames: Int, extra: [VoiceSlot] = [], ring: SPSCRing<ControlMessage>,
                             rebuilding: EngineHandle? = nil, wire: (inout EngineSetup) -> Void = { _ in }) throws -> RealtimeEngine {
+        setenv("CLAP_PATH", try MisbehavingPlugins.clapFolder(), 1)
         let preset = try LoadedPreset.load(path: Fixtures.presets.appendingPathComponent("default").path)
         var slots: [VoiceSlot] = []
         for voice in preset.voices where voice.definition.kind == .sample {
@@ -106,7 +107,8 @@ final class RealtimeSafetyTests: XCTestCase {
         // The master's second insert in a process of its own: driven through shared memory each period.
         let masterInserts = try plugins.chain([.init(plugin: "http://drobilla.net/plugins/mda/Limiter"),
                                                .init(plugin: "http://lv2plug.in/plugins/eg-amp", controls: ["gain": -1], isolate: true),
-                                               .init(plugin: "urn:zamaudio:ZamDelay", controls: ["sync": 1, "drywet": 0], isolate: true)]) { path, message in
+                                               .init(plugin: "urn:zamaudio:ZamDelay", controls: ["sync": 1, "drywet": 0], isolate: true),
+                                               .init(plugin: "clap:com.zamaudio.ZamAutoSat", isolate: true)]) { path, message in
             InputError(file: "test", field: path, message)
         }
         return Fixtures.engine(sampleRate: sampleRate, maxFrames: maxFrames, slots: slots + extra, noteVoices: [36: 0],
@@ -128,6 +130,9 @@ final class RealtimeSafetyTests: XCTestCase {
         .init(plugin: "http://gareus.org/oss/lv2/nodelay", controls: ["delay": 64, "report_latency": 1]),
         // Takes the host's time: a position at each tempo change `feed` makes, in the run.
         .init(plugin: "urn:zamaudio:ZamDelay", controls: ["sync": 1]),
+        // A CLAP plugin (pulsejack's own: DPF's CLAP builds allocate in their process), its gain
+        // (port 4) moved at odd frames as events, told the transport each process.
+        .init(plugin: MisbehavingPlugins.clapURI("clean")),
     ]
     private var insertVoice: Int32 = 0
 
@@ -137,6 +142,8 @@ final class RealtimeSafetyTests: XCTestCase {
                                                                                       Float(step % 12) - 6)))
         producer.push(ControlMessage(frame: frame + 101, .insertControl(InsertAddress(chain: insertVoice, stage: 2, port: InsertAddress.bypass),
                                                                         step % 3 == 0 ? 1 : 0)))
+        producer.push(ControlMessage(frame: frame + Int64(step % 250), .insertControl(InsertAddress(chain: insertVoice, stage: 5, port: 4),
+                                                                                      Float(step % 4))))
         producer.push(ControlMessage(.heartbeat(strength: 0.8)))
         producer.push(ControlMessage(frame: frame + 17, .voiceTrigger(voice: Int32(step % 4), velocity: 0.7)))
         producer.push(ControlMessage(.voiceParameter(voice: 1, .gain(Float(step % 10) / 10))))

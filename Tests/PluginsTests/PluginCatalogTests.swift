@@ -44,10 +44,10 @@ final class PluginCatalogTests: XCTestCase {
 
     func testTheCatalogListsWhatLv2lsListsWithThePortsLv2infoShows() throws {
         let listed = try Subprocess.run(try tool("lv2ls"), []).stdout.split(separator: "\n").map(String.init)
-        let catalog = PluginCatalog()
-        XCTAssertEqual(catalog.plugins.map(\.uri), listed.sorted())
+        let lv2 = PluginCatalog().plugins.filter { CLAPWorld.id(of: $0.uri) == nil }
+        XCTAssertEqual(lv2.map(\.uri), listed.sorted())
         XCTAssertTrue(listed.contains("http://drobilla.net/plugins/mda/Limiter"), "mda-lv2 is installed")
-        for plugin in catalog.plugins {
+        for plugin in lv2 {
             let ports = try lv2info(plugin.uri)
             func count(_ kind: String, _ direction: String) -> Int {
                 ports.filter { $0.types.contains { $0.hasSuffix(kind) } && $0.types.contains { $0.hasSuffix(direction) } }.count
@@ -68,7 +68,7 @@ final class PluginCatalogTests: XCTestCase {
                 XCTAssertEqual(ours.output, theirs.types.contains { $0.hasSuffix("#OutputPort") }, "\(plugin.uri) \(ours.symbol)")
             }
         }
-        let fifths = try XCTUnwrap(catalog.plugins.first { $0.uri == "http://lv2plug.in/plugins/eg-fifths" })
+        let fifths = try XCTUnwrap(lv2.first { $0.uri == "http://lv2plug.in/plugins/eg-fifths" })
         XCTAssertEqual([fifths.midiInputs, fifths.midiOutputs], [1, 1], "eg-fifths takes and sends MIDI")
     }
 
@@ -85,11 +85,29 @@ final class PluginCatalogTests: XCTestCase {
         let run = try Subprocess.run(Subprocess.pulsejack, ["plugins", "--json"], environment: ["LV2_PATH": folder.path])
         XCTAssertEqual(run.status, 0, run.stderr)
         let listed = try JSONDecoder().decode([PluginDescription].self, from: Data(run.stdout.utf8))
-        XCTAssertEqual(listed.map(\.uri), ["http://lv2plug.in/plugins/eg-amp"])
+        XCTAssertEqual(listed.map(\.uri).filter { CLAPWorld.id(of: $0) == nil }, ["http://lv2plug.in/plugins/eg-amp"])
         XCTAssertEqual(listed.first?.controls.first?.symbol, "gain")
         let unknown = try Subprocess.run(Subprocess.pulsejack, ["plugins", "--uri", "http://lv2plug.in/plugins/eg-amq"],
                                          environment: ["LV2_PATH": folder.path])
         XCTAssertEqual(unknown.status, 1)
         XCTAssertTrue(unknown.stderr.contains("closest installed: http://lv2plug.in/plugins/eg-amp"), unknown.stderr)
+    }
+
+    /// CLAP plugins are listed beside LV2's from every folder on CLAP_PATH and /usr/lib/clap, with
+    /// their parameters as controls (the test's own plugin, whose parameters its source names).
+    func testCLAPPluginsAreListedWithTheirParameters() throws {
+        try Subprocess.requirePulsejack()
+        let run = try Subprocess.run(Subprocess.pulsejack, ["plugins", "--json", "--filter", "clap:"],
+                                     environment: ["CLAP_PATH": try MisbehavingPlugins.clapFolder()])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let listed = try JSONDecoder().decode([PluginDescription].self, from: Data(run.stdout.utf8))
+        XCTAssertEqual(Set(listed.map(\.uri)).intersection(MisbehavingPlugins.clapBehaviours.map(MisbehavingPlugins.clapURI)).count, 4)
+        let clean = try XCTUnwrap(listed.first { $0.uri == MisbehavingPlugins.clapURI("clean") })
+        XCTAssertEqual(clean.controls.map(\.symbol), ["gain", "latency_frames", "timer_fires", "latency"])
+        XCTAssertEqual(clean.controls.map(\.output), [false, false, true, true])
+        XCTAssertEqual([clean.controls[0].minimum, clean.controls[0].maximum, clean.controls[0].default], [0, 4, 1])
+        XCTAssertEqual([clean.audioInputs, clean.audioOutputs], [2, 2])
+        let installed = ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/clap")) ?? []).filter { $0.hasSuffix(".clap") }
+        XCTAssertEqual(listed.filter { $0.uri.hasPrefix("clap:com.zamaudio.") }.count, installed.count, "one plugin a zam bundle")
     }
 }

@@ -134,4 +134,27 @@ public enum MisbehavingPlugins {
         }
         return text
     }
+
+    // MARK: - The CLAP ones (Tests/MisbehavingPlugins/misbehave-clap.c)
+
+    public static let clapBehaviours = ["clean", "nan", "hang", "segfault"]
+    public static func clapURI(_ behaviour: String) -> String { "clap:org.pulsejack.misbehave.\(behaviour)" }
+    private static let builtCLAP = LockedBox<String?>(nil)
+
+    /// The folder to put first in `CLAP_PATH` (it holds `misbehave.clap`), built once a process.
+    public static func clapFolder() throws -> String {
+        try builtCLAP.withLockedValue { folder in
+            if let folder { return folder }
+            let source = Subprocess.repository.appendingPathComponent("Tests/MisbehavingPlugins/misbehave-clap.c")
+            let made = Subprocess.repository.appendingPathComponent(".build/misbehaving-clap")
+            try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
+            let partial = made.appendingPathComponent("misbehave.clap.\(getpid())")
+            let compile = try Subprocess.run(Subprocess.which("cc") ?? "/usr/bin/cc",
+                                             ["-std=c11", "-O1", "-shared", "-fPIC", "-Wall", "-o", partial.path, source.path, "-lm"])
+            guard compile.status == 0 else { throw BuildFailure(description: "cc \(source.path): \(compile.stderr)") }
+            _ = rename(partial.path, made.appendingPathComponent("misbehave.clap").path)
+            folder = made.path
+            return made.path
+        }
+    }
 }

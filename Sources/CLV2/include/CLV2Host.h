@@ -44,6 +44,9 @@ uint64_t pj_host_worker_overflows(PJPluginHost *host);
 /// Work the plugin scheduled, ever.
 uint64_t pj_host_worker_requests(PJPluginHost *host);
 uint64_t pj_host_log_overflows(PJPluginHost *host);
+/// A line from a plugin of another format (CLAP's log) into `host`'s queue, at CLAP's severity
+/// (2 a warning, 3 and above an error). Real-time safe, as the LV2 log is.
+void pj_host_log_line(void *host, int32_t severity, const char *message);
 /// Control thread, after the instance is cleaned up: stops the worker and frees everything.
 void pj_host_free(PJPluginHost *host);
 

@@ -1,0 +1,79 @@
+import CCLAP
+import CLV2
+import Foundation
+
+/// An isolated CLAP plugin described without its code in the engine: CLAP has no description
+/// outside the plugin, so a short-lived child (`pulsejack clap-describe ID`) makes an instance,
+/// prints its ports as JSON and exits; a crash there is one clear error, not the engine's end.
+extension CLAPWorld {
+    /// One port, as the child prints it.
+    struct PortRecord: Codable {
+        var symbol: String
+        var name: String
+        var kind: String
+        var isInput: Bool
+        var minimum: Float?
+        var maximum: Float?
+        var defaultValue: Float?
+        var isInteger: Bool
+        var isToggled: Bool
+        var carriesMIDI: Bool
+    }
+
+    struct LayoutRecord: Codable {
+        var name: String
+        var inputs: Int
+        var outputs: Int
+        var parameters: Int
+        var takesNotes: Bool
+        var ports: [PortRecord]
+    }
+
+    /// In the child: `id`'s layout as JSON, or the error.
+    package static func describedJSON(_ id: String) throws -> String {
+        guard let host = pj_host_new(48_000, 1024, 1024, Int32(PluginInstance.sequenceBytes), nil, 1) else { throw PluginError("out of memory") }
+        defer { pj_host_free(host) }
+        let (plugin, layout) = try PluginInstance.makeCLAP(id, controls: [:], maxFrames: 1024, host: host)
+        defer { pj_clap_free(plugin) }
+        let ports = layout.description.ports.map { port in
+            PortRecord(symbol: port.symbol, name: port.name, kind: port.kind == .audio ? "audio" : port.kind == .control ? "control" : "atom",
+                       isInput: port.isInput, minimum: PluginPort.given(port.minimum), maximum: PluginPort.given(port.maximum),
+                       defaultValue: PluginPort.given(port.defaultValue), isInteger: port.isInteger, isToggled: port.isToggled,
+                       carriesMIDI: port.carriesMIDI)
+        }
+        let record = LayoutRecord(name: layout.description.name, inputs: layout.inputs, outputs: layout.outputs,
+                                  parameters: layout.parameters, takesNotes: layout.takesNotes, ports: ports)
+        return String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
+    }
+
+    /// In the engine: `id`'s layout from a child, its controls checked.
+    static func isolatedLayout(_ id: String, controls: [String: Float]) throws -> PluginInstance.CLAPLayout {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: PluginProcess.executable)
+        child.arguments = ["clap-describe", id]
+        let output = Pipe(), errors = Pipe()
+        (child.standardOutput, child.standardError) = (output, errors)
+        do { try child.run() } catch { throw PluginError("\(scheme)\(id): \(PluginProcess.executable) could not be started to describe it (\(error))") }
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        child.waitUntilExit()
+        guard child.terminationReason == .exit, child.terminationStatus == 0,
+              let record = try? JSONDecoder().decode(LayoutRecord.self, from: printed) else {
+            let last = said.split(separator: "\n").last.map(String.init) ?? "no message"
+            let how = child.terminationReason == .uncaughtSignal ? "crashed (signal \(child.terminationStatus))" : "failed"
+            throw PluginError("\(scheme)\(id): describing it in a child process \(how): \(last.replacingOccurrences(of: "pulsejack: ", with: ""))")
+        }
+        let ports = record.ports.enumerated().map { index, port in
+            var made = PluginPort(index: UInt32(index), symbol: port.symbol, name: port.name,
+                                  kind: port.kind == "audio" ? .audio : port.kind == "control" ? .control : .atom, isInput: port.isInput)
+            (made.minimum, made.maximum, made.defaultValue) = (port.minimum ?? .nan, port.maximum ?? .nan, port.defaultValue ?? .nan)
+            (made.isInteger, made.isToggled, made.carriesMIDI) = (port.isInteger, port.isToggled, port.carriesMIDI)
+            return made
+        }
+        try PluginInstance.checkControls(controls, among: ports, name: record.name, uri: scheme + id)
+        let latency = UInt32(record.inputs + record.outputs + record.parameters)
+        return PluginInstance.CLAPLayout(description: .init(name: record.name, ports: ports, coarse: false, latency: latency, hasDefaultState: false),
+                                         inputs: record.inputs, outputs: record.outputs, parameters: record.parameters,
+                                         takesNotes: record.takesNotes)
+    }
+}
