@@ -125,6 +125,9 @@ struct PJClapPlugin {
 
     clap_param_info_t *param_infos;
     uint32_t param_count;
+    // Values the plugin sent as output events in this process (read-only parameters: meters).
+    double *param_outputs;
+    uint8_t *param_output_set;
 
     // Audio: each port's channel pointers, the flat channels in port order.
     clap_audio_buffer_t inputs[MAX_PORTS], outputs[MAX_PORTS];
@@ -296,6 +299,13 @@ static bool output_push(const clap_output_events_t *list, const clap_event_heade
     PJClapPlugin *p = list->ctx;
     if (event && event->space_id == CLAP_CORE_EVENT_SPACE_ID && event->type == CLAP_EVENT_PARAM_VALUE) {
         atomic_fetch_add_explicit(&p->output_params, 1, memory_order_relaxed);
+        const clap_event_param_value_t *value = (const clap_event_param_value_t *)event;
+        for (uint32_t index = 0; index < p->param_count; index++) {
+            if (p->param_infos[index].id != value->param_id) continue;
+            p->param_outputs[index] = value->value;
+            p->param_output_set[index] = 1;
+            break;
+        }
     }
     return true;
 }
@@ -363,6 +373,8 @@ static int allocate_buffers(PJClapPlugin *p) {
 static void describe_params(PJClapPlugin *p) {
     uint32_t count = p->params ? p->params->count(p->plugin) : 0;
     p->param_infos = calloc(count ? count : 1, sizeof(clap_param_info_t));
+    p->param_outputs = calloc(count ? count : 1, sizeof(double));
+    p->param_output_set = calloc(count ? count : 1, 1);
     for (uint32_t index = 0; index < count; index++) {
         clap_param_info_t info;
         memset(&info, 0, sizeof info);
@@ -437,7 +449,7 @@ PJClapPlugin *pj_clap_new(const char *id, void *log_host, PJClapLogLine log_line
         if (!allocate_buffers(p)) snprintf(error, capacity, "out of memory");
     }
     in_main_call--;
-    if (!p->plugin || !p->events) { pj_clap_free(p); return NULL; }
+    if (!p->plugin || !p->events || !p->param_outputs || !p->param_output_set) { pj_clap_free(p); return NULL; }
     return p;
 }
 
@@ -453,6 +465,8 @@ void pj_clap_free(PJClapPlugin *p) {
     }
     in_main_call--;
     free(p->param_infos);
+    free(p->param_outputs);
+    free(p->param_output_set);
     free(p->input_pointers);
     free(p->output_pointers);
     free(p->silence);
@@ -712,6 +726,14 @@ int32_t pj_clap_process(PJClapPlugin *p, uint32_t frames) {
     p->event_count = 0;
     p->has_transport = 0;
     return status;
+}
+
+void pj_clap_take_outputs(PJClapPlugin *p, float *values) {
+    for (uint32_t index = 0; index < p->param_count; index++) {
+        if (!p->param_output_set[index]) continue;
+        p->param_output_set[index] = 0;
+        values[index] = (float)p->param_outputs[index];
+    }
 }
 
 uint32_t pj_clap_cached_latency(PJClapPlugin *p) { return atomic_load_explicit(&p->cached_latency, memory_order_relaxed); }

@@ -53,6 +53,14 @@ package enum PluginHostChild {
             }
             try plugin.saveState(to: folder)
         }
+
+        /// A CLAP plugin's main-thread work (timers, descriptors, callbacks), on this thread as
+        /// its saves are, and what it logged; when to come back and the descriptors to wait on.
+        func serveMainThread() -> (dueSeconds: Double?, descriptors: [Int32]) {
+            let served = plugin.serveMainThread()
+            for line in plugin.drainLog() { say(line) }
+            return served
+        }
     }
 
     /// The child's life; what to exit with when the plugin could not be set up.
@@ -155,7 +163,16 @@ package enum PluginHostChild {
 
     /// The engine's requests, a line each on standard input; an answer line each on standard output.
     private static func answerRequests(_ saver: StateSaver) {
-        while let line = readLine() {
+        while true {
+            // Between requests, the plugin's main-thread work (a CLAP plugin's timers and descriptors).
+            let served = saver.serveMainThread()
+            var waits = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0)] + served.descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let timeout = served.dueSeconds.map { Int32(min(max($0 * 1000, 1), 1000)) } ?? (served.descriptors.isEmpty ? -1 : 1000)
+            guard poll(&waits, nfds_t(waits.count), timeout) >= 0 || errno == EINTR else { break }
+            guard waits[0].revents != 0, let line = readLine() else {
+                if waits[0].revents != 0 { break }
+                continue
+            }
             let parts = line.split(separator: "\t", maxSplits: 1).map(String.init)
             guard parts.count == 2, parts[0] == "save" else {
                 answer("unknown request: \(line)")

@@ -149,6 +149,7 @@ extension PluginInstance {
         for slot in 0..<audioInputs.count { pj_clap_connect(plugin, 1, UInt32(slot), connected[Int(audioInputs[slot])] ?? nil) }
         for slot in 0..<audioOutputs.count { pj_clap_connect(plugin, 0, UInt32(slot), connected[Int(audioOutputs[slot])] ?? nil) }
         _ = pj_clap_process(plugin, UInt32(frames))
+        pj_clap_take_outputs(plugin, controlValues.pointer + clapParameterBase)
         controlValues[clapLatencyPort] = Float(pj_clap_cached_latency(plugin))
     }
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum behaviour { CLEAN, NAN_OUT, HANG, SEGFAULT, BEHAVIOURS };
 static const char *names[BEHAVIOURS] = {"clean", "nan", "hang", "segfault"};
@@ -30,6 +31,9 @@ typedef struct {
     uint64_t frames;
     uint32_t timer_fires;
     clap_id timer;
+    int pipe[2], asked_callback;
+    uint32_t told_fires;
+    const clap_host_posix_fd_support_t *fds;
     float *delay[2];
     uint32_t write;
 } Plugin;
@@ -50,12 +54,22 @@ static bool init(const clap_plugin_t *plugin) {
         self->log->log(self->host, CLAP_LOG_HOST_MISBEHAVING, "init() not on the main thread");
     }
     if (self->timers) self->timers->register_timer(self->host, 25, &self->timer);
+    // A descriptor with a byte waiting: the host's control thread finds it readable.
+    self->fds = self->host->get_extension(self->host, CLAP_EXT_POSIX_FD_SUPPORT);
+    if (self->fds && pipe(self->pipe) == 0 && write(self->pipe[1], "x", 1) == 1) {
+        self->fds->register_fd(self->host, self->pipe[0], CLAP_POSIX_FD_READ);
+    }
     return true;
 }
 
 static void destroy(const clap_plugin_t *plugin) {
     Plugin *self = self_of(plugin);
     if (self->timers) self->timers->unregister_timer(self->host, self->timer);
+    if (self->fds && self->pipe[0] > 0) {
+        self->fds->unregister_fd(self->host, self->pipe[0]);
+        close(self->pipe[0]);
+        close(self->pipe[1]);
+    }
     free(self->delay[0]);
     free(self->delay[1]);
     free(self);
@@ -114,6 +128,17 @@ static int32_t process(const clap_plugin_t *plugin, const clap_process_t *proces
     }
     render(self, process, from, process->frames_count);
     self->write += process->frames_count;
+    if (!self->asked_callback) {
+        self->asked_callback = 1;
+        self->host->request_callback(self->host);
+    }
+    if (self->told_fires != self->timer_fires) {
+        // The timer's count out as a meter, as a plugin reports a gain reduction.
+        self->told_fires = self->timer_fires;
+        clap_event_param_value_t out = {{sizeof out, 0, CLAP_CORE_EVENT_SPACE_ID, CLAP_EVENT_PARAM_VALUE, 0}, PARAM_TIMER_FIRES, NULL,
+                                        -1, -1, -1, -1, (double)self->told_fires};
+        process->out_events->try_push(process->out_events, &out.header);
+    }
     int faulty = self->frames >= (uint64_t)self->rate;
     self->frames += process->frames_count;
     if (faulty) {
@@ -195,9 +220,25 @@ static bool state_load(const clap_plugin_t *plugin, const clap_istream_t *stream
     return true;
 }
 
+static void say(Plugin *self, const char *line) { if (self->log) self->log->log(self->host, CLAP_LOG_INFO, line); }
+
+static int on_main(Plugin *self) {
+    const clap_host_thread_check_t *check = self->host->get_extension(self->host, CLAP_EXT_THREAD_CHECK);
+    return !check || (check->is_main_thread(self->host) && !check->is_audio_thread(self->host));
+}
+
 static void on_timer(const clap_plugin_t *plugin, clap_id timer) {
     Plugin *self = self_of(plugin);
-    if (timer == self->timer) self->timer_fires++;
+    if (timer != self->timer) return;
+    if (++self->timer_fires == 10) say(self, on_main(self) ? "timer fired 10 times" : "timer not on the main thread");
+}
+
+static void on_fd(const clap_plugin_t *plugin, int fd, uint32_t flags) {
+    Plugin *self = self_of(plugin);
+    char byte;
+    if (fd == self->pipe[0] && (flags & CLAP_POSIX_FD_READ) && read(fd, &byte, 1) == 1) {
+        say(self, on_main(self) ? "descriptor readable" : "descriptor not on the main thread");
+    }
 }
 
 static const void *get_extension(const clap_plugin_t *plugin, const char *id) {
@@ -207,15 +248,20 @@ static const void *get_extension(const clap_plugin_t *plugin, const char *id) {
     static const clap_plugin_latency_t latency = {latency_get};
     static const clap_plugin_state_t state = {state_save, state_load};
     static const clap_plugin_timer_support_t timer = {on_timer};
+    static const clap_plugin_posix_fd_support_t fd = {on_fd};
     if (!strcmp(id, CLAP_EXT_AUDIO_PORTS)) return &ports;
     if (!strcmp(id, CLAP_EXT_PARAMS)) return &params;
     if (!strcmp(id, CLAP_EXT_LATENCY)) return &latency;
     if (!strcmp(id, CLAP_EXT_STATE)) return &state;
     if (!strcmp(id, CLAP_EXT_TIMER_SUPPORT)) return &timer;
+    if (!strcmp(id, CLAP_EXT_POSIX_FD_SUPPORT)) return &fd;
     return NULL;
 }
 
-static void on_main_thread(const clap_plugin_t *plugin) { (void)plugin; }
+static void on_main_thread(const clap_plugin_t *plugin) {
+    Plugin *self = self_of(plugin);
+    say(self, on_main(self) ? "main-thread callback" : "callback not on the main thread");
+}
 
 // MARK: - Factory and entry
 

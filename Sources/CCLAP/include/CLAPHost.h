@@ -104,6 +104,9 @@ int pj_clap_add_transport(PJClapPlugin *plugin, uint32_t time, double beat, doub
 /// thread), then empties the event list. Returns the plugin's status (CLAP_PROCESS_*, or -1
 /// when it refused to start processing).
 int32_t pj_clap_process(PJClapPlugin *plugin, uint32_t frames);
+/// Real-time safe. The parameter values the plugin sent out in the last process (its meters:
+/// read-only parameters), each into `values[index]`; the others are left as they are.
+void pj_clap_take_outputs(PJClapPlugin *plugin, float *values);
 /// Real-time safe. The latency read last on the main thread; parameter values the plugin
 /// changed itself (output events) so far; events refused because the list was full.
 uint32_t pj_clap_cached_latency(PJClapPlugin *plugin);
