@@ -396,6 +396,16 @@ static void describe_notes(PJClapPlugin *p) {
     }
 }
 
+const clap_plugin_entry_t *pj_clap_entry_for(const char *id) {
+    const clap_plugin_entry_t *entry = NULL;
+    pthread_mutex_lock(&catalog_lock);
+    for (uint32_t index = 0; index < plugin_count && !entry; index++) {
+        if (strcmp(plugins[index].descriptor.id, id) == 0) entry = bundles[plugins[index].bundle].entry;
+    }
+    pthread_mutex_unlock(&catalog_lock);
+    return entry;
+}
+
 static const clap_plugin_factory_t *factory_for(const char *id) {
     const clap_plugin_factory_t *factory = NULL;
     pthread_mutex_lock(&catalog_lock);

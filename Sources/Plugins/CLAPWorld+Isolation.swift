@@ -46,23 +46,23 @@ extension CLAPWorld {
         return String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
     }
 
+    /// In a child: `id` made, its preset `reference` (or name) loaded, and the state it leaves —
+    /// the plugin's own and every control — saved into `folder`.
+    package static func savePreset(_ id: String, preset reference: String, to folder: String) throws {
+        let instance = try PluginInstance(uri: scheme + id, sampleRate: 48_000, maxFrames: 1024, offline: true)
+        try instance.loadPreset(reference)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try instance.saveState(to: folder)
+    }
+
+    /// In the engine: a child saves `id`'s state after its preset `reference` into `folder`.
+    static func savePresetInChild(_ id: String, preset reference: String, to folder: String) throws {
+        _ = try runDescriber(id, ["--preset", reference, "--save", folder])
+    }
+
     /// In the engine: `id`'s layout from a child, its controls checked.
     static func isolatedLayout(_ id: String, controls: [String: Float]) throws -> PluginInstance.CLAPLayout {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: PluginProcess.executable)
-        child.arguments = ["clap-describe", id]
-        let output = Pipe(), errors = Pipe()
-        (child.standardOutput, child.standardError) = (output, errors)
-        do { try child.run() } catch { throw PluginError("\(scheme)\(id): \(PluginProcess.executable) could not be started to describe it (\(error))") }
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        child.waitUntilExit()
-        guard child.terminationReason == .exit, child.terminationStatus == 0,
-              let record = try? JSONDecoder().decode(LayoutRecord.self, from: printed) else {
-            let last = said.split(separator: "\n").last.map(String.init) ?? "no message"
-            let how = child.terminationReason == .uncaughtSignal ? "crashed (signal \(child.terminationStatus))" : "failed"
-            throw PluginError("\(scheme)\(id): describing it in a child process \(how): \(last.replacingOccurrences(of: "pulsejack: ", with: ""))")
-        }
+        let record = try JSONDecoder().decode(LayoutRecord.self, from: try runDescriber(id, []))
         let ports = record.ports.enumerated().map { index, port in
             var made = PluginPort(index: UInt32(index), symbol: port.symbol, name: port.name,
                                   kind: port.kind == "audio" ? .audio : port.kind == "control" ? .control : .atom, isInput: port.isInput)
@@ -75,5 +75,25 @@ extension CLAPWorld {
         return PluginInstance.CLAPLayout(description: .init(name: record.name, ports: ports, coarse: false, latency: latency, hasDefaultState: false),
                                          inputs: record.inputs, outputs: record.outputs, parameters: record.parameters,
                                          takesNotes: record.takesNotes)
+    }
+
+    /// `pulsejack clap-describe ID ARGUMENTS` run to its end: what it printed, or the error
+    /// naming how it ended (a crash is a plugin's, not the engine's).
+    private static func runDescriber(_ id: String, _ arguments: [String]) throws -> Data {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: PluginProcess.executable)
+        child.arguments = ["clap-describe", id] + arguments
+        let output = Pipe(), errors = Pipe()
+        (child.standardOutput, child.standardError) = (output, errors)
+        do { try child.run() } catch { throw PluginError("\(scheme)\(id): \(PluginProcess.executable) could not be started to describe it (\(error))") }
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        child.waitUntilExit()
+        guard child.terminationReason == .exit, child.terminationStatus == 0 else {
+            let last = said.split(separator: "\n").last.map(String.init) ?? "no message"
+            let how = child.terminationReason == .uncaughtSignal ? "crashed (signal \(child.terminationStatus))" : "failed"
+            throw PluginError("\(scheme)\(id): a child process making it \(how): \(last.replacingOccurrences(of: "pulsejack: ", with: ""))")
+        }
+        return printed
     }
 }

@@ -2,7 +2,8 @@ import CLV2
 import CLilv
 import Foundation
 
-/// One of a plugin's own presets (LV2's `pset:Preset`): its name (`rdfs:label`) and URI.
+/// One of a plugin's own presets (LV2's `pset:Preset`): its name (`rdfs:label`) and URI; a CLAP
+/// plugin's: its name, and its file or "plugin" with its load key (`CLAPWorld.Preset.reference`).
 package struct PluginPreset: Sendable, Equatable {
     package let name: String
     package let uri: String
@@ -15,7 +16,8 @@ package struct PluginPreset: Sendable, Equatable {
 extension PluginWorld {
     /// The presets of `uri` (none for an unknown plugin), by name.
     package func presets(of uri: String) -> [PluginPreset] {
-        withWorld { world in
+        if let id = CLAPWorld.id(of: uri) { return CLAPWorld.presets(of: id).map { PluginPreset(name: $0.name, uri: $0.reference) } }
+        return withWorld { world in
             guard let plugin = Self.plugin(uri, in: world) else { return [] }
             let kind = lilv_new_uri(world, "http://lv2plug.in/ns/ext/presets#Preset")
             let label = lilv_new_uri(world, "http://www.w3.org/2000/01/rdf-schema#label")
@@ -43,10 +45,16 @@ extension PluginInstance {
     /// Before `activate`: the preset named `name` (or with that URI), its port values set and
     /// its own state restored; an unknown name is one error listing the plugin's presets.
     func loadPreset(_ name: String) throws {
+        if let id = CLAPWorld.id(of: uri) {
+            let presets = CLAPWorld.presets(of: id)
+            guard let preset = presets.first(where: { $0.name == name }) ?? presets.first(where: { $0.reference == name }) else {
+                throw PluginError("\(self.name) (\(uri)) has no preset '\(name)'; \(Self.known(presets.map(\.name)))", field: "preset")
+            }
+            return try loadCLAPPreset(preset, id: id)
+        }
         let presets = PluginWorld.shared.presets(of: uri)
         guard let preset = presets.first(where: { $0.name == name }) ?? presets.first(where: { $0.uri == name }) else {
-            let known = presets.isEmpty ? "it has none" : "its presets: " + presets.map { "'\($0.name)'" }.joined(separator: ", ")
-            throw PluginError("\(self.name) (\(uri)) has no preset '\(name)'; \(known)", field: "preset")
+            throw PluginError("\(self.name) (\(uri)) has no preset '\(name)'; \(Self.known(presets.map(\.name)))", field: "preset")
         }
         let loaded: Bool? = PluginWorld.shared.withWorldOfPluginCode { world in
             guard let node = lilv_new_uri(world, preset.uri) else { return false }
@@ -57,6 +65,11 @@ extension PluginInstance {
             return true
         }
         guard loaded == true else { throw PluginError("\(self.name): its preset '\(name)' (\(preset.uri)) is not one lilv can read", field: "preset") }
+    }
+
+    /// The presets a plugin has, for an error.
+    static func known(_ names: [String]) -> String {
+        names.isEmpty ? "it has none" : "its presets: " + names.map { "'\($0)'" }.joined(separator: ", ")
     }
 
     /// Before `activate`: `controls` (by symbol, checked when the preset was read) over what a

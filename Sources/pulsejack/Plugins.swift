@@ -4,13 +4,13 @@ import Plugins
 
 struct Plugins: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the installed LV2 plugins: URI, name, class, audio and MIDI ports, and each control.",
-        discussion: "Looks where lilv looks: LV2_PATH when set, else the standard folders (~/.lv2, /usr/lib/lv2 …).")
+        abstract: "List the installed LV2 and CLAP plugins: URI (clap:ID), name, class, audio and MIDI ports, and each control.",
+        discussion: "LV2: where lilv looks (LV2_PATH when set, else ~/.lv2, /usr/lib/lv2 …). CLAP: CLAP_PATH, then ~/.clap, then /usr/lib/clap.")
 
     @Flag(help: "Print JSON.") var json = false
     @Option(help: "Only plugins whose URI, name or class contains this text (any case).") var filter: String?
     @Option(help: "One plugin by its URI (an unknown URI names the closest installed ones).", completion: Completions.pluginURIs) var uri: String?
-    @Option(help: ArgumentHelp("The plugin's own presets, a line each: the name a preset's `preset:` takes, a tab, its URI.", valueName: "URI"),
+    @Option(help: ArgumentHelp("The plugin's own presets, a line each: the name a preset's `preset:` takes, a tab, its URI (LV2) or its file or `plugin` and load key (CLAP).", valueName: "URI"),
             completion: Completions.pluginURIs) var presets: String?
 
     func run() throws {

@@ -241,6 +241,26 @@ static void on_fd(const clap_plugin_t *plugin, int fd, uint32_t flags) {
     }
 }
 
+// Two presets inside the plugin ("Quiet" and "Loud": a gain each) and one in a file beside the
+// bundle (misbehave-presets/Half.gain: its gain as text), found through preset discovery and
+// loaded through preset-load.
+static bool load_preset(const clap_plugin_t *plugin, uint32_t kind, const char *location, const char *key) {
+    Plugin *self = self_of(plugin);
+    if (kind == CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN && key) {
+        if (!strcmp(key, "quiet")) { self->gain = 0.25; return true; }
+        if (!strcmp(key, "loud")) { self->gain = 3; return true; }
+        return false;
+    }
+    if (kind != CLAP_PRESET_DISCOVERY_LOCATION_FILE || !location) return false;
+    FILE *file = fopen(location, "r");
+    double gain;
+    int read = file ? fscanf(file, "%lf", &gain) : 0;
+    if (file) fclose(file);
+    if (read != 1) return false;
+    self->gain = gain;
+    return true;
+}
+
 static const void *get_extension(const clap_plugin_t *plugin, const char *id) {
     (void)plugin;
     static const clap_plugin_audio_ports_t ports = {ports_count, ports_get};
@@ -249,12 +269,14 @@ static const void *get_extension(const clap_plugin_t *plugin, const char *id) {
     static const clap_plugin_state_t state = {state_save, state_load};
     static const clap_plugin_timer_support_t timer = {on_timer};
     static const clap_plugin_posix_fd_support_t fd = {on_fd};
+    static const clap_plugin_preset_load_t preset = {load_preset};
     if (!strcmp(id, CLAP_EXT_AUDIO_PORTS)) return &ports;
     if (!strcmp(id, CLAP_EXT_PARAMS)) return &params;
     if (!strcmp(id, CLAP_EXT_LATENCY)) return &latency;
     if (!strcmp(id, CLAP_EXT_STATE)) return &state;
     if (!strcmp(id, CLAP_EXT_TIMER_SUPPORT)) return &timer;
     if (!strcmp(id, CLAP_EXT_POSIX_FD_SUPPORT)) return &fd;
+    if (!strcmp(id, CLAP_EXT_PRESET_LOAD)) return &preset;
     return NULL;
 }
 
@@ -288,8 +310,67 @@ static const clap_plugin_t *create(const clap_plugin_factory_t *factory, const c
 
 static const clap_plugin_factory_t factory = {count, descriptor, create};
 
+// MARK: - Preset discovery
+
+static char presets_folder[1024];
+static const clap_preset_discovery_provider_descriptor_t provider_descriptor = {{1, 2, 0}, "org.pulsejack.misbehave.presets",
+                                                                                "misbehave presets", "pulsejack tests"};
+typedef struct { clap_preset_discovery_provider_t provider; const clap_preset_discovery_indexer_t *indexer; } Provider;
+
+static bool provider_init(const clap_preset_discovery_provider_t *provider) {
+    const clap_preset_discovery_indexer_t *indexer = ((Provider *)provider->provider_data)->indexer;
+    clap_preset_discovery_filetype_t type = {"gain", "a gain as text", "gain"};
+    clap_preset_discovery_location_t inside = {0, "factory", CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN, NULL};
+    clap_preset_discovery_location_t files = {0, "files", CLAP_PRESET_DISCOVERY_LOCATION_FILE, presets_folder};
+    return indexer->declare_filetype(indexer, &type) && indexer->declare_location(indexer, &inside)
+        && indexer->declare_location(indexer, &files);
+}
+static void provider_destroy(const clap_preset_discovery_provider_t *provider) { free(provider->provider_data); }
+static bool provider_metadata(const clap_preset_discovery_provider_t *provider, uint32_t kind, const char *location,
+                              const clap_preset_discovery_metadata_receiver_t *receiver) {
+    (void)provider;
+    clap_universal_plugin_id_t clean = {"clap", ids[CLEAN]}, other = {"vst3", "nothing"};
+    if (kind == CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN) {
+        receiver->begin_preset(receiver, "Quiet", "quiet");
+        receiver->add_plugin_id(receiver, &clean);
+        receiver->begin_preset(receiver, "Loud", "loud");
+        receiver->add_plugin_id(receiver, &clean);
+        receiver->begin_preset(receiver, "Elsewhere", "elsewhere");  // for another plugin: not listed
+        receiver->add_plugin_id(receiver, &other);
+        return true;
+    }
+    const char *slash = strrchr(location, '/'), *dot = strrchr(location, '.');
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)(dot - slash - 1), slash + 1);
+    receiver->begin_preset(receiver, name, NULL);
+    receiver->add_plugin_id(receiver, &clean);
+    return true;
+}
+static const void *provider_extension(const clap_preset_discovery_provider_t *provider, const char *id) {
+    (void)provider; (void)id;
+    return NULL;
+}
+static uint32_t provider_count(const clap_preset_discovery_factory_t *factory) { (void)factory; return 1; }
+static const clap_preset_discovery_provider_descriptor_t *provider_get(const clap_preset_discovery_factory_t *factory, uint32_t index) {
+    (void)factory;
+    return index == 0 ? &provider_descriptor : NULL;
+}
+static const clap_preset_discovery_provider_t *provider_create(const clap_preset_discovery_factory_t *factory,
+                                                               const clap_preset_discovery_indexer_t *indexer, const char *id) {
+    (void)factory;
+    if (strcmp(id, provider_descriptor.id) != 0) return NULL;
+    Provider *made = calloc(1, sizeof(Provider));
+    if (!made) return NULL;
+    made->indexer = indexer;
+    made->provider = (clap_preset_discovery_provider_t){&provider_descriptor, made, provider_init, provider_destroy,
+                                                         provider_metadata, provider_extension};
+    return &made->provider;
+}
+static const clap_preset_discovery_factory_t discovery = {provider_count, provider_get, provider_create};
+
 static bool entry_init(const char *path) {
-    (void)path;
+    const char *slash = strrchr(path, '/');
+    snprintf(presets_folder, sizeof presets_folder, "%.*s/misbehave-presets", slash ? (int)(slash - path) : 1, slash ? path : ".");
     for (int b = 0; b < BEHAVIOURS; b++) {
         snprintf(ids[b], sizeof ids[b], "org.pulsejack.misbehave.%s", names[b]);
         snprintf(labels[b], sizeof labels[b], "Misbehaving CLAP %s", names[b]);
@@ -299,6 +380,10 @@ static bool entry_init(const char *path) {
     return true;
 }
 static void entry_deinit(void) {}
-static const void *get_factory(const char *id) { return strcmp(id, CLAP_PLUGIN_FACTORY_ID) == 0 ? &factory : NULL; }
+static const void *get_factory(const char *id) {
+    if (!strcmp(id, CLAP_PLUGIN_FACTORY_ID)) return &factory;
+    if (!strcmp(id, CLAP_PRESET_DISCOVERY_FACTORY_ID)) return &discovery;
+    return NULL;
+}
 
 __attribute__((visibility("default"))) const clap_plugin_entry_t clap_entry = {{1, 2, 0}, entry_init, entry_deinit, get_factory};

@@ -177,3 +177,44 @@ extension PluginHostTests {
         XCTAssertEqual(delayed, ([straight[0] + 1_000] + straight.dropFirst()).filter { $0 < output.right.count })
     }
 }
+
+/// A CLAP plugin's own presets: the project's CLAP plugin offers two inside it and one file
+/// beside its bundle through preset discovery, and loads them through preset-load.
+extension PluginHostTests {
+    func testCLAPPresetsAreListedAndLoadExactlyTheirValuesAtStartLiveAndIsolated() throws {
+        setenv("CLAP_PATH", try MisbehavingPlugins.clapFolder(), 1)
+        let uri = MisbehavingPlugins.clapURI("clean")
+        let folder = try MisbehavingPlugins.clapFolder()
+        // The source's presets: "Quiet" 0.25 and "Loud" 3 inside it, the file's "Half" 0.5; not
+        // "Elsewhere" (for another plugin), nor the README beside Half.gain (not a declared type).
+        XCTAssertEqual(PluginWorld.shared.presets(of: uri), [
+            PluginPreset(name: "Quiet", uri: "plugin#quiet"), PluginPreset(name: "Loud", uri: "plugin#loud"),
+            PluginPreset(name: "Half", uri: "\(folder)/misbehave-presets/Half.gain"),
+        ])
+        let frames = 4_096
+        let noise = try writeNoise(frames: frames)
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+        for (preset, gain) in [("Quiet", Float(0.25)), ("Loud", 3), ("Half", 0.5)] {
+            for isolate in [false, true] {
+                let label = "\(preset)\(isolate ? ", isolated" : "")"
+                let engine = try self.engine(inserts: "      - {plugin: '\(uri)', preset: \(preset), isolate: \(isolate)}", period: 256, sources: [ring])
+                let plugin = try XCTUnwrap(engine.slots[0].inserts).stages[0].plugin
+                XCTAssertEqual(plugin.control(try XCTUnwrap(plugin.controlPort("gain")).index), gain, label)
+                let named = render(engine, ring: ring, frames: frames, period: 256, messages: [])
+                let set = render(try self.engine(inserts: "      - {plugin: '\(uri)', controls: {gain: \(gain)}, isolate: \(isolate)}", period: 256,
+                                                 sources: [ring]), ring: ring, frames: frames, period: 256, messages: [])
+                XCTAssertEqual(maxDifference(named.left[...], set.left[...]), 0, "\(label): renders as its value set by hand")
+                XCTAssertEqual(named.left[100], noise.samples[100] * gain, label)
+            }
+        }
+        // Live: loaded off the process thread, swapped in at the message's frame.
+        let engine = try self.engine(inserts: "      - {plugin: '\(uri)'}", period: 256, sources: [ring])
+        XCTAssertTrue(ring.producer.push(try engine.handle.insertPresetMessage(place: "noise", insert: 1, preset: "Loud", frame: 1_000)))
+        let live = render(engine, ring: ring, frames: frames, period: 256, messages: [])
+        XCTAssertEqual(live.left[999], noise.samples[999], "before the swap: gain 1")
+        XCTAssertEqual(live.left[1_000], noise.samples[1_000] * 3, "from its frame: the preset's gain")
+        XCTAssertThrowsError(try engine.handle.insertPresetMessage(place: "noise", insert: 1, preset: "Elsewhere")) { error in
+            XCTAssertTrue("\(error)".contains("has no preset 'Elsewhere'; its presets: 'Quiet', 'Loud', 'Half'"), "\(error)")
+        }
+    }
+}

@@ -153,6 +153,11 @@ public enum MisbehavingPlugins {
                                              ["-std=c11", "-O1", "-shared", "-fPIC", "-Wall", "-o", partial.path, source.path, "-lm"])
             guard compile.status == 0 else { throw BuildFailure(description: "cc \(source.path): \(compile.stderr)") }
             _ = rename(partial.path, made.appendingPathComponent("misbehave.clap").path)
+            // A preset in a file beside the bundle, which its preset discovery finds.
+            let presets = made.appendingPathComponent("misbehave-presets")
+            try FileManager.default.createDirectory(at: presets, withIntermediateDirectories: true)
+            try "0.5\n".write(to: presets.appendingPathComponent("Half.gain"), atomically: true, encoding: .utf8)
+            try "not a preset\n".write(to: presets.appendingPathComponent("README.txt"), atomically: true, encoding: .utf8)
             folder = made.path
             return made.path
         }

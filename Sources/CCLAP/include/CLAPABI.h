@@ -281,4 +281,66 @@ typedef struct clap_host_preset_load {
     void (*loaded)(const clap_host_t *host, uint32_t location_kind, const char *location, const char *load_key);
 } clap_host_preset_load_t;
 
+// MARK: - Preset discovery (a factory of its own)
+
+#define CLAP_PRESET_DISCOVERY_FACTORY_ID "clap.preset-discovery-factory/2"
+#define CLAP_PRESET_DISCOVERY_FACTORY_ID_COMPAT "clap.preset-discovery-factory/draft-2"
+
+typedef struct clap_universal_plugin_id { const char *abi, *id; } clap_universal_plugin_id_t;
+
+typedef struct clap_preset_discovery_metadata_receiver {
+    void *receiver_data;
+    void (*on_error)(const struct clap_preset_discovery_metadata_receiver *receiver, int32_t os_error, const char *message);
+    bool (*begin_preset)(const struct clap_preset_discovery_metadata_receiver *receiver, const char *name, const char *load_key);
+    void (*add_plugin_id)(const struct clap_preset_discovery_metadata_receiver *receiver, const clap_universal_plugin_id_t *plugin_id);
+    void (*set_soundpack_id)(const struct clap_preset_discovery_metadata_receiver *receiver, const char *soundpack_id);
+    void (*set_flags)(const struct clap_preset_discovery_metadata_receiver *receiver, uint32_t flags);
+    void (*add_creator)(const struct clap_preset_discovery_metadata_receiver *receiver, const char *creator);
+    void (*set_description)(const struct clap_preset_discovery_metadata_receiver *receiver, const char *description);
+    void (*set_timestamps)(const struct clap_preset_discovery_metadata_receiver *receiver, uint64_t created, uint64_t modified);
+    void (*add_feature)(const struct clap_preset_discovery_metadata_receiver *receiver, const char *feature);
+    void (*add_extra_info)(const struct clap_preset_discovery_metadata_receiver *receiver, const char *key, const char *value);
+} clap_preset_discovery_metadata_receiver_t;
+
+typedef struct clap_preset_discovery_filetype { const char *name, *description, *file_extension; } clap_preset_discovery_filetype_t;
+typedef struct clap_preset_discovery_location {
+    uint32_t flags;
+    const char *name;
+    uint32_t kind;
+    const char *location;
+} clap_preset_discovery_location_t;
+typedef struct clap_preset_discovery_soundpack {
+    uint32_t flags;
+    const char *id, *name, *description, *homepage_url, *vendor, *image_path;
+    uint64_t release_timestamp;
+} clap_preset_discovery_soundpack_t;
+typedef struct clap_preset_discovery_provider_descriptor {
+    clap_version_t clap_version;
+    const char *id, *name, *vendor;
+} clap_preset_discovery_provider_descriptor_t;
+typedef struct clap_preset_discovery_provider {
+    const clap_preset_discovery_provider_descriptor_t *desc;
+    void *provider_data;
+    bool (*init)(const struct clap_preset_discovery_provider *provider);
+    void (*destroy)(const struct clap_preset_discovery_provider *provider);
+    bool (*get_metadata)(const struct clap_preset_discovery_provider *provider, uint32_t location_kind, const char *location,
+                         const clap_preset_discovery_metadata_receiver_t *receiver);
+    const void *(*get_extension)(const struct clap_preset_discovery_provider *provider, const char *id);
+} clap_preset_discovery_provider_t;
+typedef struct clap_preset_discovery_indexer {
+    clap_version_t clap_version;
+    const char *name, *vendor, *url, *version;
+    void *indexer_data;
+    bool (*declare_filetype)(const struct clap_preset_discovery_indexer *indexer, const clap_preset_discovery_filetype_t *filetype);
+    bool (*declare_location)(const struct clap_preset_discovery_indexer *indexer, const clap_preset_discovery_location_t *location);
+    bool (*declare_soundpack)(const struct clap_preset_discovery_indexer *indexer, const clap_preset_discovery_soundpack_t *soundpack);
+    const void *(*get_extension)(const struct clap_preset_discovery_indexer *indexer, const char *id);
+} clap_preset_discovery_indexer_t;
+typedef struct clap_preset_discovery_factory {
+    uint32_t (*count)(const struct clap_preset_discovery_factory *factory);
+    const clap_preset_discovery_provider_descriptor_t *(*get_descriptor)(const struct clap_preset_discovery_factory *factory, uint32_t index);
+    const clap_preset_discovery_provider_t *(*create)(const struct clap_preset_discovery_factory *factory,
+                                                      const clap_preset_discovery_indexer_t *indexer, const char *provider_id);
+} clap_preset_discovery_factory_t;
+
 #endif

@@ -26,6 +26,17 @@ int pj_clap_load_bundle(const char *path, char *error, size_t capacity);
 uint32_t pj_clap_catalog_count(void);
 PJClapDescriptor pj_clap_catalog_entry(uint32_t index);
 
+/// Control thread. The entry of the bundle that offers plugin `id` (NULL: none loaded does).
+const clap_plugin_entry_t *pj_clap_entry_for(const char *id);
+
+/// One preset found: its name, where it is (CLAP_PRESET_DISCOVERY_LOCATION_FILE and a path, or
+/// _PLUGIN and NULL or the plugin's own location) and its load key (NULL: none).
+typedef void (*PJClapPresetFound)(void *context, const char *name, uint32_t location_kind, const char *location,
+                                  const char *load_key);
+/// Control thread. The presets of plugin `id` its bundle's preset discovery finds, each handed
+/// to `found`, in the providers' order; how many (0: none or no discovery, -1: unknown plugin).
+int pj_clap_find_presets(const char *id, PJClapPresetFound found, void *context);
+
 /// What the plugin says of one of its parameters, one of its audio ports, its note input.
 typedef struct {
     clap_id id;
