@@ -145,8 +145,8 @@ final class MisbehavingPluginLiveTests: XCTestCase {
         // Four seconds of the outputs: the faults start after each plugin's first second.
         let ports = ["out_L", "out_R"] + (place == .masterInsert ? [] : Self.behaviours.map { "\(voice($0.name))_L" })
         let audio = try XCTUnwrap(JackCapture.record(ports, of: client, server: server, seconds: 4, into: folder.file("capture.wav")))
-        let status = try Subprocess.run(Subprocess.pulsejack, ["status", "--osc-port", "\(oscPort)", "--json"])
         ear.close()
+        let status = try statusOnceEveryIsolatedFaultHappened(oscPort: oscPort, at: place)
         let (exit, printed) = run?.stop() ?? (-1, "")
         XCTAssertEqual(exit, 0, printed)
 
@@ -177,6 +177,25 @@ final class MisbehavingPluginLiveTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(values["plugin_restarts"] as? Int ?? 0, 2, status.stdout)
     }
 
+    /// `pulsejack status --json` once every isolated plugin has been out at least once (its
+    /// fault comes after its own first second of runs, and a child started late under load —
+    /// five children beside crashing ones on two cores — can reach it after the four seconds
+    /// recorded: CI under PipeWire, "hang" never named in a 5 s run), or after 20 s.
+    private func statusOnceEveryIsolatedFaultHappened(oscPort: UInt16, at place: Place) throws -> Subprocess {
+        let isolated = Self.behaviours(at: place).enumerated().filter { $0.element.isolate }.map { self.place(of: $0.offset, at: place) }
+        var faulted = Set<String>(), status: Subprocess
+        let deadline = Date().addingTimeInterval(20)
+        repeat {
+            status = try Subprocess.run(Subprocess.pulsejack, ["status", "--osc-port", "\(oscPort)", "--json"])
+            let values = (try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) as? [String: Any] ?? [:]
+            for name in isolated where values["plugin_\(name)_state"] as? String != "playing" || (values["plugin_\(name)_restarts"] as? Int ?? 0) > 0 {
+                faulted.insert(name)
+            }
+            if faulted.count < isolated.count { Thread.sleep(forTimeInterval: 0.5) }
+        } while faulted.count < isolated.count && Date() < deadline
+        return status
+    }
+
     /// The clean voice: its clicks on the heart's frames (24 000 apart at 120 BPM, in JACK's
     /// frame time) through every fault.
     private func checkTheCleanVoice(heardBy ear: CaptureClient, printed: String) {
@@ -194,7 +213,16 @@ final class MisbehavingPluginLiveTests: XCTestCase {
         let due = Int(ear.framesSeen / 24_000)
         XCTAssertGreaterThanOrEqual(heard.count * 2, due, "\(heard) of \(due) due; \(printed)")
         XCTAssertGreaterThanOrEqual((heard.last ?? 0) - (heard.first ?? 0), Int64(max(due - 3, 1)) * 24_000, "\(heard) of \(due) due")
-        let off = LiveGrid.offGrid(heard, spacing: 24_000, lateBudget: Int64(skipped + 256 * xruns))
+        // Under PipeWire the loaded ear misreads its own cycles' frame times by part of a period
+        // too (CI and here, 0 xruns each: 238848 on the grid 238784, 144640 on 144512), and a
+        // click it hears at the first frame after a gap of its own is the server's late delivery
+        // of its tail, its frame unknowable there (CI: 3334144, due 3333760, right after the
+        // gaps 3333376..<3333632 and 3333888..<3334144; here 455936, due 454784 inside the gap
+        // 453888..<455680, a period after it): heard, and counted above, but placed only within
+        // a period, or — within a period after a gap — not at all.
+        let gapEnds = ear.gaps.map(\.upperBound)
+        let placed = TestServer.isPipeWire ? heard.filter { onset in !gapEnds.contains { $0 <= onset && onset - $0 <= 256 } } : heard
+        let off = LiveGrid.offGrid(placed, spacing: 24_000, lateBudget: Int64(skipped + 256 * xruns), withinAPeriod: TestServer.isPipeWire)
         XCTAssertNotNil(off, "the clean voice off its grid: \(heard); \(timing)")
         // The ear itself not run for the cycle a click was due in hears it a period late, no
         // fault of pulsejack's: jackd2 gives it the click's tail at the next cycle's first frame

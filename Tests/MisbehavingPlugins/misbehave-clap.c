@@ -13,11 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
-enum behaviour { CLEAN, NAN_OUT, HANG, SEGFAULT, BEHAVIOURS };
-static const char *names[BEHAVIOURS] = {"clean", "nan", "hang", "segfault"};
+// "instrument" takes notes instead of audio: a note-on is a 1.0 impulse at its frame, a note-off
+// a −0.75 one, so a host's note times can be read in its output.
+enum behaviour { CLEAN, NAN_OUT, HANG, SEGFAULT, INSTRUMENT, BEHAVIOURS };
+static const char *names[BEHAVIOURS] = {"clean", "nan", "hang", "segfault", "instrument"};
 static char ids[BEHAVIOURS][64], labels[BEHAVIOURS][64];
 static clap_plugin_descriptor_t descriptors[BEHAVIOURS];
-static const char *features[] = {"audio-effect", NULL};
+static const char *features[] = {"audio-effect", NULL}, *instrument_features[] = {"instrument", NULL};
 
 enum { PARAM_GAIN = 10, PARAM_LATENCY = 11, PARAM_TIMER_FIRES = 12, DELAY_FRAMES = 1 << 16 };
 
@@ -113,8 +115,22 @@ static void render(Plugin *self, const clap_process_t *process, uint32_t from, u
     }
 }
 
+static int32_t play(Plugin *self, const clap_process_t *process) {
+    for (int c = 0; c < 2; c++) memset(process->audio_outputs[0].data32[c], 0, process->frames_count * sizeof(float));
+    uint32_t count = process->in_events->size(process->in_events);
+    for (uint32_t index = 0; index < count; index++) {
+        const clap_event_header_t *event = process->in_events->get(process->in_events, index);
+        if (event->space_id != CLAP_CORE_EVENT_SPACE_ID || event->time >= process->frames_count) continue;
+        float level = event->type == CLAP_EVENT_NOTE_ON ? 1.0f : event->type == CLAP_EVENT_NOTE_OFF ? -0.75f : 0;
+        if (event->type == CLAP_EVENT_PARAM_VALUE) apply(self, event);
+        for (int c = 0; c < 2 && level != 0; c++) process->audio_outputs[0].data32[c][event->time] = level;
+    }
+    return CLAP_PROCESS_CONTINUE;
+}
+
 static int32_t process(const clap_plugin_t *plugin, const clap_process_t *process) {
     Plugin *self = self_of(plugin);
+    if (self->behaviour == INSTRUMENT) return play(self, process);
     const clap_host_thread_check_t *check = self->host->get_extension(self->host, CLAP_EXT_THREAD_CHECK);
     if (check && (!check->is_audio_thread(self->host) || check->is_main_thread(self->host)) && self->log) {
         self->log->log(self->host, CLAP_LOG_HOST_MISBEHAVING, "process() not on the audio thread");
@@ -156,16 +172,24 @@ static int32_t process(const clap_plugin_t *plugin, const clap_process_t *proces
 
 // MARK: - Extensions
 
-static uint32_t ports_count(const clap_plugin_t *plugin, bool is_input) { (void)plugin; (void)is_input; return 1; }
+static uint32_t ports_count(const clap_plugin_t *plugin, bool is_input) {
+    return is_input && self_of(plugin)->behaviour == INSTRUMENT ? 0 : 1;
+}
 static bool ports_get(const clap_plugin_t *plugin, uint32_t index, bool is_input, clap_audio_port_info_t *info) {
-    (void)plugin;
-    if (index != 0) return false;
+    if (index >= ports_count(plugin, is_input)) return false;
     info->id = is_input ? 0 : 1;
     snprintf(info->name, sizeof info->name, "%s", is_input ? "In" : "Out");
     info->flags = CLAP_AUDIO_PORT_IS_MAIN;
     info->channel_count = 2;
     info->port_type = "stereo";
     info->in_place_pair = CLAP_INVALID_ID;
+    return true;
+}
+
+static uint32_t notes_count(const clap_plugin_t *plugin, bool is_input) { return is_input && self_of(plugin)->behaviour == INSTRUMENT; }
+static bool notes_get(const clap_plugin_t *plugin, uint32_t index, bool is_input, clap_note_port_info_t *info) {
+    if (index >= notes_count(plugin, is_input)) return false;
+    *info = (clap_note_port_info_t){0, CLAP_NOTE_DIALECT_CLAP | CLAP_NOTE_DIALECT_MIDI, CLAP_NOTE_DIALECT_CLAP, "Notes"};
     return true;
 }
 
@@ -264,6 +288,7 @@ static bool load_preset(const clap_plugin_t *plugin, uint32_t kind, const char *
 static const void *get_extension(const clap_plugin_t *plugin, const char *id) {
     (void)plugin;
     static const clap_plugin_audio_ports_t ports = {ports_count, ports_get};
+    static const clap_plugin_note_ports_t notes = {notes_count, notes_get};
     static const clap_plugin_params_t params = {params_count, params_info, params_value, params_text, params_parse, params_flush};
     static const clap_plugin_latency_t latency = {latency_get};
     static const clap_plugin_state_t state = {state_save, state_load};
@@ -271,6 +296,7 @@ static const void *get_extension(const clap_plugin_t *plugin, const char *id) {
     static const clap_plugin_posix_fd_support_t fd = {on_fd};
     static const clap_plugin_preset_load_t preset = {load_preset};
     if (!strcmp(id, CLAP_EXT_AUDIO_PORTS)) return &ports;
+    if (!strcmp(id, CLAP_EXT_NOTE_PORTS)) return &notes;
     if (!strcmp(id, CLAP_EXT_PARAMS)) return &params;
     if (!strcmp(id, CLAP_EXT_LATENCY)) return &latency;
     if (!strcmp(id, CLAP_EXT_STATE)) return &state;
@@ -375,7 +401,7 @@ static bool entry_init(const char *path) {
         snprintf(ids[b], sizeof ids[b], "org.pulsejack.misbehave.%s", names[b]);
         snprintf(labels[b], sizeof labels[b], "Misbehaving CLAP %s", names[b]);
         descriptors[b] = (clap_plugin_descriptor_t){{1, 2, 0}, ids[b], labels[b], "pulsejack tests", "", "", "", "1.0",
-                                                    "a test plugin", features};
+                                                    "a test plugin", b == INSTRUMENT ? instrument_features : features};
     }
     return true;
 }

@@ -218,3 +218,34 @@ extension PluginHostTests {
         }
     }
 }
+
+/// A CLAP instrument as an lv2 voice: the project's CLAP instrument answers each note-on with a
+/// 1.0 impulse and each note-off with −0.75 at the event's frame.
+extension PluginHostTests {
+    func testACLAPInstrumentPlaysEachNoteAtItsFrame() throws {
+        setenv("CLAP_PATH", try MisbehavingPlugins.clapFolder(), 1)
+        let preset = folder.appendingPathComponent("clap-instrument.yaml")
+        try """
+        name: clap instrument
+        voices:
+          - {name: straight, kind: click, pan: -1}
+          - name: keys
+            kind: lv2
+            plugin: clap:org.pulsejack.misbehave.instrument
+            note: 60
+            length: 0.1
+            pan: 1
+        """.write(to: preset, atomically: true, encoding: .utf8)
+        let ring = SPSCRing<ControlMessage>(minimumCapacity: 16)
+        let engine = try EngineGraph.build(preset: LoadedPreset.load(path: preset.path), sampleRate: 48_000, maxFrames: 256, offline: true) { $0.sources = [ring] }
+        XCTAssertTrue(ring.producer.push(ControlMessage(frame: 24_000, .tempo(bpm: 97))))
+        let output = Fixtures.run(engine, sizes: [256], periods: 48_000 * 4 / 256)
+        // The click's first loud sample each beat; the instrument's impulses, one sample each.
+        let loud = WavFile.onsets(output.left)
+        let beats = loud.indices.filter { $0 == 0 || loud[$0] - loud[$0 - 1] > 100 }.map { loud[$0] }
+        XCTAssertGreaterThanOrEqual(beats.count, 5)
+        let expected = beats.flatMap { [$0, $0 + 4_800] }.filter { $0 < output.right.count }
+        XCTAssertEqual(WavFile.onsets(output.right), expected, "each note on at its beat, off 0.1 s later")
+        XCTAssertEqual(expected.map { output.right[$0] > 0 }, expected.indices.map { $0 % 2 == 0 }, "on, then off")
+    }
+}

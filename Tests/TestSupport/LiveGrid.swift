@@ -28,7 +28,10 @@ public enum LiveGrid {
     /// is read in a later cycle), spends the periods beyond the first from it — the budget
     /// `onGrid` allows, the frames skipped plus a period an xrun (CI: 24001984 for 24001472 and
     /// 1141952 for 1141440, 113 and 111 xruns).
-    public static func offGrid(_ onsets: [Int64], spacing: Int64, period: Int64 = 256, lateBudget: Int64 = 0) -> [Int64]? {
+    /// `withinAPeriod`: any onset less than a period either way is off the grid, not wrong (an
+    /// ear whose own cycles' frame times the server misreports by part of a period).
+    public static func offGrid(_ onsets: [Int64], spacing: Int64, period: Int64 = 256, lateBudget: Int64 = 0,
+                               withinAPeriod: Bool = false) -> [Int64]? {
         func phase(_ frame: Int64) -> Int64 { (frame % spacing + spacing) % spacing }
         let counts = Dictionary(grouping: onsets, by: phase).mapValues(\.count)
         guard let grid = counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) })?.key else { return [] }
@@ -37,7 +40,7 @@ public enum LiveGrid {
             let deviation = (phase(onset - grid) + spacing / 2) % spacing - spacing / 2
             if deviation > period && deviation % period == 0 && deviation - period <= budget {
                 budget -= deviation - period
-            } else if ![0, period, -period].contains(deviation) {
+            } else if ![0, period, -period].contains(deviation) && !(withinAPeriod && abs(deviation) < period) {
                 return nil
             }
             if deviation == 0 {

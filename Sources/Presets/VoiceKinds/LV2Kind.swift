@@ -10,7 +10,7 @@ package struct LV2Kind: VoiceKindDescriptor {
     package let kind = Preset.VoiceKind.lv2
     package let summary = "an LV2 instrument plugin (a piano, a synth), one MIDI note per firing at its exact frame"
     package let fields = [
-        VoiceField("plugin", .text, "the instrument's URI (pulsejack plugins --filter Instrument lists them)"),
+        VoiceField("plugin", .text, "the instrument's URI, or clap:ID for a CLAP instrument (pulsejack plugins --filter Instrument lists them)"),
         VoiceField("controls", .controls, "control values by port symbol; the rest keep the plugin's defaults"),
         VoiceField("note", .whole(0...127), default: .whole(60), "the MIDI note a firing plays"),
         VoiceField("length", .number(0.001...60), default: .number(0.5), "seconds from a note's note-on to its note-off"),
@@ -34,11 +34,13 @@ package struct LV2Kind: VoiceKindDescriptor {
                                                   isolate: definition.option("isolate")?.flag == true) { field, message in
             voice.error(field ?? "plugin", message)
         }
-        // A plugin that plays from the host's time alone (a metronome, a tempo-synced generator)
-        // is an instrument too: its firings have no note to play.
-        guard plugin.hasMIDIInput || plugin.takesTime, !plugin.audioOutputs.isEmpty else {
-            throw voice.error("plugin", "\(plugin.name) (\(plugin.uri)) is not an instrument: it needs a MIDI input (or to take the host's "
-                              + "time, time:Position) and an audio output")
+        // An LV2 plugin that plays from the host's time alone (a metronome, a tempo-synced
+        // generator) is an instrument too: its firings have no note to play. Every CLAP plugin
+        // takes the transport, so a CLAP instrument needs a note input.
+        let playsFromTime = plugin.takesTime && CLAPWorld.id(of: plugin.uri) == nil
+        guard plugin.hasMIDIInput || playsFromTime, !plugin.audioOutputs.isEmpty else {
+            throw voice.error("plugin", "\(plugin.name) (\(plugin.uri)) is not an instrument: it needs a MIDI or note input (or, LV2, to take "
+                              + "the host's time, time:Position) and an audio output")
         }
         return LV2InstrumentVoice(plugin: plugin, note: whole("note", of: voice), lengthSeconds: number("length", of: voice),
                                   channel: UInt8(whole("channel", of: voice) - 1))
