@@ -116,10 +116,16 @@ final class EnsembleNetworkTests: XCTestCase {
         XCTAssertNotNil(both, "\(slave.name): performer beats and grid beats take different paths")
         if let both, !both.slips.isEmpty { print("\(slave.name): its frames slipped a period behind the studio's at \(both.slips)") }
 
-        // MIDI out went through NetJACK2's MIDI channel: a note-on at the studio for every beat heard.
-        let notes = Set(slave.midiNoteOns.filter { $0 < report.cutFrame && $0 >= report.firstCommonFrame })
-        let audio = Set((slave.performerBeats + slave.gridBeats).filter { $0 < report.cutFrame && $0 >= report.firstCommonFrame })
-        XCTAssertEqual(notes, audio, "\(slave.name): MIDI notes and audio onsets differ at the studio")
+        // MIDI out went through NetJACK2's MIDI channel: a note-on at the studio for every beat
+        // heard, where all three of the studio's ears ran (a cycle the MIDI ear was not run for
+        // loses its notes to it: CI, alice's beat at 2204928 heard, its note not).
+        let earGaps = slave.gridEarGaps + slave.performerEarGaps + slave.midiEarGaps
+        func judged(_ frame: Int64) -> Bool {
+            frame < report.cutFrame && frame >= report.firstCommonFrame && !earGaps.contains { $0.contains(frame) }
+        }
+        let notes = Set(slave.midiNoteOns.filter(judged)), audio = Set((slave.performerBeats + slave.gridBeats).filter(judged))
+        XCTAssertEqual(notes, audio, "\(slave.name): MIDI notes and audio onsets differ at the studio: notes alone \(notes.subtracting(audio).sorted()), "
+                       + "beats alone \(audio.subtracting(notes).sorted()); the MIDI ear's gaps \(slave.midiEarGaps)")
     }
 
     private func checkBothSlavesShareTheGrid(_ report: NetworkEnsemble.Report, grown: [Int64], summaries: [String]) {

@@ -85,6 +85,9 @@ public final class MidiCapture {
     /// was not run for never reached it.
     public func ran(at frame: Int64) -> Bool { log.ran(at: frame, of: periods.load(ordering: .acquiring)) }
 
+    /// Where in JACK's frame time the capture was not run while it listened: a note there was not heard.
+    public var gaps: [Range<Int64>] { log.gaps(of: periods.load(ordering: .acquiring)) }
+
     /// Closes the JACK client (idempotent; also when the peer is released, before its buffers go).
     public func close() { owned.close() }
 

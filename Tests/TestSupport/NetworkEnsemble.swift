@@ -19,7 +19,10 @@ public final class NetworkEnsemble {
         /// Where the studio's ear on the slave's grid channel was not run (JACK frame time).
         public var gridEarGaps: [Range<Int64>] = []
         public var performerBeats: [Int64] = []
+        /// Where the studio's ears on its performer channel and its MIDI were not run.
+        public var performerEarGaps: [Range<Int64>] = []
         public var midiNoteOns: [Int64] = []
+        public var midiEarGaps: [Range<Int64>] = []
         /// Where the slave fired them, in its own engine frames (its --events-out).
         public var gridEvents: [Int64] = []
         public var performerEvents: [Int64] = []
@@ -276,7 +279,9 @@ public final class NetworkEnsemble {
         slave.gridBeats = capture.grid.onsetJackFrames
         slave.gridEarGaps = capture.grid.gaps
         slave.performerBeats = capture.performer.onsetJackFrames
+        slave.performerEarGaps = capture.performer.gaps
         slave.midiNoteOns = capture.midi.received.filter(\.isNoteOn).map(\.frame)
+        slave.midiEarGaps = capture.midi.gaps
         let events = try String(contentsOf: folder.appendingPathComponent("\(slave.name).jsonl"), encoding: .utf8).split(separator: "\n")
         func frames(_ voice: String) -> [Int64] {
             events.filter { $0.contains("\"voice\":\"\(voice)\"") }.compactMap { line in
