@@ -118,7 +118,6 @@ struct PJClapPlugin {
     const clap_plugin_note_ports_t *note_ports;
     const clap_plugin_state_t *state;
     const clap_plugin_latency_t *latency;
-    const clap_plugin_tail_t *tail;
     const clap_plugin_timer_support_t *timer_support;
     const clap_plugin_posix_fd_support_t *fd_support;
     const clap_plugin_preset_load_t *preset_load;
@@ -153,13 +152,12 @@ struct PJClapPlugin {
     int activated, processing, process_refused;
     _Atomic uint32_t cached_latency;
     _Atomic int latency_changed, callback_requested, restart_requested;
-    _Atomic uint64_t output_params, dropped;
 
     pthread_t creator;
     Timer timers[MAX_TIMERS];
     clap_id next_timer;
     Descriptor fds[MAX_FDS];
-    _Atomic uint32_t timer_count, fd_count;
+    _Atomic uint32_t fd_count;
 };
 
 // The threads, as the plugin asks (thread-check): the thread inside a main-thread call, or the
@@ -185,7 +183,8 @@ static void request_restart(const clap_host_t *host) { atomic_store(&from(host)-
 static void request_process(const clap_host_t *host) { (void)host; }  // it is always processed
 static void request_callback(const clap_host_t *host) { atomic_store(&from(host)->callback_requested, 1); }
 static void latency_changed(const clap_host_t *host) { atomic_store(&from(host)->latency_changed, 1); }
-static void tail_changed(const clap_host_t *host) { (void)host; }  // read when asked for
+// pulsejack runs every insert every period, whether or not its voice sounds: no tail is cut short, so none is asked for.
+static void tail_changed(const clap_host_t *host) { (void)host; }
 static void state_dirty(const clap_host_t *host) { (void)host; }
 static void params_rescan(const clap_host_t *host, uint32_t flags) { (void)host; (void)flags; }
 static void params_clear(const clap_host_t *host, clap_id id, uint32_t flags) { (void)host; (void)id; (void)flags; }
@@ -209,7 +208,6 @@ static bool register_timer(const clap_host_t *host, uint32_t period_ms, clap_id 
         uint32_t period = period_ms < 10 ? 10 : period_ms;
         p->timers[index] = (Timer){p->next_timer++, period, now_ms() + period, 1};
         *timer_id = p->timers[index].id;
-        atomic_fetch_add(&p->timer_count, 1);
         return true;
     }
     return false;
@@ -220,7 +218,6 @@ static bool unregister_timer(const clap_host_t *host, clap_id timer_id) {
     for (int index = 0; index < MAX_TIMERS; index++) {
         if (p->timers[index].used && p->timers[index].id == timer_id) {
             p->timers[index].used = 0;
-            atomic_fetch_sub(&p->timer_count, 1);
             return true;
         }
     }
@@ -298,7 +295,6 @@ static const clap_event_header_t *events_get(const clap_input_events_t *list, ui
 static bool output_push(const clap_output_events_t *list, const clap_event_header_t *event) {
     PJClapPlugin *p = list->ctx;
     if (event && event->space_id == CLAP_CORE_EVENT_SPACE_ID && event->type == CLAP_EVENT_PARAM_VALUE) {
-        atomic_fetch_add_explicit(&p->output_params, 1, memory_order_relaxed);
         const clap_event_param_value_t *value = (const clap_event_param_value_t *)event;
         for (uint32_t index = 0; index < p->param_count; index++) {
             if (p->param_infos[index].id != value->param_id) continue;
@@ -312,10 +308,7 @@ static bool output_push(const clap_output_events_t *list, const clap_event_heade
 
 /// Real-time safe. The next free event, or NULL (counted) when the list is full.
 static Event *next_event(PJClapPlugin *p, uint32_t time, uint16_t type, uint32_t size) {
-    if (p->event_count == p->event_capacity) {
-        atomic_fetch_add_explicit(&p->dropped, 1, memory_order_relaxed);
-        return NULL;
-    }
+    if (p->event_count == p->event_capacity) return NULL;
     uint32_t index = p->event_count;
     p->order[index] = index;
     p->event_count++;
@@ -448,7 +441,6 @@ PJClapPlugin *pj_clap_new(const char *id, void *log_host, PJClapLogLine log_line
         p->note_ports = EXTENSION(p, CLAP_EXT_NOTE_PORTS);
         p->state = EXTENSION(p, CLAP_EXT_STATE);
         p->latency = EXTENSION(p, CLAP_EXT_LATENCY);
-        p->tail = EXTENSION(p, CLAP_EXT_TAIL);
         p->timer_support = EXTENSION(p, CLAP_EXT_TIMER_SUPPORT);
         p->fd_support = EXTENSION(p, CLAP_EXT_POSIX_FD_SUPPORT);
         p->preset_load = EXTENSION(p, CLAP_EXT_PRESET_LOAD);
@@ -545,14 +537,6 @@ uint32_t pj_clap_latency(PJClapPlugin *p) {
     return atomic_load(&p->cached_latency);
 }
 
-uint32_t pj_clap_tail(PJClapPlugin *p) {
-    if (!p->tail || !p->activated) return 0;
-    in_main_call++;
-    uint32_t tail = p->tail->get(p->plugin);
-    in_main_call--;
-    return tail;
-}
-
 static int64_t write_file(const clap_ostream_t *stream, const void *buffer, uint64_t size) {
     return fwrite(buffer, 1, size, stream->ctx) == size ? (int64_t)size : -1;
 }
@@ -631,7 +615,6 @@ uint32_t pj_clap_idle(PJClapPlugin *p) {
     return atomic_exchange(&p->restart_requested, 0) ? 1u : 0u;
 }
 
-uint32_t pj_clap_timer_count(PJClapPlugin *p) { return atomic_load(&p->timer_count); }
 
 int64_t pj_clap_next_timer_ms(PJClapPlugin *p) {
     uint64_t now = now_ms();
@@ -689,15 +672,24 @@ int pj_clap_add_midi(PJClapPlugin *p, uint32_t time, uint8_t status, uint8_t dat
     return 1;
 }
 
+/// A beat count as CLAP's fixed point (2^31 a beat), bounded: a double out of int64's range is
+/// undefined behaviour in C, and a beat past 2^31 is no position a plugin can use.
+static int64_t beattime(double beats) {
+    const double limit = 4e9;
+    if (!(beats == beats)) return 0;
+    beats = beats > limit ? limit : beats < -limit ? -limit : beats;
+    return (int64_t)(beats * (double)CLAP_BEATTIME_FACTOR);
+}
+
 static void fill_transport(clap_event_transport_t *t, double beat, double tempo, double beats_per_bar, int32_t beat_unit,
                            int playing, int64_t bar_number, double bar_start_beat) {
     t->flags = CLAP_TRANSPORT_HAS_BEATS_TIMELINE | CLAP_TRANSPORT_HAS_TIME_SIGNATURE;
-    if (tempo > 0) t->flags |= CLAP_TRANSPORT_HAS_TEMPO;
+    if (tempo > 0 && tempo < 1e6) t->flags |= CLAP_TRANSPORT_HAS_TEMPO;
     if (playing) t->flags |= CLAP_TRANSPORT_IS_PLAYING;
-    t->song_pos_beats = (int64_t)(beat * (double)CLAP_BEATTIME_FACTOR);
+    t->song_pos_beats = beattime(beat);
     t->tempo = tempo;
-    t->bar_start = (int64_t)(bar_start_beat * (double)CLAP_BEATTIME_FACTOR);
-    t->bar_number = (int32_t)bar_number;
+    t->bar_start = beattime(bar_start_beat);
+    t->bar_number = (int32_t)(bar_number > INT32_MAX ? INT32_MAX : bar_number < INT32_MIN ? INT32_MIN : bar_number);
     t->tsig_num = (uint16_t)(beats_per_bar >= 1 && beats_per_bar < 65536 ? beats_per_bar : 4);
     t->tsig_denom = (uint16_t)(beat_unit > 0 && beat_unit < 65536 ? beat_unit : 4);
 }
@@ -747,5 +739,3 @@ void pj_clap_take_outputs(PJClapPlugin *p, float *values) {
 }
 
 uint32_t pj_clap_cached_latency(PJClapPlugin *p) { return atomic_load_explicit(&p->cached_latency, memory_order_relaxed); }
-uint64_t pj_clap_output_param_events(PJClapPlugin *p) { return atomic_load_explicit(&p->output_params, memory_order_relaxed); }
-uint64_t pj_clap_dropped_events(PJClapPlugin *p) { return atomic_load_explicit(&p->dropped, memory_order_relaxed); }

@@ -78,20 +78,38 @@ extension CLAPWorld {
     }
 
     /// `pulsejack clap-describe ID ARGUMENTS` run to its end: what it printed, or the error
-    /// naming how it ended (a crash is a plugin's, not the engine's).
+    /// naming how it ended (a crash is a plugin's, not the engine's). Spawned as the plugins'
+    /// children are (`PluginProcess`), its output through files, not Foundation's `Process`,
+    /// whose pipes another of its threads closes while one reads them.
     private static func runDescriber(_ id: String, _ arguments: [String]) throws -> Data {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: PluginProcess.executable)
-        child.arguments = ["clap-describe", id] + arguments
-        let output = Pipe(), errors = Pipe()
-        (child.standardOutput, child.standardError) = (output, errors)
-        do { try child.run() } catch { throw PluginError("\(scheme)\(id): \(PluginProcess.executable) could not be started to describe it (\(error))") }
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        child.waitUntilExit()
-        guard child.terminationReason == .exit, child.terminationStatus == 0 else {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pulsejack-clap-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("out").path, err = folder.appendingPathComponent("err").path
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawn_file_actions_addopen(&actions, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv = ([PluginProcess.executable, "clap-describe", id] + arguments).map { strdup($0) } + [nil]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"  // a crash ends it at once, named by its signal
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for argument in argv + envp { free(argument) }
+            posix_spawn_file_actions_destroy(&actions)
+        }
+        var pid: pid_t = 0, status: Int32 = 0
+        let spawned = posix_spawn(&pid, PluginProcess.executable, &actions, nil, argv, envp)
+        guard spawned == 0 else {
+            throw PluginError("\(scheme)\(id): \(PluginProcess.executable) could not be started to describe it (\(String(cString: strerror(spawned))))")
+        }
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let printed = (try? Data(contentsOf: URL(fileURLWithPath: out))) ?? Data()
+        let said = (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
+        let signal = status & 0x7f, code = (status >> 8) & 0xff
+        guard signal == 0, code == 0 else {
             let last = said.split(separator: "\n").last.map(String.init) ?? "no message"
-            let how = child.terminationReason == .uncaughtSignal ? "crashed (signal \(child.terminationStatus))" : "failed"
+            let how = signal != 0 ? "crashed (signal \(signal))" : "failed"
             throw PluginError("\(scheme)\(id): a child process making it \(how): \(last.replacingOccurrences(of: "pulsejack: ", with: ""))")
         }
         return printed

@@ -181,7 +181,7 @@ public final class LiveSession {
                           besides: [stop.descriptor, watch.deadline.descriptor] + (configuration.sessionManager.map { [$0.client.descriptor] } ?? [])
                               + pluginMainThreads.descriptors,
                           closeWatch: watchesClosely || watch.isReconnecting, watchTicks: watch.needsTicks,
-                          dropoutDue: [inputs.hearts.nextCheck(), pluginMainThreads.dueSeconds.map { MonotonicClock.seconds + $0 }].compactMap { $0 }.min())
+                          due: [inputs.hearts.nextCheck(), pluginMainThreads.dueSeconds.map { MonotonicClock.seconds + $0 }].compactMap { $0 }.min())
     }
 
     /// Control thread. `message` into the engine, through the session's own ring (false: full).

@@ -91,6 +91,7 @@ final class RealtimeSafetyTests: XCTestCase {
                                        silenced: false, chokeGroup: descriptor.kind == .convolution && number == 0 ? 1 : 0))
             }
         }
+        slots.append(try clapInstrument(file: preset.file, context: context))
         // The hosted side: an arpeggio playing the LV2 instrument, and a click through a chain of
         // LV2 effects (a stereo effect, a mono one run per channel, an effect with a latency port)
         // whose controls `feed` moves at odd frames.
@@ -119,6 +120,15 @@ final class RealtimeSafetyTests: XCTestCase {
             $0.setMaster(gainDB: 6, ceilingDB: -1)  // loud enough that the limiter works
             wire(&$0)
         }
+    }
+
+    /// A CLAP instrument (the project's own) as an lv2 voice on the heart: its notes as CLAP note events.
+    private func clapInstrument(file: String, context: VoiceBuildContext) throws -> VoiceSlot {
+        let definition = Preset.VoiceDefinition(name: "clap-instrument", kind: .lv2, options: [
+            "plugin": .text(MisbehavingPlugins.clapURI("instrument")), "length": .number(0.05)])
+        let voice = try LV2Kind().build(LoadedVoice(definition: definition, file: file, path: "bank", lines: [:]), in: context)
+        return VoiceSlot(name: definition.name, voice: voice, enabled: true, gain: 0.5, pan: -0.2, rate: BeatRate(subdivision: 2),
+                         followsHeart: true, silenced: false)
     }
 
     /// eg-amp, swh's lowpass and nodelay are mono (two instances each), mda Overdrive stereo; eg-amp's gain is port 0.

@@ -74,10 +74,9 @@ int pj_clap_activate(PJClapPlugin *plugin, double sample_rate);
 /// Control thread, not processing: the queued events (parameter values) given to the plugin's
 /// `params.flush`, so a value set before the first process is the plugin's at once.
 void pj_clap_flush(PJClapPlugin *plugin);
-/// Frames of latency and tail it reports (main thread; read at activation and when it says
-/// they changed). The latency the audio thread reads is the last one read here.
+/// Frames of latency it reports (main thread; read at activation and when it says it changed).
+/// The latency the audio thread reads is the last one read here.
 uint32_t pj_clap_latency(PJClapPlugin *plugin);
-uint32_t pj_clap_tail(PJClapPlugin *plugin);
 
 /// Control thread. The plugin's state into `file`, or from it (its `state` extension). 0 on
 /// failure (no extension, the plugin refused, the file could not be written or read).
@@ -93,8 +92,7 @@ int pj_clap_load_preset(PJClapPlugin *plugin, uint32_t location_kind, const char
 /// latency re-read when the plugin said it changed. Returns what the plugin asked for that the
 /// host could not do here: bit 0, a restart.
 uint32_t pj_clap_idle(PJClapPlugin *plugin);
-/// Any thread: timers and descriptors it registered now.
-uint32_t pj_clap_timer_count(PJClapPlugin *plugin);
+/// Any thread: the descriptors it registered now.
 uint32_t pj_clap_fd_count(PJClapPlugin *plugin);
 /// Main thread: milliseconds until its next timer is due (-1: none); its registered descriptor `index`.
 int64_t pj_clap_next_timer_ms(PJClapPlugin *plugin);
@@ -118,11 +116,8 @@ int32_t pj_clap_process(PJClapPlugin *plugin, uint32_t frames);
 /// Real-time safe. The parameter values the plugin sent out in the last process (its meters:
 /// read-only parameters), each into `values[index]`; the others are left as they are.
 void pj_clap_take_outputs(PJClapPlugin *plugin, float *values);
-/// Real-time safe. The latency read last on the main thread; parameter values the plugin
-/// changed itself (output events) so far; events refused because the list was full.
+/// Real-time safe. The latency read last on the main thread.
 uint32_t pj_clap_cached_latency(PJClapPlugin *plugin);
-uint64_t pj_clap_output_param_events(PJClapPlugin *plugin);
-uint64_t pj_clap_dropped_events(PJClapPlugin *plugin);
 
 
 #endif
