@@ -296,6 +296,8 @@ static bool output_push(const clap_output_events_t *list, const clap_event_heade
     PJClapPlugin *p = list->ctx;
     if (event && event->space_id == CLAP_CORE_EVENT_SPACE_ID && event->type == CLAP_EVENT_PARAM_VALUE) {
         const clap_event_param_value_t *value = (const clap_event_param_value_t *)event;
+        // A meter's reading as a float: NaN, infinities and values beyond float are refused.
+        if (!(value->value == value->value) || value->value > 3e38 || value->value < -3e38) return true;
         for (uint32_t index = 0; index < p->param_count; index++) {
             if (p->param_infos[index].id != value->param_id) continue;
             p->param_outputs[index] = value->value;
