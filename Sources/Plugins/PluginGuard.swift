@@ -113,26 +113,10 @@ package final class PluginGuard {
     }
 
     /// Real-time safe. Non-finite and subnormal samples become 0; how many of each there were.
-    /// Four samples a step (`SampleLanes`), every sample written back, a bad one as 0.
+    /// Four samples a step (`SampleLanes`, optimized even in a debug build), every sample written back.
     @inline(__always)
     package static func sanitize(_ samples: UnsafeMutablePointer<Float>, frames: Int) -> (nonFinite: Int, subnormal: Int) {
-        var nonFinite = SampleLanes.Bits(repeating: 0), subnormal = SampleLanes.Bits(repeating: 0)
-        let whole = frames & ~3
-        var frame = 0
-        while frame < whole {
-            let lanes = SampleLanes.clean(samples, at: frame)
-            nonFinite &+= SampleLanes.ones(lanes.nonFinite)
-            subnormal &+= SampleLanes.ones(lanes.subnormal)
-            frame &+= 4
-        }
-        var found = (nonFinite: Int(nonFinite.wrappedSum()), subnormal: Int(subnormal.wrappedSum()))
-        while frame < frames {
-            let one = SampleLanes.cleanOne(samples, at: frame)
-            found.nonFinite += Int(one.nonFinite)
-            found.subnormal += Int(one.subnormal)
-            frame &+= 1
-        }
-        return found
+        SampleLanes.sanitize(samples, frames: frames)
     }
 
     /// Real-time safe. A replacement offered by a control thread, if any: the caller swaps it in

@@ -71,7 +71,11 @@ package enum PluginHostChild {
         guard descriptor >= 0, fstat(descriptor, &facts) == 0,
               let base = mmap(nil, Int(facts.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), base != MAP_FAILED,
               let region = PluginRegion(mapped: base, bytes: Int(facts.st_size)) else {
-            say("cannot map \(request.region): \(String(cString: strerror(errno)))")
+            let reason = String(cString: strerror(errno))
+            // An engine exiting has closed the region first: its end, a moment later, ends this
+            // process quietly (`endsWithTheEngine`) instead of a line in the engine's last words.
+            usleep(500_000)
+            say("cannot map \(request.region): \(reason)")
             return 66
         }
         let plugin: PluginInstance
