@@ -12,11 +12,17 @@
 /// - a reading *behind* what we expected proves an earlier skip false (lateness that lasted
 ///   two cycles), and the timeline is wound back by that much.
 ///
-/// PipeWire's `jack_last_frame_time` is the cycle's own copy (`jack_position.frame`), never a
-/// live read: a gap there is cycles PipeWire ran without us, true at its first sight. Held for
-/// confirmation as jackd2's are, it was applied a period late, and that period sounded one
-/// period behind JACK's timeline (a pulse due in it heard 64 or 2048 frames late, once in CI).
-/// So on PipeWire every forward gap is skipped at once (`skipNow`).
+/// PipeWire's `jack_last_frame_time` is the cycle's copy (`jack_position.frame`) of the driver's
+/// position: a gap there is mostly cycles PipeWire ran without us. Held for confirmation as
+/// jackd2's are, it was applied a period late, and that period sounded one period behind JACK's
+/// timeline (a pulse due in it heard 64 or 2048 frames late, once in CI). So on PipeWire every
+/// forward gap is skipped at once (`skipNow`). But the copy is taken as our cycle starts, so a
+/// callback woken after the driver moved on reads the next cycle's position, as jackd2's does:
+/// on two loaded cores through ten quantum changes the next reading came back behind, and the
+/// timeline, not wound back, ended 256 frames ahead of JACK's (every later pulse that early).
+/// A skip there is wound back when a later reading comes back behind, as jackd2's are (a pulse
+/// due in that one period sounds that much early: the price of not sounding every true unrun
+/// cycle's a period late).
 ///
 /// A period change is told apart at its first cycle (the callback's `frames` differs from the
 /// last), where each server moves its counter its own way (both call the buffer-size callback
@@ -78,7 +84,9 @@ package struct CycleGapDetector {
             return .none
         }
         cyclesSinceSkip += 1
-        if cyclesSinceSkip > 16 { outstanding = 0 }
+        // jackd2's late reading shows within a few cycles; PipeWire's reading is monotonic truth
+        // whenever it is not late, so a reading behind there always means an earlier skip was false.
+        if cyclesSinceSkip > 16 && !readsTheCyclesOwnFrame { outstanding = 0 }
         var gap = Int(Int32(bitPattern: reading &- start))
         guard abs(gap) <= limit else {
             expected = reading
@@ -89,7 +97,8 @@ package struct CycleGapDetector {
         if readsTheCyclesOwnFrame, gap > 0 {
             expected = reading
             pending = 0
-            outstanding = 0
+            outstanding += gap
+            cyclesSinceSkip = 0
             return .skipNow(gap)
         }
         if frames != lastFrames, lastFrames > 0, gap != 0, !readsTheCyclesOwnFrame {

@@ -145,6 +145,20 @@ final class CycleGapDetectorTests: XCTestCase {
         XCTAssertEqual(decisions([(0, 64), (192, 64), (256, 64)], on: .skipsUnrunCycles), [.none, .skipNow(128), .none])
     }
 
+    /// PipeWire's copy is taken as our cycle starts: a callback woken after the driver moved on
+    /// reads the next cycle's position. Skipped at once, and wound back when the next reading
+    /// shows no cycle was lost (not wound back, the timeline stayed a period ahead of JACK's).
+    func testAPipeWireReadingTakenLateIsWoundBack() {
+        // The cycle at 128 read as 192: 64 frames skipped, then 192 comes again.
+        XCTAssertEqual(decisions([(0, 64), (64, 64), (192, 64), (192, 64), (256, 64)], on: .skipsUnrunCycles),
+                       [.none, .none, .skipNow(64), .rewind(64), .none])
+        // A true unrun cycle is not undone by readings that follow on.
+        XCTAssertEqual(decisions([(0, 64), (128, 64), (192, 64), (256, 64)], on: .skipsUnrunCycles),
+                       [.none, .skipNow(64), .none, .none])
+        // Behind with nothing skipped lately (a late first reading): taken as the truth, nothing wound back.
+        XCTAssertEqual(decisions([(64, 64), (64, 64), (128, 64)], on: .skipsUnrunCycles), [.none, .none, .none])
+    }
+
     /// A 300-BPM click on four pulses a beat (every 2,400 frames) through ten period changes,
     /// driven as each server drives the callback. jackd2: every pulse on its contract frame in
     /// the sample stream. PipeWire, which also runs a cycle now and then without us mid-quantum:

@@ -52,39 +52,82 @@ final class PipeWireTests: XCTestCase {
 
         let onsets = ear.onsetJackFrames.filter { $0 >= listening }
         let gaps = ear.gaps
-        let skips = try Self.engineSkips(in: session)
+        let skips = try Self.engineSkips(in: session), rewinds = try Self.engineSkips(in: session, rewound: true).map { Int64($0.count) }
         XCTAssertGreaterThan(onsets.count, 70, "4 s of pulses every 2,400 frames: \(onsets.count) heard")
         XCTAssertFalse(gaps.isEmpty, "PipeWire ran cycles for no client at the changes")
         // The grid's phase: the one most onsets share (those after a gap may be late).
         let phases = Dictionary(grouping: onsets) { $0 % 2400 }
         let phase = try XCTUnwrap(phases.max { $0.value.count < $1.value.count }?.key)
-        let late = checkLatePulses(onsets, phase: phase, gaps: gaps, skips: skips)
-        // No pulse lost: every grid frame between two heard onsets was heard, or fell in a stretch
-        // the ear itself did not run. PipeWire may skip the ear (not the engine) for a cycle under
-        // load, and a pulse played there, on time or late, cannot be heard (seen in CI: 5 late
-        // pulses counted, 4 heard, an interval of 7200 across a gap of the ear's own).
+        let (late, earOnly, early) = checkLatePulses(onsets, phase: phase, gaps: gaps, skips: skips, rewinds: rewinds)
+        let stretches = Self.stretches(of: gaps)
+        let unheard = checkNoPulseLost(onsets, phase: phase, stretches: stretches.map(\.range), early: early,
+                                       explaining: "the ear's gaps \(gaps); the engine's skips \(skips)")
+        let field: Substring? = status.stdout.components(separatedBy: "\"late_pulses\":").dropFirst().first?.prefix { $0.isNumber }
+        let counted = try XCTUnwrap(field.flatMap { Int($0) }, status.stdout)
+        // A falsely skipped cycle's pulses are counted late too, heard on time or early; a pulse
+        // the ear alone heard late (its own unrun cycle, the engine's on time) is not counted.
+        // An onset the ear heard in a fitful stretch of its own may be a late pulse it placed
+        // on the grid (CI: 6 counted, 4 heard late, 1 due where the ear did not run).
+        let placedFitfully = onsets.filter { onset in
+            stretches.contains { $0.gaps > 1 && $0.range.lowerBound <= onset && onset <= $0.range.upperBound + 64 }
+        }.count
+        XCTAssertTrue(late - earOnly <= counted && counted <= late + unheard + early.count + placedFitfully, "late pulses counted (\(counted)) as heard "
+                      + "(\(late), \(earOnly) by the ear alone, and \(unheard) due where the ear did not run, \(early.count) early): \(status.stdout)")
+    }
+
+    /// No pulse lost: every grid frame between two heard onsets was heard, or fell in a stretch
+    /// the ear itself did not run. PipeWire may skip the ear (not the engine) for a cycle under
+    /// load, and a pulse played there, on time or late, cannot be heard (seen in CI: 5 late
+    /// pulses counted, 4 heard, an interval of 7200 across a gap of the ear's own), or at its
+    /// first cycle after (the server's delivery there is late: pulses due at 666048 right after
+    /// the ear's gap 665856..<666048, and 848672 after 848576..<848640, never heard), or sounded
+    /// early (`early`). How many were not heard.
+    private func checkNoPulseLost(_ onsets: [Int64], phase: Int64, stretches: [Range<Int64>], early: Set<Int64>, explaining: String) -> Int {
         func grid(_ frame: Int64) -> Int64 { frame - ((frame - phase) % 2400 + 2400) % 2400 }
         var unheard = 0
         for (earlier, later) in zip(onsets, onsets.dropFirst()) {
             XCTAssertGreaterThan(later, earlier)
             var due = grid(earlier) + 2400
             while due < grid(later) {
-                XCTAssertTrue(gaps.contains { $0.contains(due) }, "the pulse due at \(due) was lost, in a cycle the ear ran: \(gaps)")
+                XCTAssertTrue(stretches.contains { $0.lowerBound <= due && due <= $0.upperBound + 64 } || early.contains(due),
+                              "the pulse due at \(due) was lost, in a cycle the ear ran: \(explaining)")
                 unheard += 1
                 due += 2400
             }
         }
-        let field: Substring? = status.stdout.components(separatedBy: "\"late_pulses\":").dropFirst().first?.prefix { $0.isNumber }
-        let counted = try XCTUnwrap(field.flatMap { Int($0) }, status.stdout)
-        XCTAssertTrue(late <= counted && counted <= late + unheard, "late pulses counted (\(counted)) as heard (\(late), "
-                      + "and \(unheard) due where the ear did not run): \(status.stdout)")
+        return unheard
+    }
+
+    /// The ear's gaps, those less than 256 frames apart as one stretch where PipeWire ran it
+    /// fitfully (932512, due between 932352..<932416 and 932544..<932608, never heard); how
+    /// many gaps each holds.
+    private static func stretches(of gaps: [Range<Int64>]) -> [(range: Range<Int64>, gaps: Int)] {
+        gaps.reduce(into: [(range: Range<Int64>, gaps: Int)]()) { merged, gap in
+            if let last = merged.last, gap.lowerBound - last.range.upperBound < 256 {
+                merged[merged.count - 1] = (last.range.lowerBound ..< gap.upperBound, last.gaps + 1)
+            } else {
+                merged.append((gap, 1))
+            }
+        }
     }
 
     /// Every off-grid onset is a pulse due inside an unrun cycle, heard at the first frame after
-    /// it: one the ear saw too, or one of the engine's own skips. How many.
-    private func checkLatePulses(_ onsets: [Int64], phase: Int64, gaps: [Range<Int64>], skips: [Range<Int64>]) -> Int {
-        var late = 0
+    /// it: one the ear saw too, or one of the engine's own skips. How many; and the pulses heard
+    /// early by a skip the engine wound back (`rewinds`: a reading PipeWire's client took late,
+    /// of the next cycle, skipped at once and undone at the next reading), by where they were due.
+    private func checkLatePulses(_ onsets: [Int64], phase: Int64, gaps: [Range<Int64>], skips: [Range<Int64>],
+                                 rewinds: [Int64]) -> (late: Int, earOnly: Int, early: Set<Int64>) {
+        var late = 0, earOnly = 0, early = Set<Int64>()
         for onset in onsets where onset % 2400 != phase {
+            // Late into a gap it was due in, else early by a skip wound back, else neither.
+            let lateDue = onset - (onset - phase).quotientAndRemainder(dividingBy: 2400).remainder - (onset < phase ? 2400 : 0)
+            let lateGap = gaps.first { $0.upperBound == onset && $0.contains(lateDue) }
+            // A skip wound back later than the next cycle (its readings late a while) moved
+            // pulses early by whole 64-frame quanta, up to the most wound back at once.
+            if lateGap == nil, let rewound = stride(from: 64, through: rewinds.max() ?? 0, by: 64).first(where: { (onset + $0 - phase) % 2400 == 0 }) {
+                early.insert(onset + rewound)
+                continue
+            }
             // Late only as a pulse due inside an unrun cycle, at the first frame after it: one the
             // ear saw too, or one of the engine's own skips. The log's frames are the engine's:
             // JACK's less the first cycle's frame, which the phase gives modulo 2400 (the engine's
@@ -96,18 +139,21 @@ final class PipeWireTests: XCTestCase {
                             + "the engine's skips \(skips)")
             if let gap { XCTAssertTrue(gap.contains(due), "onset \(onset): its pulse was due at \(due), not in \(gap)") }
             late += 1
+            // Late by the ear alone (the engine ran that cycle; the ear heard the click's tail).
+            if !skips.contains(where: { ((onset - $0.upperBound - phase) % 2400 + 2400) % 2400 == 0 }) { earOnly += 1 }
         }
-        return late
+        return (late, earOnly, early)
     }
 
-    /// The stretches the engine skipped (lost cycles), in its own frames, from a session log.
-    private static func engineSkips(in session: URL) throws -> [Range<Int64>] {
+    /// The stretches the engine skipped (lost cycles), in its own frames, from a session log; or
+    /// those it wound back (`rewound`).
+    private static func engineSkips(in session: URL, rewound: Bool = false) throws -> [Range<Int64>] {
         try String(contentsOf: session, encoding: .utf8).split(separator: "\n").compactMap { line in
             guard let entry = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                   entry["event"] as? String == "frames_skipped",
                   let frame = (entry["frame"] as? NSNumber)?.int64Value, let frames = (entry["frames"] as? NSNumber)?.int64Value,
-                  frames > 0 else { return nil }
-            return frame ..< frame + frames
+                  rewound ? frames < 0 : frames > 0 else { return nil }
+            return rewound ? frame + frames ..< frame : frame ..< frame + frames
         }
     }
 
@@ -237,20 +283,34 @@ final class PipeWireTests: XCTestCase {
             usleep(3_000_000)
             statuses.append(try Subprocess.run(Subprocess.pulsejack, ["status", "--osc-port", "\(port)", "--json"]).stdout)
         }
-        let onsets = ear.onsetJackFrames
+        let onsets = ear.onsetJackFrames, gaps = ear.gaps
         ear.close()
         _ = stop(run, output: output)
         XCTAssertTrue(statuses[0].contains("\"engine_rate\":96000"), statuses[0])
         XCTAssertTrue(statuses[1].contains("\"engine_rate\":48000"), statuses[1])
         XCTAssertTrue(statuses[1].contains("\"bpm\":120"), statuses[1])
-        let intervals = zip(onsets.dropFirst(), onsets).map { $0 - $1 }
+        // The ear, a client PipeWire may not run for a cycle, hears a beat due there never (two
+        // beats read as one interval: 96,000 across its gap) and reads its own cycles' frames a
+        // part of a period off now and then (48,175 then 47,825, 0 xruns): an interval within
+        // 256 frames of a beat is that beat, and a double one across a gap of the ear's two.
+        let intervals = zip(onsets.dropFirst(), onsets).flatMap { later, earlier -> [Int64] in
+            let interval = later - earlier
+            if let beat = [24_000, 48_000].first(where: { abs(interval - $0) <= 256 }) { return [beat] }
+            if let beat = [24_000, 48_000].first(where: { abs(interval - 2 * $0) <= 256 }),
+               gaps.contains(where: { $0.lowerBound <= earlier + beat && earlier + beat <= $0.upperBound + 256 }) { return [beat, beat] }
+            return [interval]
+        }
         // The spacings, each run of them once: 24,000 (48 kHz), across the first change, 48,000
         // (96 kHz), across the second, 24,000 again.
         var runs: [Int64] = []
         for interval in intervals where runs.last != interval { runs.append(interval) }
-        XCTAssertEqual(runs.count, 5, "\(intervals)")
-        if runs.count == 5 {
-            XCTAssertEqual([runs[0], runs[2], runs[4]], [24_000, 48_000, 24_000], "\(intervals)")
+        // Across a change, one interval or two (a beat placed by the ear in the changing cycles).
+        let steady = runs.indices.filter { [24_000, 48_000].contains(runs[$0]) }
+        XCTAssertEqual(steady.map { runs[$0] }, [24_000, 48_000, 24_000], "\(intervals)")
+        if steady.count == 3 {
+            XCTAssertEqual(steady[0], 0, "\(intervals)")
+            XCTAssertEqual(steady[2], runs.count - 1, "\(intervals)")
+            XCTAssertTrue((2...3).contains(steady[1] - steady[0]) && (2...3).contains(steady[2] - steady[1]), "\(intervals)")
             XCTAssertGreaterThanOrEqual(intervals.filter { $0 == 48_000 }.count, 3, "\(intervals)")
             XCTAssertGreaterThanOrEqual(intervals.reversed().prefix { $0 == 24_000 }.count, 3, "\(intervals)")
         }
