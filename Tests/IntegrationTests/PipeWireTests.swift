@@ -119,28 +119,28 @@ final class PipeWireTests: XCTestCase {
                                  rewinds: [Int64]) -> (late: Int, earOnly: Int, early: Set<Int64>) {
         var late = 0, earOnly = 0, early = Set<Int64>()
         for onset in onsets where onset % 2400 != phase {
+            // Where it was due if late. The log's frames are the engine's: JACK's less the first
+            // cycle's frame, which the phase gives modulo 2400 (the engine's pulses fall on its
+            // multiples of 2400).
+            let due = onset - (onset - phase).quotientAndRemainder(dividingBy: 2400).remainder - (onset < phase ? 2400 : 0)
+            let engineSkip = skips.first { ((onset - $0.upperBound - phase) % 2400 + 2400) % 2400 == 0 }
             // Late into a gap it was due in, else early by a skip wound back, else neither.
-            let lateDue = onset - (onset - phase).quotientAndRemainder(dividingBy: 2400).remainder - (onset < phase ? 2400 : 0)
-            let lateGap = gaps.first { $0.upperBound == onset && $0.contains(lateDue) }
             // A skip wound back later than the next cycle (its readings late a while) moved
             // pulses early by whole 64-frame quanta, up to the most wound back at once.
-            if lateGap == nil, let rewound = stride(from: 64, through: rewinds.max() ?? 0, by: 64).first(where: { (onset + $0 - phase) % 2400 == 0 }) {
+            if !gaps.contains(where: { $0.upperBound == onset && $0.contains(due) }),
+               let rewound = stride(from: 64, through: rewinds.max() ?? 0, by: 64).first(where: { (onset + $0 - phase) % 2400 == 0 }) {
                 early.insert(onset + rewound)
                 continue
             }
             // Late only as a pulse due inside an unrun cycle, at the first frame after it: one the
-            // ear saw too, or one of the engine's own skips. The log's frames are the engine's:
-            // JACK's less the first cycle's frame, which the phase gives modulo 2400 (the engine's
-            // pulses fall on its multiples of 2400).
-            let due = onset - (onset - phase).quotientAndRemainder(dividingBy: 2400).remainder - (onset < phase ? 2400 : 0)
-            let gap = gaps.first { $0.upperBound == onset }
-                ?? skips.first { ((onset - $0.upperBound - phase) % 2400 + 2400) % 2400 == 0 }.map { onset - Int64($0.count) ..< onset }
+            // ear saw too, or one of the engine's own skips.
+            let gap = gaps.first { $0.upperBound == onset } ?? engineSkip.map { onset - Int64($0.count) ..< onset }
             XCTAssertNotNil(gap, "onset \(onset) is off the grid (phase \(phase)) and not right after an unrun cycle: \(gaps), "
                             + "the engine's skips \(skips)")
             if let gap { XCTAssertTrue(gap.contains(due), "onset \(onset): its pulse was due at \(due), not in \(gap)") }
             late += 1
             // Late by the ear alone (the engine ran that cycle; the ear heard the click's tail).
-            if !skips.contains(where: { ((onset - $0.upperBound - phase) % 2400 + 2400) % 2400 == 0 }) { earOnly += 1 }
+            if engineSkip == nil { earOnly += 1 }
         }
         return (late, earOnly, early)
     }
