@@ -9,59 +9,26 @@ import Realtime
 /// own DLL keeps its cycle times: twice a second it reads a frame and its time
 /// (`FrameClock.frameAndTime`: live, by JACK's DLL) three times, takes the median's error from
 /// the line (a reading may be a period off where a cycle began between its two halves), and
-/// moves the anchor and the rate toward it (bandwidth 0.02 Hz). Between those updates the line
-/// is exact both ways, so equal frame spacing is equal time spacing; at an update it moves by
-/// microseconds.
+/// moves the anchor and the rate toward it (bandwidth 0.02 Hz). The line is exact both ways
+/// and continuous: an update's move of the anchor is spread over the next half second (`bend`)
+/// as a change of rate, so equal frame spacing is equal time spacing to tens of microseconds.
 ///
 /// An xrun moves JACK's timeline: jackd2's dummy driver, woken late, counts no frames for the
 /// time it lost and starts its grid again from the late wake-up (`JackTimedDriver::ProcessWait`),
 /// and its DLL then takes seconds to settle on the new grid; a card's driver restarts its stream.
 /// An error beyond `drift` (2 ms) is such a step, not a crystal's drift: the rate is left alone,
 /// and the anchor is slewed toward it, by at most `slew` or a twentieth of the error each half
-/// second, whichever is more — so sounds an event apart stay that far apart to a fraction of a
-/// millisecond while the line catches up (stepping it made a camera's hits jump 2 to 9 ms at
-/// one xrun, and chase JACK's DLL as it settled). An error beyond `tolerance` (the median of five
-/// readings: one reading may be taken mid-xrun) is a new timeline — the server restarted, the
-/// rate changed: the line is set again from the median of five readings at the nominal rate.
+/// second, whichever is more, spread over that half second — so sounds 0.1 s apart stay that
+/// far apart to a hundredth of the step (1 ms at the largest, `tolerance`) while the line
+/// catches up. Stepping it made a camera's hits jump 2 to 9 ms at one xrun, and chase JACK's
+/// DLL as it settled; moving the anchor a twentieth at once each update put a camera's hits
+/// 0.1 s apart 1.2 ms closer after a 24 ms xrun (in CI). An error beyond `tolerance` (the
+/// median of five readings: one reading may be taken mid-xrun) is a new timeline — the server
+/// restarted, the rate changed: the line is set again from the median of five readings at the
+/// nominal rate.
 /// Any thread.
 public final class LabClock: Sendable {
     private let frames: any FrameClock
-    private struct Line {
-        var seconds: Double
-        var frame: Double
-        /// Frames a second of LSL's clock.
-        var rate: Double
-        var nominal: Int
-        var updated: Double
-        /// A step is being slewed: until it is made up, the loop keeps its rate.
-        var slewing = false
-
-        /// How far `frame`, read at `seconds`, lies from the line (frames).
-        func error(frame: Double, seconds: Double) -> Double {
-            frame - (self.frame + rate * (seconds - self.seconds))
-        }
-
-        /// One update toward a frame `error` frames off the line at `time`. Drift moves the
-        /// anchor and the rate by a second-order loop: ω = 2π·B·T; the anchor by √2·ω of the
-        /// error, the rate by ω² of it a period. A step is slewed to the end, the rate kept (fed
-        /// to the loop, it wound the rate up and took most of a minute to settle).
-        mutating func follow(_ error: Double, at time: Double) {
-            let interval = max(time - updated, LabClock.updateEvery)
-            let predicted = frame + rate * (time - seconds)
-            slewing = slewing || abs(error) > LabClock.drift * Double(nominal)
-            if slewing {
-                let most = max(LabClock.slew * Double(nominal), abs(error) / 20) * interval / LabClock.updateEvery
-                frame = predicted + min(max(error, -most), most)
-                slewing = abs(error) > most
-            } else {
-                let omega = 2 * Double.pi * LabClock.bandwidth * interval
-                frame = predicted + 2.squareRoot() * omega * error
-                rate += omega * omega * error / interval
-            }
-            seconds = time
-            updated = time
-        }
-    }
     /// The line, the times it was set from scratch, and how many times it was stored (a reader
     /// stores its update only over the line it started from).
     private struct Kept {
@@ -79,6 +46,9 @@ public final class LabClock: Sendable {
     static let slew = 0.00025
     /// Seconds between the loop's updates, and its bandwidth (Hz).
     static let updateEvery = 0.5, bandwidth = 0.02
+    /// Seconds over which an update's move of the anchor is spread (an update's interval: made
+    /// up before the next update reads the error).
+    static let bend = updateEvery
     /// Times the line was set from scratch.
     public var anchors: Int { kept.withLockedValue { $0.anchors } }
 
@@ -99,8 +69,7 @@ public final class LabClock: Sendable {
             let reading = frames.frameAndTime()
             taken.append((reading.seconds, Double(reading.frame)))
         }
-        let reference = line ?? Line(seconds: taken[0].seconds, frame: taken[0].frame, rate: Double(frames.sampleRate),
-                                     nominal: frames.sampleRate, updated: taken[0].seconds)
+        let reference = line ?? Line(seconds: taken[0].seconds, frame: taken[0].frame, nominal: frames.sampleRate)
         return taken.map { ($0.seconds, $0.frame, reference.error(frame: $0.frame, seconds: $0.seconds)) }.sorted { $0.error < $1.error }
     }
 
@@ -127,8 +96,7 @@ public final class LabClock: Sendable {
     /// The line set from scratch: the median of five readings, at the nominal rate.
     private func anchor(over stores: Int) -> Line {
         let median = readings(5, from: nil)[2], rate = frames.sampleRate
-        return store(Line(seconds: median.seconds, frame: median.frame, rate: Double(rate), nominal: rate, updated: median.seconds),
-                     over: stores, anchored: true)
+        return store(Line(seconds: median.seconds, frame: median.frame, nominal: rate), over: stores, anchored: true)
     }
 
     /// `line` stored if no other caller stored one since this one read `stores`; else theirs.
@@ -144,13 +112,11 @@ public final class LabClock: Sendable {
 
     /// The LSL time at which `frame` is rendered (add the playback latency for when it is heard).
     public func seconds(atFrame frame: Int64) -> Double {
-        let set = current()
-        return set.seconds + (Double(frame) - set.frame) / set.rate
+        current().seconds(at: Double(frame))
     }
 
     /// The engine frame (fractional) rendered at LSL time `seconds`.
     public func frame(atSeconds seconds: Double) -> Double {
-        let set = current()
-        return set.frame + (seconds - set.seconds) * set.rate
+        current().frame(at: seconds)
     }
 }

@@ -31,6 +31,7 @@ public final class CaptureClient {
 
     /// Samples louder than `threshold` count as onsets.
     public let threshold: Float
+    let sampleRate: Double
 
     /// `server`: a server other than JACK_DEFAULT_SERVER's.
     public init(name: String, threshold: Float = 0.5, server: String? = nil) throws {
@@ -38,6 +39,7 @@ public final class CaptureClient {
         let client = try openPeerClient(name, role: "capture client", server: server)
         owned = OwnedClient(client)
         port = jack_port_register(client, "in", JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsInput.rawValue), 0)!
+        sampleRate = Double(jack_get_sample_rate(client))
         ownFrames = .allocate(capacity: capacity)
         onsetPeriods = .allocate(capacity: capacity)
         onsetOffsets = .allocate(capacity: capacity)
@@ -123,6 +125,9 @@ public final class CaptureClient {
 
     /// Where in JACK's frame time the ear was not run while it listened: an onset there was not heard.
     public var gaps: [Range<Int64>] { log.gaps(of: periods.load(ordering: .acquiring)) }
+    /// How far JACK's timeline moved on CLOCK_MONOTONIC while the ear listened (seconds):
+    /// `PeriodLog.timelineShift`.
+    public var timelineShift: Double { log.timelineShift(of: periods.load(ordering: .acquiring), rate: sampleRate) }
 
     /// The playback latency JACK reports for another client's port (`pulsejack:out_L`): frames
     /// from its buffer to where it is heard (the larger end of the range).

@@ -103,6 +103,30 @@ final class LSLStreamQueryTests: XCTestCase {
         XCTAssertEqual(clock.anchors, 1)
     }
 
+    /// A camera's frames 0.1 s apart, each placed 50 ms after its capture, while the line slews
+    /// onto a 50 ms xrun's step: each update's move is spread over the next half second, so
+    /// consecutive frames land 4800 frames apart to a hundredth of the step (24 frames, 0.5 ms;
+    /// moving the anchor at each update put two of them a twentieth of it, 120 frames, closer),
+    /// and the line still reaches the new timeline.
+    func testEventsCloseTogetherKeepTheirSpacingWhileAStepIsSlewed() {
+        let frames = Frames()
+        let clock = LabClock(frames: frames)
+        for step in 1...20 { frames.seconds = 100 + Double(step) * 0.5; _ = clock.seconds(atFrame: 0) }
+        frames.lost = 2_400
+        var placed: [Double] = []
+        for tick in 1...500 {
+            frames.seconds = 110 + Double(tick) * 0.1
+            placed.append(clock.frame(atSeconds: frames.seconds - 0.05))
+        }
+        let spacings = zip(placed, placed.dropFirst()).map { $1 - $0 }
+        let worst = spacings.map { abs($0 - 4_800) }.max() ?? 0
+        XCTAssertLessThanOrEqual(worst, 2_400.0 / 100 + 1e-6, "frames 0.1 s apart: \(spacings.filter { abs($0 - 4_800) > 1 })")
+        XCTAssertGreaterThan(worst, 2_400.0 / 200, "the step is slewed while the frames come")
+        XCTAssertEqual(clock.frame(atSeconds: frames.seconds), (frames.seconds - 100) * 48_000 - frames.lost, accuracy: 2.4,
+                       "the line reached the new timeline (to 50 µs)")
+        XCTAssertEqual(clock.anchors, 1)
+    }
+
     /// Frames whose readings on one thread wait until the test lets them go.
     private final class HeldFrames: FrameClock, @unchecked Sendable {
         let sampleRate = 48_000
