@@ -81,9 +81,10 @@ final class IsolatedPluginLiveTests: XCTestCase {
         let heard = bystander.onsetJackFrames.filter { $0 >= listening }
         XCTAssertGreaterThan(heard.count, 15, printed)
         let xruns = LiveGrid.xruns(in: printed).xruns
-        let off = LiveGrid.offGrid(heard, spacing: 12_000) ?? heard
+        let placed = TestServer.isPipeWire ? LiveGrid.placedOnPipeWire(heard, spacing: 12_000, gaps: bystander.gaps) : heard
+        let off = LiveGrid.offGrid(placed, spacing: 12_000) ?? placed
         XCTAssertLessThanOrEqual(off.count, xruns, "the clean voice off its grid: \(off) of \(heard) with \(xruns) xruns")
-        let missing = Self.unheard(heard.filter { !off.contains($0) }, every: 12_000, by: bystander)
+        let missing = Self.unheard(placed.filter { !off.contains($0) }, every: 12_000, by: bystander)
             .filter { due in !off.contains { abs($0 - due) == 256 } }
         XCTAssertEqual(missing, [], "the clean voice: \(heard), the ear's gaps \(bystander.gaps)")
     }
@@ -92,12 +93,15 @@ final class IsolatedPluginLiveTests: XCTestCase {
     /// bystander's level `full` (the gain the performer set), or dry (the bystander's level)
     /// while its process is down, fewer than 16 in a row (back within a second). A click through
     /// the plugin after a dry one is a restarted process that kept the performer's gain (without
-    /// it, it would be full). A period JACK ran late (`xruns`) may lose one of its clicks.
+    /// it, it would be full). A period JACK ran late (`xruns`) may lose one of its clicks. Under
+    /// PipeWire, clicks are placed as `LiveGrid.placedOnPipeWire` places them (so are the clean
+    /// voice's).
     private func checkTheVictimsClicks(heardBy victim: CaptureClient, from listening: Int64, full: Float, xruns: Int) throws {
         let listened = zip(victim.onsetJackFrames, victim.onsetLevels).filter { $0.0 >= listening }
         let clicks = listened.map(\.0), levels = listened.map(\.1)
         XCTAssertGreaterThan(clicks.count, 60, "\(clicks)")
-        let lost: [Int64] = Self.unheard(clicks, every: 3_000, by: victim)
+        let placed = TestServer.isPipeWire ? LiveGrid.placedOnPipeWire(clicks, spacing: 3_000, gaps: victim.gaps) : clicks
+        let lost: [Int64] = Self.unheard(placed, every: 3_000, by: victim)
         XCTAssertLessThanOrEqual(lost.count, xruns, "the victim's clicks: \(clicks), lost or off the grid \(lost), the ear's gaps \(victim.gaps), \(xruns) xruns")
         var dryInARow = 0, keptAfterRestart = 0
         for (index, level) in levels.enumerated().dropFirst() {

@@ -54,6 +54,24 @@ public enum LiveGrid {
         return off
     }
 
+    /// Onsets a grid `spacing` frames apart as a loaded PipeWire ear can place them: one within
+    /// a period after a gap of the ear's own is the server's late delivery of what was due in the
+    /// gap (left out: the gap excuses its click), and any other within a period of a grid frame
+    /// (at the phase most onsets share) is on it — the ear reads its own cycles' frame times a
+    /// period either way (CI, 0 xruns: 1493000 for 1492744, right after the gap
+    /// 1492736..<1492992; 1621488 for 1621744 with no gap near).
+    public static func placedOnPipeWire(_ onsets: [Int64], spacing: Int64, gaps: [Range<Int64>], period: Int64 = 256) -> [Int64] {
+        let gapEnds = gaps.map(\.upperBound)
+        let kept = onsets.filter { onset in !gapEnds.contains { $0 <= onset && onset - $0 <= period } }
+        func phase(_ frame: Int64) -> Int64 { (frame % spacing + spacing) % spacing }
+        let counts = Dictionary(grouping: kept, by: phase).mapValues(\.count)
+        guard let grid = counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) })?.key else { return kept }
+        return kept.map { onset in
+            let deviation = (phase(onset - grid) + spacing / 2) % spacing - spacing / 2
+            return abs(deviation) <= period ? onset - deviation : onset
+        }
+    }
+
     /// Whether pulsejack's stop line shows neither an xrun (jackd2 tells of each) nor a cycle it
     /// was not run for (all PipeWire's dummy driver shows of a late one): then the grid is exact.
     public static func undisturbed(_ output: String) -> Bool {
