@@ -29,4 +29,18 @@ final class LiveGridTests: XCTestCase {
         XCTAssertNil(LiveGrid.offGrid(heard, spacing: 24_000))
         XCTAssertNil(LiveGrid.offGrid(heard, spacing: 24_000, lateBudget: 255))
     }
+
+    /// CI's PipeWire runs (0 xruns): a click right after a gap of the ear's own is left out (the
+    /// gap excuses the one due in it), one a period early is on its grid frame, one more than a
+    /// period off stays off; against expected frames, the same.
+    func testAPipeWireEarsOnsetsArePlacedWithinAPeriodAndAfterItsGaps() {
+        let heard: [Int64] = [1_489_744, 1_493_000, 1_495_744, 1_618_744, 1_621_488, 1_624_744, 1_627_400]
+        XCTAssertEqual(LiveGrid.placedOnPipeWire(heard, spacing: 3_000, gaps: [1_492_736..<1_492_992]),
+                       [1_489_744, 1_495_744, 1_618_744, 1_621_744, 1_624_744, 1_627_400])
+        XCTAssertEqual(LiveGrid.placedOnPipeWire([167_488, 174_944, 182_144], expected: [167_744, 174_944, 182_144], gaps: []),
+                       [167_744, 174_944, 182_144])
+        XCTAssertEqual(LiveGrid.placedOnPipeWire([167_400, 174_944], expected: [167_744, 174_944], gaps: [160_000..<167_200]),
+                       [174_944])
+        XCTAssertEqual(LiveGrid.placedOnPipeWire([167_400, 174_944], expected: [167_744, 174_944], gaps: []), [167_400, 174_944])
+    }
 }

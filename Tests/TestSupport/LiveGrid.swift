@@ -57,12 +57,13 @@ public enum LiveGrid {
     /// Onsets a grid `spacing` frames apart as a loaded PipeWire ear can place them: one within
     /// a period after a gap of the ear's own is the server's late delivery of what was due in the
     /// gap (left out: the gap excuses its click), and any other within a period of a grid frame
-    /// (at the phase most onsets share) is on it — the ear reads its own cycles' frame times a
-    /// period either way (CI, 0 xruns: 1493000 for 1492744, right after the gap
-    /// 1492736..<1492992; 1621488 for 1621744 with no gap near).
+    /// (at the phase most onsets share) is on it. The ear reads its own cycles' frame times a
+    /// period either way, and pulsejack sounds a pulse a period early once where it skipped a
+    /// cycle on a late reading and later wound it back (`frames_rewound`; docs/bad-input.md) —
+    /// CI, 0 xruns: 1493000 for 1492744, right after the gap 1492736..<1492992; 1621488 for
+    /// 1621744, and a first hat at 167488 for 167744, with no gap near.
     public static func placedOnPipeWire(_ onsets: [Int64], spacing: Int64, gaps: [Range<Int64>], period: Int64 = 256) -> [Int64] {
-        let gapEnds = gaps.map(\.upperBound)
-        let kept = onsets.filter { onset in !gapEnds.contains { $0 <= onset && onset - $0 <= period } }
+        let kept = onsets.filter { !afterAGap($0, gaps: gaps, period: period) }
         func phase(_ frame: Int64) -> Int64 { (frame % spacing + spacing) % spacing }
         let counts = Dictionary(grouping: kept, by: phase).mapValues(\.count)
         guard let grid = counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) })?.key else { return kept }
@@ -70,6 +71,19 @@ public enum LiveGrid {
             let deviation = (phase(onset - grid) + spacing / 2) % spacing - spacing / 2
             return abs(deviation) <= period ? onset - deviation : onset
         }
+    }
+
+    /// Onsets due at `expected` frames as a loaded PipeWire ear can place them (as above): one
+    /// within a period after a gap of the ear's own left out, any other within a period of an
+    /// expected frame on it.
+    public static func placedOnPipeWire(_ onsets: [Int64], expected: Set<Int64>, gaps: [Range<Int64>], period: Int64 = 256) -> [Int64] {
+        onsets.filter { !afterAGap($0, gaps: gaps, period: period) }.map { onset in
+            expected.contains(onset) ? onset : expected.first { abs($0 - onset) <= period } ?? onset
+        }
+    }
+
+    private static func afterAGap(_ onset: Int64, gaps: [Range<Int64>], period: Int64) -> Bool {
+        gaps.contains { $0.upperBound <= onset && onset - $0.upperBound <= period }
     }
 
     /// Whether pulsejack's stop line shows neither an xrun (jackd2 tells of each) nor a cycle it
