@@ -24,13 +24,11 @@ final class EnsembleNetworkTests: XCTestCase {
         let summaries = [report.aliceLog, report.bobLog].map { $0.split(separator: "\n").filter { $0.contains("stopped after") }.joined() }
         print(summaries.joined(separator: "\n"))
         let grid = checkStudioGrid(report)
-        var grown: [Int64] = []
         for slave in [report.alice, report.bob] {
-            let (measured, grewAt) = checkRoundTrip(slave, grid: grid, report: report)
-            if let grewAt { grown.append(grewAt) }
+            let measured = checkRoundTrip(slave, grid: grid, report: report)
             checkPerformer(slave, measured: measured, report: report, summaries: summaries)
         }
-        checkBothSlavesShareTheGrid(report, grown: grown, summaries: summaries)
+        checkBothSlavesShareTheGrid(report, grid: grid, summaries: summaries)
         try checkTheCut(report)
 
         // Nothing stays behind: no namespace (so no veth or bridge), no jackd, no pulsejack.
@@ -63,24 +61,31 @@ final class EnsembleNetworkTests: XCTestCase {
         return grid
     }
 
-    /// `slave`'s shared-grid beats heard at the studio before the cut, and the first one whose
-    /// round trip grew (nil: none did).
-    private func checkRoundTrip(_ slave: NetworkEnsemble.Slave, grid: [Int64], report: NetworkEnsemble.Report) -> (measured: [Int64], grewAt: Int64?) {
+    /// `slave`'s shared-grid beats heard at the studio before the cut.
+    private func checkRoundTrip(_ slave: NetworkEnsemble.Slave, grid: [Int64], report: NetworkEnsemble.Report) -> [Int64] {
         // Every shared-grid beat of the slave lands a round trip of whole periods after the
-        // studio's beat: NetJACK2's reported latency, over 60 s. Under load the master may
-        // take a slave's packet a cycle later from some point on (its reply queued behind a late
-        // one): the round trip then grows by a period, for good — never shrinks, never scatters.
+        // studio's grid beat (its 100 BPM grid, where the studio's ear may have missed the beat
+        // itself): NetJACK2's reported latency, over 60 s, never less. Under load the master may
+        // take a slave's packet a cycle later (its reply queued behind a late one), from some
+        // point on or for a beat or two (CI: 768 ×64, 1024 once, 768 again, alice at 12 xruns
+        // and 2304 frames skipped): each change of the round trip is one of the slave's lost
+        // cycles, an xrun or a period it skipped.
         let measured = slave.gridBeats.filter { $0 < report.cutFrame }
         XCTAssertGreaterThan(measured.count, 90, "\(slave.name): too few grid beats came back")
-        let roundTrips = measured.map { beat in beat - (grid.last { $0 <= beat } ?? .min) }
-        let steps = zip(roundTrips.dropFirst(), roundTrips).map { $0 - $1 }
+        let beat = Int64(28_800), origin = Self.gridOrigin(grid)
+        let roundTrips = measured.map { heard in ((heard - origin) % beat + beat) % beat }
+        let changes = zip(roundTrips.dropFirst(), roundTrips).filter { $0 != $1 }.count
+        let (xruns, skipped) = LiveGrid.xruns(in: slave.name == "alice" ? report.aliceLog : report.bobLog)
         XCTAssertTrue(roundTrips.allSatisfy { $0 % Int64(Self.period) == 0 }, "\(slave.name): the round trip is not whole periods: \(Set(roundTrips).sorted())")
-        XCTAssertTrue(steps.allSatisfy { $0 >= 0 }, "\(slave.name): grid beats scatter: \(roundTrips)")
+        XCTAssertTrue(roundTrips.allSatisfy { $0 >= Int64(slave.reportedLatency) }, "\(slave.name): a round trip under NetJACK2's latency: \(roundTrips)")
+        XCTAssertLessThanOrEqual(changes, xruns + skipped / Self.period,
+                                 "\(slave.name): grid beats scatter beyond its lost cycles (\(xruns) xruns, \(skipped) frames skipped): \(roundTrips)")
         // NetJACK2's own latencies for the slave's ports at the studio, as JACK reports them.
         XCTAssertEqual(roundTrips.first, Int64(slave.reportedLatency), "\(slave.name): the round trip is not NetJACK2's reported latency")
-        guard let growth = roundTrips.firstIndex(where: { $0 != roundTrips.first }) else { return (measured, nil) }
-        print("\(slave.name): the round trip grew to \(roundTrips.last ?? 0) frames at \(measured[growth])")
-        return (measured, measured[growth])
+        if let change = roundTrips.firstIndex(where: { $0 != roundTrips.first }) {
+            print("\(slave.name): the round trip first changed to \(roundTrips[change]) frames at \(measured[change])")
+        }
+        return measured
     }
 
     /// `slave`'s own performer: on its contract, heard on the grid beats' path, and sent as MIDI.
@@ -128,19 +133,29 @@ final class EnsembleNetworkTests: XCTestCase {
                        + "beats alone \(audio.subtracting(notes).sorted()); the MIDI ear's gaps \(slave.midiEarGaps)")
     }
 
-    private func checkBothSlavesShareTheGrid(_ report: NetworkEnsemble.Report, grown: [Int64], summaries: [String]) {
-        // Both slaves' shared-grid beats coincide at the studio, to the frame (where both ears ran,
-        // and until either's round trip grew).
-        let window = report.firstCommonFrame..<min(report.cutFrame, grown.min() ?? .max)
+    private func checkBothSlavesShareTheGrid(_ report: NetworkEnsemble.Report, grid: [Int64], summaries: [String]) {
+        // Both slaves' shared-grid beats coincide at the studio, to the frame, where both ears ran:
+        // each is the studio's grid beat plus its round trip, NetJACK2's latency but around the
+        // cycles that slave lost (`checkRoundTrip`), so most coincide. A grid beat due in a cycle
+        // one slave lost is passed over there: heard from the other only, and only such a beat.
+        let window = report.firstCommonFrame..<report.cutFrame
         let earGaps = report.alice.gridEarGaps + report.bob.gridEarGaps
-        func heardByBoth(_ frame: Int64) -> Bool { window.contains(frame) && !earGaps.contains { $0.contains(frame) } }
-        // A grid beat due in a cycle one slave lost (its frames skipped, in its summary) is passed
-        // over there, and only such a beat.
-        let (alice, bob) = (Set(report.alice.gridBeats.filter(heardByBoth)), Set(report.bob.gridBeats.filter(heardByBoth)))
-        let lostCycles = (LiveGrid.xruns(in: report.aliceLog).skipped + LiveGrid.xruns(in: report.bobLog).skipped) / Self.period
-        XCTAssertGreaterThan(alice.intersection(bob).count, 60)
-        XCTAssertLessThanOrEqual(alice.symmetricDifference(bob).count, lostCycles,
-                                 "grid beats heard by one slave only: \(alice.symmetricDifference(bob).sorted()); \(summaries)")
+        let origin = Self.gridOrigin(grid), beat = Int64(28_800)
+        func byBeat(_ heard: [Int64]) -> [Int64: Int64] {
+            let judged = heard.filter { frame in window.contains(frame) && !earGaps.contains { $0.contains(frame) } }
+            return Dictionary(judged.map { (($0 - origin) / beat, $0) }) { first, _ in first }
+        }
+        let (alice, bob) = (byBeat(report.alice.gridBeats), byBeat(report.bob.gridBeats))
+        let coincide = Set(alice.keys).intersection(bob.keys).filter { alice[$0] == bob[$0] }
+        XCTAssertGreaterThan(coincide.count, 60, "grid beats at the same frame from both slaves; \(summaries)")
+        let lost = [report.aliceLog, report.bobLog].map { LiveGrid.xruns(in: $0) }.reduce(0) { $0 + $1.xruns + $1.skipped / Self.period }
+        let oneOnly = Set(alice.keys).symmetricDifference(bob.keys).map { alice[$0] ?? bob[$0] ?? 0 }.sorted()
+        XCTAssertLessThanOrEqual(oneOnly.count, lost, "grid beats heard from one slave only: \(oneOnly); \(summaries)")
+    }
+
+    /// The phase of the studio's 100 BPM grid (frames), as most of its beats share it.
+    static func gridOrigin(_ grid: [Int64]) -> Int64 {
+        Dictionary(grouping: grid) { $0 % 28_800 }.max { $0.value.count < $1.value.count }?.key ?? 0
     }
 
     private func checkTheCut(_ report: NetworkEnsemble.Report) throws {
