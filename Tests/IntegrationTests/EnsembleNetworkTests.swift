@@ -72,7 +72,7 @@ final class EnsembleNetworkTests: XCTestCase {
         // cycles, an xrun or a period it skipped.
         let measured = slave.gridBeats.filter { $0 < report.cutFrame }
         XCTAssertGreaterThan(measured.count, 90, "\(slave.name): too few grid beats came back")
-        let beat = Int64(28_800), origin = Self.gridOrigin(grid)
+        let beat = Int64(28_800), origin = LiveGrid.gridPhase(grid, spacing: 28_800) ?? 0
         let roundTrips = measured.map { heard in ((heard - origin) % beat + beat) % beat }
         let changes = zip(roundTrips.dropFirst(), roundTrips).filter { $0 != $1 }.count
         let (xruns, skipped) = LiveGrid.xruns(in: slave.name == "alice" ? report.aliceLog : report.bobLog)
@@ -140,7 +140,7 @@ final class EnsembleNetworkTests: XCTestCase {
         // one slave lost is passed over there: heard from the other only, and only such a beat.
         let window = report.firstCommonFrame..<report.cutFrame
         let earGaps = report.alice.gridEarGaps + report.bob.gridEarGaps
-        let origin = Self.gridOrigin(grid), beat = Int64(28_800)
+        let origin = LiveGrid.gridPhase(grid, spacing: 28_800) ?? 0, beat = Int64(28_800)
         func byBeat(_ heard: [Int64]) -> [Int64: Int64] {
             let judged = heard.filter { frame in window.contains(frame) && !earGaps.contains { $0.contains(frame) } }
             return Dictionary(judged.map { (($0 - origin) / beat, $0) }) { first, _ in first }
@@ -151,11 +151,6 @@ final class EnsembleNetworkTests: XCTestCase {
         let lost = [report.aliceLog, report.bobLog].map { LiveGrid.xruns(in: $0) }.reduce(0) { $0 + $1.xruns + $1.skipped / Self.period }
         let oneOnly = Set(alice.keys).symmetricDifference(bob.keys).map { alice[$0] ?? bob[$0] ?? 0 }.sorted()
         XCTAssertLessThanOrEqual(oneOnly.count, lost, "grid beats heard from one slave only: \(oneOnly); \(summaries)")
-    }
-
-    /// The phase of the studio's 100 BPM grid (frames), as most of its beats share it.
-    static func gridOrigin(_ grid: [Int64]) -> Int64 {
-        Dictionary(grouping: grid) { $0 % 28_800 }.max { $0.value.count < $1.value.count }?.key ?? 0
     }
 
     private func checkTheCut(_ report: NetworkEnsemble.Report) throws {

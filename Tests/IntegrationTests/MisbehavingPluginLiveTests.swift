@@ -222,8 +222,7 @@ final class MisbehavingPluginLiveTests: XCTestCase {
         // gaps 3333376..<3333632 and 3333888..<3334144; here 455936, due 454784 inside the gap
         // 453888..<455680, a period after it): heard, and counted above, but placed only within
         // a period, or — within a period after a gap — not at all.
-        let gapEnds = ear.gaps.map(\.upperBound)
-        let placed = TestServer.isPipeWire ? heard.filter { onset in !gapEnds.contains { $0 <= onset && onset - $0 <= 256 } } : heard
+        let placed = TestServer.isPipeWire ? heard.filter { !LiveGrid.afterAGap($0, gaps: ear.gaps) } : heard
         let off = LiveGrid.offGrid(placed, spacing: 24_000, lateBudget: Int64(skipped + 256 * xruns), withinAPeriod: TestServer.isPipeWire)
         XCTAssertNotNil(off, "the clean voice off its grid: \(heard); \(timing)")
         // The ear itself not run for the cycle a click was due in hears it a period late, no

@@ -33,8 +33,7 @@ public enum LiveGrid {
     public static func offGrid(_ onsets: [Int64], spacing: Int64, period: Int64 = 256, lateBudget: Int64 = 0,
                                withinAPeriod: Bool = false) -> [Int64]? {
         func phase(_ frame: Int64) -> Int64 { (frame % spacing + spacing) % spacing }
-        let counts = Dictionary(grouping: onsets, by: phase).mapValues(\.count)
-        guard let grid = counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) })?.key else { return [] }
+        guard let grid = gridPhase(onsets, spacing: spacing) else { return [] }
         var off: [Int64] = [], heard: Set<Int64> = [], budget = lateBudget
         for onset in onsets {
             let deviation = (phase(onset - grid) + spacing / 2) % spacing - spacing / 2
@@ -65,8 +64,7 @@ public enum LiveGrid {
     public static func placedOnPipeWire(_ onsets: [Int64], spacing: Int64, gaps: [Range<Int64>], period: Int64 = 256) -> [Int64] {
         let kept = onsets.filter { !afterAGap($0, gaps: gaps, period: period) }
         func phase(_ frame: Int64) -> Int64 { (frame % spacing + spacing) % spacing }
-        let counts = Dictionary(grouping: kept, by: phase).mapValues(\.count)
-        guard let grid = counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) })?.key else { return kept }
+        guard let grid = gridPhase(kept, spacing: spacing) else { return kept }
         return kept.map { onset in
             let deviation = (phase(onset - grid) + spacing / 2) % spacing - spacing / 2
             return abs(deviation) <= period ? onset - deviation : onset
@@ -82,7 +80,15 @@ public enum LiveGrid {
         }
     }
 
-    private static func afterAGap(_ onset: Int64, gaps: [Range<Int64>], period: Int64) -> Bool {
+    /// The phase (frames, 0..<spacing) of a grid `spacing` frames apart that most onsets share,
+    /// the least such on a tie; nil without onsets.
+    public static func gridPhase(_ onsets: [Int64], spacing: Int64) -> Int64? {
+        let counts = Dictionary(grouping: onsets) { ($0 % spacing + spacing) % spacing }.mapValues(\.count)
+        return counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) })?.key
+    }
+
+    /// Whether `onset` lies within a period after the end of one of an ear's `gaps`.
+    public static func afterAGap(_ onset: Int64, gaps: [Range<Int64>], period: Int64 = 256) -> Bool {
         gaps.contains { $0.upperBound <= onset && onset - $0.upperBound <= period }
     }
 
