@@ -27,8 +27,9 @@ public enum EngineCounter: Int, CounterKind {
         // Applied messages the session log (`--record-session`) could not take: its ring was full.
         case .sessionLogOverruns:
             CounterDescription("session_log_overruns", countedOn: .process, summary: .ifAny("messages lost to a full recording ring"))
-        // Frames a skip took that a later reading of JACK's clock showed were not lost (wound back).
-        case .framesRewound: CounterDescription("frames_rewound", countedOn: .process)
+        // Frames a skip took that a later reading of JACK's clock showed were not lost (wound back):
+        // what was due in them sounded that much early, so the stop line says so.
+        case .framesRewound: CounterDescription("frames_rewound", countedOn: .process, summary: .ifAny("frames wound back"))
         // Pulses due in a cycle JACK ran for no client at a period change (PipeWire): sounded at
         // the next cycle's first frame.
         case .latePulses: CounterDescription("late_pulses", countedOn: .process)

@@ -30,6 +30,24 @@ final class LiveGridTests: XCTestCase {
         XCTAssertNil(LiveGrid.offGrid(heard, spacing: 24_000, lateBudget: 255))
     }
 
+    /// The stop line's disturbances: an xrun and the period it skipped are one cycle; a period
+    /// wound back is one more, though the net frames skipped are none (PipeWire tells of no xrun).
+    func testTheStopLineCountsEveryCycleSkippedOrWoundBack() {
+        let quiet = "48512 frames: 3 beats, 2 voices fired, 0 xruns (0 frames skipped), 0 tempo updates rejected"
+        XCTAssertTrue(LiveGrid.undisturbed(quiet))
+        XCTAssertEqual(LiveGrid.disturbedCycles(in: quiet), 0)
+        let woundBack = "48512 frames: 3 beats, 2 voices fired, 0 xruns (0 frames skipped), 0 clipped samples, 256 frames wound back, 1 reconnects"
+        XCTAssertEqual(LiveGrid.woundBack(in: woundBack), 256)
+        XCTAssertFalse(LiveGrid.undisturbed(woundBack))
+        XCTAssertEqual(LiveGrid.disturbedCycles(in: woundBack), 1)
+        XCTAssertEqual(LiveGrid.disturbedCycles(in: "1 xruns (256 frames skipped), 0 late messages"), 1)
+        XCTAssertEqual(LiveGrid.disturbedCycles(in: "0 xruns (320 frames skipped), 0 late messages, 64 frames wound back"), 3)
+        XCTAssertEqual(LiveGrid.disturbedCycles(in: "5 xruns (256 frames skipped)"), 5)
+        // A beat a period off is on the grid only within the budget the wound-back period gives.
+        XCTAssertTrue(LiveGrid.onGrid([0, 24_000, 47_744, 72_000], framesPerBeat: 24_000, output: woundBack))
+        XCTAssertFalse(LiveGrid.onGrid([0, 24_000, 47_744, 72_000], framesPerBeat: 24_000, output: quiet))
+    }
+
     /// CI's PipeWire runs (0 xruns): a click right after a gap of the ear's own is left out (the
     /// gap excuses the one due in it), one a period early is on its grid frame, one more than a
     /// period off stays off; against expected frames, the same.

@@ -125,6 +125,8 @@ public final class CaptureClient {
 
     /// Where in JACK's frame time the ear was not run while it listened: an onset there was not heard.
     public var gaps: [Range<Int64>] { log.gaps(of: periods.load(ordering: .acquiring)) }
+    /// Where the ear placed a period before its own reading of JACK's clock (`PeriodLog.movedBack`).
+    public var movedBack: [Range<Int64>] { log.movedBack(of: periods.load(ordering: .acquiring)) }
     /// How far JACK's timeline moved on CLOCK_MONOTONIC while the ear listened (seconds):
     /// `PeriodLog.timelineShift`.
     public var timelineShift: Double { log.timelineShift(of: periods.load(ordering: .acquiring), rate: sampleRate) }

@@ -66,6 +66,17 @@ final class PeriodLog {
         return found
     }
 
+    /// The periods among the first `total` placed before their own reading, because a later
+    /// reading came back behind: a late reading, or under PipeWire the same cycle run twice (the
+    /// driver triggers a peer again when the graph ran late), whose first run is then placed a
+    /// period early. Where each such period was placed.
+    func movedBack(of total: Int) -> [Range<Int64>] {
+        (0..<total).compactMap { period in
+            let begin = start(period, of: total)
+            return begin < Int64(readings[period]) ? begin ..< begin + Int64(lengths[period]) : nil
+        }
+    }
+
     /// Whether one of the first `total` periods covered JACK frame `frame` (false: a cycle the
     /// peer was not run for, whose input it never saw).
     func ran(at frame: Int64, of total: Int) -> Bool {

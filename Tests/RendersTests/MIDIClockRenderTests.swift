@@ -31,6 +31,17 @@ final class MIDIClockRenderTests: XCTestCase {
         let grid = MIDIClockGrid.check(clocks: clocks, beats: beats, steady: [24_000, 30_000, 19_200])
         XCTAssertEqual(grid.problems, [])
         XCTAssertEqual(grid.bent, 2, "a beat bends at each change: \(zip(beats, beats.dropFirst()).map { $1 - $0 })")
+
+        // The judge itself: a clock a period early is on its place only for a period wound back.
+        var early = clocks
+        let moved = try XCTUnwrap(early.firstIndex { $0 > beats[1] + 10_000 })
+        early[moved] -= 256
+        XCTAssertEqual(MIDIClockGrid.check(clocks: early, beats: beats, steady: [24_000, 30_000, 19_200], woundBack: 1).problems, [])
+        XCTAssertEqual(MIDIClockGrid.check(clocks: early, beats: beats, steady: [24_000, 30_000, 19_200]).problems.count, 2,
+                       "not heard on its place, and heard on none")
+        early[moved + 2] -= 256
+        XCTAssertEqual(MIDIClockGrid.check(clocks: early, beats: beats, steady: [24_000, 30_000, 19_200], woundBack: 1).problems.count, 2,
+                       "one period wound back excuses one clock")
     }
 
     /// A format 0 Standard MIDI File: its ticks a second (one tempo, at the start) and each

@@ -73,6 +73,10 @@ final class LiveSessionTests: XCTestCase {
         summary.reconnects = 2
         XCTAssertEqual(summary.description, "48512 frames: 3 beats, 2 voices fired, 1 xruns (512 frames skipped), "
                        + "4 tempo updates rejected, 5 late messages, 6 clipped samples, 7 messages lost to a full recording ring, 2 reconnects")
+        summary.counts[.framesRewound] = 256
+        XCTAssertEqual(summary.description, "48512 frames: 3 beats, 2 voices fired, 1 xruns (512 frames skipped), "
+                       + "4 tempo updates rejected, 5 late messages, 6 clipped samples, 7 messages lost to a full recording ring, "
+                       + "256 frames wound back, 2 reconnects")
     }
 
     func testAFailedBuildStopsTheServerItStartedAndSaysWhy() throws {

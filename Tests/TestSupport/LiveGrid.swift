@@ -20,6 +20,23 @@ public enum LiveGrid {
         return (before, skipped)
     }
 
+    /// The frames pulsejack's stop line says it wound back ("…, 256 frames wound back"): skips a
+    /// later reading of JACK's clock showed false, whose events sounded that much early (the
+    /// frames skipped in `xruns(in:)` are net of them).
+    public static func woundBack(in output: String) -> Int {
+        guard let range = output.range(of: " frames wound back") else { return 0 }
+        return output[..<range.lowerBound].split(separator: " ").last.flatMap { Int($0) } ?? 0
+    }
+
+    /// The cycles the stop line shows disturbed: each xrun (jackd2 tells of each; its lost cycles
+    /// are the periods skipped, so the more of the two) and each period wound back (PipeWire's
+    /// dummy driver reports no xrun: a late cycle there shows only as frames skipped or wound back).
+    public static func disturbedCycles(in output: String, period: Int = 256) -> Int {
+        let (xruns, skipped) = xruns(in: output)
+        func periods(_ frames: Int) -> Int { (frames + period - 1) / period }
+        return max(xruns, periods(skipped)) + periods(woundBack(in: output))
+    }
+
     /// The onsets off a grid `spacing` frames apart (at the phase most onsets share) as jackd2's
     /// graph places a sound around a late cycle (an xrun): a period early or late (a listener run
     /// on the port's next or last period), or heard twice (the same period read again). Nil when
@@ -93,17 +110,20 @@ public enum LiveGrid {
     }
 
     /// Whether pulsejack's stop line shows neither an xrun (jackd2 tells of each) nor a cycle it
-    /// was not run for (all PipeWire's dummy driver shows of a late one): then the grid is exact.
+    /// was not run for (all PipeWire's dummy driver shows of a late one) nor one it wound back:
+    /// then the grid is exact.
     public static func undisturbed(_ output: String) -> Bool {
-        let (xruns, skipped) = xruns(in: output)
-        return xruns == 0 && skipped == 0
+        disturbedCycles(in: output) == 0
     }
 
     /// Whether each interval between `onsets` is whole beats of `framesPerBeat` (±1 frame of
-    /// rounding), give or take whole periods within the budget the stop line allows.
+    /// rounding), give or take whole periods within the budget the stop line allows (the frames
+    /// skipped, twice the frames wound back, and a period an xrun).
     public static func onGrid(_ onsets: [Int64], framesPerBeat: Double, period: Int64 = 256, output: String) -> Bool {
         let (xruns, skipped) = xruns(in: output)
-        var budget = Double(skipped) + Double(xruns) * Double(period)
+        // A beat a period off moves two intervals: an xrun's period and the period it skipped
+        // pay for both, as a period wound back (its skip and its rewind) does.
+        var budget = Double(skipped + 2 * woundBack(in: output)) + Double(xruns) * Double(period)
         for (later, earlier) in zip(onsets.dropFirst(), onsets) {
             let interval = Double(later - earlier)
             let deviation = interval - (interval / framesPerBeat).rounded() * framesPerBeat
