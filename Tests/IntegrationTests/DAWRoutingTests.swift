@@ -165,11 +165,14 @@ final class DAWRoutingTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(beats.count, 4, "\(beats)")
         XCTAssertGreaterThanOrEqual(hats.count, 16, "\(hats)")
         // A cycle one ear was not run for (the dummy driver on a loaded machine) may lose an onset;
-        // under PipeWire, onsets are placed as `LiveGrid.placedOnPipeWire` places them.
+        // under PipeWire, onsets are placed as `LiveGrid.placedOnPipeWire` places them, under
+        // jackd2 a period off only for a cycle the stop line shows disturbed.
+        let disturbed = LiveGrid.disturbedCycles(in: printed)
         for (name, onsets, ear) in [("beat", beats, ears[0]), ("hat", hats, ears[1]), ("pad", pads, ears[2])] {
             let expected = heard(name, by: ear)
-            let placed = TestServer.isPipeWire ? LiveGrid.placedOnPipeWire(onsets, expected: expected, gaps: ear.gaps) : onsets
-            XCTAssertLessThanOrEqual(Set(placed).symmetricDifference(expected).count, 1, "\(name)_L: \(onsets) against \(expected.sorted())")
+            let placed = TestServer.isPipeWire ? LiveGrid.placedOnPipeWire(onsets, expected: expected, gaps: ear.gaps)
+                : LiveGrid.placedAroundDisturbances(onsets, expected: expected, disturbed: disturbed)
+            XCTAssertLessThanOrEqual(Set(placed).symmetricDifference(expected).count, 1, "\(name)_L: \(onsets) against \(expected.sorted()); \(printed)")
         }
         // On the contract: 100 BPM is a beat every 28 800 frames and a hat every 7 200.
         XCTAssertTrue(LiveGrid.onGrid(beats, framesPerBeat: 28_800, output: printed), "\(beats) \(printed)")

@@ -48,6 +48,19 @@ final class LiveGridTests: XCTestCase {
         XCTAssertFalse(LiveGrid.onGrid([0, 24_000, 47_744, 72_000], framesPerBeat: 24_000, output: quiet))
     }
 
+    /// CI's jackd2 run: a hat a period late in a disturbed run is on its frame, within the
+    /// disturbed cycles only; one more than a period off stays off.
+    func testAnOnsetAPeriodOffIsPlacedOnlyForADisturbedCycle() {
+        let expected: Set<Int64> = [8_146_368, 8_153_568, 8_160_768]
+        XCTAssertEqual(LiveGrid.placedAroundDisturbances([8_146_368, 8_153_824, 8_160_768], expected: expected, disturbed: 1),
+                       [8_146_368, 8_153_568, 8_160_768])
+        XCTAssertEqual(LiveGrid.placedAroundDisturbances([8_146_368, 8_153_824, 8_160_768], expected: expected, disturbed: 0),
+                       [8_146_368, 8_153_824, 8_160_768])
+        XCTAssertEqual(LiveGrid.placedAroundDisturbances([8_146_112, 8_153_824, 8_160_768], expected: expected, disturbed: 1),
+                       [8_146_368, 8_153_824, 8_160_768])
+        XCTAssertEqual(LiveGrid.placedAroundDisturbances([8_146_368, 8_153_900], expected: expected, disturbed: 3), [8_146_368, 8_153_900])
+    }
+
     /// CI's PipeWire runs (0 xruns): a click right after a gap of the ear's own is left out (the
     /// gap excuses the one due in it), one a period early is on its grid frame, one more than a
     /// period off stays off; against expected frames, the same.

@@ -97,6 +97,20 @@ public enum LiveGrid {
         }
     }
 
+    /// Onsets due at `expected` frames as jackd2's graph places a sound around a disturbed cycle
+    /// (`offGrid`: a period early or late), each such onset on its expected frame, at most
+    /// `disturbed` of them (the stop line's `disturbedCycles`) — CI, the hat due at 8153568 heard
+    /// at 8153824, the run disturbed.
+    public static func placedAroundDisturbances(_ onsets: [Int64], expected: Set<Int64>, disturbed: Int, period: Int64 = 256) -> [Int64] {
+        var budget = disturbed
+        return onsets.map { onset in
+            guard !expected.contains(onset), budget > 0,
+                  let frame = [onset - period, onset + period].first(where: { expected.contains($0) && !onsets.contains($0) }) else { return onset }
+            budget -= 1
+            return frame
+        }
+    }
+
     /// The phase (frames, 0..<spacing) of a grid `spacing` frames apart that most onsets share,
     /// the least such on a tie; nil without onsets.
     public static func gridPhase(_ onsets: [Int64], spacing: Int64) -> Int64? {
