@@ -140,6 +140,17 @@ public final class CaptureClient {
         return Int(range.max)
     }
 
+    /// The capture latency JACK reports for another client's port (`pulsejack:out_L`): frames
+    /// from what reached that port to its buffer, as `[min, max]`. Read through this client,
+    /// whose registry has long seen the port (a fresh `jack_lsp` under PipeWire sometimes listed
+    /// the port but could not open it, printing no latency).
+    public func captureLatency(of port: String) -> [Int]? {
+        guard let handle = jack_port_by_name(client, port) else { return nil }
+        var range = jack_latency_range_t()
+        jack_port_get_latency_range(handle, JackCaptureLatency, &range)
+        return [Int(range.min), Int(range.max)]
+    }
+
     /// JACK's frame time now (an estimate between cycles): e.g. the moment both ears are connected.
     public var frameTime: Int64 { Int64(jack_frame_time(client)) }
 
