@@ -134,10 +134,7 @@ public final class CaptureClient {
     /// The playback latency JACK reports for another client's port (`pulsejack:out_L`): frames
     /// from its buffer to where it is heard (the larger end of the range).
     public func playbackLatency(of port: String) -> Int? {
-        guard let handle = jack_port_by_name(client, port) else { return nil }
-        var range = jack_latency_range_t()
-        jack_port_get_latency_range(handle, JackPlaybackLatency, &range)
-        return Int(range.max)
+        latencyRange(of: port, JackPlaybackLatency)?.last
     }
 
     /// The capture latency JACK reports for another client's port (`pulsejack:out_L`): frames
@@ -145,9 +142,14 @@ public final class CaptureClient {
     /// whose registry has long seen the port (a fresh `jack_lsp` under PipeWire sometimes listed
     /// the port but could not open it, printing no latency).
     public func captureLatency(of port: String) -> [Int]? {
+        latencyRange(of: port, JackCaptureLatency)
+    }
+
+    /// `[min, max]` of a port's latency in `mode`, through this client; nil for an unknown port.
+    private func latencyRange(of port: String, _ mode: jack_latency_callback_mode_t) -> [Int]? {
         guard let handle = jack_port_by_name(client, port) else { return nil }
         var range = jack_latency_range_t()
-        jack_port_get_latency_range(handle, JackCaptureLatency, &range)
+        jack_port_get_latency_range(handle, mode, &range)
         return [Int(range.min), Int(range.max)]
     }
 

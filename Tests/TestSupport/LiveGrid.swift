@@ -15,7 +15,7 @@ public enum LiveGrid {
     /// The xruns and skipped frames in pulsejack's stop line ("… 3 xruns (512 frames skipped) …").
     public static func xruns(in output: String) -> (xruns: Int, skipped: Int) {
         guard let range = output.range(of: " xruns (") else { return (0, 0) }
-        let before = output[..<range.lowerBound].split(separator: " ").last.flatMap { Int($0) } ?? 0
+        let before = number(before: range, in: output)
         let skipped = output[range.upperBound...].split(separator: " ").first.flatMap { Int($0) } ?? 0
         return (before, skipped)
     }
@@ -25,7 +25,12 @@ public enum LiveGrid {
     /// frames skipped in `xruns(in:)` are net of them).
     public static func woundBack(in output: String) -> Int {
         guard let range = output.range(of: " frames wound back") else { return 0 }
-        return output[..<range.lowerBound].split(separator: " ").last.flatMap { Int($0) } ?? 0
+        return number(before: range, in: output)
+    }
+
+    /// The stop line's count just before the words at `range` (0 if none).
+    private static func number(before range: Range<String.Index>, in output: String) -> Int {
+        output[..<range.lowerBound].split(separator: " ").last.flatMap { Int($0) } ?? 0
     }
 
     /// The cycles the stop line shows disturbed: each xrun (jackd2 tells of each; its lost cycles
