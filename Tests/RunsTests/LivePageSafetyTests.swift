@@ -39,26 +39,7 @@ final class LivePageSafetyTests: XCTestCase {
             }.start()
         }
         usleep(300_000)
-        // A fixed number of steps, not a time: under ThreadSanitizer a step takes longer (CI: 292
-        // commands applied in 3 s where 400 were asked for).
-        let steps = 30
-        for step in 0..<steps {
-            // Every page moves a fader and flips a rate; the control thread ticks as `run` does.
-            for (index, page) in pages.enumerated() {
-                let voice = voices[(index + step) % voices.count]
-                try page.send(text: "{\"type\":\"control\",\"address\":\"/voice/\(voice)/gain\",\"args\":[\(0.2 + 0.05 * Double(step % 10))]}")
-                try page.send(text: "{\"type\":\"control\",\"address\":\"/voice/\(voice)/rate\",\"args\":[\(1 + step % 4),\(1 + index % 4)]}")
-            }
-            session.tick()
-            usleep(100_000)
-        }
-        // Every command reaches the engine: the page's thread hands them on as they come.
-        let sent = steps * pages.count * 2, applied = session.engine.handle.counters
-        let deadline = Date().addingTimeInterval(10)
-        while applied.value(.messagesApplied) < sent, Date() < deadline {
-            session.tick()
-            usleep(50_000)
-        }
+        let sent = try Self.sendEveryCommand(from: pages, to: voices, ticking: session)
         let allocations = pj_rt_allocation_count(), locks = pj_rt_lock_count()
         reading.withLockedValue { $0 = false }
         let summary = session.stop()
@@ -73,6 +54,31 @@ final class LivePageSafetyTests: XCTestCase {
         // The page's thread drained the fired reports and handed them on: the events log has each once.
         let events = try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(events.count, summary.counts[.voicesFired])
+    }
+
+    /// Thirty steps in which every page moves a fader and flips a rate, the control thread ticking
+    /// as `run` does; returns once every command has reached the engine (or after 10 s), with
+    /// the number sent. A fixed number of steps, not a time: under ThreadSanitizer a step takes
+    /// longer (CI: 292 commands applied in 3 s where 400 were asked for).
+    private static func sendEveryCommand(from pages: [WebSocketPeer], to voices: [String], ticking session: LiveSession) throws -> Int {
+        let steps = 30
+        for step in 0..<steps {
+            for (index, page) in pages.enumerated() {
+                let voice = voices[(index + step) % voices.count]
+                try page.send(text: "{\"type\":\"control\",\"address\":\"/voice/\(voice)/gain\",\"args\":[\(0.2 + 0.05 * Double(step % 10))]}")
+                try page.send(text: "{\"type\":\"control\",\"address\":\"/voice/\(voice)/rate\",\"args\":[\(1 + step % 4),\(1 + index % 4)]}")
+            }
+            session.tick()
+            usleep(100_000)
+        }
+        // The page's thread hands the commands on as they come.
+        let sent = steps * pages.count * 2, applied = session.engine.handle.counters
+        let deadline = Date().addingTimeInterval(10)
+        while applied.value(.messagesApplied) < sent, Date() < deadline {
+            session.tick()
+            usleep(50_000)
+        }
+        return sent
     }
 
     /// The default preset at 240 BPM with OSC and the page on free ports, logging the fired voices to `eventsOut`.
