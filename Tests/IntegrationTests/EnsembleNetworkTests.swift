@@ -36,6 +36,40 @@ final class EnsembleNetworkTests: XCTestCase {
         XCTAssertEqual(try ensemble.leftovers(), "")
     }
 
+    /// The path from a slave's frames to the studio's, on the slips of a run under a CPU burner
+    /// (alice's grid beats: 8 periods between two beats, 10 between two others, 49 in all).
+    func testAPathSlipsAnyWholePeriodsForwardButNeverBack() throws {
+        let period: Int64 = 256, constant: Int64 = 45_824
+        let fired = (0..<100).map { 7_552 + Int64($0) * 28_800 }
+        let slips: [Int64] = Array(repeating: 0, count: 25) + Array(repeating: 1, count: 6) + Array(repeating: 3, count: 9)
+            + Array(repeating: 6, count: 15) + Array(repeating: 14, count: 19) + [16, 17, 20, 21, 22, 28, 31, 41, 44, 44] + Array(repeating: 49, count: 16)
+        let heard = zip(fired, slips).map { $0 + constant + $1 * period }
+        let limit = EnsembleNetworkTests.slipLimit(fired, period: period)
+        XCTAssertEqual(limit, 113, "112 periods are 28672 frames, under the 28800 between two beats")
+        let path = try XCTUnwrap(EnsembleNetworkTests.path(from: fired, to: heard, period: period, limit: limit))
+        XCTAssertEqual(path.constant, constant)
+        XCTAssertEqual(path.slips.count, 49)
+        XCTAssertEqual(slips.count, fired.count)
+        XCTAssertEqual(path.slips.filter { $0 == heard[55] }.count, 8, "the 8 periods slipped before the 56th beat")
+        // A beat the ear missed, or one the slave never fired, changes nothing.
+        XCTAssertNotNil(EnsembleNetworkTests.path(from: fired, to: heard.enumerated().filter { $0.offset != 50 }.map(\.element), period: period, limit: limit))
+        // A beat a period back, or one slipped as far as the limit, has no path.
+        var back = heard
+        back[60] -= period
+        XCTAssertNil(EnsembleNetworkTests.path(from: fired, to: back, period: period, limit: limit))
+        var far = heard
+        far[99] = fired[99] + constant + limit * period
+        XCTAssertNil(EnsembleNetworkTests.path(from: fired, to: far, period: period, limit: limit))
+        // One beat a period past the path, the next back on it: late, the path unchanged.
+        var late = heard
+        late[60] += period
+        let withLate = try XCTUnwrap(EnsembleNetworkTests.path(from: fired, to: late, period: period, limit: limit))
+        XCTAssertEqual(withLate.late, [late[60]])
+        XCTAssertEqual(withLate.slips, path.slips)
+        XCTAssertEqual(path.late, [])
+        XCTAssertEqual(EnsembleNetworkTests.slipLimit([0, 32_000, 64_000], period: period), 125)
+    }
+
     /// The studio's beats (before the stop), checked on the grid.
     private func checkStudioGrid(_ report: NetworkEnsemble.Report) -> [Int64] {
         // The studio's grid: its own click, every 60·48000/100 frames, never stopping (also while alice's link is cut).
@@ -105,21 +139,7 @@ final class EnsembleNetworkTests: XCTestCase {
                                  "\(slave.name): performer beats missing at \(due.filter { !relative.contains($0) }); \(summaries)")
         let heard = slave.performerBeats.filter { $0 < report.cutFrame }
         XCTAssertGreaterThan(heard.count, 60)
-        // Under load the slave's frames fall whole periods behind the studio's, a period at a
-        // time and never back: NetJACK2's slave lets a master cycle pass uncounted, and does not
-        // always report it as an xrun (4 periods with 1 xrun, seen here). The grid beats stay on
-        // the studio's grid (above: they follow the master's transport); what the slave plays on
-        // its own frames, its performer, arrives that much later from then on. So from the
-        // slave's frames to the studio's: one constant plus the periods slipped so far, the same
-        // for the performer's beats and the grid's, which take the same path.
-        let period = Int64(Self.period)
-        let performerPath = Self.path(from: fired, to: heard, period: period)
-        let gridPath = Self.path(from: slave.gridEvents, to: measured, period: period)
-        XCTAssertNotNil(performerPath, "\(slave.name): performer beats scatter at the studio: \(Self.offsets(from: fired, to: heard)); \(summaries)")
-        XCTAssertNotNil(gridPath, "\(slave.name): grid beats scatter at the studio: \(Self.offsets(from: slave.gridEvents, to: measured)); \(summaries)")
-        let both = Self.path(from: fired + slave.gridEvents, to: (heard + measured).sorted(), period: period)
-        XCTAssertNotNil(both, "\(slave.name): performer beats and grid beats take different paths")
-        if let both, !both.slips.isEmpty { print("\(slave.name): its frames slipped a period behind the studio's at \(both.slips)") }
+        checkSharedPath(slave, fired: fired, heard: heard, measured: measured, report: report, summaries: summaries)
 
         // MIDI out went through NetJACK2's MIDI channel: a note-on at the studio for every beat
         // heard, where all three of the studio's ears ran (a cycle the MIDI ear was not run for
@@ -128,9 +148,49 @@ final class EnsembleNetworkTests: XCTestCase {
         func judged(_ frame: Int64) -> Bool {
             frame < report.cutFrame && frame >= report.firstCommonFrame && !earGaps.contains { $0.contains(frame) }
         }
+        // A cycle the slave's client at the studio left unfinished leaves its ports as they were:
+        // one onset, a note or a beat, may be heard in it that the other channel does not carry
+        // (under a burner: a note heard twice, a cycle apart, with its beat the second time).
         let notes = Set(slave.midiNoteOns.filter(judged)), audio = Set((slave.performerBeats + slave.gridBeats).filter(judged))
-        XCTAssertEqual(notes, audio, "\(slave.name): MIDI notes and audio onsets differ at the studio: notes alone \(notes.subtracting(audio).sorted()), "
-                       + "beats alone \(audio.subtracting(notes).sorted()); the MIDI ear's gaps \(slave.midiEarGaps)")
+        XCTAssertLessThanOrEqual(notes.symmetricDifference(audio).count, slave.unfinishedCycles,
+                                 "\(slave.name): MIDI notes and audio onsets differ at the studio: notes alone \(notes.subtracting(audio).sorted()), "
+                                 + "beats alone \(audio.subtracting(notes).sorted()), with \(slave.unfinishedCycles) cycles its client left unfinished; "
+                                 + "the MIDI ear's gaps \(slave.midiEarGaps)")
+        XCTAssertGreaterThan(notes.intersection(audio).count, 60, "\(slave.name): notes heard with their beats")
+    }
+
+    /// The slave's performer beats and its grid beats, from its frames to the studio's.
+    private func checkSharedPath(_ slave: NetworkEnsemble.Slave, fired: [Int64], heard: [Int64], measured: [Int64],
+                                 report: NetworkEnsemble.Report, summaries: [String]) {
+        // Under load the slave's frames fall whole periods behind the studio's, and never back:
+        // NetJACK2's slave lets a master cycle pass uncounted, and does not always report it as
+        // an xrun (4 periods with 1 xrun, seen here; under a CPU burner, 8 periods between two
+        // grid beats and 49 in 50 s, with 23 periods skipped). The grid beats stay on the
+        // studio's grid (`checkRoundTrip`: they follow the master's transport); what the slave
+        // plays on its own frames, its performer, arrives that much later from then on. So from
+        // the slave's frames to the studio's: one constant plus the periods slipped so far, the
+        // same for the performer's beats and the grid's, which take the same path. Besides, the
+        // master may take one reply a cycle late (as `checkRoundTrip` allows): a beat a period
+        // behind the path, the next one back on it, is late, once for each of the slave's lost
+        // cycles or the cycles its client at the studio left unfinished (under a burner: bob's
+        // beat at 1399631, at 12 xruns and 18 periods skipped).
+        let period = Int64(Self.period)
+        let (xruns, skipped) = LiveGrid.xruns(in: slave.name == "alice" ? report.aliceLog : report.bobLog)
+        let lost = xruns + skipped / Self.period + slave.unfinishedCycles
+        let performerLimit = Self.slipLimit(fired, period: period), gridLimit = Self.slipLimit(slave.gridEvents, period: period)
+        let paths = [Self.path(from: fired, to: heard, period: period, limit: performerLimit),
+                     Self.path(from: slave.gridEvents, to: measured, period: period, limit: gridLimit),
+                     Self.path(from: [fired, slave.gridEvents], to: [heard, measured], period: period, limit: min(performerLimit, gridLimit))]
+        XCTAssertNotNil(paths[0], "\(slave.name): performer beats scatter at the studio: \(Self.offsets(from: fired, to: heard)); \(summaries)")
+        XCTAssertNotNil(paths[1], "\(slave.name): grid beats scatter at the studio: \(Self.offsets(from: slave.gridEvents, to: measured)); \(summaries)")
+        XCTAssertNotNil(paths[2], "\(slave.name): performer beats and grid beats take different paths: the performer's \(paths[0].map { "\($0)" } ?? "none"), "
+                        + "the grid's \(paths[1].map { "\($0)" } ?? "none"); \(summaries)")
+        for path in paths.compactMap({ $0 }) {
+            XCTAssertLessThanOrEqual(path.late.count, lost, "\(slave.name): beats a period late at \(path.late), beyond its \(lost) lost cycles; \(summaries)")
+        }
+        if let both = paths[2], !both.slips.isEmpty || !both.late.isEmpty {
+            print("\(slave.name): its frames slipped a period behind the studio's at \(both.slips); a beat was a period late at \(both.late)")
+        }
     }
 
     private func checkBothSlavesShareTheGrid(_ report: NetworkEnsemble.Report, grid: [Int64], summaries: [String]) {
@@ -182,23 +242,51 @@ final class EnsembleNetworkTests: XCTestCase {
         return found
     }
 
-    /// The one offset c, and the heard frames where one more period was added to it, with every
-    /// heard frame = some fired frame + c + (periods slipped so far) · period; nil when none fits.
-    static func path(from fired: [Int64], to heard: [Int64], period: Int64) -> (constant: Int64, slips: [Int64])? {
-        guard let first = heard.first else { return nil }
-        let firedSet = Set(fired)
-        for constant in fired.map({ first - $0 }) {
-            var slipped: Int64 = 0, slips: [Int64] = [], fits = true
-            for beat in heard {
-                guard let more = (0...4).first(where: { firedSet.contains(beat - constant - (slipped + Int64($0)) * period) }) else {
+    typealias Path = (constant: Int64, slips: [Int64], late: [Int64])
+
+    /// The one offset c, the heard frames where one more period was added to it, and those
+    /// heard a period behind it once, with every heard frame = some fired frame + c + (periods
+    /// slipped so far) · period, or one period more for a late one; nil when none fits. Any
+    /// number of periods may slip between two heard beats (a stalled slave loses as many cycles
+    /// as the stall is long), but never back, and fewer than `limit` in all. A beat one period
+    /// past the path, with the next heard beat back on it, is late and leaves the path as it was.
+    static func path(from fired: [Int64], to heard: [Int64], period: Int64, limit: Int64) -> Path? {
+        path(from: [fired], to: [heard], period: period, limit: limit)
+    }
+
+    /// One path for several streams (the performer's channel, the grid's): each heard beat
+    /// comes from a fired beat of its own stream.
+    static func path(from fired: [[Int64]], to heard: [[Int64]], period: Int64, limit: Int64) -> Path? {
+        let beats = heard.enumerated().flatMap { stream, frames in frames.map { (frame: $0, stream: stream) } }.sorted { $0.frame < $1.frame }
+        guard let first = beats.first else { return nil }
+        let firedSets = fired.map { Set($0) }
+        for constant in fired[first.stream].map({ first.frame - $0 }) {
+            var slipped: Int64 = 0, slips: [Int64] = [], late: [Int64] = [], fits = true
+            func onPath(_ index: Int, _ periods: Int64) -> Bool {
+                firedSets[beats[index].stream].contains(beats[index].frame - constant - periods * period)
+            }
+            for index in beats.indices {
+                guard let more = (0..<max(0, limit - slipped)).first(where: { onPath(index, slipped + $0) }) else {
                     fits = false
                     break
                 }
-                slips += Array(repeating: beat, count: more)
-                slipped += Int64(more)
+                if more == 1, index + 1 < beats.count, onPath(index + 1, slipped) {
+                    late.append(beats[index].frame)
+                    continue
+                }
+                slips += Array(repeating: beats[index].frame, count: Int(more))
+                slipped += more
             }
-            if fits { return (constant, slips) }
+            if fits { return (constant, slips, late) }
         }
         return nil
+    }
+
+    /// The periods a path may slip in all, fewer than the closest two fired beats are apart: so
+    /// each heard beat has one fired beat it can come from.
+    static func slipLimit(_ fired: [Int64], period: Int64) -> Int64 {
+        let sorted = fired.sorted()
+        let closest = zip(sorted.dropFirst(), sorted).map { $0 - $1 }.filter { $0 > 0 }.min() ?? 0
+        return (closest + period - 1) / period
     }
 }

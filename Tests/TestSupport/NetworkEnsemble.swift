@@ -29,8 +29,12 @@ public final class NetworkEnsemble {
         /// NetJACK2's latency for the slave at the studio, as JACK reports it for its ports
         /// (playback latency of midi_to_slave + capture latency of from_slave), in frames.
         public var reportedLatency = 0
+        /// The cycles before the cut in which the studio's jackd found the slave's NetJACK2 client
+        /// unfinished (its log: `client = alice was not finished`). The ears then read what that client had left
+        /// in its ports: the cycle before's (under a CPU burner, a note heard twice, a cycle apart).
+        public var unfinishedCycles = 0
         public var description: String {
-            "\(name): \(gridBeats.count) grid beats, \(performerBeats.count) performer beats, \(midiNoteOns.count) notes heard; NetJACK2 reports \(reportedLatency) frames"
+            "\(name): \(gridBeats.count) grid beats, \(performerBeats.count) performer beats, \(midiNoteOns.count) notes heard; NetJACK2 reports \(reportedLatency) frames; \(unfinishedCycles) cycles its client left unfinished at the studio before the cut"
         }
     }
 
@@ -257,6 +261,9 @@ public final class NetworkEnsemble {
     /// (her grid beats again where bob's are), waiting up to 20 s.
     private func cutAlicesLink(seconds: Double, studioEar: CaptureClient, captures: Ears, into report: inout Report) throws {
         report.cutFrame = studioEar.frameTime
+        let studioJackd = (try? String(contentsOf: folder.appendingPathComponent("studio-jackd.log"), encoding: .utf8)) ?? ""
+        report.alice.unfinishedCycles = studioJackd.components(separatedBy: "client = alice was not finished").count - 1
+        report.bob.unfinishedCycles = studioJackd.components(separatedBy: "client = bob was not finished").count - 1
         _ = try Subprocess.run(Self.script, ["cut", prefix, "alice"])
         usleep(UInt32(seconds * 1_000_000))
         _ = try Subprocess.run(Self.script, ["mend", prefix, "alice"])
