@@ -57,4 +57,39 @@ final class HeartbeatClockAlignmentTests: XCTestCase {
         XCTAssertEqual(fired.first, last + 1 - 120, "ten beats back: the pulse after the new phase")
         XCTAssertEqual(fired, Array(fired.first!...fired.last!))
     }
+
+    /// A grid that moves back a few milliseconds just after a beat sounded (CI: Link's session
+    /// at 133 BPM put beat 6 5.6 ms later than where it had just sounded, and beat 11 5.4 ms
+    /// later): that beat does not sound again, and the next pulse comes on the moved grid.
+    func testAGridMovedBackBehindTheBeatJustFiredDoesNotFireItAgain() {
+        let rate = 48_000.0, bpm = 133.0, period: Int64 = 256
+        for back in [0.0054, 0.0056, 0.030, 0.040] {
+            var offset = 0.0
+            func gridBeat(_ frame: Int64) -> Double { offset + Double(frame) * bpm / 60 / rate }
+            var clock = HeartbeatClock(sampleRate: Int(rate))
+            clock.setTempo(bpm: bpm, atFrame: 0)
+            var fired: [(pulse: Int64, frame: Int64)] = [], frame: Int64 = 0, moved = false
+            while frame < Int64(10 * rate) {
+                clock.align(beat: gridBeat(frame), atFrame: frame)
+                while let due = clock.nextPulseFrame, due < frame + period {
+                    fired.append((clock.nextPulse, max(due, frame)))
+                    clock.consumePulse()
+                }
+                frame += period
+                clock.advance(to: frame)
+                // Just after beat 6 (pulse 72) sounded, the grid moves back `back` seconds.
+                if !moved, fired.last?.pulse == 72 {
+                    offset -= back * bpm / 60
+                    moved = true
+                }
+            }
+            let pulses = fired.map(\.pulse)
+            XCTAssertEqual(pulses, Array(pulses.first!...pulses.last!), "\(back) s back: every pulse once, in order")
+            // After the move, each pulse on the moved grid, within a frame.
+            for (pulse, at) in fired where pulse > 73 {
+                let due = (Double(pulse) / 12 - offset) * 60 / bpm * rate
+                XCTAssertEqual(Double(at), due, accuracy: 1, "\(back) s back: pulse \(pulse)")
+            }
+        }
+    }
 }
