@@ -76,7 +76,9 @@ final class IsolatedPluginLiveTests: XCTestCase {
     /// none moved, none missing (but where the ear itself was not run: a loaded machine may
     /// skip a capture client's cycle, and what played then was not heard; and around an
     /// xrun, where jackd2's graph may run the ear on our port's next or last period: a click
-    /// a period early or late, or twice, once per xrun at most — `LiveGrid.offGrid`).
+    /// a period early or late, or twice — `LiveGrid.offGrid` — or not at all in the ear's first
+    /// cycle after a gap of its own; once per xrun at most — CI: 29757888 never heard, right
+    /// after the gap 29757184..<29757696).
     private func checkTheCleanVoice(heardBy bystander: CaptureClient, from listening: Int64, printed: String) {
         let heard = bystander.onsetJackFrames.filter { $0 >= listening }
         XCTAssertGreaterThan(heard.count, 15, printed)
@@ -86,7 +88,9 @@ final class IsolatedPluginLiveTests: XCTestCase {
         XCTAssertLessThanOrEqual(off.count, xruns, "the clean voice off its grid: \(off) of \(heard) with \(xruns) xruns")
         let missing = Self.unheard(placed.filter { !off.contains($0) }, every: 12_000, by: bystander)
             .filter { due in !off.contains { abs($0 - due) == 256 } }
-        XCTAssertEqual(missing, [], "the clean voice: \(heard), the ear's gaps \(bystander.gaps)")
+        let lostAfterAGap = missing.filter { LiveGrid.afterAGap($0, gaps: bystander.gaps) }
+        XCTAssertEqual(missing.filter { !lostAfterAGap.contains($0) }, [], "the clean voice: \(heard), the ear's gaps \(bystander.gaps); \(printed)")
+        XCTAssertLessThanOrEqual(off.count + lostAfterAGap.count, xruns, "off \(off), lost just after the ear's gaps \(lostAfterAGap); \(printed)")
     }
 
     /// The victim's clicks, each on its grid (3000 frames apart): through the plugin at half the

@@ -42,6 +42,18 @@ final class MIDIClockRenderTests: XCTestCase {
         early[moved + 2] -= 256
         XCTAssertEqual(MIDIClockGrid.check(clocks: early, beats: beats, steady: [24_000, 30_000, 19_200], woundBack: 1).problems.count, 2,
                        "one period wound back excuses one clock")
+
+        // And one less than a period late only for a period skipped (sounded at the next cycle's start).
+        let steady: [Double] = [24_000, 30_000, 19_200]
+        var late = clocks
+        late[moved] += 51
+        XCTAssertEqual(MIDIClockGrid.check(clocks: late, beats: beats, steady: steady, skipped: 1).problems, [])
+        XCTAssertEqual(MIDIClockGrid.check(clocks: late, beats: beats, steady: steady).problems.count, 2)
+        late[moved + 2] += 200
+        XCTAssertEqual(MIDIClockGrid.check(clocks: late, beats: beats, steady: steady, skipped: 1).problems.count, 2,
+                       "one period skipped excuses one clock")
+        late[moved] += 205
+        XCTAssertEqual(MIDIClockGrid.check(clocks: late, beats: beats, steady: steady, skipped: 2).problems.count, 2, "a period late is not")
     }
 
     /// A format 0 Standard MIDI File: its ticks a second (one tempo, at the start) and each
