@@ -64,10 +64,8 @@ final class DebianPackageTests: XCTestCase {
         let version = try Subprocess.run(Subprocess.pulsejack, ["--version"]).stdout.split(separator: " ").first.map(String.init) ?? "?"
         let package = repository.appendingPathComponent(".build/deb/pulsejack_\(version)_\(architecture).deb").path
         XCTAssertTrue(FileManager.default.fileExists(atPath: package), "named pulsejack_VERSION_ARCH.deb: \(package)")
-
-        let lintian = try Subprocess.run("/usr/bin/lintian", ["--fail-on", "error", package], timeout: 300)
-        XCTAssertEqual(lintian.status, 0, lintian.stdout)
-        XCTAssertFalse(lintian.stdout.split(separator: "\n").contains { $0.hasPrefix("E:") }, lintian.stdout)
+        // `make deb` ran lintian on it (16 s here): its tags are in make's output.
+        XCTAssertFalse(made.stdout.split(separator: "\n").contains { $0.hasPrefix("E:") }, made.stdout)
 
         let fields = try Subprocess.run("/usr/bin/dpkg-deb", ["--field", package, "Depends", "Recommends"]).stdout
         for needed in ["libjack-jackd2-0", "libsndfile1", "liblilv-0-0", "librubberband2", "libzita-convolver4", "liblo7", "jackd2 | pipewire-jack",
