@@ -386,10 +386,12 @@ public final class JackClient: Sendable {
     // MARK: - Surviving the server
 
     /// After `serverGone`: lets go of the dead client. `jack_client_close` can hang after a
-    /// server restart (jack2#395), so it runs on its own thread and is abandoned after a second.
-    public func releaseDeadClient() {
-        guard let dead = takeForClosing() else { return }
-        _ = finishes(within: 1) { jack_client_close(dead.handle) }
+    /// server restart (jack2#395), so it runs on its own thread and is abandoned after a second:
+    /// false then. A close that hangs holds libjack's open lock, which every new client waits on.
+    @discardableResult
+    public func releaseDeadClient() -> Bool {
+        guard let dead = takeForClosing() else { return true }
+        return finishes(within: 1) { jack_client_close(dead.handle) }
     }
 
     /// Opens a new client under the same name on a server that is back, re-activates the same

@@ -58,7 +58,10 @@ final class ServerWatch {
         if client.serverGone && !reconnection.isWaiting {
             log("the JACK server stopped (\(client.shutdownMessage.isEmpty ? "no reason given" : client.shutdownMessage)); keeping the voices and their state, and reconnecting when a server is back")
             reconnection.begin(connections: client.knownConnections)
-            client.releaseDeadClient()
+            if !client.releaseDeadClient() {
+                log("libjack did not finish closing the client the stopped server left within a second (jack2#395); "
+                    + "it holds libjack's lock on opening clients, so reconnecting waits for it")
+            }
         }
         if reconnection.isWaiting && reconnection.due { reconnect(periods: periods) }
         // Expired: the cycles are looked at now and a second later (a stall is a second

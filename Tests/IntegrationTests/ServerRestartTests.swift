@@ -14,7 +14,7 @@ final class ServerRestartTests: XCTestCase {
             "--connect-port", "out_L=system:playback_1", "--outputs", "voices", "--connect-port", "click_R=system:playback_2",
         ])
         defer { if run.isRunning { run.terminate() } }
-        try restart(jackd, under: run, name: "pj-survivor")
+        guard try restart(jackd, under: run, output: output, name: "pj-survivor") else { return }
         usleep(500_000)
         let connections = try Subprocess.run("/usr/bin/jack_lsp", ["-c", "pj-survivor:out_L"], environment: ["JACK_DEFAULT_SERVER": jackd.name])
         XCTAssertTrue(connections.stdout.contains("system:playback_1"), "the connection is restored: \(connections.stdout)")
@@ -49,7 +49,7 @@ final class ServerRestartTests: XCTestCase {
         let take = folder.appendingPathComponent("take.wav").path
         let (run, output, port) = try startClickAtHalfGain("pj-rerate", bpm: 120, on: jackd, ["--record", take])
         defer { if run.isRunning { run.terminate() } }
-        try restart(jackd, under: run, name: "pj-rerate", atRate: 44_100)
+        guard try restart(jackd, under: run, output: output, name: "pj-rerate", atRate: 44_100) else { return }
         let ear = try CaptureClient(name: "pj-rerate-ear", threshold: 0.1)
         try ear.connect(from: "pj-rerate:out_L")
         usleep(3_000_000)
@@ -89,13 +89,22 @@ final class ServerRestartTests: XCTestCase {
     }
 
     /// Stops `jackd` under the run, starts it again (at `rate`, or as it was), and waits for the
-    /// run's ports to be back on it.
-    private func restart(_ jackd: PrivateJackd, under run: Process, name: String, atRate rate: Int? = nil) throws {
+    /// run's ports to be back on it. Not back (false): the run is stopped, and the failure says
+    /// what it and the new server printed.
+    private func restart(_ jackd: PrivateJackd, under run: Process, output: Pipe, name: String, atRate rate: Int? = nil) throws -> Bool {
         jackd.stop()
         usleep(1_200_000)
         XCTAssertTrue(run.isRunning, "pulsejack outlives its server")
         if let rate { jackd.sampleRate = rate }
         try jackd.start()
-        XCTAssertTrue(try Subprocess.waitForPorts(of: name, server: jackd.name, seconds: 15), "pulsejack came back on the new server")
+        guard try Subprocess.waitForPorts(of: name, server: jackd.name, seconds: 15) else {
+            let ports = try Subprocess.run("/usr/bin/jack_lsp", [], environment: ["JACK_DEFAULT_SERVER": jackd.name])
+            run.interrupt()
+            run.waitUntilExit()
+            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            XCTFail("pulsejack came back on the new server: its ports \(ports.stdout) \(ports.stderr); pulsejack printed \(printed); jackd \(jackd.recentOutput)")
+            return false
+        }
+        return true
     }
 }

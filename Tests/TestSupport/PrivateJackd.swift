@@ -1,4 +1,5 @@
 import Foundation
+import Realtime
 
 /// A private jackd with the dummy driver (no sound card) that a test or benchmark starts,
 /// stops and may start again under the same name.
@@ -12,6 +13,10 @@ public final class PrivateJackd {
     /// The rate it starts at (48 kHz; a test may start it again at another).
     public var sampleRate = 48_000
     private var process: Process?
+    private let output = LockedBox("")
+
+    /// The last 4000 characters the server printed since it last started, for a failure's message.
+    public var recentOutput: String { output.withLockedValue { $0 } }
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -64,8 +69,12 @@ public final class PrivateJackd {
             }
             throw Failure(description: "jackd -n \(name) -d dummy did not start: \(waited.stderr)")
         }
-        // jackd keeps talking: drain its output so a full pipe never blocks it.
-        log.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+        // jackd keeps talking: drain its output so a full pipe never blocks it, keeping its tail.
+        output.withLockedValue { $0 = "" }
+        log.fileHandleForReading.readabilityHandler = { [output] handle in
+            let said = String(decoding: handle.availableData, as: UTF8.self)
+            output.withLockedValue { $0 = String(($0 + said).suffix(4000)) }
+        }
     }
 
     /// Stops the server (SIGTERM) and waits for it to exit; one still running 10 s later is
