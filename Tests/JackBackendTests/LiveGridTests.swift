@@ -62,7 +62,7 @@ final class LiveGridTests: XCTestCase {
     }
 
     /// CI's PipeWire runs (0 xruns): a click right after a gap of the ear's own is left out (the
-    /// gap excuses the one due in it), one a period early is on its grid frame, one more than a
+    /// gap excuses the one due in it) unless exactly on its frame, one a period early is on its grid frame, one more than a
     /// period off stays off; against expected frames, the same.
     func testAPipeWireEarsOnsetsArePlacedWithinAPeriodAndAfterItsGaps() {
         let heard: [Int64] = [1_489_744, 1_493_000, 1_495_744, 1_618_744, 1_621_488, 1_624_744, 1_627_400]
@@ -73,5 +73,9 @@ final class LiveGridTests: XCTestCase {
         XCTAssertEqual(LiveGrid.placedOnPipeWire([167_400, 174_944], expected: [167_744, 174_944], gaps: [160_000..<167_200]),
                        [174_944])
         XCTAssertEqual(LiveGrid.placedOnPipeWire([167_400, 174_944], expected: [167_744, 174_944], gaps: []), [167_400, 174_944])
+        // One exactly on its frame right after a gap is on time, and kept (CI: 1321200 after 1320448..<1320960).
+        XCTAssertEqual(LiveGrid.placedOnPipeWire([1_318_200, 1_321_200, 1_324_200], spacing: 3_000, gaps: [1_320_448..<1_320_960]),
+                       [1_318_200, 1_321_200, 1_324_200])
+        XCTAssertEqual(LiveGrid.placedOnPipeWire([167_744, 174_944], expected: [167_744, 174_944], gaps: [160_000..<167_600]), [167_744, 174_944])
     }
 }
