@@ -13,10 +13,11 @@
 /// PipeWire's clock, shown false by the next): what was due in each sounded one period early, so
 /// that many clocks exactly `period` frames before their place are on it.
 ///
-/// `skipped`: the periods the stop line says pulsejack skipped (a cycle it was not run for, on
-/// jackd2 an xrun): what was due in each sounded at the start of the next cycle it ran, so that
-/// many clocks less than a period after their place are on it — CI: clock 8 due at 37425357
-/// heard at 37425408, 256 frames skipped, its ear's own gap the period before.
+/// `skipped`: the periods the stop line says pulsejack skipped (on jackd2, a lost cycle applied a
+/// period late, once the next reading confirmed it): a clock due in skipped frames is sent at the
+/// first frame played next (`MIDIClockOut.collect` loses none), so that many clocks less than a
+/// period after their place are on it — CI: clock 8 due at 37425357 heard at 37425408, 256
+/// frames skipped, its ear's own gap the period before.
 public enum MIDIClockGrid {
     public static func check(clocks: [Int64], beats: [Int64], steady: [Double],
                              clockGaps: [Range<Int64>] = [], beatGaps: [Range<Int64>] = [], cycleAfterGap: Int64 = 0,
